@@ -1,0 +1,1 @@
+"""Static analysis of JAX code: names, traced functions, traced values."""

@@ -1,0 +1,568 @@
+"""Index a module once: imports, functions, classes, globals, and the entry
+points where JAX starts tracing (decorators, transform call sites, lax bodies).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.names import ImportTable
+from jitlint.analysis.syntax import (
+    assigned_names,
+    int_value,
+    iter_children,
+    literal_elements,
+    params_of,
+    string_value,
+)
+
+FunctionNode = Union[cst.FunctionDef, cst.Lambda]
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    methods: Dict[str, "FunctionInfo"] = field(default_factory=dict)
+    bases: List[str] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: FunctionNode
+    name: str
+    qualname: str
+    parent: Optional["FunctionInfo"] = None
+    cls: Optional[ClassInfo] = None
+    nested: Dict[str, "FunctionInfo"] = field(default_factory=dict)
+    #: names bound in the body (assignment, for, with, import, def) and params
+    local_names: Set[str] = field(default_factory=set)
+    global_names: Set[str] = field(default_factory=set)
+    nonlocal_names: Set[str] = field(default_factory=set)
+    is_static_method: bool = False
+
+    @property
+    def params(self) -> List[Tuple[cst.Param, str]]:
+        return params_of(self.node.params)
+
+    @property
+    def is_method(self) -> bool:
+        return self.cls is not None and not self.is_static_method
+
+    @property
+    def label(self) -> str:
+        return self.qualname if not isinstance(self.node, cst.Lambda) else "lambda"
+
+
+@dataclass(eq=False)
+class EntryPoint:
+    """A place where JAX traces a function: what traces it and how."""
+
+    function: FunctionInfo
+    #: what a message calls the tracer: "`@jax.jit`", "`lax.fori_loop`", ...
+    label: str
+    site: cst.CSTNode
+    transform: Optional[jax_api.Transform] = None
+    static_nums: Optional[Tuple[int, ...]] = ()
+    static_names: Optional[Tuple[str, ...]] = ()
+    #: the first parameter is bound (``jax.jit(self.method)``)
+    self_bound: bool = False
+    #: parameters bound by functools.partial: leading positional count, keywords
+    partial_positional: int = 0
+    partial_keywords: Tuple[str, ...] = ()
+    #: every parameter is traced (lax bodies)
+    all_traced: bool = False
+    in_axes_static: Tuple[int, ...] = ()
+    #: calls through which user code calls the traced function
+    call_names: Tuple[str, ...] = ()
+    direct_calls: Tuple[cst.Call, ...] = ()
+    #: both static_argnums and static_argnames given (no signature inference)
+    both_static_kinds: bool = False
+
+
+@dataclass
+class GlobalInfo:
+    assignments: int = 0
+    mutable_container: bool = False
+    jax_array: bool = False
+    kind: str = "value"  # value, function, class, import
+    node: Optional[cst.CSTNode] = None
+
+
+class ModuleIndex:
+    """Everything jitlint needs to know about a module before analysing values."""
+
+    def __init__(self, module: cst.Module, extra_jit: Sequence[str] = ()) -> None:
+        self.module = module
+        self.imports = ImportTable()
+        self.extra_jit = {name: jax_api.Transform(name, ("static_argnums",), ("static_argnames",))
+                          for name in extra_jit}
+        self.functions: Dict[str, FunctionInfo] = {}
+        self.classes: Dict[str, ClassInfo] = {}
+        self.infos: Dict[FunctionNode, FunctionInfo] = {}
+        self.globals: Dict[str, GlobalInfo] = {}
+        self.global_written: Set[str] = set()
+        self.mutated_names: Set[str] = set()
+        self.logger_names: Set[str] = set()
+        self.calls_by_name: Dict[str, List[cst.Call]] = {}
+        self.entries: List[EntryPoint] = []
+        self.callbacks: Set[FunctionInfo] = set()
+        self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
+        self._pending_decorators: List[FunctionInfo] = []
+        self._assign_targets: Dict[cst.Call, List[str]] = {}
+        self._collect_imports(module)
+        self._collect_globals(module)
+        self._walk(module, None, None)
+        for info in self._pending_decorators:
+            self._decorator_entries(info)
+        for call, scope, cls in self._pending_calls:
+            self._call_entries(call, scope, cls)
+
+    # ----------------------------------------------------------------- names
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.imports.resolve(node)
+
+    def transform_of(self, node: cst.BaseExpression) -> Optional[jax_api.Transform]:
+        q = self.qualify(node)
+        if q is None:
+            return None
+        t = jax_api.canonical_transform(q)
+        if t is None:
+            t = self.extra_jit.get(q)
+        return t
+
+    def _collect_imports(self, module: cst.Module) -> None:
+        stack: List[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Import):
+                self.imports.add_import(node)
+            elif isinstance(node, cst.ImportFrom):
+                self.imports.add_import_from(node)
+            elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.If,
+                                   cst.Else, cst.Try, cst.ExceptHandler, cst.Finally, cst.With,
+                                   cst.FunctionDef, cst.ClassDef, cst.For, cst.While)):
+                body = node.body
+                if isinstance(body, (list, tuple)):
+                    stack.extend(body)
+                else:
+                    stack.append(body)
+                for attr in ("orelse", "handlers", "finalbody"):
+                    extra = getattr(node, attr, None)
+                    if isinstance(extra, (list, tuple)):
+                        stack.extend(extra)
+                    elif extra is not None:
+                        stack.append(extra)
+            elif isinstance(node, cst.SimpleStatementSuite):
+                stack.extend(node.body)
+
+    # --------------------------------------------------------------- globals
+    def _collect_globals(self, module: cst.Module) -> None:
+        for stmt in module.body:
+            names_here: Dict[str, Tuple[cst.CSTNode, Optional[cst.BaseExpression]]] = {}
+            in_loop = isinstance(stmt, (cst.For, cst.While))
+            for name, value, node in self._bindings(stmt):
+                names_here.setdefault(name, (node, value))
+                info = self.globals.setdefault(name, GlobalInfo(node=node))
+                if isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+                    info.assignments += 1
+                if value is not None:
+                    self._classify_global(info, value, name)
+                if isinstance(node, cst.FunctionDef):
+                    info.kind = "function"
+                elif isinstance(node, cst.ClassDef):
+                    info.kind = "class"
+                elif isinstance(node, (cst.Import, cst.ImportFrom)):
+                    info.kind = "import"
+            if not isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+                for name in names_here:
+                    self.globals[name].assignments += 2 if in_loop else 1
+
+    def _classify_global(self, info: GlobalInfo, value: cst.BaseExpression, name: str) -> None:
+        if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+            info.mutable_container = True
+        elif isinstance(value, cst.Call):
+            q = self.qualify(value.func)
+            callee = q or (value.func.value if isinstance(value.func, cst.Name) else None)
+            if callee in jax_api.MUTABLE_FACTORIES:
+                info.mutable_container = True
+            elif q is not None and jax_api.is_array_function(q):
+                info.jax_array = True
+            elif q in ("logging.getLogger", "absl.logging.get_absl_logger"):
+                self.logger_names.add(name)
+
+    def _bindings(self, stmt: cst.CSTNode):
+        """(name, value, node) bound at this level by a module-level statement."""
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        for name in assigned_names(target.target):
+                            yield name.value, small.value, small
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    if isinstance(small.target, cst.Name):
+                        yield small.target.value, getattr(small, "value", None), small
+                        if isinstance(small, cst.AugAssign):
+                            yield small.target.value, None, small
+                elif isinstance(small, cst.Import) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                            yield alias.asname.name.value, None, small
+                        else:
+                            yield (alias.name.value if isinstance(alias.name, cst.Name)
+                                   else alias.name.value.value if isinstance(alias.name.value, cst.Name)
+                                   else "?"), None, small
+                elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        local = alias.asname.name if alias.asname is not None else alias.name
+                        if isinstance(local, cst.Name):
+                            yield local.value, None, small
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt.name.value, None, stmt
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+            if isinstance(stmt, cst.For):
+                for name in assigned_names(stmt.target):
+                    yield name.value, None, stmt
+            blocks = [stmt.body]
+            for attr in ("orelse", "finalbody"):
+                extra = getattr(stmt, attr, None)
+                if extra is not None:
+                    blocks.append(extra.body if isinstance(extra, (cst.Else, cst.Finally)) else extra)
+            for handler in getattr(stmt, "handlers", ()):
+                blocks.append(handler.body)
+            for block in blocks:
+                if isinstance(block, cst.If):
+                    yield from self._bindings(block)
+                    continue
+                body = getattr(block, "body", ())
+                for inner in body if isinstance(body, (list, tuple)) else ():
+                    yield from self._bindings(inner)
+
+    # ------------------------------------------------------------------ walk
+    def _walk(self, root: cst.CSTNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
+        stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo]]] = [(root, scope, cls)]
+        while stack:
+            node, scope, cls = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                info = self._function(node, scope, cls)
+                for child in iter_children(node):
+                    if child is node.body:
+                        stack.append((child, info, None))
+                    else:
+                        stack.append((child, scope, cls))
+                continue
+            if isinstance(node, cst.ClassDef):
+                info_c = ClassInfo(node, node.name.value)
+                for base in node.bases:
+                    if isinstance(base.value, (cst.Name, cst.Attribute)):
+                        from jitlint.analysis.syntax import dotted_name
+                        info_c.bases.append(dotted_name(base.value) or "")
+                if scope is None and cls is None:
+                    self.classes.setdefault(node.name.value, info_c)
+                for child in iter_children(node):
+                    stack.append((child, scope, info_c if child is node.body else cls))
+                continue
+            if isinstance(node, cst.Call):
+                self._pending_calls.append((node, scope, cls))
+                if isinstance(node.func, cst.Name):
+                    self.calls_by_name.setdefault(node.func.value, []).append(node)
+                elif isinstance(node.func, cst.Attribute):
+                    self.calls_by_name.setdefault("." + node.func.attr.value, []).append(node)
+                    self._note_mutation_call(node)
+            elif scope is not None:
+                self._note_scope_statement(node, scope)
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)):
+                self._note_mutation_target(node)
+                if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                    names = []
+                    for t in node.targets:
+                        tgt = t.target
+                        if isinstance(tgt, cst.Name):
+                            names.append(tgt.value)
+                        elif isinstance(tgt, cst.Attribute):
+                            names.append("." + tgt.attr.value)
+                    self._assign_targets[node.value] = names
+            for child in iter_children(node):
+                stack.append((child, scope, cls))
+
+    def _function(self, node: FunctionNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> FunctionInfo:
+        if isinstance(node, cst.FunctionDef):
+            name = node.name.value
+        else:
+            name = "<lambda>"
+        if cls is not None:
+            qual = f"{cls.name}.{name}"
+        elif scope is not None:
+            qual = f"{scope.qualname}.<locals>.{name}"
+        else:
+            qual = name
+        info = FunctionInfo(node, name, qual, parent=scope, cls=cls if isinstance(node, cst.FunctionDef) else None)
+        self.infos[node] = info
+        for p, _kind in info.params:
+            info.local_names.add(p.name.value)
+        if isinstance(node, cst.FunctionDef):
+            for dec in node.decorators:
+                d = dec.decorator
+                dn = d.value if isinstance(d, cst.Name) else None
+                if dn == "staticmethod":
+                    info.is_static_method = True
+            if cls is not None:
+                cls.methods.setdefault(name, info)
+            elif scope is not None:
+                scope.nested[name] = info
+                scope.local_names.add(name)
+            else:
+                self.functions.setdefault(name, info)
+            if node.decorators:
+                self._pending_decorators.append(info)
+        return info
+
+    def _note_scope_statement(self, node: cst.CSTNode, scope: FunctionInfo) -> None:
+        if isinstance(node, cst.Global):
+            for item in node.names:
+                scope.global_names.add(item.name.value)
+                self.global_written.add(item.name.value)
+        elif isinstance(node, cst.Nonlocal):
+            for item in node.names:
+                scope.nonlocal_names.add(item.name.value)
+        elif isinstance(node, cst.Assign):
+            for t in node.targets:
+                scope.local_names.update(n.value for n in assigned_names(t.target))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            scope.local_names.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            scope.local_names.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, cst.AsName):
+            scope.local_names.update(n.value for n in assigned_names(node.name))
+        elif isinstance(node, cst.NamedExpr):
+            scope.local_names.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.asname is None:
+                    n = alias.name
+                    while isinstance(n, cst.Attribute):
+                        n = n.value
+                    if isinstance(n, cst.Name):
+                        scope.local_names.add(n.value)
+        elif isinstance(node, cst.ClassDef):
+            scope.local_names.add(node.name.value)
+
+    def _note_mutation_call(self, call: cst.Call) -> None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in jax_api.MUTATING_METHODS:
+            if isinstance(func.value, cst.Name):
+                self.mutated_names.add(func.value.value)
+
+    def _note_mutation_target(self, node: cst.CSTNode) -> None:
+        targets: List[cst.CSTNode] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AugAssign):
+            targets = [node.target]
+        elif isinstance(node, cst.Del):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
+                self.mutated_names.add(t.value.value)
+
+    # --------------------------------------------------------- entry points
+    def resolve_function(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
+                         cls: Optional[ClassInfo]) -> Tuple[Optional[FunctionInfo], bool]:
+        """The function an expression names, and whether its first parameter is bound."""
+        if isinstance(expr, cst.Lambda):
+            return self.infos.get(expr), False
+        if isinstance(expr, cst.Name):
+            s = scope
+            while s is not None:
+                if expr.value in s.nested:
+                    return s.nested[expr.value], False
+                s = s.parent
+            return self.functions.get(expr.value), False
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            owner = expr.value.value
+            method = expr.attr.value
+            enclosing_cls = cls
+            s = scope
+            while enclosing_cls is None and s is not None:
+                enclosing_cls = s.cls
+                s = s.parent
+            if owner in ("self", "cls") and enclosing_cls is not None:
+                m = self.find_method(enclosing_cls, method)
+                if m is not None:
+                    return m, not m.is_static_method
+            elif owner in self.classes:
+                return self.find_method(self.classes[owner], method), False
+        return None, False
+
+    def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
+        if name in cls.methods:
+            return cls.methods[name]
+        if depth > 10:
+            return None
+        for base in cls.bases:
+            base_cls = self.classes.get(base.split(".")[-1])
+            if base_cls is not None and base_cls is not cls:
+                found = self.find_method(base_cls, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _static_spec(self, transform: jax_api.Transform, args: Sequence[cst.Arg]):
+        nums: Optional[Tuple[int, ...]] = ()
+        names: Optional[Tuple[str, ...]] = ()
+        in_axes: Tuple[int, ...] = ()
+        kinds = 0
+        for arg in args:
+            if arg.keyword is None:
+                if arg.star == "**":
+                    return None, None, (), False
+                continue
+            key = arg.keyword.value
+            if key in transform.static_argnums_kw:
+                kinds |= 1
+                nums = self._int_tuple(arg.value)
+            elif key in transform.static_argnames_kw:
+                kinds |= 2
+                names = self._str_tuple(arg.value)
+            elif key == transform.in_axes_kw:
+                elements = literal_elements(arg.value)
+                if elements is not None:
+                    in_axes = tuple(i for i, el in enumerate(elements)
+                                    if isinstance(el, cst.Name) and el.value == "None")
+        return nums, names, in_axes, kinds == 3
+
+    def _resolve_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        if isinstance(node, cst.Name):
+            info = self.globals.get(node.value)
+            if info is not None and info.assignments == 1 and isinstance(info.node, cst.Assign):
+                return info.node.value
+        return node
+
+    def _int_tuple(self, node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
+        node = self._resolve_constant(node)
+        single = int_value(node)
+        if single is not None:
+            return (single,)
+        elements = literal_elements(node)
+        if elements is None:
+            return None
+        out = []
+        for el in elements:
+            v = int_value(el)
+            if v is None:
+                return None
+            out.append(v)
+        return tuple(out)
+
+    def _str_tuple(self, node: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
+        node = self._resolve_constant(node)
+        single = string_value(node)
+        if single is not None:
+            return (single,)
+        elements = literal_elements(node)
+        if elements is None:
+            return None
+        out = []
+        for el in elements:
+            v = string_value(el)
+            if v is None:
+                return None
+            out.append(v)
+        return tuple(out)
+
+    def _transform_call(self, call: cst.Call):
+        """For ``T(f, kw)`` / ``T(**kw)(f)`` / ``partial(T, kw)(f)``: (transform, kwargs source, target arg)."""
+        t = self.transform_of(call.func)
+        if t is not None:
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            target = positional[0].value if positional else None
+            if target is None:
+                for a in call.args:
+                    if a.keyword is not None and a.keyword.value in ("fun", "f", "func", "fn"):
+                        target = a.value
+            return t, list(call.args), target
+        if isinstance(call.func, cst.Call):
+            inner = call.func
+            t = self.transform_of(inner.func)
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if t is not None and not any(a.keyword is None and not a.star for a in inner.args):
+                return t, list(inner.args), positional[0].value if positional else None
+            if self.qualify(inner.func) == "functools.partial" and inner.args:
+                t = self.transform_of(inner.args[0].value)
+                if t is not None:
+                    return t, list(inner.args[1:]), positional[0].value if positional else None
+        return None, [], None
+
+    def _decorator_entries(self, info: FunctionInfo) -> None:
+        assert isinstance(info.node, cst.FunctionDef)
+        for dec in info.node.decorators:
+            d = dec.decorator
+            t = self.transform_of(d)
+            args: List[cst.Arg] = []
+            if t is None and isinstance(d, cst.Call):
+                t = self.transform_of(d.func)
+                args = list(d.args)
+                if t is None and self.qualify(d.func) == "functools.partial" and d.args:
+                    t = self.transform_of(d.args[0].value)
+                    args = list(d.args[1:])
+                elif t is not None and any(a.keyword is None for a in args):
+                    continue  # e.g. jax.jit(f) used as a decorator: not a decorator factory
+            if t is None:
+                continue
+            nums, names, in_axes, both = self._static_spec(t, args)
+            label = "@" + (self.module.code_for_node(d.func if isinstance(d, cst.Call) and self.transform_of(d.func) else d)
+                           .split("(")[0] if not isinstance(d, cst.Call) or self.transform_of(d.func) else "partial(" + self.module.code_for_node(d.args[0].value) + ", ...)")
+            calls = [info.name] if not info.is_method else ["." + info.name]
+            self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
+                                           call_names=tuple(calls), both_static_kinds=both))
+
+    def _call_entries(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
+        q = self.qualify(call.func)
+        if q is not None and q in jax_api.TRACED_BODIES:
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+            short = q.replace("jax.lax.", "lax.")
+            for pos, kw in jax_api.TRACED_BODIES[q]:
+                arg = positional[pos] if pos < len(positional) else keywords.get(kw)
+                if arg is None:
+                    continue
+                targets = literal_elements(arg.value) if kw == "branches" else None
+                for target in targets if targets is not None else [arg.value]:
+                    self._add_target_entry(target, scope, cls, f"`{short}`", call, None, all_traced=True)
+            return
+        if q is not None and q in jax_api.CALLBACKS:
+            positional = [a for a in call.args if a.keyword is None]
+            if positional:
+                fn, _ = self.resolve_function(positional[0].value, scope, cls)
+                if fn is not None:
+                    self.callbacks.add(fn)
+            return
+        t, kwargs, target = self._transform_call(call)
+        if t is None or target is None:
+            return
+        nums, names, in_axes, both = self._static_spec(t, kwargs)
+        head = call.func if not isinstance(call.func, cst.Call) else call.func.func
+        label = f"`{self.module.code_for_node(head)}(...)`"
+        call_names = tuple(self._assign_targets.get(call, ()))
+        self._add_target_entry(target, scope, cls, label, call, t, nums=nums, names=names,
+                               in_axes=in_axes, call_names=call_names, both=both)
+
+    def _add_target_entry(self, target, scope, cls, label, site, transform, all_traced=False,
+                          nums=(), names=(), in_axes=(), call_names=(), both=False) -> None:
+        part_pos, part_kw = 0, ()
+        if isinstance(target, cst.Call) and self.qualify(target.func) == "functools.partial" and target.args:
+            part_pos = sum(1 for a in target.args[1:] if a.keyword is None and not a.star)
+            part_kw = tuple(a.keyword.value for a in target.args[1:] if a.keyword is not None)
+            target = target.args[0].value
+        fn, bound = self.resolve_function(target, scope, cls)
+        if fn is None:
+            return
+        direct: Tuple[cst.Call, ...] = ()
+        self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
+                                       partial_positional=part_pos, partial_keywords=part_kw,
+                                       all_traced=all_traced, in_axes_static=in_axes,
+                                       call_names=call_names, direct_calls=direct,
+                                       both_static_kinds=both))

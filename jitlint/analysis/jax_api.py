@@ -1,0 +1,304 @@
+"""What jitlint knows about the JAX API, keyed by fully qualified name.
+
+Everything here is data.  Names are the public spellings (``jax.numpy.sum``);
+the import resolver in :mod:`jitlint.analysis.names` turns whatever alias a
+module uses (``import jax.numpy as np``, ``from jax import lax``) into these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A wrapper that traces the function it is given."""
+
+    name: str
+    #: how static arguments are named in its keywords; empty = none
+    static_argnums_kw: Tuple[str, ...] = ()
+    static_argnames_kw: Tuple[str, ...] = ()
+    #: non-array arguments are static (equinox's filter_* family)
+    filter_static: bool = False
+    #: ``in_axes`` with ``None`` entries marks arguments static (vmap family)
+    in_axes_kw: Optional[str] = None
+    #: the wrapper lets methods mutate attributes of modules (flax nnx)
+    allows_attribute_writes: bool = False
+
+
+def _jit_like(name: str, **kw) -> Transform:
+    return Transform(name, ("static_argnums",), ("static_argnames",), **kw)
+
+
+TRANSFORMS = {
+    t.name: t
+    for t in (
+        _jit_like("jax.jit"),
+        _jit_like("jax.experimental.pjit.pjit"),
+        _jit_like("jax.pjit"),
+        Transform("jax.pmap", ("static_broadcasted_argnums",), ()),
+        Transform("jax.vmap", in_axes_kw="in_axes"),
+        Transform("jax.checkpoint", ("static_argnums",), ()),
+        Transform("jax.remat", ("static_argnums",), ()),
+        Transform("jax.ad_checkpoint.checkpoint", ("static_argnums",), ()),
+        Transform("jax.shard_map"),
+        Transform("jax.experimental.shard_map.shard_map"),
+        Transform("jax.smap"),
+        Transform("jax.eval_shape"),
+        Transform("jax.make_jaxpr", ("static_argnums",), ()),
+        Transform("jax.experimental.checkify.checkify"),
+        Transform("equinox.filter_jit", filter_static=True),
+        Transform("equinox.filter_vmap", filter_static=True),
+        Transform("equinox.filter_pmap", filter_static=True),
+        Transform("equinox.filter_checkpoint", filter_static=True),
+        _jit_like("flax.nnx.jit", allows_attribute_writes=True),
+        Transform("flax.nnx.vmap", in_axes_kw="in_axes", allows_attribute_writes=True),
+        Transform("flax.nnx.remat", ("static_argnums",), (), allows_attribute_writes=True),
+        _jit_like("flax.linen.jit"),
+    )
+}
+
+#: JAX's jit spells the same thing two ways in older code
+TRANSFORM_ALIASES = {
+    "jax.api.jit": "jax.jit",
+    "jax.experimental.shard_map": "jax.experimental.shard_map.shard_map",
+    "flax.linen.transforms.jit": "flax.linen.jit",
+}
+
+#: functions whose callable arguments JAX traces even outside jit:
+#: qualified name -> positions (or keyword names) of the traced callables.
+#: A position given as ``-1`` means "a sequence of callables" (lax.switch).
+TRACED_BODIES = {
+    "jax.lax.fori_loop": ((2, "body_fun"),),
+    "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "jax.lax.scan": ((0, "f"),),
+    "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
+    "jax.lax.switch": ((1, "branches"),),
+    "jax.lax.map": ((0, "f"),),
+    "jax.lax.associative_scan": ((0, "fn"),),
+    "jax.lax.custom_root": ((0, "f"), (2, "solve"), (3, "tangent_solve")),
+    "jax.lax.custom_linear_solve": ((0, "matvec"),),
+    "jax.lax.reduce": ((2, "computation"),),
+    "equinox.internal.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "equinox.internal.scan": ((0, "f"),),
+}
+
+#: arguments of these are host callbacks: their functions run with concrete values
+CALLBACKS = frozenset(
+    {
+        "jax.debug.callback",
+        "jax.pure_callback",
+        "jax.experimental.io_callback",
+        "jax.experimental.host_callback.call",
+        "jax.experimental.host_callback.id_tap",
+        "jax.experimental.host_callback.id_print",
+        "jax.debug.print",
+    }
+)
+
+#: transforms that do not stage code out: Python control flow on values works there
+NON_STAGING = frozenset(
+    {
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.vjp",
+        "jax.jvp",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "jax.linearize",
+        "jax.custom_jvp",
+        "jax.custom_vjp",
+    }
+)
+
+#: tree utilities that call their function argument on the leaves of the trees
+TREE_MAPS = {
+    "jax.tree_util.tree_map": 0,
+    "jax.tree.map": 0,
+    "jax.tree_map": 0,
+    "jax.tree_util.tree_map_with_path": 0,
+    "jax.tree.map_with_path": 0,
+    "equinox.filter_grad": None,
+}
+
+#: modules whose function results are arrays computed by JAX (traced in traced code)
+ARRAY_MODULES = (
+    "jax.numpy.",
+    "jax.lax.",
+    "jax.random.",
+    "jax.nn.",
+    "jax.scipy.",
+    "jax.image.",
+    "jax.ops.",
+)
+
+#: functions of those modules that answer with static Python values
+STATIC_RESULT_FUNCTIONS = frozenset(
+    {
+        "jax.numpy.shape",
+        "jax.numpy.ndim",
+        "jax.numpy.size",
+        "jax.numpy.result_type",
+        "jax.numpy.dtype",
+        "jax.numpy.issubdtype",
+        "jax.numpy.isdtype",
+        "jax.numpy.finfo",
+        "jax.numpy.iinfo",
+        "jax.numpy.promote_types",
+        "jax.numpy.can_cast",
+        "jax.numpy.isscalar",
+        "jax.numpy.iscomplexobj",
+        "jax.numpy.isrealobj",
+        "jax.numpy.issctype",
+        "jax.numpy.broadcast_shapes",
+        "jax.lax.broadcast_shapes",
+        "jax.numpy.get_printoptions",
+        "jax.lax.dtype",
+        "jax.random.key_data_shape",
+        "jax.lax.axis_size",
+        "jax.lax.axis_index",  # traced, but see below: axis_index is an array
+        "jax.dtypes.canonicalize_dtype",
+        "jax.numpy.iterable",
+    }
+) - {"jax.lax.axis_index"}
+
+#: other jax functions that return static Python values
+STATIC_JAX_FUNCTIONS = frozenset(
+    {
+        "jax.device_count",
+        "jax.local_device_count",
+        "jax.devices",
+        "jax.local_devices",
+        "jax.process_index",
+        "jax.process_count",
+        "jax.default_backend",
+        "jax.eval_shape",
+        "jax.typeof",
+        "jax.ShapeDtypeStruct",
+        "jax.tree_util.tree_structure",
+        "jax.tree.structure",
+        "jax.tree_util.treedef_is_leaf",
+        "jax.tree_util.all_leaves",
+        "jax.dtypes.result_type",
+        "jax.dtypes.canonicalize_dtype",
+        "jax.dtypes.issubdtype",
+        "jax.config.read",
+        "jax.core.get_aval",
+        "jax.numpy.shape",
+    }
+)
+
+#: attributes of an array that are static under tracing
+STATIC_ATTRIBUTES = frozenset(
+    {
+        "shape",
+        "ndim",
+        "dtype",
+        "size",
+        "weak_type",
+        "itemsize",
+        "nbytes",
+        "aval",
+        "sharding",  # static-ish: an error on tracers, never a value
+        "__class__",
+        "__name__",
+        "__len__",
+        "_fields",
+        "named_shape",
+    }
+)
+
+#: builtins whose result is a static Python value whatever they are given
+STATIC_BUILTINS = frozenset(
+    {
+        "len",
+        "isinstance",
+        "issubclass",
+        "type",
+        "callable",
+        "hasattr",
+        "id",
+        "repr",
+        "str",
+        "format",
+        "hash",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "range",
+        "print",
+        "open",
+        "dir",
+        "vars",
+        "super",
+        "object",
+        "NotImplementedError",
+        "ValueError",
+        "TypeError",
+    }
+)
+
+#: containers that hold exactly what they are given
+PASS_THROUGH_BUILTINS = frozenset(
+    {"list", "tuple", "reversed", "iter", "sorted", "set", "frozenset", "dict", "abs", "round",
+     "sum", "min", "max", "divmod", "pow", "next", "map", "filter", "getattr"}
+)
+
+#: methods of containers and arrays that produce static results
+STATIC_METHODS = frozenset({"keys", "item", "tolist", "tobytes", "count", "index", "__len__"})
+
+#: Python modules whose functions are side effects inside traced code
+SIDE_EFFECT_MODULES = {
+    "logging": "a `logging` call runs once, at trace time",
+    "time": "`time` is read once, at trace time, and frozen into the compiled function",
+    "random": "Python's `random` draws once, at trace time: every call reuses that number",
+    "numpy.random": "`numpy.random` draws once, at trace time: every call reuses those numbers",
+}
+
+#: logging methods of logger objects
+LOGGER_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+)
+
+#: methods that mutate a container in place
+MUTATING_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "popitem",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "add",
+        "discard",
+        "appendleft",
+        "extendleft",
+        "popleft",
+        "__setitem__",
+    }
+)
+
+#: static keywords that are never traced (names of config-ish parameters)
+MUTABLE_FACTORIES = frozenset(
+    {"list", "dict", "set", "collections.defaultdict", "collections.OrderedDict",
+     "collections.deque", "collections.Counter"}
+)
+
+
+def is_array_function(qualified: str) -> bool:
+    """A function of jax.numpy / lax / random / nn / scipy returning an array."""
+    if qualified in STATIC_RESULT_FUNCTIONS:
+        return False
+    return qualified.startswith(ARRAY_MODULES)
+
+
+def canonical_transform(qualified: Optional[str]) -> Optional[Transform]:
+    if qualified is None:
+        return None
+    qualified = TRANSFORM_ALIASES.get(qualified, qualified)
+    return TRANSFORMS.get(qualified)

@@ -1,0 +1,133 @@
+"""Small, fast helpers over LibCST nodes.
+
+LibCST's ``children`` property re-runs a visitor per node, and full metadata
+resolution costs several times the parse; jitlint walks the tree itself,
+looking only at the fields that can hold code.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Iterator, List, Optional, Tuple, Type
+
+import libcst as cst
+
+_SKIP_FIELD_WORDS = ("whitespace", "lpar", "rpar", "comma", "semicolon", "header", "footer",
+                     "leading_lines", "lines_after", "equal", "colon", "star", "operator",
+                     "dot", "lbracket", "rbracket", "lbrace", "rbrace", "newline", "quote",
+                     "prefix", "string", "trailing", "asynchronous", "ind", "arrow", "walrus")
+_KEEP_FIELDS = {"posonly_ind": False}
+_FIELDS: Dict[Type[cst.CSTNode], Tuple[str, ...]] = {}
+
+
+def _code_fields(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        keep = []
+        for field in dataclasses.fields(cls):
+            name = field.name
+            if name in ("star_arg", "star_kwarg", "operator") and cls is not cst.Parameters:
+                if name != "operator":
+                    keep.append(name)
+                continue
+            if any(word in name for word in _SKIP_FIELD_WORDS) and name not in ("star_arg", "star_kwarg"):
+                continue
+            keep.append(name)
+        fields = _FIELDS[cls] = tuple(keep)
+    return fields
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes of ``node`` that can hold code (no whitespace, no tokens)."""
+    for name in _code_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of Names and Attributes, else None."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def string_value(node: cst.CSTNode) -> Optional[str]:
+    """The value of a plain (non f-) string literal."""
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 - odd prefixes
+            return None
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = string_value(node.left), string_value(node.right)
+        if left is not None and right is not None:
+            return left + right
+    return None
+
+
+def int_value(node: cst.CSTNode) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = int_value(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def literal_elements(node: cst.CSTNode) -> Optional[List[cst.BaseExpression]]:
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        out = []
+        for el in node.elements:
+            if isinstance(el, (cst.StarredElement,)):
+                return None
+            out.append(el.value)
+        return out
+    return None
+
+
+def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:
+    """Names bound by an assignment target (tuples and starred unpacked)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from assigned_names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_names(target.value)
+
+
+def params_of(params: cst.Parameters) -> List[Tuple[cst.Param, str]]:
+    """All parameters with their kind: posonly, positional, vararg, kwonly, varkw."""
+    out: List[Tuple[cst.Param, str]] = [(p, "posonly") for p in params.posonly_params]
+    out += [(p, "positional") for p in params.params]
+    if isinstance(params.star_arg, cst.Param):
+        out.append((params.star_arg, "vararg"))
+    out += [(p, "kwonly") for p in params.kwonly_params]
+    if params.star_kwarg is not None:
+        out.append((params.star_kwarg, "varkw"))
+    return out
+
+
+def short_code(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
+    """Source text of a node on one line, shortened for messages."""
+    try:
+        text = module.code_for_node(node)
+    except Exception:  # noqa: BLE001 - never fail a message
+        return "..."
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text

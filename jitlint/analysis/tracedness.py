@@ -1,0 +1,1046 @@
+"""Which values are traced, and why: an abstract interpreter over traced code.
+
+Starting from the entry points found by :mod:`discovery`, every traced function
+body is run forward over abstract values (:mod:`values`): assignments, branches
+(joined), loops (iterated to a fixed point), comprehensions, closures, and calls
+into functions of the same module (memoised per argument signature).  The result
+is a set of *facts* -- the joined value of every expression evaluated in traced
+code, how each name read was resolved, and which bodies are traced -- that the
+rules query.  Nothing here reports anything.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
+from jitlint.analysis.syntax import assigned_names, int_value, params_of, string_value
+from jitlint.analysis.values import (
+    MAYBE,
+    STATIC,
+    Kind,
+    Reason,
+    Value,
+    join,
+    join_all,
+    same_kinds,
+    strongest,
+    traced,
+)
+
+MAX_DEPTH = 12
+LOOP_ROUNDS = 4
+
+
+@dataclass(eq=False)
+class BodyInfo:
+    """A function body that JAX traces, with what traces it."""
+
+    function: FunctionInfo
+    #: traced as a trace boundary of its own (jit, lax body), not only as a helper
+    boundary: bool = False
+    allows_attribute_writes: bool = True
+    labels: List[str] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Closure:
+    function: FunctionInfo
+    env: Dict[str, Value]
+    parent: Optional["Closure"]
+
+
+class Facts:
+    """What the analysis learnt; rules only read this."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.values: Dict[cst.CSTNode, Value] = {}
+        self.read_scope: Dict[cst.Name, str] = {}
+        self.bodies: Dict[FunctionInfo, BodyInfo] = {}
+
+    def value(self, node: Optional[cst.CSTNode]) -> Value:
+        if node is None:
+            return STATIC
+        return self.values.get(node, STATIC)
+
+    def record(self, node: cst.CSTNode, value: Value) -> None:
+        old = self.values.get(node)
+        if old is None or value.kind > old.kind or (value.formats_tracer and not old.formats_tracer):
+            self.values[node] = value if old is None or value.kind >= old.kind else replace(
+                old, formats_tracer=value.formats_tracer)
+
+
+class _Terminated(Exception):
+    pass
+
+
+class Frame:
+    def __init__(self, fn: FunctionInfo, env: Dict[str, Value], closure: Optional[Closure], depth: int) -> None:
+        self.fn = fn
+        self.env = env
+        self.closure = closure
+        self.depth = depth
+        self.returns: Optional[Value] = None
+        self.loops: List[Tuple[List[Dict[str, Value]], List[Dict[str, Value]]]] = []
+
+
+def _param_name(p: cst.Param) -> str:
+    return p.name.value
+
+
+class Analyzer:
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.facts = Facts(index)
+        self.memo: Dict[tuple, Value] = {}
+        self.active: Set[tuple] = set()
+
+    # ============================================================== entries
+    def run(self) -> Facts:
+        for entry in self.index.entries:
+            if entry.function in self.index.callbacks and not entry.all_traced:
+                continue
+            env = self.entry_signature(entry)
+            self.analyse(entry.function, env, None, boundary=True, label=entry.label,
+                         transform=entry.transform, depth=0)
+        return self.facts
+
+    def _visible_calls(self, entry: EntryPoint) -> List[cst.Call]:
+        calls: List[cst.Call] = list(entry.direct_calls)
+        for name in entry.call_names:
+            calls.extend(self.index.calls_by_name.get(name, ()))
+        if isinstance(entry.site, cst.Call) and isinstance(entry.site, cst.Call):
+            pass
+        return calls
+
+    def entry_signature(self, entry: EntryPoint) -> Dict[str, Value]:
+        fn = entry.function
+        params = fn.params
+        env: Dict[str, Value] = {}
+        positional = [p for p, kind in params if kind in ("posonly", "positional")]
+        if entry.self_bound and positional:
+            env[_param_name(positional[0])] = STATIC
+            params = [(p, k) for p, k in params if p is not positional[0]]
+            positional = positional[1:]
+        elif fn.is_method and positional and not entry.all_traced and entry.transform is not None:
+            # a jitted method: `self` is traced unless static; attributes may be static fields
+            pass
+        for p in positional[: entry.partial_positional]:
+            env[_param_name(p)] = STATIC
+        n_pos = len(positional)
+        static: Set[str] = set(entry.static_names or ())
+        for i in entry.static_nums or ():
+            j = i + n_pos if i < 0 else i
+            if 0 <= j < n_pos:
+                static.add(_param_name(positional[j]))
+        static.update(entry.partial_keywords)
+        unknown_statics = entry.static_nums is None or entry.static_names is None
+        calls = self._visible_calls(entry)
+        filter_static = entry.transform is not None and entry.transform.filter_static
+        for index, (p, kind) in enumerate(params):
+            name = _param_name(p)
+            if name in env:
+                continue
+            if name in static:
+                env[name] = STATIC
+                continue
+            if positional and index < len(positional) and p is positional[index] and index in entry.in_axes_static:
+                env[name] = STATIC
+                continue
+            if unknown_statics:
+                env[name] = MAYBE
+                continue
+            if filter_static and not entry.all_traced:
+                env[name] = self._filter_param(p, entry)
+                continue
+            if fn.is_method and positional and p is positional[0] and not entry.self_bound and not entry.all_traced:
+                env[name] = MAYBE  # a pytree-registered instance: fields may be static
+                continue
+            if p.default is not None and not entry.all_traced and kind != "vararg":
+                passed = self._passed_by_calls(p, positional, calls)
+                if passed is False:
+                    env[name] = STATIC
+                    continue
+                if passed is None:
+                    env[name] = MAYBE
+                    continue
+            how = "calls it with tracers" if entry.all_traced else (
+                "traces its arguments, and `%s` is not static" % name)
+            reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
+                                        f"{entry.label} (line {{line}}) {how}")
+            container = kind in ("vararg", "varkw")
+            env[name] = traced(reason, container=container)
+        return env
+
+    def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
+        ann = p.annotation.annotation if p.annotation is not None else None
+        if ann is None:
+            return MAYBE
+        text = self.index.module.code_for_node(ann)
+        head = text.split("[")[0].split(".")[-1]
+        if head in ("int", "float", "bool", "str"):
+            return STATIC
+        if head in ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Num", "Shaped", "Real", "Inexact"):
+            return traced(Reason(entry.site, f"parameter `{p.name.value}` of `{entry.function.label}` is an "
+                                             f"array, which {entry.label} (line {{line}}) traces"), is_array=True)
+        return MAYBE
+
+    @staticmethod
+    def _passed_by_calls(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call]) -> Optional[bool]:
+        """Whether some visible call passes ``p``: True, False, or None (no calls seen)."""
+        if not calls:
+            return None
+        name = p.name.value
+        index = positional.index(p) if p in positional else None
+        for call in calls:
+            n_pos = 0
+            for arg in call.args:
+                if arg.star:
+                    return True
+                if arg.keyword is None:
+                    n_pos += 1
+                elif arg.keyword.value == name:
+                    return True
+            if index is not None and n_pos > index:
+                return True
+        return False
+
+    # ============================================================ functions
+    def analyse(self, fn: FunctionInfo, env: Dict[str, Value], closure: Optional[Closure], *,
+                boundary: bool, label: str, transform: Optional[jax_api.Transform], depth: int) -> Value:
+        body = self.facts.bodies.get(fn)
+        if body is None:
+            body = self.facts.bodies[fn] = BodyInfo(fn)
+        if boundary:
+            body.boundary = True
+            if label not in body.labels:
+                body.labels.append(label)
+            if transform is None or not transform.allows_attribute_writes:
+                body.allows_attribute_writes = False
+        closure_key = None
+        if closure is not None:
+            closure_key = tuple(sorted((k, v.kind) for k, v in closure.env.items() if v.kind))
+        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None) for k, v in env.items())), closure_key, boundary)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.active or depth > MAX_DEPTH:
+            return MAYBE
+        self.active.add(key)
+        try:
+            frame = Frame(fn, dict(env), closure, depth)
+            for p, _kind in fn.params:
+                if p.default is not None:
+                    pass
+                frame.env.setdefault(_param_name(p), STATIC)
+            node = fn.node
+            if isinstance(node, cst.Lambda):
+                result = self.ev(node.body, frame)
+            else:
+                self.exec_body(node.body, frame)
+                result = frame.returns if frame.returns is not None else STATIC
+        finally:
+            self.active.discard(key)
+        self.memo[key] = result
+        return result
+
+    # =========================================================== statements
+    def exec_body(self, body: cst.BaseSuite, frame: Frame) -> Optional[Dict[str, Value]]:
+        stmts = body.body
+        return self.exec_block(stmts, frame)
+
+    def exec_block(self, stmts: Sequence[cst.CSTNode], frame: Frame) -> Optional[Dict[str, Value]]:
+        for stmt in stmts:
+            try:
+                if not self.exec_stmt(stmt, frame):
+                    return None
+            except _Terminated:
+                return None
+        return frame.env
+
+    def _branch(self, block: Optional[cst.CSTNode], frame: Frame, env: Dict[str, Value]) -> Optional[Dict[str, Value]]:
+        saved = frame.env
+        frame.env = dict(env)
+        try:
+            if block is None:
+                return frame.env
+            if isinstance(block, cst.If):
+                ok = self.exec_stmt(block, frame)
+                return frame.env if ok else None
+            inner = block.body
+            if isinstance(inner, cst.BaseSuite):
+                inner = inner.body
+            return self.exec_block(inner, frame)
+        finally:
+            result_env = frame.env
+            frame.env = saved
+
+    @staticmethod
+    def _join_envs(envs: Sequence[Optional[Dict[str, Value]]]) -> Optional[Dict[str, Value]]:
+        live = [e for e in envs if e is not None]
+        if not live:
+            return None
+        out = dict(live[0])
+        for env in live[1:]:
+            for k, v in env.items():
+                out[k] = join(out.get(k), v)
+        return out
+
+    def exec_stmt(self, stmt: cst.CSTNode, frame: Frame) -> bool:
+        """Run one statement; False when the path ends (return, raise, break)."""
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                if not self.exec_small(small, frame):
+                    return False
+            return True
+        if isinstance(stmt, cst.If):
+            self.ev(stmt.test, frame)
+            env = frame.env
+            a = self._branch(stmt.body, frame, env)
+            orelse = stmt.orelse
+            b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, env) if orelse else dict(env)
+            joined = self._join_envs([a, b])
+            if joined is None:
+                return False
+            frame.env = joined
+            return True
+        if isinstance(stmt, cst.For):
+            iterable = self.ev(stmt.iter, frame)
+            element = self.element_of(iterable, stmt.iter)
+            return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame))
+        if isinstance(stmt, cst.While):
+            return self._loop(stmt, frame, lambda: self.ev(stmt.test, frame))
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                v = self.ev(item.item, frame)
+                if item.asname is not None:
+                    self.bind(item.asname.name, v if v.kind else STATIC, frame)
+            env = self._branch(stmt.body, frame, frame.env)
+            if env is None:
+                return False
+            frame.env = env
+            return True
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            start = dict(frame.env)
+            after_body = self._branch(stmt.body, frame, start)
+            handler_start = self._join_envs([start, after_body]) or start
+            outs = []
+            if stmt.orelse is not None and after_body is not None:
+                outs.append(self._branch(stmt.orelse.body, frame, after_body))
+            else:
+                outs.append(after_body)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self.ev(handler.type, frame)
+                henv = dict(handler_start)
+                if handler.name is not None:
+                    for n in assigned_names(handler.name.name):
+                        henv[n.value] = STATIC
+                outs.append(self._branch(handler.body, frame, henv))
+            joined = self._join_envs(outs)
+            if stmt.finalbody is not None:
+                fin = self._branch(stmt.finalbody.body, frame, joined if joined is not None else handler_start)
+                if fin is None:
+                    return False
+                if joined is not None:
+                    joined = self._join_envs([joined, fin])
+            if joined is None:
+                return False
+            frame.env = joined
+            return True
+        if isinstance(stmt, cst.FunctionDef):
+            self._define_function(stmt, frame)
+            return True
+        if isinstance(stmt, cst.ClassDef):
+            frame.env[stmt.name.value] = STATIC
+            return True
+        if isinstance(stmt, cst.Match):
+            self.ev(stmt.subject, frame)
+            env = frame.env
+            outs = [self._branch(case.body, frame, env) for case in stmt.cases]
+            outs.append(dict(env))
+            joined = self._join_envs(outs)
+            if joined is None:
+                return False
+            frame.env = joined
+            return True
+        return True
+
+    def _loop(self, stmt, frame: Frame, at_head) -> bool:
+        head = dict(frame.env)
+        breaks: List[Dict[str, Value]] = []
+        exit_env = head
+        for _ in range(LOOP_ROUNDS):
+            frame.env = dict(head)
+            frame.loops.append(([], []))
+            at_head()
+            head_after_test = dict(frame.env)
+            end = self._branch(stmt.body, frame, frame.env)
+            brk, cont = frame.loops.pop()
+            breaks.extend(brk)
+            new_head = self._join_envs([head, end] + cont) or head
+            exit_env = head_after_test
+            if same_kinds(new_head, head):
+                break
+            head = new_head
+        frame.env = exit_env
+        orelse_env = self._branch(stmt.orelse.body, frame, exit_env) if stmt.orelse is not None else exit_env
+        joined = self._join_envs([orelse_env] + breaks)
+        if joined is None:
+            return False
+        frame.env = joined
+        return True
+
+    def exec_small(self, small: cst.BaseSmallStatement, frame: Frame) -> bool:
+        if isinstance(small, cst.Expr):
+            self.ev(small.value, frame)
+        elif isinstance(small, cst.Assign):
+            value = self.ev(small.value, frame)
+            for target in small.targets:
+                self.bind(target.target, value, frame)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.ev(small.value, frame), frame)
+        elif isinstance(small, cst.AugAssign):
+            rhs = self.ev(small.value, frame)
+            target = small.target
+            if isinstance(target, cst.Name):
+                old = self.read_name(target, frame, record=False)
+                self.facts.record(target, old)
+                new = strongest([old, rhs])
+                if new.kind is Kind.TRACED and new is rhs:
+                    new = traced(Reason(target, "`{code}` is updated with a traced value (line {line})", rhs.reason),
+                                 is_array=old.is_array or rhs.is_array)
+                self.bind(target, new, frame)
+            else:
+                self.ev(target, frame)
+        elif isinstance(small, cst.Return):
+            value = self.ev(small.value, frame) if small.value is not None else STATIC
+            frame.returns = join(frame.returns, value)
+            return False
+        elif isinstance(small, cst.Raise):
+            if small.exc is not None:
+                self.ev(small.exc, frame)
+            return False
+        elif isinstance(small, cst.Assert):
+            self.ev(small.test, frame)
+            if small.msg is not None:
+                self.ev(small.msg, frame)
+        elif isinstance(small, cst.Break):
+            if frame.loops:
+                frame.loops[-1][0].append(dict(frame.env))
+            return False
+        elif isinstance(small, cst.Continue):
+            if frame.loops:
+                frame.loops[-1][1].append(dict(frame.env))
+            return False
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            if not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    while isinstance(local, cst.Attribute):
+                        local = local.value
+                    if isinstance(local, cst.Name):
+                        frame.env[local.value] = STATIC
+        elif isinstance(small, cst.Del):
+            pass
+        return True
+
+    def _define_function(self, node: cst.FunctionDef, frame: Frame) -> None:
+        info = self.index.infos.get(node)
+        for dec in node.decorators:
+            self.ev(dec.decorator, frame)
+        for p, _ in params_of(node.params):
+            if p.default is not None:
+                self.ev(p.default, frame)
+        if info is None:
+            frame.env[node.name.value] = STATIC
+            return
+        frame.env[node.name.value] = Value(func=info, closure=self._closure(frame))
+        for entry in self.index.entries:
+            if entry.function is info and entry.site in node.decorators:
+                env = self.entry_signature(entry)
+                self.analyse(info, env, self._closure(frame), boundary=True, label=entry.label,
+                             transform=entry.transform, depth=frame.depth + 1)
+
+    def _closure(self, frame: Frame) -> Closure:
+        return Closure(frame.fn, dict(frame.env), frame.closure)
+
+    # ============================================================== binding
+    def bind(self, target: cst.CSTNode, value: Value, frame: Frame) -> None:
+        if isinstance(target, cst.Name):
+            if value.kind is Kind.TRACED and value.reason is not None and value.reason.node is not target:
+                value = replace(value, reason=Reason(target, "`{code}` is assigned a traced value (line {line})",
+                                                     value.reason))
+            frame.env[target.value] = value
+            self.facts.record(target, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = value.items
+            if items is not None and len(items) == len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in elements):
+                for el, item in zip(elements, items):
+                    self.bind(el.value, item, frame)
+            else:
+                part = value.element if value.element is not None else self._part(value)
+                for el in elements:
+                    if isinstance(el, cst.StarredElement):
+                        self.bind(el.value, Value(part.kind, part.reason, element=part, container=True), frame)
+                    else:
+                        self.bind(el.value, part, frame)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, value, frame)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            self.ev(target.value, frame)
+            if isinstance(target, cst.Subscript):
+                for el in target.slice:
+                    self._ev_slice(el.slice, frame)
+
+    @staticmethod
+    def _part(value: Value) -> Value:
+        if value.kind is Kind.TRACED:
+            return traced(Reason(None, "unpacked from a traced value", value.reason))
+        return Value(value.kind, value.reason)
+
+    def element_of(self, iterable: Value, node: cst.CSTNode) -> Value:
+        if iterable.element is not None:
+            return iterable.element
+        if iterable.items is not None:
+            return join_all(iterable.items)
+        if iterable.kind is Kind.TRACED:
+            return traced(Reason(node, "iterating over traced `{code}` (line {line}) yields traced values",
+                                 iterable.reason))
+        if iterable.jax_array:
+            return traced(Reason(node, "rows of the JAX array `{code}` are traced inside traced code"))
+        return Value(iterable.kind, iterable.reason)
+
+    # ========================================================== expressions
+    def read_name(self, node: cst.Name, frame: Frame, record: bool = True) -> Value:
+        name = node.value
+        fn = frame.fn
+        scope = "local"
+        value: Optional[Value] = None
+        if name in frame.env:
+            value = frame.env[name]
+            if name in fn.global_names:
+                scope = "global"
+            elif name in fn.nonlocal_names:
+                scope = "closure"
+        elif name in fn.local_names and name not in fn.global_names and name not in fn.nonlocal_names:
+            value = STATIC
+        else:
+            c = frame.closure
+            while c is not None and value is None:
+                if name in c.env:
+                    value, scope = c.env[name], "closure"
+                elif name in c.function.local_names and name not in c.function.global_names:
+                    value, scope = STATIC, "closure"
+                c = c.parent
+            if value is None and frame.closure is None:
+                p = fn.parent
+                while p is not None and value is None:
+                    if name in p.local_names and name not in p.global_names:
+                        value, scope = STATIC, "closure"
+                    p = p.parent
+            if value is None:
+                g = self.index.globals.get(name)
+                if g is not None:
+                    scope = "global"
+                    if g.kind == "function" and name in self.index.functions:
+                        value = Value(func=self.index.functions[name])
+                    elif g.jax_array:
+                        value = Value(jax_array=True, is_array=True)
+                    else:
+                        value = STATIC
+                else:
+                    scope = "builtin"
+                    value = STATIC
+        if record:
+            self.facts.read_scope[node] = scope
+            self.facts.record(node, value)
+        return value
+
+    def ev(self, node: Optional[cst.CSTNode], frame: Frame) -> Value:
+        if node is None:
+            return STATIC
+        value = self._ev(node, frame)
+        if not isinstance(node, cst.Name):
+            self.facts.record(node, value)
+        return value
+
+    def _ev(self, node: cst.CSTNode, frame: Frame) -> Value:
+        if isinstance(node, cst.Name):
+            return self.read_name(node, frame)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)):
+            return STATIC
+        if isinstance(node, cst.ConcatenatedString):
+            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+            fmt = left.formats_tracer or right.formats_tracer
+            return Value(formats_tracer=fmt) if fmt else STATIC
+        if isinstance(node, cst.FormattedString):
+            fmt = None
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    v = self.ev(part.expression, frame)
+                    if part.format_spec:
+                        for spec in part.format_spec:
+                            if isinstance(spec, cst.FormattedStringExpression):
+                                self.ev(spec.expression, frame)
+                    if v.kind is Kind.TRACED and fmt is None:
+                        fmt = Reason(part.expression, "`{code}` is formatted into a string", v.reason)
+            return Value(formats_tracer=fmt) if fmt else STATIC
+        if isinstance(node, cst.Attribute):
+            return self._ev_attribute(node, frame)
+        if isinstance(node, cst.Call):
+            return self._ev_call(node, frame)
+        if isinstance(node, cst.Subscript):
+            return self._ev_subscript(node, frame)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
+                inner = right.items if right.items is not None else (right,)
+                hit = strongest(inner)
+                if hit.kind is Kind.TRACED:
+                    return Value(formats_tracer=Reason(node.right, "`{code}` is formatted into a string", hit.reason))
+                return STATIC
+            return self._combine(node, [left, right])
+        if isinstance(node, cst.UnaryOperation):
+            v = self.ev(node.expression, frame)
+            if isinstance(node.operator, cst.Not):
+                return STATIC
+            return self._combine(node, [v])
+        if isinstance(node, cst.BooleanOperation):
+            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+            return join(left, right)
+        if isinstance(node, cst.Comparison):
+            values = [self.ev(node.left, frame)]
+            static = False
+            for comp in node.comparisons:
+                values.append(self.ev(comp.comparator, frame))
+                if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                    static = True
+                if isinstance(comp.comparator, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                    static = True
+            if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
+                return STATIC
+            return self._combine(node, values)
+        if isinstance(node, cst.IfExp):
+            self.ev(node.test, frame)
+            return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            items = []
+            for el in node.elements:
+                v = self.ev(el.value, frame)
+                if isinstance(el, cst.StarredElement):
+                    v = v.element if v.element is not None else v
+                    items = None if items is None else items
+                    items = [*items, v] if items is not None else None
+                    starred = True
+                else:
+                    if items is not None:
+                        items.append(v)
+            best = strongest(items or [])
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return Value(best.kind, best.reason, element=join_all(items or []), container=True)
+            return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
+                         element=join_all(items) if items else None, container=not isinstance(node, cst.Tuple))
+        if isinstance(node, cst.Dict):
+            values = []
+            for el in node.elements:
+                if isinstance(el, cst.DictElement):
+                    self.ev(el.key, frame)
+                    values.append(self.ev(el.value, frame))
+                else:
+                    values.append(self.ev(el.value, frame))
+            best = strongest(values)
+            return Value(best.kind, best.reason, container=True)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self._ev_comprehension(node, frame)
+        if isinstance(node, cst.Lambda):
+            info = self.index.infos.get(node)
+            for p, _ in params_of(node.params):
+                if p.default is not None:
+                    self.ev(p.default, frame)
+            return Value(func=info, closure=self._closure(frame)) if info is not None else STATIC
+        if isinstance(node, cst.NamedExpr):
+            v = self.ev(node.value, frame)
+            self.bind(node.target, v, frame)
+            return v
+        if isinstance(node, (cst.Await, cst.Yield)):
+            inner = getattr(node, "expression", None) if isinstance(node, cst.Await) else node.value
+            if isinstance(inner, cst.CSTNode) and not isinstance(inner, cst.From):
+                self.ev(inner, frame)
+            return MAYBE
+        if isinstance(node, cst.StarredElement):
+            return self.ev(node.value, frame)
+        return MAYBE
+
+    def _combine(self, node: cst.CSTNode, values: Sequence[Value]) -> Value:
+        best = strongest(values)
+        if best.kind is Kind.TRACED:
+            return traced(Reason(node, "`{code}` is computed from a traced value", best.reason),
+                          is_array=any(v.is_array for v in values))
+        if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
+            return traced(Reason(node, "`{code}` computes with a module-level JAX array, which is traced inside"
+                                       " traced code"), is_array=True)
+        return best if best.kind is Kind.MAYBE else STATIC
+
+    def _ev_attribute(self, node: cst.Attribute, frame: Frame) -> Value:
+        q = self.index.qualify(node)
+        if q is not None:
+            return STATIC
+        base = self.ev(node.value, frame)
+        attr = node.attr.value
+        if attr in jax_api.STATIC_ATTRIBUTES:
+            return STATIC
+        if base.kind is Kind.TRACED:
+            return traced(Reason(node, "`{code}` is part of a traced value", base.reason), is_array=base.is_array)
+        if base.jax_array:
+            return traced(Reason(node, "`{code}` of a module-level JAX array is traced inside traced code"))
+        if base.kind is Kind.MAYBE:
+            return MAYBE
+        return STATIC
+
+    def _ev_slice(self, s: cst.BaseSlice, frame: Frame) -> Value:
+        if isinstance(s, cst.Index):
+            return self.ev(s.value, frame)
+        values = [self.ev(part, frame) for part in (s.lower, s.upper, s.step) if part is not None]
+        return strongest(values)
+
+    def _ev_subscript(self, node: cst.Subscript, frame: Frame) -> Value:
+        base = self.ev(node.value, frame)
+        indexes = [self._ev_slice(el.slice, frame) for el in node.slice]
+        if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            i = int_value(node.slice[0].slice.value)
+            if i is not None and -len(base.items) <= i < len(base.items):
+                return base.items[i]
+        if base.kind is Kind.TRACED:
+            return traced(Reason(node, "`{code}` indexes a traced value", base.reason), is_array=base.is_array)
+        if base.jax_array:
+            return traced(Reason(node, "`{code}` indexes a module-level JAX array: traced inside traced code"),
+                          is_array=True)
+        if base.kind is Kind.MAYBE:
+            return MAYBE
+        index = strongest(indexes)
+        if index.kind is Kind.TRACED:
+            return MAYBE
+        return STATIC
+
+    def _ev_comprehension(self, node, frame: Frame) -> Value:
+        saved = frame.env
+        frame.env = dict(saved)
+        try:
+            comp = node.for_in
+            while comp is not None:
+                iterable = self.ev(comp.iter, frame)
+                self.bind(comp.target, self.element_of(iterable, comp.iter), frame)
+                for cond in comp.ifs:
+                    self.ev(cond.test, frame)
+                comp = comp.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self.ev(node.key, frame)
+                element = self.ev(node.value, frame)
+            else:
+                element = self.ev(node.elt, frame)
+        finally:
+            frame.env = saved
+        return Value(element.kind, element.reason, element=element, container=True)
+
+    # ================================================================ calls
+    def _arg_values(self, call: cst.Call, frame: Frame) -> List[Tuple[cst.Arg, Value]]:
+        return [(arg, self.ev(arg.value, frame)) for arg in call.args]
+
+    def _ev_call(self, call: cst.Call, frame: Frame) -> Value:
+        func = call.func
+        q = self.index.qualify(func)
+        if q is not None and q in jax_api.CALLBACKS:
+            for arg in call.args:
+                if not isinstance(arg.value, (cst.Lambda, cst.Name)) or self._function_of(arg.value, frame) is None:
+                    self.ev(arg.value, frame)
+            return STATIC
+        receiver: Optional[Value] = None
+        callee_value = STATIC
+        if isinstance(func, cst.Attribute) and q is None:
+            receiver = self.ev(func.value, frame)
+        elif not isinstance(func, (cst.Name, cst.Attribute)):
+            callee_value = self.ev(func, frame)
+        args = self._arg_values(call, frame)
+        values = [v for _, v in args]
+        best = strongest(values)
+        # higher-order functions: analyse the functions they are given
+        self._analyse_function_args(call, q, args, frame)
+        if q is not None:
+            return self._call_qualified(call, q, args, best)
+        if isinstance(func, cst.Name):
+            name = func.value
+            local = self.read_name(func, frame)
+            if local.func is not None:
+                return self._call_user(call, local.func, local.closure, args, frame, None)
+            if name in self.index.classes and self.facts.read_scope.get(func) == "global":
+                return MAYBE if best.kind else STATIC
+            if self.facts.read_scope.get(func) == "builtin":
+                return self._call_builtin(call, name, args, best)
+            return self._unknown_call(call, name, best)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            assert receiver is not None
+            fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
+            if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+                self_value = frame.env.get(func.value.value, STATIC)
+                return self._call_user(call, fn, None, args, frame, self_value if bound else None)
+            if receiver.kind is Kind.TRACED:
+                return self._method_on_traced(call, method, receiver, best)
+            if receiver.jax_array:
+                if method in jax_api.STATIC_METHODS:
+                    return STATIC
+                return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
+                              is_array=True)
+            if receiver.kind is Kind.MAYBE:
+                return MAYBE
+            if method in ("format", "join", "format_map"):
+                if best.kind is Kind.TRACED:
+                    return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", best.reason))
+                return STATIC
+            if isinstance(func.value, cst.Name) and func.value.value in self.index.logger_names:
+                return STATIC
+            return self._unknown_call(call, method, best)
+        if callee_value.func is not None:
+            return self._call_user(call, callee_value.func, callee_value.closure, args, frame, None)
+        if isinstance(func, cst.Call):
+            # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x)
+            if best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            inner_q = self.index.qualify(func.func)
+            if inner_q is not None and inner_q.startswith("jax."):
+                return traced(Reason(call, "`{code}` is computed by JAX inside traced code"))
+        return MAYBE if best.kind else STATIC
+
+    def _function_of(self, expr: cst.BaseExpression, frame: Frame) -> Optional[Tuple[FunctionInfo, Optional[Closure], Optional[Value]]]:
+        if isinstance(expr, cst.Lambda):
+            info = self.index.infos.get(expr)
+            return (info, self._closure(frame), None) if info is not None else None
+        if isinstance(expr, cst.Name):
+            v = frame.env.get(expr.value)
+            if v is not None and v.func is not None:
+                return v.func, v.closure, None
+            if v is None and expr.value in self.index.functions and expr.value not in frame.fn.local_names:
+                return self.index.functions[expr.value], None, None
+            return None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+            fn, bound = self.index.resolve_function(expr, frame.fn, frame.fn.cls)
+            if fn is not None:
+                return fn, None, frame.env.get(expr.value.value, STATIC) if bound else None
+        if isinstance(expr, cst.Call) and self.index.qualify(expr.func) == "functools.partial" and expr.args:
+            return self._function_of(expr.args[0].value, frame)
+        return None
+
+    def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> None:
+        """Functions passed to other functions inside traced code are traced too."""
+        others = [v for a, v in args if not isinstance(a.value, cst.Lambda)]
+        tracing = q is not None and (q.startswith(("jax.", "equinox.", "flax.")))
+        for arg, value in args:
+            target = self._function_of(arg.value, frame)
+            if target is None:
+                continue
+            fn, closure, self_value = target
+            if fn is frame.fn:
+                continue
+            if tracing:
+                kind_value = None
+            else:
+                kind_value = MAYBE
+            env: Dict[str, Value] = {}
+            params = [p for p, k in fn.params]
+            if self_value is not None and params:
+                env[params[0].name.value] = self_value
+                params = params[1:]
+            if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
+                inner_args = arg.value.args[1:]
+                n_pos = sum(1 for a in inner_args if a.keyword is None)
+                for p, a in zip(params, [a for a in inner_args if a.keyword is None]):
+                    env[p.name.value] = self.ev(a.value, frame)
+                params = params[n_pos:]
+                for a in inner_args:
+                    if a.keyword is not None:
+                        env[a.keyword.value] = self.ev(a.value, frame)
+            label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
+            for p in params:
+                if p.name.value in env:
+                    continue
+                if kind_value is None:
+                    env[p.name.value] = traced(Reason(call, f"parameter `{p.name.value}` of `{fn.label}` is traced: "
+                                                            f"{label} (line {{line}}) calls it inside traced code"))
+                else:
+                    env[p.name.value] = kind_value
+            boundary = q is not None and (q in jax_api.TRACED_BODIES or jax_api.canonical_transform(q) is not None)
+            self.analyse(fn, env, closure, boundary=boundary, label=label,
+                         transform=jax_api.canonical_transform(q), depth=frame.depth + 1)
+
+    def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
+        short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+        if jax_api.is_array_function(q):
+            return traced(Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
+                                       "code is traced, even on constants"), is_array=True)
+        if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS:
+            return STATIC
+        if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
+            tail = q.rsplit(".", 1)[-1]
+            tree = args[0][1] if args else STATIC
+            if tail in ("tree_leaves", "leaves"):
+                elem = Value(tree.kind, tree.reason)
+                return Value(tree.kind, tree.reason, element=elem, container=True)
+            if tail in ("tree_flatten", "flatten"):
+                elem = Value(tree.kind, tree.reason)
+                return Value(tree.kind, tree.reason, items=(Value(tree.kind, tree.reason, element=elem), STATIC))
+            if tail in ("tree_structure", "structure", "treedef_is_leaf", "all_leaves"):
+                return STATIC
+            trees = [v for a, v in args if not isinstance(a.value, cst.Lambda)]
+            return strongest(trees) if strongest(trees).kind else STATIC
+        if q.startswith(("numpy.random.", "random.", "time.", "logging.", "math.", "os.", "sys.")):
+            return STATIC
+        if q.startswith(("numpy.", "scipy.")):
+            if best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            return best if best.kind else STATIC
+        if jax_api.canonical_transform(q) is not None or q in jax_api.NON_STAGING:
+            return MAYBE
+        if q.startswith("jax."):
+            if best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            return best if best.kind else STATIC
+        return self._unknown_call(call, q.rsplit(".", 1)[-1], best)
+
+    @staticmethod
+    def _looks_static(name: str) -> bool:
+        name = name.lstrip("_")
+        return name.startswith(("is_", "has_", "check_", "get_shape", "shape", "ndim")) or name.endswith(
+            ("_shape", "_ndim", "_dtype", "shape", "_size", "_axis", "_axes"))
+
+    def _unknown_call(self, call: cst.Call, name: str, best: Value) -> Value:
+        if best.kind is Kind.TRACED:
+            if self._looks_static(name):
+                return STATIC
+            return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+        return MAYBE if best.kind else STATIC
+
+    def _call_builtin(self, call: cst.Call, name: str, args, best: Value) -> Value:
+        if name in ("str", "repr", "format") and best.kind is Kind.TRACED:
+            return Value(formats_tracer=Reason(call, "`{code}` turns a traced value into a string", best.reason))
+        if name in jax_api.STATIC_BUILTINS:
+            if name == "range":
+                return Value(element=STATIC)
+            return STATIC
+        first = args[0][1] if args else STATIC
+        if name == "enumerate":
+            return Value(first.kind, first.reason, element=Value(first.kind, first.reason,
+                                                                 items=(STATIC, self.element_of(first, call))))
+        if name == "zip":
+            elems = tuple(self.element_of(v, call) for _, v in args if not _.keyword)
+            b = strongest(elems)
+            return Value(b.kind, b.reason, element=Value(b.kind, b.reason, items=elems))
+        if name in ("list", "tuple", "reversed", "iter", "sorted", "set", "frozenset"):
+            if not args:
+                return Value(container=True)
+            return Value(first.kind, first.reason, element=self.element_of(first, call), container=True)
+        if name == "next":
+            return self.element_of(first, call)
+        if name == "getattr" and len(args) >= 2:
+            attr = string_value(args[1][0].value)
+            if attr in jax_api.STATIC_ATTRIBUTES:
+                return STATIC
+            return Value(first.kind, first.reason) if first.kind else STATIC
+        if name in jax_api.PASS_THROUGH_BUILTINS:
+            if best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            if name in ("sum", "min", "max") and first.element is not None and first.element.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from traced values", first.element.reason))
+            return best if best.kind else STATIC
+        return self._unknown_call(call, name, best)
+
+    def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
+        if method in jax_api.STATIC_METHODS:
+            return STATIC
+        if method == "items":
+            return Value(receiver.kind, receiver.reason,
+                         element=Value(receiver.kind, receiver.reason, items=(STATIC, Value(receiver.kind, receiver.reason))))
+        if method == "values":
+            return Value(receiver.kind, receiver.reason, element=Value(receiver.kind, receiver.reason))
+        if method in ("format", "join"):
+            return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", receiver.reason))
+        return traced(Reason(call, "`{code}` is computed from a traced value", receiver.reason),
+                      is_array=receiver.is_array)
+
+    def _call_user(self, call: cst.Call, fn: FunctionInfo, closure: Optional[Closure], args, frame: Frame,
+                   self_value: Optional[Value]) -> Value:
+        """A call into a function of this module: analyse it with the arguments it gets."""
+        params = fn.params
+        env: Dict[str, Value] = {}
+        positional = [p for p, k in params if k in ("posonly", "positional")]
+        if self_value is not None and positional:
+            env[positional[0].name.value] = self_value
+            positional = positional[1:]
+        vararg = next((p for p, k in params if k == "vararg"), None)
+        varkw = next((p for p, k in params if k == "varkw"), None)
+        by_name = {p.name.value: p for p, k in params}
+        pos_i = 0
+        extra_pos: List[Value] = []
+        extra_kw: List[Value] = []
+        unknown = False
+        for arg, value in args:
+            if arg.star == "*":
+                unknown = True
+                extra_pos.append(value)
+                continue
+            if arg.star == "**":
+                unknown = True
+                extra_kw.append(value)
+                continue
+            if arg.keyword is None:
+                if pos_i < len(positional):
+                    p = positional[pos_i]
+                    env[p.name.value] = self._param_value(fn, p, value, arg)
+                else:
+                    extra_pos.append(value)
+                pos_i += 1
+            else:
+                name = arg.keyword.value
+                if name in by_name:
+                    env[name] = self._param_value(fn, by_name[name], value, arg)
+                else:
+                    extra_kw.append(value)
+        for p, kind in params:
+            pname = p.name.value
+            if pname in env:
+                continue
+            if kind == "vararg":
+                b = strongest(extra_pos)
+                env[pname] = Value(b.kind, b.reason, container=True, element=b)
+            elif kind == "varkw":
+                b = strongest(extra_kw)
+                env[pname] = Value(b.kind, b.reason, container=True)
+            elif unknown:
+                b = strongest(extra_pos + extra_kw)
+                env[pname] = MAYBE if b.kind else STATIC
+            else:
+                env[pname] = STATIC  # left at its default
+        result = self.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        if result.kind is Kind.TRACED:
+            best = strongest([v for _, v in args])
+            parent = best.reason if best.kind is Kind.TRACED else result.reason
+            return replace(result, reason=Reason(call, f"`{{code}}` returns a traced value (`{fn.label}` "
+                                                       f"computes it from traced inputs)", parent), items=result.items)
+        return result
+
+    @staticmethod
+    def _param_value(fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg) -> Value:
+        if value.kind is not Kind.TRACED:
+            return value
+        return replace(value, reason=Reason(arg.value, f"parameter `{p.name.value}` of `{fn.label}` receives "
+                                                       f"traced `{{code}}` (line {{line}})", value.reason))
+
+
+def analyse_module(index: ModuleIndex) -> Facts:
+    return Analyzer(index).run()

@@ -1,0 +1,76 @@
+"""The data jitlint reports: findings, fixes, per-file results."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+
+class Applicability(enum.Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # byte offsets into the source text (str indices)
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    title: str
+    edits: Tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    line: int
+    column: int  # 1-based
+    end_line: int
+    end_column: int
+    code: str
+    message: str
+    reason: Tuple[str, ...] = ()
+    fix: Optional[Fix] = None
+
+    def to_json(self) -> dict:
+        fix = None
+        if self.fix is not None:
+            fix = {
+                "applicability": self.fix.applicability.value,
+                "title": self.fix.title,
+                "edits": [{"start": e.start, "end": e.end, "content": e.replacement} for e in self.fix.edits],
+            }
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "code": self.code,
+            "message": self.message,
+            "reason": list(self.reason),
+            "fix": fix,
+        }
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read or parsed: reported, never linted or written."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    error: Optional[FileError] = None

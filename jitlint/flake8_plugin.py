@@ -1,0 +1,50 @@
+"""flake8 adapter: the same engine and findings as the CLI, reported through flake8."""
+from __future__ import annotations
+
+import ast
+from typing import Any, Generator, List, Sequence, Tuple
+
+from jitlint import __version__
+from jitlint.config import Config
+from jitlint.engine import SourceError, lint_module, parse
+
+
+class Flake8Checker:
+    name = "jitlint"
+    version = __version__
+    extend_jit_decorators: Sequence[str] = ()
+
+    def __init__(self, tree: ast.AST, filename: str = "(none)", lines: Sequence[str] = ()) -> None:
+        self.filename = filename
+        self.lines = list(lines)
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        option_manager.add_option(
+            "--jitlint-extend-jit-decorators",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="Qualified names of extra jit-like wrappers for jitlint (e.g. mylib.compiled)",
+        )
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        names = getattr(options, "jitlint_extend_jit_decorators", None) or ()
+        cls.extend_jit_decorators = tuple(n.strip() for n in names if n.strip())
+
+    def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
+        source = "".join(self.lines)
+        if source.startswith("\ufeff"):
+            source = source[1:]
+        try:
+            module = parse(source)
+        except SourceError:
+            return  # flake8 reports E999 itself
+        config = Config(select=None, extend_jit_decorators=tuple(self.extend_jit_decorators))
+        try:
+            diagnostics = lint_module(module, source, self.filename, config)
+        except RecursionError:
+            return
+        for diag in diagnostics:
+            yield diag.line, diag.column - 1, f"{diag.code} {diag.message}", type(self)

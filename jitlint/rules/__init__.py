@@ -1,0 +1,10 @@
+"""All rules, one module per family (JIT1xx side effects, JIT2xx control flow, ...)."""
+from __future__ import annotations
+
+from typing import List, Type
+
+from jitlint.rules.base import Rule
+from jitlint.rules.control_flow import RULES as _CONTROL_FLOW
+from jitlint.rules.side_effects import RULES as _SIDE_EFFECTS
+
+ALL_RULES: List[Type[Rule]] = [*_SIDE_EFFECTS, *_CONTROL_FLOW]

@@ -1,0 +1,207 @@
+"""JIT2xx: Python control flow on traced values."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jitlint.analysis.values import Kind
+from jitlint.rules.base import Rule
+
+
+def _bool_context_owner(rule: Rule, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The statement or expression whose test ``node`` is part of (through and/or/not/parens)."""
+    ctx = rule.ctx
+    child = node
+    parent = ctx.parent(child)
+    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation)) and (
+            not isinstance(parent, cst.UnaryOperation) or isinstance(parent.operator, cst.Not)):
+        child = parent
+        parent = ctx.parent(child)
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and getattr(parent, "test") is child:
+        return parent
+    if isinstance(parent, cst.CompIf):
+        return parent
+    return None
+
+
+class PythonBranchOnTracer(Rule):
+    """## What it does
+    Flags Python `if` / `elif`, conditional expressions, `assert`, `and` /
+    `or` / `not` and chained comparisons whose truth depends on a traced value.
+
+    ## Why is this bad?
+    Python needs a concrete `True` or `False`, and a tracer has none:
+    `jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced
+    array with shape bool[].` (`jax.grad` alone does not trace, so such code can
+    work eagerly and fail only once it is jitted.)
+
+    ## Example
+    ```python
+    @jax.jit
+    def relu(x):
+        if x > 0:
+            return x
+        return 0.0
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def relu(x):
+        return jnp.where(x > 0, x, 0.0)
+    ```
+    or `jax.lax.cond(x > 0, lambda: x, lambda: 0.0)`, or mark the argument
+    static (`static_argnames`) when it is a configuration value.
+
+    ## Fix safety
+    See the `--fix` documentation: `lax.cond` traces both branches; `jnp.where`
+    evaluates both and can give NaN gradients for `sqrt`, `log`, division.
+
+    ## References
+    - [Control flow and logical operators with JIT](https://docs.jax.dev/en/latest/control-flow.html)
+    - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
+    """
+
+    code = "JIT201"
+    name = "python-branch-on-tracer"
+
+    def _check(self, test: cst.BaseExpression, what: str) -> None:
+        value = self.ctx.value(test)
+        if value.kind is Kind.TRACED:
+            self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test, "`if`")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test, "conditional expression")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check(node.test, "`assert`")
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._check(node.test, "comprehension `if`")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        owner = _bool_context_owner(self, node)
+        if owner is not None:
+            return  # reported (or not) with its statement
+        left = self.ctx.value(node.left)
+        if left.kind is Kind.TRACED:
+            op = "and" if isinstance(node.operator, cst.And) else "or"
+            self.report(node.left, f"`{op}` converts traced `{self.ctx.code(node.left)}` to a Python bool",
+                        left.reason)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.operator, cst.Not) or _bool_context_owner(self, node) is not None:
+            return
+        value = self.ctx.value(node.expression)
+        if value.kind is Kind.TRACED:
+            self.report(node, f"`not` converts traced `{self.ctx.code(node.expression)}` to a Python bool",
+                        value.reason)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) < 2 or _bool_context_owner(self, node) is not None:
+            return
+        value = self.ctx.value(node)
+        if value.kind is Kind.TRACED:
+            self.report(node, f"chained comparison `{self.ctx.code(node)}` converts a traced value to a Python bool",
+                        value.reason)
+
+
+class RangeOverTracer(Rule):
+    """## What it does
+    Flags `for ... in range(n)` where `n` (or a start/stop/step) is traced.
+
+    ## Why is this bad?
+    `range` needs a Python int: `jax.errors.TracerIntegerConversionError: The
+    __index__() method was called on traced array with shape int32[]`.
+    Python ints passed to a jitted function are traced too, unless static.
+
+    ## Example
+    ```python
+    @jax.jit
+    def power(x, n):
+        y = x
+        for _ in range(n - 1):
+            y = y * x
+        return y
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def power(x, n):
+        return jax.lax.fori_loop(0, n - 1, lambda i, y: y * x, x)
+    ```
+    or `@partial(jax.jit, static_argnames="n")` when `n` takes few values.
+
+    ## Fix safety
+    `fori_loop` with a traced bound lowers to `while`, which reverse-mode
+    autodiff rejects; `static_argnames` recompiles for each new value.
+
+    ## References
+    - [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html)
+    - [`TracerIntegerConversionError`](https://docs.jax.dev/en/latest/errors.html)
+    """
+
+    code = "JIT202"
+    name = "range-over-tracer"
+
+    def visit_For(self, node: cst.For) -> None:
+        it = node.iter
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+            return
+        if self.ctx.facts.read_scope.get(it.func) != "builtin":
+            return
+        for arg in it.args:
+            value = self.ctx.value(arg.value)
+            if value.kind is Kind.TRACED:
+                self.report(it, f"`range()` with traced bound `{self.ctx.code(arg.value)}`", value.reason)
+                return
+
+
+class WhileOnTracer(Rule):
+    """## What it does
+    Flags a `while` loop whose condition depends on a traced value.
+
+    ## Why is this bad?
+    Python evaluates the condition to a bool at each iteration; a tracer cannot
+    be: `jax.errors.TracerBoolConversionError`.
+
+    ## Example
+    ```python
+    @jax.jit
+    def halve_until_small(x):
+        while x > 1.0:
+            x = x / 2
+        return x
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def halve_until_small(x):
+        return jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)
+    ```
+
+    ## Fix safety
+    `lax.while_loop` is not reverse-mode differentiable, while the Python loop
+    was under plain `jax.grad`.
+
+    ## References
+    - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)
+    """
+
+    code = "JIT203"
+    name = "while-on-tracer"
+
+    def visit_While(self, node: cst.While) -> None:
+        value = self.ctx.value(node.test)
+        if value.kind is Kind.TRACED:
+            self.report(node.test, f"`while` condition `{self.ctx.code(node.test)}` depends on a traced value",
+                        value.reason)
+
+
+RULES = [PythonBranchOnTracer, RangeOverTracer, WhileOnTracer]

@@ -1,0 +1,376 @@
+"""JIT1xx: side effects and global state inside traced code."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.syntax import assigned_names
+from jitlint.analysis.values import Kind, Reason
+from jitlint.rules.base import Rule
+
+_SETUP_METHODS = ("__init__", "setup", "__post_init__", "__new__", "__setattr__")
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+def _why_traced(rule: Rule) -> Optional[Reason]:
+    body = rule.ctx.body
+    if body is None:
+        return None
+    fn = body.function
+    if body.labels:
+        return Reason(None, f"`{fn.label}` is traced by {', '.join(body.labels)}")
+    return Reason(None, f"`{fn.label}` is called from traced code")
+
+
+class MutableGlobalRead(Rule):
+    """## What it does
+    Flags a read, inside traced code, of a module-level variable that can change:
+    one that is assigned more than once, rebound with `global`, or is a mutable
+    container (a module-level list, dict or set).
+
+    ## Why is this bad?
+    `jax.jit` traces the function once and bakes the value it sees into the
+    compiled program. Later changes to the global are silently ignored until
+    something else forces a retrace, so results depend on call history:
+
+    ```
+    scale = 1.0
+    @jax.jit
+    def f(x): return x * scale
+    f(x)          # [0. 1. 2.]
+    scale = 10.0
+    f(x)          # still [0. 1. 2.]  (eager gives [0. 10. 20.])
+    ```
+
+    ## Example
+    ```python
+    CONFIG = {"temperature": 1.0}
+
+    @jax.jit
+    def softmax(logits):
+        return jax.nn.softmax(logits / CONFIG["temperature"])
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def softmax(logits, temperature):
+        return jax.nn.softmax(logits / temperature)
+    ```
+
+    ## Fix safety
+    No automatic fix: passing the value as an argument changes every call site.
+
+    ## References
+    - [JAX FAQ: jit changes the behavior of my function](https://docs.jax.dev/en/latest/faq.html)
+    - [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
+    """
+
+    code = "JIT101"
+    name = "mutable-global-in-traced-code"
+
+    def visit_Name(self, node: cst.Name) -> None:
+        ctx = self.ctx
+        if ctx.facts.read_scope.get(node) != "global":
+            return
+        info = ctx.index.globals.get(node.value)
+        if info is None or info.kind != "value":
+            return
+        if node.value in ctx.function.global_names:
+            return  # the write is reported as JIT102
+        if self._is_write_context(node):
+            return
+        if info.assignments >= 2 or node.value in ctx.index.global_written:
+            why = "it is reassigned in this module"
+        elif info.mutable_container:
+            why = "it is a mutable module-level container"
+        else:
+            return
+        self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
+                          f"`{ctx.function.label}` is traced ({why})", _why_traced(self))
+
+    def _is_write_context(self, node: cst.Name) -> bool:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            call = self.ctx.parent(parent)
+            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in jax_api.MUTATING_METHODS:
+                return True
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            holder = self.ctx.parent(parent)
+            if isinstance(holder, (cst.AssignTarget, cst.Del)) or (
+                    isinstance(holder, cst.AugAssign) and holder.target is parent):
+                return True
+        return False
+
+
+class OuterStateWrite(Rule):
+    """## What it does
+    Flags writes to state outside the traced function: assignment after
+    `global` / `nonlocal`, item assignment or in-place methods (`append`,
+    `update`, ...) on a module-level or enclosing container, and attribute
+    assignment on `self` or on a module.
+
+    ## Why is this bad?
+    The write happens once, while JAX traces, and what it stores is a tracer.
+    After three calls an outer list holds one element, a counter counts traces
+    rather than calls, and using the stored value later raises
+    `jax.errors.UnexpectedTracerError: Encountered an unexpected tracer.`
+
+    ## Example
+    ```python
+    LOG = []
+
+    @jax.jit
+    def step(x):
+        y = x * 2
+        LOG.append(y)
+        return y
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def step(x):
+        return x * 2
+
+    y = step(x)
+    LOG.append(y)
+    ```
+
+    ## Fix safety
+    No automatic fix: the value has to be returned and stored by the caller.
+
+    ## References
+    - [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
+    - [`jax.errors.UnexpectedTracerError`](https://docs.jax.dev/en/latest/errors.html)
+    """
+
+    code = "JIT102"
+    name = "outer-state-write-in-traced-code"
+
+    def _targets(self, node, targets) -> None:
+        for target in targets:
+            if isinstance(target, cst.Name):
+                self._check_name_target(target)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for name in assigned_names(target):
+                    self._check_name_target(name)
+            elif isinstance(target, (cst.Subscript, cst.Attribute)):
+                self._check_container_target(target)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._targets(node, [t.target for t in node.targets])
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node, [node.target])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._targets(node, [node.target])
+
+    def _check_name_target(self, name: cst.Name) -> None:
+        fn = self.ctx.function
+        if name.value in fn.global_names:
+            self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time, "
+                              "and can leak a tracer", _why_traced(self))
+        elif name.value in fn.nonlocal_names:
+            self.report(name, f"assignment to nonlocal `{name.value}` inside traced code runs once, at trace "
+                              "time, and can leak a tracer", _why_traced(self))
+
+    def _outer(self, root: cst.Name) -> Optional[str]:
+        ctx = self.ctx
+        scope = ctx.facts.read_scope.get(root)
+        fn = ctx.function
+        if root.value in ("self", "cls") and fn.is_method:
+            if fn.name in _SETUP_METHODS or ctx.body.allows_attribute_writes:
+                return None
+            params = fn.params
+            if params and params[0][0].name.value == root.value:
+                return f"attributes of `{root.value}`"
+            return None
+        if scope == "global":
+            info = ctx.index.globals.get(root.value)
+            if info is not None and info.kind == "import":
+                return f"module `{root.value}`"
+            return f"global `{root.value}`"
+        if scope == "closure" and ctx.body.boundary:
+            return f"`{root.value}` of the enclosing function"
+        return None
+
+    def _check_container_target(self, target: cst.BaseExpression) -> None:
+        root = _root_name(target)
+        if root is None:
+            return
+        if isinstance(target, cst.Attribute) and target.value is root:
+            scope = self.ctx.facts.read_scope.get(root)
+            info = self.ctx.index.globals.get(root.value)
+            is_module = scope == "global" and info is not None and info.kind == "import"
+            if not (root.value in ("self", "cls") or is_module):
+                return
+        where = self._outer(root)
+        if where is not None:
+            self.report(target, f"write to {where} inside traced code happens once, at trace time, and "
+                                "stores a tracer", _why_traced(self))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in jax_api.MUTATING_METHODS:
+            return
+        if not isinstance(self.ctx.parent(node), cst.Expr):
+            return  # the result is used: a functional update (optax's .update, ...)
+        if self.ctx.qualify(func) is not None:
+            return
+        root = _root_name(func.value)
+        if root is None:
+            return
+        if isinstance(func.value, cst.Subscript):
+            return
+        where = self._outer(root)
+        if where is not None:
+            self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace "
+                              "time, and stores a tracer", _why_traced(self))
+
+
+class PrintInTracedCode(Rule):
+    """## What it does
+    Flags `print()` of a traced value inside traced code.
+
+    ## Why is this bad?
+    `print` runs while JAX traces, once per compilation, and shows the tracer,
+    not the value: three calls print one line, `x is JitTracer(float32[3])`.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        print("x is", x)
+        return x * 2
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def f(x):
+        jax.debug.print("x is {x}", x=x)
+        return x * 2
+    ```
+
+    Printing only static values (shapes, dtypes) is a documented way to debug
+    tracing and is not flagged.
+
+    ## Fix safety
+    `jax.debug.print` prints on every call, with values; the output format of
+    arrays and the ordering of several prints can differ from `print`.
+
+    ## References
+    - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
+    - [Debugging: printing](https://docs.jax.dev/en/latest/debugging/print_breakpoint.html)
+    """
+
+    code = "JIT103"
+    name = "print-in-traced-code"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Name) and func.value == "print"):
+            return
+        if self.ctx.facts.read_scope.get(func) != "builtin":
+            return
+        for arg in node.args:
+            value = self.ctx.value(arg.value)
+            if value.kind is Kind.TRACED or value.formats_tracer is not None:
+                reason = value.reason if value.kind is Kind.TRACED else value.formats_tracer
+                self.report(node, f"`print()` of traced `{self.ctx.code(arg.value)}` runs once, at trace time, "
+                                  "and shows a tracer instead of the value", reason)
+                return
+
+
+class SideEffectInTracedCode(Rule):
+    """## What it does
+    Flags Python side effects inside traced code other than `print`: `logging`
+    calls, `open()` and file writes, `time.*`, Python's `random.*`,
+    `numpy.random.*`, and `next()` on an iterator from outside.
+
+    ## Why is this bad?
+    They run once, at trace time. A log records a tracer once and nothing on
+    later calls; `time.time()` and random draws become constants baked into the
+    compiled function (two calls return the same "random" number); an outer
+    iterator is advanced once, so a loop body sees the same element every time.
+
+    ## Example
+    ```python
+    @jax.jit
+    def noisy(x):
+        return x + np.random.normal()
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def noisy(x, key):
+        return x + jax.random.normal(key)
+    ```
+
+    ## Fix safety
+    No automatic fix. Use `jax.debug.callback` for logging, `io_callback` for
+    I/O, and explicit PRNG keys for randomness.
+
+    ## References
+    - [`jax.debug.callback`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.callback.html)
+    - [External callbacks](https://docs.jax.dev/en/latest/external-callbacks.html)
+    - [Pseudorandom numbers](https://docs.jax.dev/en/latest/random-numbers.html)
+    """
+
+    code = "JIT104"
+    name = "side-effect-in-traced-code"
+
+    _TIME = frozenset({"time", "perf_counter", "monotonic", "time_ns", "process_time", "sleep",
+                       "perf_counter_ns", "monotonic_ns", "process_time_ns"})
+
+    def visit_Call(self, node: cst.Call) -> None:
+        what = self._side_effect(node)
+        if what is not None:
+            self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+
+    def _side_effect(self, node: cst.Call) -> Optional[str]:
+        ctx = self.ctx
+        func = node.func
+        q = ctx.qualify(func)
+        if q is not None:
+            head, _, tail = q.rpartition(".")
+            if head in ("logging", "absl.logging") and tail in jax_api.LOGGER_METHODS:
+                return f"`{ctx.code(func)}()`"
+            if head == "time" and tail in self._TIME:
+                return f"`{ctx.code(func)}()`"
+            if head == "random" or q.startswith("numpy.random."):
+                return f"random draw `{ctx.code(func)}()`"
+            if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
+                return f"`{ctx.code(func)}()`"
+            return None
+        if isinstance(func, cst.Name):
+            if ctx.facts.read_scope.get(func) != "builtin":
+                return None
+            if func.value in ("open", "input"):
+                return f"`{func.value}()`"
+            if func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
+                arg = node.args[0].value
+                scope = ctx.facts.read_scope.get(arg)
+                if scope == "global" or (scope == "closure" and ctx.body.boundary):
+                    return f"`next()` on outer iterator `{arg.value}`"
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS:
+            receiver = func.value
+            if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
+                    and ctx.facts.read_scope.get(receiver) == "global":
+                return f"logging call `{ctx.code(func)}()`"
+        return None
+
+
+RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode]
