@@ -22,6 +22,15 @@ from jitlint.analysis.syntax import (
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
+def _is_container_literal(value: cst.BaseExpression, index: "ModuleIndex") -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    if isinstance(value, cst.Call):
+        callee = index.qualify(value.func) or (value.func.value if isinstance(value.func, cst.Name) else None)
+        return callee in jax_api.MUTABLE_FACTORIES
+    return False
+
+
 @dataclass(eq=False)
 class ClassInfo:
     node: cst.ClassDef
@@ -41,6 +50,10 @@ class FunctionInfo:
     #: names bound in the body (assignment, for, with, import, def) and params
     local_names: Set[str] = field(default_factory=set)
     global_names: Set[str] = field(default_factory=set)
+    #: names bound by plain assignment (a def rebound by ``f = partial(f, ...)``)
+    assigned_names: Set[str] = field(default_factory=set)
+    #: local names bound to a list / dict / set literal or comprehension
+    container_names: Set[str] = field(default_factory=set)
     nonlocal_names: Set[str] = field(default_factory=set)
     is_static_method: bool = False
 
@@ -106,6 +119,12 @@ class ModuleIndex:
         self.globals: Dict[str, GlobalInfo] = {}
         self.global_written: Set[str] = set()
         self.mutated_names: Set[str] = set()
+        #: module globals mutated (items, in-place methods) inside a function -> those functions
+        self.mutated_in_functions: Dict[str, Set[FunctionInfo]] = {}
+        #: module-level functions that run while the module is imported (decorators,
+        #: calls in module-level statements)
+        self.import_time_names: Set[str] = set()
+        self.module_assigned: Set[str] = set()
         self.logger_names: Set[str] = set()
         self.calls_by_name: Dict[str, List[cst.Call]] = {}
         self.entries: List[EntryPoint] = []
@@ -267,15 +286,17 @@ class ModuleIndex:
                 continue
             if isinstance(node, cst.Call):
                 self._pending_calls.append((node, scope, cls))
+                if scope is None and isinstance(node.func, cst.Name):
+                    self.import_time_names.add(node.func.value)
                 if isinstance(node.func, cst.Name):
                     self.calls_by_name.setdefault(node.func.value, []).append(node)
                 elif isinstance(node.func, cst.Attribute):
                     self.calls_by_name.setdefault("." + node.func.attr.value, []).append(node)
-                    self._note_mutation_call(node)
+                    self._note_mutation_call(node, scope)
             elif scope is not None:
                 self._note_scope_statement(node, scope)
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)):
-                self._note_mutation_target(node)
+                self._note_mutation_target(node, scope)
                 if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
                     names = []
                     for t in node.targets:
@@ -307,6 +328,9 @@ class ModuleIndex:
             for dec in node.decorators:
                 d = dec.decorator
                 dn = d.value if isinstance(d, cst.Name) else None
+                head = d.func if isinstance(d, cst.Call) else d
+                if isinstance(head, cst.Name):
+                    self.import_time_names.add(head.value)
                 if dn == "staticmethod":
                     info.is_static_method = True
             if cls is not None:
@@ -330,7 +354,11 @@ class ModuleIndex:
                 scope.nonlocal_names.add(item.name.value)
         elif isinstance(node, cst.Assign):
             for t in node.targets:
-                scope.local_names.update(n.value for n in assigned_names(t.target))
+                names = [n.value for n in assigned_names(t.target)]
+                scope.local_names.update(names)
+                scope.assigned_names.update(names)
+                if isinstance(t.target, cst.Name) and _is_container_literal(node.value, self):
+                    scope.container_names.add(t.target.value)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
             scope.local_names.update(n.value for n in assigned_names(node.target))
         elif isinstance(node, (cst.For, cst.CompFor)):
@@ -350,13 +378,15 @@ class ModuleIndex:
         elif isinstance(node, cst.ClassDef):
             scope.local_names.add(node.name.value)
 
-    def _note_mutation_call(self, call: cst.Call) -> None:
+    def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo] = None) -> None:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.MUTATING_METHODS:
             if isinstance(func.value, cst.Name):
                 self.mutated_names.add(func.value.value)
+                if scope is not None and func.value.value not in scope.local_names:
+                    self.mutated_in_functions.setdefault(func.value.value, set()).add(scope)
 
-    def _note_mutation_target(self, node: cst.CSTNode) -> None:
+    def _note_mutation_target(self, node: cst.CSTNode, scope: Optional[FunctionInfo] = None) -> None:
         targets: List[cst.CSTNode] = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -367,6 +397,8 @@ class ModuleIndex:
         for t in targets:
             if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
                 self.mutated_names.add(t.value.value)
+                if scope is not None and isinstance(t, cst.Subscript) and t.value.value not in scope.local_names:
+                    self.mutated_in_functions.setdefault(t.value.value, set()).add(scope)
 
     # --------------------------------------------------------- entry points
     def resolve_function(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -397,6 +429,25 @@ class ModuleIndex:
                 return self.find_method(self.classes[owner], method), False
         return None, False
 
+    def changed_after_import(self, name: str) -> bool:
+        """A global that a function changes, other than functions run at import time."""
+        for fn in self.mutated_in_functions.get(name, ()):
+            top = fn
+            while top.parent is not None:
+                top = top.parent
+            if top.cls is not None or top.name not in self.import_time_names:
+                return True
+        return False
+
+    def _is_rebound(self, name: str, scope: Optional[FunctionInfo]) -> bool:
+        s = scope
+        while s is not None:
+            if name in s.nested or name in s.local_names:
+                return name in s.assigned_names
+            s = s.parent
+        info = self.globals.get(name)
+        return info is not None and info.assignments >= 2
+
     def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
         if name in cls.methods:
             return cls.methods[name]
@@ -410,15 +461,19 @@ class ModuleIndex:
                     return found
         return None
 
-    def _static_spec(self, transform: jax_api.Transform, args: Sequence[cst.Arg]):
+    def _static_spec(self, transform: jax_api.Transform, args: Sequence[cst.Arg], includes_function: bool = False):
         nums: Optional[Tuple[int, ...]] = ()
         names: Optional[Tuple[str, ...]] = ()
         in_axes: Tuple[int, ...] = ()
         kinds = 0
+        position = 0 if includes_function else 1
         for arg in args:
             if arg.keyword is None:
                 if arg.star == "**":
                     return None, None, (), False
+                if not arg.star and position == transform.in_axes_pos and position is not None:
+                    in_axes = self._in_axes(arg.value)
+                position += 1
                 continue
             key = arg.keyword.value
             if key in transform.static_argnums_kw:
@@ -428,11 +483,15 @@ class ModuleIndex:
                 kinds |= 2
                 names = self._str_tuple(arg.value)
             elif key == transform.in_axes_kw:
-                elements = literal_elements(arg.value)
-                if elements is not None:
-                    in_axes = tuple(i for i, el in enumerate(elements)
-                                    if isinstance(el, cst.Name) and el.value == "None")
+                in_axes = self._in_axes(arg.value)
         return nums, names, in_axes, kinds == 3
+
+    @staticmethod
+    def _in_axes(node: cst.BaseExpression) -> Tuple[int, ...]:
+        elements = literal_elements(node)
+        if elements is None:
+            return ()
+        return tuple(i for i, el in enumerate(elements) if isinstance(el, cst.Name) and el.value == "None")
 
     def _resolve_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(node, cst.Name):
@@ -533,7 +592,7 @@ class ModuleIndex:
                 for target in targets if targets is not None else [arg.value]:
                     self._add_target_entry(target, scope, cls, f"`{short}`", call, None, all_traced=True)
             return
-        if q is not None and q in jax_api.CALLBACKS:
+        if jax_api.is_callback(q):
             positional = [a for a in call.args if a.keyword is None]
             if positional:
                 fn, _ = self.resolve_function(positional[0].value, scope, cls)
@@ -543,7 +602,7 @@ class ModuleIndex:
         t, kwargs, target = self._transform_call(call)
         if t is None or target is None:
             return
-        nums, names, in_axes, both = self._static_spec(t, kwargs)
+        nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
         head = call.func if not isinstance(call.func, cst.Call) else call.func.func
         label = f"`{self.module.code_for_node(head)}(...)`"
         call_names = tuple(self._assign_targets.get(call, ()))
@@ -556,10 +615,14 @@ class ModuleIndex:
         if isinstance(target, cst.Call) and self.qualify(target.func) == "functools.partial" and target.args:
             part_pos = sum(1 for a in target.args[1:] if a.keyword is None and not a.star)
             part_kw = tuple(a.keyword.value for a in target.args[1:] if a.keyword is not None)
+            if any(a.star for a in target.args[1:]):
+                nums = names = None  # bound by **kwargs: which parameters is unknown
             target = target.args[0].value
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
+        if isinstance(target, cst.Name) and self._is_rebound(target.value, scope):
+            nums = names = None  # `f = partial(f, ...)`: the name no longer means the def
         direct: Tuple[cst.Call, ...] = ()
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
                                        partial_positional=part_pos, partial_keywords=part_kw,

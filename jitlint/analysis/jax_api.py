@@ -24,6 +24,11 @@ class Transform:
     in_axes_kw: Optional[str] = None
     #: the wrapper lets methods mutate attributes of modules (flax nnx)
     allows_attribute_writes: bool = False
+    #: abstract evaluation only (eval_shape, make_jaxpr): writing Python objects
+    #: out of the trace is the usual way to use it
+    abstract: bool = False
+    #: positional index of ``in_axes`` when passed positionally (vmap)
+    in_axes_pos: Optional[int] = None
 
 
 def _jit_like(name: str, **kw) -> Transform:
@@ -37,15 +42,15 @@ TRANSFORMS = {
         _jit_like("jax.experimental.pjit.pjit"),
         _jit_like("jax.pjit"),
         Transform("jax.pmap", ("static_broadcasted_argnums",), ()),
-        Transform("jax.vmap", in_axes_kw="in_axes"),
+        Transform("jax.vmap", in_axes_kw="in_axes", in_axes_pos=1),
         Transform("jax.checkpoint", ("static_argnums",), ()),
         Transform("jax.remat", ("static_argnums",), ()),
         Transform("jax.ad_checkpoint.checkpoint", ("static_argnums",), ()),
         Transform("jax.shard_map"),
         Transform("jax.experimental.shard_map.shard_map"),
         Transform("jax.smap"),
-        Transform("jax.eval_shape"),
-        Transform("jax.make_jaxpr", ("static_argnums",), ()),
+        Transform("jax.eval_shape", abstract=True),
+        Transform("jax.make_jaxpr", ("static_argnums",), (), abstract=True),
         Transform("jax.experimental.checkify.checkify"),
         Transform("equinox.filter_jit", filter_static=True),
         Transform("equinox.filter_vmap", filter_static=True),
@@ -288,6 +293,40 @@ MUTABLE_FACTORIES = frozenset(
     {"list", "dict", "set", "collections.defaultdict", "collections.OrderedDict",
      "collections.deque", "collections.Counter"}
 )
+
+
+#: NumPy functions that answer with static Python values even on tracers
+NUMPY_STATIC_FUNCTIONS = frozenset(
+    "numpy." + name
+    for name in ("shape", "ndim", "size", "result_type", "dtype", "issubdtype", "isscalar",
+                 "iscomplexobj", "isrealobj", "iterable", "can_cast", "promote_types", "finfo",
+                 "iinfo", "broadcast_shapes", "isdtype")
+)
+
+#: other jax functions whose result is an array computed from their arguments
+ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
+    {
+        "jax.device_put",
+        "jax.ad_checkpoint.checkpoint_name",
+        "jax.experimental.checkify.check",
+        "jax.lax.stop_gradient",
+        "jax.dtypes.float0",
+        "jax.block_until_ready",
+    }
+)
+
+#: transforms whose result, once called, is a static Python object
+STATIC_RESULT_TRANSFORMS = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
+
+
+def is_callback(qualified: Optional[str]) -> bool:
+    """Host callbacks: the functions they are given run with concrete values."""
+    if qualified is None:
+        return False
+    if qualified in CALLBACKS:
+        return True
+    tail = qualified.rsplit(".", 1)[-1]
+    return qualified.startswith("jax.") and tail in ("io_callback", "pure_callback", "callback", "debug_callback")
 
 
 def is_array_function(qualified: str) -> bool:

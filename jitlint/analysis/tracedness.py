@@ -43,6 +43,8 @@ class BodyInfo:
     #: traced as a trace boundary of its own (jit, lax body), not only as a helper
     boundary: bool = False
     allows_attribute_writes: bool = True
+    #: traced only by abstract evaluation (eval_shape / make_jaxpr)
+    abstract_only: bool = True
     labels: List[str] = field(default_factory=list)
 
 
@@ -160,6 +162,9 @@ class Analyzer:
             if fn.is_method and positional and p is positional[0] and not entry.self_bound and not entry.all_traced:
                 env[name] = MAYBE  # a pytree-registered instance: fields may be static
                 continue
+            if p.default is not None and entry.all_traced:
+                env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
+                continue
             if p.default is not None and not entry.all_traced and kind != "vararg":
                 passed = self._passed_by_calls(p, positional, calls)
                 if passed is False:
@@ -214,13 +219,15 @@ class Analyzer:
                 boundary: bool, label: str, transform: Optional[jax_api.Transform], depth: int) -> Value:
         body = self.facts.bodies.get(fn)
         if body is None:
-            body = self.facts.bodies[fn] = BodyInfo(fn)
+            body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
         if boundary:
             body.boundary = True
             if label not in body.labels:
                 body.labels.append(label)
             if transform is None or not transform.allows_attribute_writes:
                 body.allows_attribute_writes = False
+            if transform is None or not transform.abstract:
+                body.abstract_only = False
         closure_key = None
         if closure is not None:
             closure_key = tuple(sorted((k, v.kind) for k, v in closure.env.items() if v.kind))
@@ -756,10 +763,13 @@ class Analyzer:
     def _ev_call(self, call: cst.Call, frame: Frame) -> Value:
         func = call.func
         q = self.index.qualify(func)
-        if q is not None and q in jax_api.CALLBACKS:
+        if jax_api.is_callback(q):
             for arg in call.args:
-                if not isinstance(arg.value, (cst.Lambda, cst.Name)) or self._function_of(arg.value, frame) is None:
+                if self._function_of(arg.value, frame) is None:
                     self.ev(arg.value, frame)
+            tail = q.rsplit(".", 1)[-1]
+            if tail in ("pure_callback", "io_callback"):
+                return traced(Reason(call, "`{code}` returns arrays computed on the host: traced in traced code"))
             return STATIC
         receiver: Optional[Value] = None
         callee_value = STATIC
@@ -771,7 +781,9 @@ class Analyzer:
         values = [v for _, v in args]
         best = strongest(values)
         # higher-order functions: analyse the functions they are given
-        self._analyse_function_args(call, q, args, frame)
+        returns = self._analyse_function_args(call, q, args, frame)
+        if q is not None and q in jax_api.TREE_MAPS and returns:
+            return returns[0] if returns[0].kind or returns[0].container else STATIC
         if q is not None:
             return self._call_qualified(call, q, args, best)
         if isinstance(func, cst.Name):
@@ -810,12 +822,12 @@ class Analyzer:
         if callee_value.func is not None:
             return self._call_user(call, callee_value.func, callee_value.closure, args, frame, None)
         if isinstance(func, cst.Call):
-            # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x)
-            if best.kind is Kind.TRACED:
-                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x); eval_shape/make_jaxpr give static objects
             inner_q = self.index.qualify(func.func)
-            if inner_q is not None and inner_q.startswith("jax."):
-                return traced(Reason(call, "`{code}` is computed by JAX inside traced code"))
+            if inner_q in jax_api.STATIC_RESULT_TRANSFORMS:
+                return STATIC
+            if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith("jax."):
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         return MAYBE if best.kind else STATIC
 
     def _function_of(self, expr: cst.BaseExpression, frame: Frame) -> Optional[Tuple[FunctionInfo, Optional[Closure], Optional[Value]]]:
@@ -837,54 +849,74 @@ class Analyzer:
             return self._function_of(expr.args[0].value, frame)
         return None
 
-    def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> None:
-        """Functions passed to other functions inside traced code are traced too."""
-        others = [v for a, v in args if not isinstance(a.value, cst.Lambda)]
-        tracing = q is not None and (q.startswith(("jax.", "equinox.", "flax.")))
-        for arg, value in args:
+    def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> List[Value]:
+        """Functions passed to other functions inside traced code run in the trace too.
+
+        Their parameters are traced when JAX calls them with tracers (transforms,
+        lax bodies), follow the trees for tree maps, and are unknown otherwise.
+        """
+        transform = jax_api.canonical_transform(q)
+        tracing = q is not None and (transform is not None or q in jax_api.NON_STAGING
+                                     or q in jax_api.TRACED_BODIES)
+        tree_map = q is not None and q in jax_api.TREE_MAPS
+        plain = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        returns: List[Value] = []
+        if q == "functools.partial":
+            return returns  # analysed when the partial object is called
+        for position, (arg, value) in enumerate(args):
             target = self._function_of(arg.value, frame)
             if target is None:
                 continue
             fn, closure, self_value = target
             if fn is frame.fn:
                 continue
-            if tracing:
-                kind_value = None
-            else:
-                kind_value = MAYBE
             env: Dict[str, Value] = {}
-            params = [p for p, k in fn.params]
+            params = [(p, k) for p, k in fn.params]
             if self_value is not None and params:
-                env[params[0].name.value] = self_value
+                env[params[0][0].name.value] = self_value
                 params = params[1:]
             if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
                 inner_args = arg.value.args[1:]
-                n_pos = sum(1 for a in inner_args if a.keyword is None)
-                for p, a in zip(params, [a for a in inner_args if a.keyword is None]):
+                bound_pos = [a for a in inner_args if a.keyword is None and not a.star]
+                for (p, _), a in zip(params, bound_pos):
                     env[p.name.value] = self.ev(a.value, frame)
-                params = params[n_pos:]
+                params = params[len(bound_pos):]
                 for a in inner_args:
                     if a.keyword is not None:
                         env[a.keyword.value] = self.ev(a.value, frame)
+                    elif a.star == "**":
+                        tracing = tree_map = False
             label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
-            for p in params:
-                if p.name.value in env:
+            trees = [v for a, v in plain if a is not arg]
+            if q is not None and q.endswith("with_path"):
+                trees = [STATIC] + trees
+            for index, (p, kind) in enumerate(params):
+                name = p.name.value
+                if name in env:
                     continue
-                if kind_value is None:
-                    env[p.name.value] = traced(Reason(call, f"parameter `{p.name.value}` of `{fn.label}` is traced: "
-                                                            f"{label} (line {{line}}) calls it inside traced code"))
+                if p.default is not None or kind == "varkw":
+                    env[name] = STATIC
+                elif tree_map:
+                    tree = trees[index] if index < len(trees) else STATIC
+                    env[name] = Value(tree.kind, tree.reason) if tree.kind else STATIC
+                elif tracing:
+                    env[name] = traced(Reason(call, f"parameter `{name}` of `{fn.label}` is traced: "
+                                                    f"{label} (line {{line}}) calls it with tracers"))
                 else:
-                    env[p.name.value] = kind_value
-            boundary = q is not None and (q in jax_api.TRACED_BODIES or jax_api.canonical_transform(q) is not None)
-            self.analyse(fn, env, closure, boundary=boundary, label=label,
-                         transform=jax_api.canonical_transform(q), depth=frame.depth + 1)
+                    env[name] = MAYBE
+            result = self.analyse(fn, env, closure, boundary=tracing, label=label, transform=transform,
+                                  depth=frame.depth + 1)
+            if arg.keyword is None or arg.keyword.value in ("f", "fun", "fn", "func"):
+                returns.append(result)
+        return returns
 
     def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
         if jax_api.is_array_function(q):
             return traced(Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                        "code is traced, even on constants"), is_array=True)
-        if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS:
+        if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
+                or q in jax_api.NUMPY_STATIC_FUNCTIONS:
             return STATIC
         if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
             tail = q.rsplit(".", 1)[-1]
@@ -907,7 +939,7 @@ class Analyzer:
             return best if best.kind else STATIC
         if jax_api.canonical_transform(q) is not None or q in jax_api.NON_STAGING:
             return MAYBE
-        if q.startswith("jax."):
+        if q in jax_api.ARRAY_RETURNING_JAX_FUNCTIONS:
             if best.kind is Kind.TRACED:
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
             return best if best.kind else STATIC
@@ -920,10 +952,9 @@ class Analyzer:
             ("_shape", "_ndim", "_dtype", "shape", "_size", "_axis", "_axes"))
 
     def _unknown_call(self, call: cst.Call, name: str, best: Value) -> Value:
-        if best.kind is Kind.TRACED:
-            if self._looks_static(name):
-                return STATIC
-            return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+        """A function jitlint cannot see: its result may or may not be traced."""
+        if best.kind and self._looks_static(name):
+            return STATIC
         return MAYBE if best.kind else STATIC
 
     def _call_builtin(self, call: cst.Call, name: str, args, best: Value) -> Value:
@@ -947,6 +978,8 @@ class Analyzer:
             return Value(first.kind, first.reason, element=self.element_of(first, call), container=True)
         if name == "next":
             return self.element_of(first, call)
+        if name == "getattr" and len(args) >= 3:
+            return STATIC  # probing for an optional attribute: configuration, not data
         if name == "getattr" and len(args) >= 2:
             attr = string_value(args[1][0].value)
             if attr in jax_api.STATIC_ATTRIBUTES:
@@ -961,7 +994,7 @@ class Analyzer:
         return self._unknown_call(call, name, best)
 
     def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
-        if method in jax_api.STATIC_METHODS:
+        if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
             return STATIC
         if method == "items":
             return Value(receiver.kind, receiver.reason,

@@ -25,6 +25,11 @@ def _bool_context_owner(rule: Rule, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     return None
 
 
+def is_python_container(value) -> bool:
+    """A list/tuple/dict of traced values: its truth is its (static) length."""
+    return value.container or value.items is not None
+
+
 class PythonBranchOnTracer(Rule):
     """## What it does
     Flags Python `if` / `elif`, conditional expressions, `assert`, `and` /
@@ -68,7 +73,7 @@ class PythonBranchOnTracer(Rule):
 
     def _check(self, test: cst.BaseExpression, what: str) -> None:
         value = self.ctx.value(test)
-        if value.kind is Kind.TRACED:
+        if value.kind is Kind.TRACED and not is_python_container(value):
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason)
 
     def visit_If(self, node: cst.If) -> None:
@@ -88,7 +93,7 @@ class PythonBranchOnTracer(Rule):
         if owner is not None:
             return  # reported (or not) with its statement
         left = self.ctx.value(node.left)
-        if left.kind is Kind.TRACED:
+        if left.kind is Kind.TRACED and not is_python_container(left):
             op = "and" if isinstance(node.operator, cst.And) else "or"
             self.report(node.left, f"`{op}` converts traced `{self.ctx.code(node.left)}` to a Python bool",
                         left.reason)
@@ -97,7 +102,7 @@ class PythonBranchOnTracer(Rule):
         if not isinstance(node.operator, cst.Not) or _bool_context_owner(self, node) is not None:
             return
         value = self.ctx.value(node.expression)
-        if value.kind is Kind.TRACED:
+        if value.kind is Kind.TRACED and not is_python_container(value):
             self.report(node, f"`not` converts traced `{self.ctx.code(node.expression)}` to a Python bool",
                         value.reason)
 
@@ -199,7 +204,7 @@ class WhileOnTracer(Rule):
 
     def visit_While(self, node: cst.While) -> None:
         value = self.ctx.value(node.test)
-        if value.kind is Kind.TRACED:
+        if value.kind is Kind.TRACED and not is_python_container(value):
             self.report(node.test, f"`while` condition `{self.ctx.code(node.test)}` depends on a traced value",
                         value.reason)
 

@@ -89,12 +89,21 @@ class MutableGlobalRead(Rule):
             return
         if info.assignments >= 2 or node.value in ctx.index.global_written:
             why = "it is reassigned in this module"
-        elif info.mutable_container:
-            why = "it is a mutable module-level container"
+        elif ctx.index.changed_after_import(node.value) and not self._is_dispatch(node):
+            why = "a function of this module changes it" if not info.mutable_container else \
+                "it is a module-level container that a function of this module changes"
         else:
-            return
+            return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self))
+
+    def _is_dispatch(self, node: cst.Name) -> bool:
+        """``REGISTRY[key](...)``: a table of functions, filled in to register them."""
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            call = self.ctx.parent(parent)
+            return isinstance(call, cst.Call) and call.func is parent
+        return False
 
     def _is_write_context(self, node: cst.Name) -> bool:
         parent = self.ctx.parent(node)
@@ -155,36 +164,41 @@ class OuterStateWrite(Rule):
     code = "JIT102"
     name = "outer-state-write-in-traced-code"
 
-    def _targets(self, node, targets) -> None:
+    def _targets(self, node, targets, value: cst.BaseExpression) -> None:
+        if self.ctx.body.abstract_only:
+            return  # eval_shape / make_jaxpr: writing results out of the trace is how they are used
         for target in targets:
             if isinstance(target, cst.Name):
-                self._check_name_target(target)
+                self._check_name_target(target, value)
             elif isinstance(target, (cst.Tuple, cst.List)):
                 for name in assigned_names(target):
-                    self._check_name_target(name)
+                    self._check_name_target(name, value)
             elif isinstance(target, (cst.Subscript, cst.Attribute)):
-                self._check_container_target(target)
+                self._check_container_target(target, value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._targets(node, [t.target for t in node.targets])
+        self._targets(node, [t.target for t in node.targets], node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node, [node.target])
+        self._targets(node, [node.target], node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._targets(node, [node.target])
+            self._targets(node, [node.target], node.value)
 
-    def _check_name_target(self, name: cst.Name) -> None:
+    def _check_name_target(self, name: cst.Name, value: cst.BaseExpression) -> None:
         fn = self.ctx.function
         if name.value in fn.global_names:
-            self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time, "
-                              "and can leak a tracer", _why_traced(self))
-        elif name.value in fn.nonlocal_names:
-            self.report(name, f"assignment to nonlocal `{name.value}` inside traced code runs once, at trace "
-                              "time, and can leak a tracer", _why_traced(self))
+            self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
+                              + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
+        elif name.value in fn.nonlocal_names and self.ctx.is_traced(value) and self.ctx.body.boundary:
+            # a static value written to a closure cell is the usual way to get trace-time
+            # information out of a trace; a traced one is a leaked tracer
+            self.report(name, f"assignment of a traced value to nonlocal `{name.value}` leaks a tracer: it runs "
+                              "once, at trace time", self.ctx.value(value).reason)
 
-    def _outer(self, root: cst.Name) -> Optional[str]:
+    def _outer(self, root: cst.Name, values) -> Optional[str]:
+        """Which outer state ``root`` is, when writing ``values`` to it is a hazard."""
         ctx = self.ctx
         scope = ctx.facts.read_scope.get(root)
         fn = ctx.function
@@ -200,11 +214,15 @@ class OuterStateWrite(Rule):
             if info is not None and info.kind == "import":
                 return f"module `{root.value}`"
             return f"global `{root.value}`"
-        if scope == "closure" and ctx.body.boundary:
-            return f"`{root.value}` of the enclosing function"
+        if scope == "closure" and ctx.body.boundary and any(ctx.is_traced(v) for v in values):
+            owner = fn.parent
+            while owner is not None and root.value not in owner.local_names:
+                owner = owner.parent
+            if owner is not None and root.value in owner.container_names:
+                return f"`{root.value}` of the enclosing function"
         return None
 
-    def _check_container_target(self, target: cst.BaseExpression) -> None:
+    def _check_container_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         root = _root_name(target)
         if root is None:
             return
@@ -214,28 +232,32 @@ class OuterStateWrite(Rule):
             is_module = scope == "global" and info is not None and info.kind == "import"
             if not (root.value in ("self", "cls") or is_module):
                 return
-        where = self._outer(root)
+        where = self._outer(root, [value])
         if where is not None:
-            self.report(target, f"write to {where} inside traced code happens once, at trace time, and "
-                                "stores a tracer", _why_traced(self))
+            self.report(target, f"write to {where} inside traced code happens once, at trace time"
+                                + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
+                        _why_traced(self))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in jax_api.MUTATING_METHODS:
             return
-        if not isinstance(self.ctx.parent(node), cst.Expr):
+        if not isinstance(self.ctx.parent(node), cst.Expr) or self.ctx.body.abstract_only:
             return  # the result is used: a functional update (optax's .update, ...)
-        if self.ctx.qualify(func) is not None:
+        if self.ctx.qualify(func) is not None or isinstance(func.value, cst.Subscript):
             return
         root = _root_name(func.value)
         if root is None:
             return
-        if isinstance(func.value, cst.Subscript):
-            return
-        where = self._outer(root)
+        if self.ctx.facts.read_scope.get(root) == "global" and func.value is root:
+            info = self.ctx.index.globals.get(root.value)
+            if info is None or not info.mutable_container:
+                return  # a method of some object: it may well be pure
+        where = self._outer(root, [a.value for a in node.args])
         if where is not None:
-            self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace "
-                              "time, and stores a tracer", _why_traced(self))
+            traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
+            self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace time"
+                              + (", and stores a tracer" if traced_arg else ""), _why_traced(self))
 
 
 class PrintInTracedCode(Rule):
