@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
 
 class Applicability(enum.Enum):
@@ -61,16 +61,31 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class FileError:
-    """A file that could not be read or parsed: reported, never linted or written."""
+    """A file that could not be read or parsed: reported, never linted or written.
+
+    ``internal`` marks a failure of jitlint itself rather than of the input.
+    """
 
     path: str
     line: int
     column: int
     message: str
+    internal: bool = False
+
+    def render(self) -> str:
+        """The one line the user sees: ``path:line:col: error: reason``."""
+        return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileResult:
+    """What linting one file gave: findings, or the error that stopped it.
+
+    ``source`` is the decoded text, kept so that reports can quote lines of
+    input that has no file on disk (stdin) or is not UTF-8.
+    """
+
     path: str
-    diagnostics: List[Diagnostic] = field(default_factory=list)
+    diagnostics: Tuple[Diagnostic, ...] = ()
     error: Optional[FileError] = None
+    source: Optional[str] = None

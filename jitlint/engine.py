@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import io
 import re
+import sys
+import threading
 import tokenize
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -14,29 +16,90 @@ from jitlint.analysis.tracedness import analyse_module
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult
-from jitlint.registry import is_enabled, selected_rules
+from jitlint.registry import selected_rules
 from jitlint.rules.base import RawFinding, Rule, run_rules
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[,\s]+[A-Z][A-Z0-9]*)*))?", re.IGNORECASE)
 
 
 class SourceError(Exception):
+    """Input that cannot be linted: where, and why, in words for the user."""
+
     def __init__(self, line: int, column: int, message: str) -> None:
         super().__init__(message)
         self.line, self.column, self.message = line, column, message
 
 
-def decode_source(data: bytes) -> str:
-    """Decode like Python does: BOM, then the encoding cookie, else UTF-8."""
+#: Deeply nested code (a thousand nested calls) outgrows Python's default
+#: recursion limit in the parser and the analysis; such code is retried on a
+#: thread with a large stack and this limit before it is reported as an error.
+DEEP_RECURSION_LIMIT = 50_000
+DEEP_STACK_BYTES = 256 * 1024 * 1024
+
+_T = TypeVar("_T")
+
+
+def _run_on_deep_stack(work: Callable[[], _T]) -> _T:
+    outcome: Dict[str, Any] = {}
+
+    def target() -> None:
+        previous = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(previous, DEEP_RECURSION_LIMIT))
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: B036 - handed back to the caller's thread
+            outcome["error"] = exc
+        finally:
+            sys.setrecursionlimit(previous)
+
+    old_size = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=target, name="jitlint-deep-stack")
+        thread.start()
+    finally:
+        threading.stack_size(old_size)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def with_deep_stack(work: Callable[[], _T], doing: str) -> _T:
+    """``work()``, retried on a deep stack after a RecursionError; SourceError if that fails too."""
+    try:
+        return work()
+    except RecursionError:
+        pass
+    try:
+        return _run_on_deep_stack(work)
+    except RecursionError:
+        raise SourceError(1, 1, f"too deeply nested to {doing}") from None
+
+
+def _encoding_of(data: bytes) -> str:
+    """The encoding Python would use: BOM, then the coding cookie, else UTF-8."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceError(1, 1, f"cannot decode: {exc}") from None
+        message = str(exc)
+        if message.startswith(("unknown encoding", "encoding problem")):
+            first_line = data.split(b"\n", 1)[0]
+            line = 1 if b"coding" in first_line else 2
+            raise SourceError(line, 1, f"cannot decode: {message}") from None
+        return "utf-8"  # undecodable bytes in the first two lines: decoding says where
+    return encoding
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does; a SourceError names the line and column of a bad byte."""
+    encoding = _encoding_of(data)
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        line = data[: getattr(exc, "start", 0)].count(b"\n") + 1
-        raise SourceError(line, 1, f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}") from None
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(line, exc.start - line_start + 1,
+                          f"cannot decode as {encoding}: {exc.reason} (byte 0x{data[exc.start]:02x})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -44,14 +107,14 @@ def decode_source(data: bytes) -> str:
 
 def parse(source: str) -> cst.Module:
     if "\x00" in source:
-        line = source[: source.index("\x00")].count("\n") + 1
-        raise SourceError(line, 1, "source contains a NUL byte")
+        before = source[: source.index("\x00")]
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        raise SourceError(line, column, "source contains a NUL byte")
     try:
-        return cst.parse_module(source)
+        return with_deep_stack(lambda: cst.parse_module(source), "parse")
     except cst.ParserSyntaxError as exc:
         raise SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {exc.message}") from None
-    except RecursionError:
-        raise SourceError(1, 1, "too deeply nested to parse") from None
 
 
 def noqa_codes(line_text: str) -> Optional[Tuple[str, ...]]:
@@ -143,21 +206,24 @@ def rules_for(path: str, config: Config) -> List[Type[Rule]]:
     return selected_rules(config.select, ignore)
 
 
+def lint_parsed(module: cst.Module, source: str, path: str, config: Config) -> List[Diagnostic]:
+    """``lint_module`` for the front ends: SourceError when the code is too deep to analyse."""
+    return with_deep_stack(lambda: lint_module(module, source, path, config), "analyse")
+
+
 def lint_source(source: str, path: str = "<string>", config: Optional[Config] = None) -> FileResult:
     """Lint Python source text. Never raises on bad user code."""
     config = config or Config()
-    result = FileResult(path)
     try:
         module = parse(source)
-        result.diagnostics = lint_module(module, source, path, config)
+        diagnostics = lint_parsed(module, source, path, config)
     except SourceError as exc:
-        result.error = FileError(path, exc.line, exc.column, exc.message)
-    except RecursionError:
-        result.error = FileError(path, 1, 1, "too deeply nested to analyse")
-    return result
+        return FileResult(path, error=FileError(path, exc.line, exc.column, exc.message), source=source)
+    return FileResult(path, tuple(diagnostics), source=source)
 
 
 def lint_bytes(data: bytes, path: str, config: Optional[Config] = None) -> FileResult:
+    """Lint the bytes of a file: decoded as Python would, or a decoding error for the file."""
     try:
         source = decode_source(data)
     except SourceError as exc:

@@ -103,6 +103,8 @@ class GlobalInfo:
     jax_array: bool = False
     kind: str = "value"  # value, function, class, import
     node: Optional[cst.CSTNode] = None
+    #: ``NAME = SomeClass(...)``: the class name
+    instance_of: Optional[str] = None
 
 
 class ModuleIndex:
@@ -125,6 +127,10 @@ class ModuleIndex:
         #: calls in module-level statements)
         self.import_time_names: Set[str] = set()
         self.module_assigned: Set[str] = set()
+        #: module-level names rebound to ``functools.partial(...)``
+        self.module_partial_names: Set[str] = set()
+        #: module globals whose attributes a function assigns
+        self.attribute_mutated_in_functions: Dict[str, Set[FunctionInfo]] = {}
         self.logger_names: Set[str] = set()
         self.calls_by_name: Dict[str, List[cst.Call]] = {}
         self.entries: List[EntryPoint] = []
@@ -208,10 +214,14 @@ class ModuleIndex:
             callee = q or (value.func.value if isinstance(value.func, cst.Name) else None)
             if callee in jax_api.MUTABLE_FACTORIES:
                 info.mutable_container = True
+            elif q == "functools.partial":
+                self.module_partial_names.add(name)
             elif q is not None and jax_api.is_array_function(q):
                 info.jax_array = True
             elif q in ("logging.getLogger", "absl.logging.get_absl_logger"):
                 self.logger_names.add(name)
+            elif q is None and isinstance(value.func, cst.Name):
+                info.instance_of = value.func.value
 
     def _bindings(self, stmt: cst.CSTNode):
         """(name, value, node) bound at this level by a module-level statement."""
@@ -356,7 +366,8 @@ class ModuleIndex:
             for t in node.targets:
                 names = [n.value for n in assigned_names(t.target)]
                 scope.local_names.update(names)
-                scope.assigned_names.update(names)
+                if isinstance(node.value, cst.Call) and self.qualify(node.value.func) == "functools.partial":
+                    scope.assigned_names.update(names)
                 if isinstance(t.target, cst.Name) and _is_container_literal(node.value, self):
                     scope.container_names.add(t.target.value)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
@@ -399,6 +410,8 @@ class ModuleIndex:
                 self.mutated_names.add(t.value.value)
                 if scope is not None and isinstance(t, cst.Subscript) and t.value.value not in scope.local_names:
                     self.mutated_in_functions.setdefault(t.value.value, set()).add(scope)
+                elif scope is not None and isinstance(t, cst.Attribute) and t.value.value not in scope.local_names:
+                    self.attribute_mutated_in_functions.setdefault(t.value.value, set()).add(scope)
 
     # --------------------------------------------------------- entry points
     def resolve_function(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -430,8 +443,16 @@ class ModuleIndex:
         return None, False
 
     def changed_after_import(self, name: str) -> bool:
-        """A global that a function changes, other than functions run at import time."""
-        for fn in self.mutated_in_functions.get(name, ()):
+        """A global that a function changes, other than functions run at import time.
+
+        Attribute assignment counts only on objects this module constructs
+        (``cfg = Config()``), not on objects it imports (``FLAGS = flags.FLAGS``).
+        """
+        mutators = set(self.mutated_in_functions.get(name, ()))
+        info = self.globals.get(name)
+        if info is not None and isinstance(info.node, cst.Assign) and isinstance(info.node.value, cst.Call):
+            mutators |= self.attribute_mutated_in_functions.get(name, set())
+        for fn in mutators:
             top = fn
             while top.parent is not None:
                 top = top.parent
@@ -445,8 +466,7 @@ class ModuleIndex:
             if name in s.nested or name in s.local_names:
                 return name in s.assigned_names
             s = s.parent
-        info = self.globals.get(name)
-        return info is not None and info.assignments >= 2
+        return name in self.module_partial_names
 
     def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
         if name in cls.methods:

@@ -315,6 +315,21 @@ ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
     }
 )
 
+#: JAX libraries whose functions return arrays computed from array arguments
+ECOSYSTEM_PACKAGES = ("optax.", "equinox.", "flax.", "haiku.", "distrax.", "numpyro.", "diffrax.",
+                      "jaxopt.", "einops.", "chex.", "jraph.", "optimistix.", "lineax.")
+
+#: methods that, called with traced arguments, return arrays (models, optimisers, distributions)
+ARRAY_RESULT_METHODS = frozenset({"apply", "update", "sample", "log_prob", "prob", "cdf", "entropy"})
+
+#: array methods: called on an array, they return an array
+ARRAY_METHODS = frozenset({
+    "sum", "mean", "max", "min", "std", "var", "prod", "any", "all", "argmax", "argmin", "dot",
+    "astype", "reshape", "ravel", "flatten", "squeeze", "transpose", "cumsum", "cumprod", "clip",
+    "round", "conj", "sort", "argsort", "take", "repeat", "swapaxes", "diagonal", "trace", "ptp",
+    "nonzero", "view",
+})
+
 #: transforms whose result, once called, is a static Python object
 STATIC_RESULT_TRANSFORMS = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
 

@@ -558,6 +558,8 @@ class Analyzer:
                     scope = "global"
                     if g.kind == "function" and name in self.index.functions:
                         value = Value(func=self.index.functions[name])
+                    elif g.instance_of is not None and g.assignments == 1 and g.instance_of in self.index.classes:
+                        value = Value(instance=self.index.classes[g.instance_of])
                     elif g.jax_array:
                         value = Value(jax_array=True, is_array=True)
                     else:
@@ -791,8 +793,10 @@ class Analyzer:
             local = self.read_name(func, frame)
             if local.func is not None:
                 return self._call_user(call, local.func, local.closure, args, frame, None)
+            if local.instance is not None:
+                return self._call_method(call, local.instance, "__call__", local, args, frame)
             if name in self.index.classes and self.facts.read_scope.get(func) == "global":
-                return MAYBE if best.kind else STATIC
+                return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name])
             if self.facts.read_scope.get(func) == "builtin":
                 return self._call_builtin(call, name, args, best)
             return self._unknown_call(call, name, best)
@@ -803,6 +807,8 @@ class Analyzer:
             if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
                 self_value = frame.env.get(func.value.value, STATIC)
                 return self._call_user(call, fn, None, args, frame, self_value if bound else None)
+            if receiver.instance is not None:
+                return self._call_method(call, receiver.instance, method, receiver, args, frame)
             if receiver.kind is Kind.TRACED:
                 return self._method_on_traced(call, method, receiver, best)
             if receiver.jax_array:
@@ -811,7 +817,12 @@ class Analyzer:
                 return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
                               is_array=True)
             if receiver.kind is Kind.MAYBE:
+                if method in jax_api.ARRAY_METHODS:
+                    return traced(Reason(call, f"`.{method}()` returns an array: traced inside traced code"),
+                                  is_array=True)
                 return MAYBE
+            if method in jax_api.ARRAY_RESULT_METHODS and best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
             if method in ("format", "join", "format_map"):
                 if best.kind is Kind.TRACED:
                     return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", best.reason))
@@ -829,6 +840,14 @@ class Analyzer:
             if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith("jax."):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         return MAYBE if best.kind else STATIC
+
+    def _call_method(self, call: cst.Call, cls, method: str, receiver: Value, args, frame: Frame) -> Value:
+        fn = self.index.find_method(cls, method)
+        best = strongest([v for _, v in args])
+        if fn is None:
+            return MAYBE if best.kind else STATIC
+        self_value = Value(receiver.kind, receiver.reason, instance=cls)
+        return self._call_user(call, fn, None, args, frame, None if fn.is_static_method else self_value)
 
     def _function_of(self, expr: cst.BaseExpression, frame: Frame) -> Optional[Tuple[FunctionInfo, Optional[Closure], Optional[Value]]]:
         if isinstance(expr, cst.Lambda):
@@ -943,11 +962,16 @@ class Analyzer:
             if best.kind is Kind.TRACED:
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
             return best if best.kind else STATIC
+        if q.startswith(jax_api.ECOSYSTEM_PACKAGES) and best.kind is Kind.TRACED \
+                and not self._looks_static(q.rsplit(".", 1)[-1]) and ".assert" not in q:
+            return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         return self._unknown_call(call, q.rsplit(".", 1)[-1], best)
 
     @staticmethod
     def _looks_static(name: str) -> bool:
         name = name.lstrip("_")
+        if "tracer" in name or name.startswith("not_"):
+            return True
         return name.startswith(("is_", "has_", "check_", "get_shape", "shape", "ndim")) or name.endswith(
             ("_shape", "_ndim", "_dtype", "shape", "_size", "_axis", "_axes"))
 

@@ -60,6 +60,8 @@ class Value:
     formats_tracer: Optional[Reason] = None
     #: a Python container literal (list/dict/set) - item assignment is fine
     container: bool = False
+    #: an instance of a class of this module (ClassInfo): its methods can be followed
+    instance: Any = None
 
     @property
     def traced(self) -> bool:

@@ -392,6 +392,9 @@ class SideEffectInTracedCode(Rule):
             if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
                     and ctx.facts.read_scope.get(receiver) == "global":
                 return f"logging call `{ctx.code(func)}()`"
+            tail = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
+            if isinstance(tail, str) and "logger" in tail.lower():
+                return f"logging call `{ctx.code(func)}()`"
         return None
 
 
