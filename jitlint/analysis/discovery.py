@@ -22,6 +22,11 @@ from jitlint.analysis.syntax import (
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
+def _short(code: str, limit: int = 48) -> str:
+    code = " ".join(code.split())
+    return code if len(code) <= limit else code[: limit - 4] + "...)"
+
+
 def _is_container_literal(value: cst.BaseExpression, index: "ModuleIndex") -> bool:
     if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
         return True
@@ -592,8 +597,7 @@ class ModuleIndex:
             if t is None:
                 continue
             nums, names, in_axes, both = self._static_spec(t, args)
-            label = "@" + (self.module.code_for_node(d.func if isinstance(d, cst.Call) and self.transform_of(d.func) else d)
-                           .split("(")[0] if not isinstance(d, cst.Call) or self.transform_of(d.func) else "partial(" + self.module.code_for_node(d.args[0].value) + ", ...)")
+            label = "`@" + _short(self.module.code_for_node(d)) + "`"
             calls = [info.name] if not info.is_method else ["." + info.name]
             self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
                                            call_names=tuple(calls), both_static_kinds=both))
@@ -624,7 +628,7 @@ class ModuleIndex:
             return
         nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
         head = call.func if not isinstance(call.func, cst.Call) else call.func.func
-        label = f"`{self.module.code_for_node(head)}(...)`"
+        label = f"`{_short(self.module.code_for_node(call))}`"
         call_names = tuple(self._assign_targets.get(call, ()))
         self._add_target_entry(target, scope, cls, label, call, t, nums=nums, names=names,
                                in_axes=in_axes, call_names=call_names, both=both)

@@ -480,7 +480,7 @@ class Analyzer:
     def bind(self, target: cst.CSTNode, value: Value, frame: Frame) -> None:
         if isinstance(target, cst.Name):
             if value.kind is Kind.TRACED and value.reason is not None and value.reason.node is not target:
-                value = replace(value, reason=Reason(target, "`{code}` is assigned a traced value (line {line})",
+                value = replace(value, reason=Reason(target, "`{code}` is assigned a traced value on line {line}",
                                                      value.reason))
             frame.env[target.value] = value
             self.facts.record(target, value)
@@ -690,7 +690,7 @@ class Analyzer:
     def _combine(self, node: cst.CSTNode, values: Sequence[Value]) -> Value:
         best = strongest(values)
         if best.kind is Kind.TRACED:
-            return traced(Reason(node, "`{code}` is computed from a traced value", best.reason),
+            return traced(best.reason,
                           is_array=any(v.is_array for v in values))
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
             return traced(Reason(node, "`{code}` computes with a module-level JAX array, which is traced inside"
@@ -706,7 +706,7 @@ class Analyzer:
         if attr in jax_api.STATIC_ATTRIBUTES:
             return STATIC
         if base.kind is Kind.TRACED:
-            return traced(Reason(node, "`{code}` is part of a traced value", base.reason), is_array=base.is_array)
+            return traced(base.reason, is_array=base.is_array)
         if base.jax_array:
             return traced(Reason(node, "`{code}` of a module-level JAX array is traced inside traced code"))
         if base.kind is Kind.MAYBE:
@@ -727,7 +727,7 @@ class Analyzer:
             if i is not None and -len(base.items) <= i < len(base.items):
                 return base.items[i]
         if base.kind is Kind.TRACED:
-            return traced(Reason(node, "`{code}` indexes a traced value", base.reason), is_array=base.is_array)
+            return traced(base.reason, is_array=base.is_array)
         if base.jax_array:
             return traced(Reason(node, "`{code}` indexes a module-level JAX array: traced inside traced code"),
                           is_array=True)
