@@ -1,11 +1,16 @@
-"""The `jitlint` command line."""
+"""The `jitlint` command line: ``jitlint check PATH...`` (``jitlint PATH...`` for short).
+
+Exit status: 0 when clean, 1 when there are findings or a file could not be
+checked, 2 for a usage or configuration error or an internal error.
+"""
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
-from typing import Iterator, List, Optional, Sequence, TextIO
+from typing import Iterable, Iterator, List, Optional, Sequence, Set, TextIO
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config, load_file
@@ -15,18 +20,23 @@ from jitlint.registry import RULES_BY_CODE, known_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rule", "rules")
+STDIN = "-"
 
 
 class UsageError(Exception):
     pass
 
 
-def _codes(value: str) -> List[str]:
-    out = [c.strip().upper() for c in value.split(",") if c.strip()]
-    for code in out:
+def _code_list(value: str) -> List[str]:
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    for code in codes:
         if not known_code(code):
             raise argparse.ArgumentTypeError(f"unknown rule code or prefix: {code}")
-    return out
+    return codes
+
+
+def _name_list(value: str) -> List[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,19 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     check = sub.add_parser("check", help="lint files and folders (the default command)")
     check.add_argument("paths", nargs="*", default=["."], help="files or folders; `-` reads stdin")
-    check.add_argument("--select", type=_codes, action="append", help="codes or prefixes to report (e.g. JIT2)")
-    check.add_argument("--ignore", type=_codes, action="append", help="codes or prefixes to skip")
-    check.add_argument("--extend-select", type=_codes, action="append", help="codes to add to the selection")
-    check.add_argument("--format", choices=("text", "json"), default="text")
-    check.add_argument("--exclude", action="append", help="glob patterns of paths to skip (replaces the defaults)")
-    check.add_argument("--extend-exclude", action="append", help="glob patterns to skip in addition")
-    check.add_argument("--extend-jit-decorators", action="append",
+    check.add_argument("--select", type=_code_list, action="append",
+                       help="codes or prefixes to report, e.g. JIT2 (replaces `select` and `ignore` of the config)")
+    check.add_argument("--ignore", type=_code_list, action="append", help="codes or prefixes to skip")
+    check.add_argument("--extend-select", type=_code_list, action="append", help="codes to add to the selection")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
+    check.add_argument("--exclude", type=_name_list, action="append",
+                       help="glob patterns of paths to skip, besides the defaults (replaces `exclude` of the config)")
+    check.add_argument("--extend-exclude", type=_name_list, action="append",
+                       help="glob patterns of paths to skip, in addition to `exclude`")
+    check.add_argument("--extend-jit-decorators", type=_name_list, action="append",
                        help="qualified names of extra jit-like wrappers, e.g. mylib.compiled")
-    check.add_argument("--stdin-filename", help="the path to report for source read from stdin")
+    check.add_argument("--stdin-filename", help="the path to report (and configure) for source read from stdin")
     check.add_argument("--config", help="read options from this pyproject.toml / setup.cfg")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
-    check.add_argument("--no-reason", action="store_true", help="text format: leave out the reason chains")
+    check.add_argument("--no-reason", action="store_true", help="text format: one line per finding")
     check.add_argument("--output-file", help="write the report here instead of stdout")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code")
@@ -55,116 +68,160 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _flatten(values) -> Optional[List[str]]:
-    if values is None:
-        return None
-    return [v for group in values for v in group]
+def _joined(groups: Optional[Sequence[Sequence[str]]]) -> Optional[List[str]]:
+    return None if groups is None else [item for group in groups for item in group]
+
+
+def _file_config(args: argparse.Namespace) -> Config:
+    if args.isolated:
+        return Config()
+    if args.config:
+        loaded = load_file(args.config)
+        if loaded is None:
+            raise ConfigError(f"{args.config}: no [tool.jitlint] or [jitlint] section")
+        return loaded
+    files = [p for p in args.paths if p != STDIN]
+    start = files[0] if files else (args.stdin_filename or ".")
+    return find_config(start if os.path.exists(start) else ".")
+
+
+def _check_codes(config: Config) -> None:
+    where = config.source or "configuration"
+    named = [("select", c) for c in config.select or ()] + [("ignore", c) for c in config.ignore]
+    named += [("per-file-ignores", c) for _, codes in config.per_file_ignores for c in codes]
+    for key, code in named:
+        if not known_code(code):
+            raise ConfigError(f"{where}: unknown rule code or prefix in `{key}`: {code}")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    if args.isolated:
-        config = Config()
-    elif args.config:
-        loaded = load_file(args.config)
-        config = loaded if loaded is not None else Config()
-    else:
-        first = next((p for p in args.paths if p != "-"), ".")
-        config = find_config(first if os.path.exists(first) else ".")
-    select = _flatten(args.select)
+    """The configuration file's settings, overridden by the command line.
+
+    ``--select`` replaces both ``select`` and ``ignore`` of the file (as in
+    ruff: `--select JIT101` reports JIT101 even where the file ignores it);
+    ``--ignore``, ``--extend-select`` and the ``--extend-*`` options add.
+    """
+    config = _file_config(args)
+    _check_codes(config)
+    select = _joined(args.select)
     if select is not None:
-        config = config.merged(select=tuple(select))
-    extend = _flatten(args.extend_select)
-    if extend:
+        config = config.merged(select=tuple(select), ignore=())
+    extra = _joined(args.extend_select)
+    if extra:
         base = config.select if config.select is not None else tuple(
-            c for c, r in RULES_BY_CODE.items() if r.default_enabled)
-        config = config.merged(select=tuple(base) + tuple(extend))
-    ignore = _flatten(args.ignore)
-    if ignore:
-        config = config.merged(ignore=config.ignore + tuple(ignore))
-    if args.exclude:
-        config = config.merged(exclude=tuple(p for v in args.exclude for p in v.split(",") if p))
-    if args.extend_exclude:
-        config = config.merged(extend_exclude=config.extend_exclude + tuple(
-            p for v in args.extend_exclude for p in v.split(",") if p))
-    if args.extend_jit_decorators:
-        config = config.merged(extend_jit_decorators=config.extend_jit_decorators + tuple(
-            p.strip() for v in args.extend_jit_decorators for p in v.split(",") if p.strip()))
+            code for code, rule in RULES_BY_CODE.items() if rule.default_enabled)
+        config = config.merged(select=tuple(base) + tuple(extra))
+    config = config.merged(ignore=config.ignore + tuple(_joined(args.ignore) or ()))
+    exclude = _joined(args.exclude)
+    if exclude is not None:
+        config = config.merged(exclude=tuple(exclude))
+    config = config.merged(
+        extend_exclude=config.extend_exclude + tuple(_joined(args.extend_exclude) or ()),
+        extend_jit_decorators=config.extend_jit_decorators + tuple(_joined(args.extend_jit_decorators) or ()),
+    )
     return config
 
 
-def iter_files(paths: Sequence[str], config: Config) -> Iterator[str]:
-    """Python files under ``paths`` (sorted, excluded folders skipped, each file once)."""
-    seen = set()
+def is_virtualenv(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
+
+
+def _walk(root: str, config: Config) -> Iterator[str]:
+    """Python files below ``root``, sorted, skipping excluded folders and virtual environments."""
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not config.is_excluded(os.path.join(folder, d), root)
+                         and not is_virtualenv(os.path.join(folder, d)))
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            if name.endswith((".py", ".pyi")) and not config.is_excluded(path, root):
+                yield os.path.normpath(path)
+
+
+def iter_files(paths: Iterable[str], config: Config) -> Iterator[str]:
+    """The files to lint: named files as given, folders walked; each file once."""
+    seen: Set[str] = set()
     for path in paths:
-        if path == "-":
-            yield path
-            continue
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if not config.is_excluded(os.path.join(root, d)))
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if name.endswith((".py", ".pyi")) and not config.is_excluded(full):
-                        real = os.path.realpath(full)
-                        if real not in seen:
-                            seen.add(real)
-                            yield full
-        else:
-            real = os.path.realpath(path)
-            if real not in seen:
-                seen.add(real)
-                yield path
+        found = _walk(path, config) if path != STDIN and os.path.isdir(path) else [path]
+        for file in found:
+            key = file if file == STDIN else os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
+                yield file
+
+
+def _read_stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    data = stream.read() if stream is not None else b""
+    return data.encode("utf-8") if isinstance(data, str) else data
 
 
 def lint_path(path: str, config: Config, stdin_name: Optional[str]) -> FileResult:
-    display = path
+    """Read and lint one file (or stdin); every failure becomes the file's error."""
+    display = (stdin_name or STDIN) if path == STDIN else path
     try:
-        if path == "-":
-            display = stdin_name or "-"
-            data = sys.stdin.buffer.read()
-        elif os.path.isdir(path):
-            return FileResult(path, error=FileError(path, 1, 1, "is a directory"))
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except FileNotFoundError:
-        return FileResult(path, error=FileError(path, 1, 1, "no such file"))
+        data = _read_stdin() if path == STDIN else _read_file(path)
     except OSError as exc:
-        return FileResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+        reason = exc.strerror or str(exc)
+        return FileResult(display, error=FileError(display, 1, 1, f"cannot read: {reason}"))
     try:
         return lint_bytes(data, display, config)
-    except Exception as exc:  # noqa: BLE001 - an internal error must not stop the run
-        return FileResult(display, error=FileError(display, 1, 1, f"internal error: {type(exc).__name__}: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        return FileResult(display, error=FileError(display, 1, 1, message, internal=True))
 
 
-def _caret_block(diag: Diagnostic, source_lines: Optional[List[str]]) -> List[str]:
-    if not source_lines or not (0 < diag.line <= len(source_lines)):
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def source_excerpt(diag: Diagnostic, lines: Sequence[str]) -> List[str]:
+    """The line of the finding with carets under its span, in a numbered gutter."""
+    if not 0 < diag.line <= len(lines):
         return []
-    text = source_lines[diag.line - 1].rstrip("\r\n").replace("\t", " ")
-    width = len(str(diag.line))
-    start = diag.column - 1
-    end = diag.end_column - 1 if diag.end_line == diag.line else len(text)
-    carets = "^" * max(1, end - start)
-    return [f" {diag.line} | {text}", f" {' ' * width} | {' ' * start}{carets}"]
+    text = lines[diag.line - 1].replace("\t", " ")
+    start = max(diag.column - 1, 0)
+    end = diag.end_column - 1 if diag.end_line == diag.line else len(text.rstrip())
+    gutter = " " * len(str(diag.line))
+    return [f" {diag.line} | {text}", f" {gutter} | {' ' * start}{'^' * max(1, end - start)}"]
+
+
+def reason_lines(diag: Diagnostic) -> List[str]:
+    """``= why:`` and the chain of reasons, one per line, each explaining the one above."""
+    indent = " " * (len(str(diag.line)) + 2)
+    return [f"{indent}{'= why: ' if i == 0 else '       '}{link}" for i, link in enumerate(diag.reason)]
 
 
 def format_text(results: Sequence[FileResult], with_reason: bool) -> str:
-    out: List[str] = []
+    blocks: List[str] = []
     for result in results:
-        lines_cache: Optional[List[str]] = None
+        lines = (result.source or "").splitlines()
         for diag in result.diagnostics:
-            out.append(f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}")
+            block = [f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}"]
             if with_reason:
-                if lines_cache is None:
-                    try:
-                        with open(result.path, "rb") as fh:
-                            lines_cache = fh.read().decode("utf-8", "replace").splitlines()
-                    except OSError:
-                        lines_cache = []
-                out.extend(_caret_block(diag, lines_cache))
-                for i, link in enumerate(diag.reason):
-                    out.append(f"   = {'why' if i == 0 else '   '}: {link}")
-    return "\n".join(out) + ("\n" if out else "")
+                block += source_excerpt(diag, lines) + reason_lines(diag)
+            blocks.append("\n".join(block) + "\n")
+    return ("\n" if with_reason else "").join(blocks)
+
+
+def format_json(results: Sequence[FileResult]) -> str:
+    return json.dumps([d.to_json() for r in results for d in r.diagnostics], indent=2) + "\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary(results: Sequence[FileResult]) -> str:
+    findings = sum(len(r.diagnostics) for r in results)
+    with_findings = sum(1 for r in results if r.diagnostics)
+    failed = sum(1 for r in results if r.error is not None)
+    parts = []
+    if findings:
+        parts.append(f"Found {_plural(findings, 'finding')} in {_plural(with_findings, 'file')}.")
+    if failed:
+        parts.append(f"{_plural(failed, 'file')} could not be checked.")
+    return " ".join(parts or ["All checks passed."]) + "\n"
 
 
 def _write(text: str, output_file: Optional[str], stream: TextIO) -> None:
@@ -175,40 +232,37 @@ def _write(text: str, output_file: Optional[str], stream: TextIO) -> None:
         stream.write(text)
 
 
-def run_check(args: argparse.Namespace) -> int:
-    config = resolve_config(args)
-    if args.paths.count("-") > 1:
-        raise UsageError("`-` (stdin) can be given once")
-    results = [lint_path(p, config, args.stdin_filename) for p in iter_files(args.paths, config)]
-    diagnostics = [d for r in results for d in r.diagnostics]
-    errors = [r.error for r in results if r.error is not None]
-    for err in errors:
-        sys.stderr.write(f"{err.path}:{err.line}:{err.column}: error: {err.message}\n")
-    if args.format == "json":
-        _write(json.dumps([d.to_json() for d in diagnostics], indent=2) + "\n", args.output_file, sys.stdout)
-    else:
-        text = format_text(results, with_reason=not args.no_reason)
-        if not args.quiet:
-            n = len(diagnostics)
-            if n:
-                text += f"Found {n} finding{'s' if n != 1 else ''} in {len({d.path for d in diagnostics})} " \
-                        f"file{'s' if len({d.path for d in diagnostics}) != 1 else ''}.\n"
-            elif not errors:
-                text += "All checks passed.\n"
-        _write(text, args.output_file, sys.stdout)
-    if errors or diagnostics:
+def exit_status(results: Sequence[FileResult]) -> int:
+    if any(r.error is not None and r.error.internal for r in results):
+        return EXIT_ERROR
+    if any(r.diagnostics or r.error is not None for r in results):
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if args.paths.count(STDIN) > 1:
+        raise UsageError("`-` (stdin) can be given once")
+    config = resolve_config(args)
+    results = [lint_path(path, config, args.stdin_filename) for path in iter_files(args.paths, config)]
+    for result in results:
+        if result.error is not None:
+            sys.stderr.write(result.error.render() + "\n")
+    if args.format == "json":
+        report = format_json(results)
+    else:
+        report = format_text(results, with_reason=not args.no_reason)
+        if not args.quiet:
+            report += ("\n" if report and not args.no_reason else "") + summary(results)
+    _write(report, args.output_file, sys.stdout)
+    return exit_status(results)
 
 
 def run_rule(code: str) -> int:
     rule = RULES_BY_CODE.get(code.strip().upper())
     if rule is None:
         raise UsageError(f"unknown rule: {code}")
-    import inspect
-
-    doc = inspect.cleandoc(rule.__doc__ or "")
-    sys.stdout.write(f"# {rule.code} ({rule.name})\n\n{doc}\n")
+    sys.stdout.write(f"# {rule.code} ({rule.name})\n\n{inspect.cleandoc(rule.__doc__ or '')}\n")
     return EXIT_CLEAN
 
 
@@ -219,19 +273,23 @@ def run_rules() -> int:
     return EXIT_CLEAN
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _with_command(argv: List[str]) -> List[str]:
+    """``jitlint PATH`` means ``jitlint check PATH``; ``--explain CODE`` means ``rule CODE``."""
     if "--explain" in argv:
         i = argv.index("--explain")
         if i + 1 < len(argv):
-            argv = ["rule", argv[i + 1]]
+            return ["rule", argv[i + 1]]
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
-        argv = ["check", *argv]
-    parser = build_parser()
+        return ["check", *argv]
+    return argv
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args_list = _with_command(list(sys.argv[1:] if argv is None else argv))
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
+        args = build_parser().parse_args(args_list)
+    except SystemExit as exc:  # argparse has printed the usage error, or --help / --version
+        return EXIT_CLEAN if exc.code in (0, None) else EXIT_ERROR
     try:
         if args.command == "rule":
             return run_rule(args.code)

@@ -1,134 +1,196 @@
-"""Configuration from ``[tool.jitlint]`` in pyproject.toml or ``[jitlint]`` in setup.cfg."""
+"""Configuration from ``[tool.jitlint]`` in pyproject.toml or ``[jitlint]`` in setup.cfg / tox.ini.
+
+Keys: ``select``, ``ignore``, ``per-file-ignores``, ``extend-jit-decorators``,
+``exclude`` and ``extend-exclude`` (``_`` may stand for ``-``). The folders in
+:data:`DEFAULT_EXCLUDE` and virtual environments are always skipped when a
+folder is walked; ``exclude`` and ``extend-exclude`` add patterns to them.
+"""
 from __future__ import annotations
 
 import configparser
 import fnmatch
 import os
 import sys
-from dataclasses import dataclass, field, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".env", "env", "__pycache__",
+    ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", "__pycache__", "__pypackages__",
     "build", "dist", ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     "node_modules", ".jitlint_cache", "site-packages",
 )
 
 KEYS = ("select", "ignore", "per-file-ignores", "extend-jit-decorators", "exclude", "extend-exclude")
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+
+PerFileIgnores = Tuple[Tuple[str, Tuple[str, ...]], ...]
 
 
 class ConfigError(Exception):
-    pass
+    """A configuration file or value jitlint cannot use; the message names the file and key."""
+
+
+def _slashes(path: str) -> str:
+    path = path.replace(os.sep, "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _glob_matches(path: str, pattern: str) -> bool:
+    """``pattern`` matches ``path`` whole, or a tail of it that starts at a folder boundary."""
+    pattern = _slashes(pattern).rstrip("/")
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, "*/" + pattern)
 
 
 @dataclass(frozen=True)
 class Config:
     select: Optional[Tuple[str, ...]] = None
     ignore: Tuple[str, ...] = ()
-    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    per_file_ignores: PerFileIgnores = ()
     extend_jit_decorators: Tuple[str, ...] = ()
-    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
+    #: the file these settings were read from, if any
     source: Optional[str] = None
 
+    @property
+    def exclude_patterns(self) -> Tuple[str, ...]:
+        return DEFAULT_EXCLUDE + self.exclude + self.extend_exclude
+
+    def _path_forms(self, path: str) -> List[str]:
+        """``path`` as given, and relative to the folder of the configuration file."""
+        forms = [_slashes(path)]
+        if self.source is not None:
+            base = os.path.dirname(os.path.abspath(self.source))
+            relative = os.path.relpath(os.path.abspath(path), base)
+            if not relative.startswith(".."):
+                forms.append(_slashes(relative))
+        return forms
+
     def ignores_for(self, path: str) -> List[str]:
+        """The codes ``per-file-ignores`` turns off for ``path``."""
+        forms = self._path_forms(path)
         out: List[str] = []
-        norm = path.replace(os.sep, "/")
-        base = os.path.basename(norm)
         for pattern, codes in self.per_file_ignores:
-            if fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(base, pattern) or fnmatch.fnmatch(
-                    norm, "*/" + pattern.lstrip("./")):
+            if any(_glob_matches(form, pattern) for form in forms):
                 out.extend(codes)
         return out
 
-    def is_excluded(self, path: str) -> bool:
-        parts = path.replace(os.sep, "/").split("/")
-        for pattern in self.exclude + self.extend_exclude:
-            pattern = pattern.rstrip("/")
-            if "/" in pattern:
-                if fnmatch.fnmatch(path.replace(os.sep, "/"), pattern) or fnmatch.fnmatch(
-                        path.replace(os.sep, "/"), "*/" + pattern):
+    def is_excluded(self, path: str, root: str) -> bool:
+        """Whether walking ``root`` should skip ``path`` (a file or folder below it).
+
+        A pattern without ``/`` matches any one name below ``root``; a pattern
+        with ``/`` matches the path, or its end, as given or relative to the
+        configuration file. ``root`` itself was named by the user and is never
+        excluded.
+        """
+        below = _slashes(os.path.relpath(path, root)).split("/")
+        for pattern in self.exclude_patterns:
+            if "/" in pattern.rstrip("/"):
+                if any(_glob_matches(form, pattern) for form in self._path_forms(path)):
                     return True
-            elif any(fnmatch.fnmatch(part, pattern) for part in parts if part not in (".", "..")):
+            elif any(fnmatch.fnmatch(name, pattern.rstrip("/")) for name in below if name not in (".", "..")):
                 return True
         return False
 
-    def merged(self, **overrides) -> "Config":
+    def merged(self, **overrides: Any) -> "Config":
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def _as_list(value, key: str) -> Tuple[str, ...]:
-    if value is None:
-        return ()
+def _strings(value: Any, where: str) -> Tuple[str, ...]:
+    """A list of strings, or one string of comma / newline separated items."""
     if isinstance(value, str):
-        items = [v.strip() for v in value.replace("\n", ",").split(",")]
-        return tuple(v for v in items if v)
-    if isinstance(value, (list, tuple)):
-        if not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"`{key}` must be a list of strings")
-        return tuple(v.strip() for v in value if v.strip())
-    raise ConfigError(f"`{key}` must be a list of strings")
+        items = value.replace("\n", ",").split(",")
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        items = list(value)
+    else:
+        raise ConfigError(f"{where} must be a list of strings, not {type(value).__name__}: {value!r}")
+    return tuple(item.strip() for item in items if item.strip())
 
 
-def _per_file(value, key: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
-    if value is None:
-        return ()
+def _per_file_ignores(value: Any, where: str) -> PerFileIgnores:
+    """A table ``glob = codes`` (TOML), or lines ``glob: codes`` (setup.cfg, like flake8)."""
     if isinstance(value, dict):
-        return tuple((str(k), _as_list(v, key)) for k, v in value.items())
-    if isinstance(value, str):
-        out = []
-        for line in value.replace(",\n", "\n").splitlines():
-            if ":" in line:
-                pattern, codes = line.split(":", 1)
-                out.append((pattern.strip(), _as_list(codes.replace(" ", ","), key)))
-        return tuple(out)
-    raise ConfigError(f"`{key}` must be a table of glob -> codes")
+        return tuple((str(glob), _strings(codes, f"{where} for {glob!r}")) for glob, codes in value.items())
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a table of glob = [codes], not {type(value).__name__}")
+    out = []
+    for line in value.splitlines():
+        line = line.strip().rstrip(",")
+        if not line:
+            continue
+        glob, sep, codes = line.partition(":")
+        if not sep or not glob.strip():
+            raise ConfigError(f"{where}: expected `glob: codes`, got {line!r}")
+        out.append((glob.strip(), _strings(codes.replace(" ", ","), f"{where} for {glob.strip()!r}")))
+    return tuple(out)
 
 
-def from_mapping(data: Dict, source: str) -> Config:
-    unknown = [k for k in data if k.replace("_", "-") not in KEYS]
-    if unknown:
-        raise ConfigError(f"{source}: unknown jitlint option(s): {', '.join(sorted(unknown))}")
-    get = lambda k: data.get(k, data.get(k.replace("-", "_")))  # noqa: E731
-    select = get("select")
-    exclude = get("exclude")
+def from_mapping(data: Mapping[str, Any], source: str) -> Config:
+    """A Config from the jitlint section of ``source``; ConfigError names bad keys and values."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: the jitlint section must be a table")
+    values: Dict[str, Any] = {}
+    for key, value in data.items():
+        name = str(key).replace("_", "-")
+        if name not in KEYS:
+            raise ConfigError(f"{source}: unknown jitlint option `{key}` (known: {', '.join(KEYS)})")
+        values[name] = value
+
+    def strings(name: str) -> Tuple[str, ...]:
+        return _strings(values[name], f"{source}: `{name}`") if name in values else ()
+
+    select = strings("select") if "select" in values else None
+    per_file = values.get("per-file-ignores")
     return Config(
-        select=_as_list(select, "select") if select is not None else None,
-        ignore=_as_list(get("ignore"), "ignore"),
-        per_file_ignores=_per_file(get("per-file-ignores"), "per-file-ignores"),
-        extend_jit_decorators=_as_list(get("extend-jit-decorators"), "extend-jit-decorators"),
-        exclude=_as_list(exclude, "exclude") if exclude is not None else DEFAULT_EXCLUDE,
-        extend_exclude=_as_list(get("extend-exclude"), "extend-exclude"),
+        select=select,
+        ignore=strings("ignore"),
+        per_file_ignores=() if per_file is None else _per_file_ignores(per_file, f"{source}: `per-file-ignores`"),
+        extend_jit_decorators=strings("extend-jit-decorators"),
+        exclude=strings("exclude"),
+        extend_exclude=strings("extend-exclude"),
         source=source,
     )
 
 
-def _load_toml(path: str) -> Dict:
+def _toml_section(path: str) -> Optional[Mapping[str, Any]]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on older Pythons only
         import tomli as tomllib
-    with open(path, "rb") as fh:
-        try:
-            return tomllib.load(fh)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8: {exc.reason}") from None
+    tool = data.get("tool", {})
+    return tool.get("jitlint") if isinstance(tool, dict) else None
+
+
+def _ini_section(path: str) -> Optional[Mapping[str, Any]]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            parser.read_file(fh, source=path)
+    except configparser.Error as exc:
+        raise ConfigError(f"{path}: invalid INI: {exc}".replace("\n", " ")) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8: {exc.reason}") from None
+    if not parser.has_section("jitlint"):
+        return None
+    return dict(parser.items("jitlint"))
 
 
 def load_file(path: str) -> Optional[Config]:
     """The jitlint section of one file, or None when it has none."""
-    if path.endswith(".toml"):
-        data = _load_toml(path)
-        section = data.get("tool", {}).get("jitlint")
-        return None if section is None else from_mapping(section, path)
-    parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(path, encoding="utf-8")
-    except configparser.Error as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    if not parser.has_section("jitlint"):
-        return None
-    return from_mapping(dict(parser.items("jitlint")), path)
+        section = _toml_section(path) if path.endswith(".toml") else _ini_section(path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return None if section is None else from_mapping(section, path)
 
 
 def find_config(start: str) -> Config:
@@ -137,7 +199,7 @@ def find_config(start: str) -> Config:
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     while True:
-        for name in ("pyproject.toml", "setup.cfg", "tox.ini"):
+        for name in CONFIG_FILES:
             candidate = os.path.join(directory, name)
             if os.path.isfile(candidate):
                 config = load_file(candidate)

@@ -1,6 +1,7 @@
 """One engine behind the CLI and the flake8 plugin: source text -> findings."""
 from __future__ import annotations
 
+import ast
 import io
 import re
 import sys
@@ -114,7 +115,19 @@ def parse(source: str) -> cst.Module:
     try:
         return with_deep_stack(lambda: cst.parse_module(source), "parse")
     except cst.ParserSyntaxError as exc:
-        raise SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {exc.message}") from None
+        raise _syntax_error(source, exc) from None
+
+
+def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """CPython's message and position when it agrees the code is invalid (they are clearer)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as py_exc:
+        return SourceError(py_exc.lineno or 1, py_exc.offset or 1, f"syntax error: {py_exc.msg}")
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message)
+    return SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")
 
 
 def noqa_codes(line_text: str) -> Optional[Tuple[str, ...]]:

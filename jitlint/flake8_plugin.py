@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Generator, List, Sequence, Tuple
+from typing import Any, Generator, Sequence, Tuple
 
 from jitlint import __version__
 from jitlint.config import Config
-from jitlint.engine import SourceError, lint_module, parse
+from jitlint.engine import SourceError, lint_parsed, parse
 
 
 class Flake8Checker:
@@ -34,17 +34,14 @@ class Flake8Checker:
         cls.extend_jit_decorators = tuple(n.strip() for n in names if n.strip())
 
     def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
+        """Findings as flake8 wants them: 0-based columns (flake8 prints them 1-based, like the CLI)."""
         source = "".join(self.lines)
         if source.startswith("\ufeff"):
             source = source[1:]
+        config = Config(extend_jit_decorators=tuple(self.extend_jit_decorators))
         try:
-            module = parse(source)
+            diagnostics = lint_parsed(parse(source), source, self.filename, config)
         except SourceError:
-            return  # flake8 reports E999 itself
-        config = Config(select=None, extend_jit_decorators=tuple(self.extend_jit_decorators))
-        try:
-            diagnostics = lint_module(module, source, self.filename, config)
-        except RecursionError:
-            return
+            return  # flake8 reports E999 for code it cannot parse
         for diag in diagnostics:
             yield diag.line, diag.column - 1, f"{diag.code} {diag.message}", type(self)
