@@ -211,7 +211,15 @@ def lint_module(module: cst.Module, source: str, path: str, config: Config,
             reason=_render_reason(finding.reason, positions, module),
             fix=None,
         )
-    return sorted(seen.values(), key=lambda d: (d.line, d.column, d.code))
+    return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
+
+
+def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:
+    """One finding per line for overlapping rules: the more specific one wins."""
+    from jitlint.registry import RULES_BY_CODE
+
+    return {key: diag for key, diag in seen.items()
+            if not any((key[0], other) in seen for other in RULES_BY_CODE[key[1]].superseded_by)}
 
 
 def rules_for(path: str, config: Config) -> List[Type[Rule]]:

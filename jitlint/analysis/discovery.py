@@ -12,6 +12,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.syntax import (
     assigned_names,
+    dotted_name,
     int_value,
     iter_children,
     literal_elements,
@@ -42,6 +43,9 @@ class ClassInfo:
     name: str
     methods: Dict[str, "FunctionInfo"] = field(default_factory=dict)
     bases: List[str] = field(default_factory=list)
+    decorators: List[cst.BaseExpression] = field(default_factory=list)
+    #: methods (other than __init__ / setup) that assign attributes of self
+    mutating_methods: Set[str] = field(default_factory=set)
 
 
 @dataclass(eq=False)
@@ -61,6 +65,8 @@ class FunctionInfo:
     container_names: Set[str] = field(default_factory=set)
     nonlocal_names: Set[str] = field(default_factory=set)
     is_static_method: bool = False
+    #: defined inside a loop body (a new function object per iteration)
+    defined_in_loop: bool = False
 
     @property
     def params(self) -> List[Tuple[cst.Param, str]]:
@@ -99,6 +105,10 @@ class EntryPoint:
     direct_calls: Tuple[cst.Call, ...] = ()
     #: both static_argnums and static_argnames given (no signature inference)
     both_static_kinds: bool = False
+    #: the function scope the site is in (None: module level)
+    scope: Optional[FunctionInfo] = None
+    #: the static_argnums / static_argnames keyword nodes, for JIT502 positions
+    spec_args: Tuple[cst.Arg, ...] = ()
 
 
 @dataclass
@@ -110,6 +120,7 @@ class GlobalInfo:
     node: Optional[cst.CSTNode] = None
     #: ``NAME = SomeClass(...)``: the class name
     instance_of: Optional[str] = None
+    numpy_array: bool = False
 
 
 class ModuleIndex:
@@ -138,6 +149,12 @@ class ModuleIndex:
         self.attribute_mutated_in_functions: Dict[str, Set[FunctionInfo]] = {}
         self.logger_names: Set[str] = set()
         self.calls_by_name: Dict[str, List[cst.Call]] = {}
+        #: (scope, name) -> calls of ``name(...)`` made directly in that scope
+        self.scope_calls: Dict[Tuple[Optional[FunctionInfo], str], List[cst.Call]] = {}
+        #: calls inside loop bodies -> one marker per enclosing loop (see _loop_marker)
+        self.calls_in_loops: Dict[cst.Call, Tuple[str, ...]] = {}
+        #: calls whose result is called at once: ``jax.jit(f)(x)``
+        self.called_immediately: Dict[cst.Call, cst.Call] = {}
         self.entries: List[EntryPoint] = []
         self.callbacks: Set[FunctionInfo] = set()
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
@@ -223,6 +240,8 @@ class ModuleIndex:
                 self.module_partial_names.add(name)
             elif q is not None and jax_api.is_array_function(q):
                 info.jax_array = True
+            elif q is not None and q.startswith("numpy.") and not q.startswith("numpy.random.default_rng"):
+                info.numpy_array = True
             elif q in ("logging.getLogger", "absl.logging.get_absl_logger"):
                 self.logger_names.add(name)
             elif q is None and isinstance(value.func, cst.Name):
@@ -277,39 +296,54 @@ class ModuleIndex:
 
     # ------------------------------------------------------------------ walk
     def _walk(self, root: cst.CSTNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
-        stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo]]] = [(root, scope, cls)]
+        stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo], Tuple[str, ...]]] = [
+            (root, scope, cls, ())]
         while stack:
-            node, scope, cls = stack.pop()
+            node, scope, cls, loops = stack.pop()
+            in_loop = bool(loops)
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 info = self._function(node, scope, cls)
+                info.defined_in_loop = in_loop
                 for child in iter_children(node):
                     if child is node.body:
-                        stack.append((child, info, None))
+                        stack.append((child, info, None, ()))
                     else:
-                        stack.append((child, scope, cls))
+                        stack.append((child, scope, cls, loops))
                 continue
             if isinstance(node, cst.ClassDef):
                 info_c = ClassInfo(node, node.name.value)
                 for base in node.bases:
                     if isinstance(base.value, (cst.Name, cst.Attribute)):
-                        from jitlint.analysis.syntax import dotted_name
                         info_c.bases.append(dotted_name(base.value) or "")
+                    if isinstance(base.value, cst.Call) or base.keyword is not None:
+                        pass
+                for dec in node.decorators:
+                    info_c.decorators.append(dec.decorator)
                 if scope is None and cls is None:
                     self.classes.setdefault(node.name.value, info_c)
                 for child in iter_children(node):
-                    stack.append((child, scope, info_c if child is node.body else cls))
+                    stack.append((child, scope, info_c if child is node.body else cls, loops))
                 continue
             if isinstance(node, cst.Call):
                 self._pending_calls.append((node, scope, cls))
+                if in_loop:
+                    self.calls_in_loops[node] = loops
+                if isinstance(node.func, cst.Call):
+                    self.called_immediately[node.func] = node
                 if scope is None and isinstance(node.func, cst.Name):
                     self.import_time_names.add(node.func.value)
                 if isinstance(node.func, cst.Name):
                     self.calls_by_name.setdefault(node.func.value, []).append(node)
+                    self.scope_calls.setdefault((scope, node.func.value), []).append(node)
                 elif isinstance(node.func, cst.Attribute):
                     self.calls_by_name.setdefault("." + node.func.attr.value, []).append(node)
+                    if isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
+                        self.calls_by_name.setdefault("self." + node.func.attr.value, []).append(node)
                     self._note_mutation_call(node, scope)
             elif scope is not None:
                 self._note_scope_statement(node, scope)
+            if cls is not None and scope is not None and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                self._note_attribute_write(node, scope)
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)):
                 self._note_mutation_target(node, scope)
                 if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
@@ -318,11 +352,49 @@ class ModuleIndex:
                         tgt = t.target
                         if isinstance(tgt, cst.Name):
                             names.append(tgt.value)
-                        elif isinstance(tgt, cst.Attribute):
-                            names.append("." + tgt.attr.value)
+                        elif isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) \
+                                and tgt.value.value == "self":
+                            names.append("self." + tgt.attr.value)
                     self._assign_targets[node.value] = names
+            loop_body = node.body if isinstance(node, (cst.For, cst.While)) else None
+            inner_loops = loops
+            if loop_body is not None:
+                inner_loops = loops + (self._loop_marker(node),)
             for child in iter_children(node):
-                stack.append((child, scope, cls))
+                stack.append((child, scope, cls, inner_loops if child is loop_body else loops))
+
+    def _loop_marker(self, node) -> str:
+        """``"*"`` for a while loop; else the names a for loop binds to Python numbers
+        (``range``, ``enumerate`` index, a literal tuple of numbers), joined by commas."""
+        if not isinstance(node, cst.For):
+            return "*"
+        it = node.iter
+        names: List[str] = []
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
+            names = [n.value for n in assigned_names(node.target)]
+        elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate":
+            if isinstance(node.target, cst.Tuple) and node.target.elements:
+                names = [n.value for n in assigned_names(node.target.elements[0].value)]
+        else:
+            elements = literal_elements(it)
+            if elements and all(isinstance(e, (cst.Integer, cst.Float)) or int_value(e) is not None
+                                for e in elements):
+                names = [n.value for n in assigned_names(node.target)]
+        return ",".join(names) or "*"
+
+    def _note_attribute_write(self, node, scope: FunctionInfo) -> None:
+        """``self.x = ...`` in a method: the class mutates its instances."""
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        owner = scope
+        while owner.parent is not None:
+            owner = owner.parent
+        if owner.cls is None:
+            return
+        for t in targets:
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                if owner.name in ("__init__", "__post_init__", "setup", "__new__"):
+                    continue
+                owner.cls.mutating_methods.add(owner.name)
 
     def _function(self, node: FunctionNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> FunctionInfo:
         if isinstance(node, cst.FunctionDef):
@@ -598,9 +670,10 @@ class ModuleIndex:
                 continue
             nums, names, in_axes, both = self._static_spec(t, args)
             label = "`@" + _short(self.module.code_for_node(d)) + "`"
-            calls = [info.name] if not info.is_method else ["." + info.name]
+            calls = [info.name] if not info.is_method else ["self." + info.name]
             self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
-                                           call_names=tuple(calls), both_static_kinds=both))
+                                           call_names=tuple(calls), both_static_kinds=both,
+                                           scope=info.parent, spec_args=self._spec_args(t, args)))
 
     def _call_entries(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
         q = self.qualify(call.func)
@@ -631,10 +704,16 @@ class ModuleIndex:
         label = f"`{_short(self.module.code_for_node(call))}`"
         call_names = tuple(self._assign_targets.get(call, ()))
         self._add_target_entry(target, scope, cls, label, call, t, nums=nums, names=names,
-                               in_axes=in_axes, call_names=call_names, both=both)
+                               in_axes=in_axes, call_names=call_names, both=both,
+                               spec_args=self._spec_args(t, kwargs))
+
+    @staticmethod
+    def _spec_args(t: jax_api.Transform, args: Sequence[cst.Arg]) -> Tuple[cst.Arg, ...]:
+        keys = set(t.static_argnums_kw) | set(t.static_argnames_kw)
+        return tuple(a for a in args if a.keyword is not None and a.keyword.value in keys)
 
     def _add_target_entry(self, target, scope, cls, label, site, transform, all_traced=False,
-                          nums=(), names=(), in_axes=(), call_names=(), both=False) -> None:
+                          nums=(), names=(), in_axes=(), call_names=(), both=False, spec_args=()) -> None:
         part_pos, part_kw = 0, ()
         if isinstance(target, cst.Call) and self.qualify(target.func) == "functools.partial" and target.args:
             part_pos = sum(1 for a in target.args[1:] if a.keyword is None and not a.star)
@@ -647,9 +726,10 @@ class ModuleIndex:
             return
         if isinstance(target, cst.Name) and self._is_rebound(target.value, scope):
             nums = names = None  # `f = partial(f, ...)`: the name no longer means the def
-        direct: Tuple[cst.Call, ...] = ()
+        outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
+        direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
                                        partial_positional=part_pos, partial_keywords=part_kw,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
-                                       both_static_kinds=both))
+                                       both_static_kinds=both, scope=scope, spec_args=spec_args))

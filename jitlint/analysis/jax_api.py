@@ -214,6 +214,11 @@ STATIC_ATTRIBUTES = frozenset(
     }
 )
 
+#: attribute names that hold configuration on the objects JAX code passes around
+#: (a pytree's static fields): reading them never gives a tracer in practice
+STATIC_LOOKING_ATTRIBUTES = frozenset({"dim", "dims", "ndims", "rank", "name", "axis", "axes", "axis_name",
+                                       "event_shape", "batch_shape", "num_classes", "features"})
+
 #: builtins whose result is a static Python value whatever they are given
 STATIC_BUILTINS = frozenset(
     {
@@ -315,6 +320,14 @@ ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
     }
 )
 
+#: jax.numpy functions returning boolean arrays (masks)
+BOOLEAN_ARRAY_FUNCTIONS = frozenset(
+    "jax.numpy." + n
+    for n in ("isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
+              "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin",
+              "isclose", "signbit", "iscomplex", "isreal")
+)
+
 #: JAX libraries whose functions return arrays computed from array arguments
 ECOSYSTEM_PACKAGES = ("optax.", "equinox.", "flax.", "haiku.", "distrax.", "numpyro.", "diffrax.",
                       "jaxopt.", "einops.", "chex.", "jraph.", "optimistix.", "lineax.")
@@ -356,3 +369,160 @@ def canonical_transform(qualified: Optional[str]) -> Optional[Transform]:
         return None
     qualified = TRANSFORM_ALIASES.get(qualified, qualified)
     return TRANSFORMS.get(qualified)
+
+
+# --------------------------------------------------------------------------
+# NumPy on tracers (JIT302).  One table, checked against JAX by
+# tests/test_numpy_table.py: every entry of NUMPY_FAILS_ON_TRACER raises when
+# given a tracer under jax.jit, every entry of NUMPY_WORKS_ON_TRACER works
+# (NumPy hands it to the array's own method).  The value is the call the test
+# makes, with ``x`` a float32[3] tracer.
+# --------------------------------------------------------------------------
+NUMPY_FAILS_ON_TRACER = {
+    "asarray": "np.asarray(x)",
+    "array": "np.array(x)",
+    "exp": "np.exp(x)",
+    "log": "np.log(x)",
+    "log1p": "np.log1p(x)",
+    "expm1": "np.expm1(x)",
+    "sqrt": "np.sqrt(x)",
+    "square": "np.square(x)",
+    "sin": "np.sin(x)",
+    "cos": "np.cos(x)",
+    "tan": "np.tan(x)",
+    "arcsin": "np.arcsin(x)",
+    "arccos": "np.arccos(x)",
+    "arctan": "np.arctan(x)",
+    "arctan2": "np.arctan2(x, x)",
+    "sinh": "np.sinh(x)",
+    "cosh": "np.cosh(x)",
+    "tanh": "np.tanh(x)",
+    "abs": "np.abs(x)",
+    "absolute": "np.absolute(x)",
+    "sign": "np.sign(x)",
+    "floor": "np.floor(x)",
+    "ceil": "np.ceil(x)",
+    "power": "np.power(x, 2)",
+    "maximum": "np.maximum(x, 0.0)",
+    "minimum": "np.minimum(x, 0.0)",
+    "isnan": "np.isnan(x)",
+    "isinf": "np.isinf(x)",
+    "isfinite": "np.isfinite(x)",
+    "add": "np.add(x, 1.0)",
+    "multiply": "np.multiply(x, 2.0)",
+    "dot": "np.dot(x, x)",
+    "matmul": "np.matmul(x, x)",
+    "outer": "np.outer(x, x)",
+    "where": "np.where(x > 0, x, 0.0)",
+    "clip": "np.clip(x, 0.0, 1.0)",
+    "ravel": "np.ravel(x)",
+    "sort": "np.sort(x)",
+    "take": "np.take(x, 0)",
+    "concatenate": "np.concatenate([x, x])",
+    "stack": "np.stack([x, x])",
+    "vstack": "np.vstack([x, x])",
+    "hstack": "np.hstack([x, x])",
+    "append": "np.append(x, x)",
+    "zeros_like": "np.zeros_like(x)",
+    "ones_like": "np.ones_like(x)",
+    "isclose": "np.isclose(x, x)",
+    "allclose": "np.allclose(x, x)",
+    "diff": "np.diff(x)",
+    "cross": "np.cross(x, x)",
+    "einsum": "np.einsum('i,i->', x, x)",
+    "float32": "np.float32(x)",
+    "int32": "np.int32(x)",
+    "linalg.norm": "np.linalg.norm(x)",
+    "linalg.solve": "np.linalg.solve(np.eye(3) + x[:, None], x)",
+    "linalg.inv": "np.linalg.inv(x[:, None] * np.eye(3))",
+    "linalg.det": "np.linalg.det(x[:, None] * np.eye(3))",
+}
+
+NUMPY_WORKS_ON_TRACER = {
+    "sum": "np.sum(x)",
+    "mean": "np.mean(x)",
+    "max": "np.max(x)",
+    "min": "np.min(x)",
+    "amax": "np.amax(x)",
+    "amin": "np.amin(x)",
+    "prod": "np.prod(x)",
+    "std": "np.std(x)",
+    "var": "np.var(x)",
+    "any": "np.any(x > 0)",
+    "all": "np.all(x > 0)",
+    "argmax": "np.argmax(x)",
+    "argmin": "np.argmin(x)",
+    "cumsum": "np.cumsum(x)",
+    "round": "np.round(x)",
+    "reshape": "np.reshape(x, (3, 1))",
+    "transpose": "np.transpose(x)",
+    "squeeze": "np.squeeze(x)",
+    "shape": "np.shape(x)",
+    "ndim": "np.ndim(x)",
+    "size": "np.size(x)",
+}
+
+
+def numpy_fails_on_tracer(qualified: str) -> bool:
+    """``numpy.exp`` -> True; delegating functions and unknown ones -> False."""
+    if not qualified.startswith("numpy."):
+        return False
+    return qualified[len("numpy."):] in NUMPY_FAILS_ON_TRACER
+
+
+#: value-dependent output size unless ``size=`` (or the keyword given) is passed (JIT401)
+SIZE_KEYWORD_FUNCTIONS = {
+    "jax.numpy.nonzero": "size",
+    "jax.numpy.argwhere": "size",
+    "jax.numpy.flatnonzero": "size",
+    "jax.numpy.unique": "size",
+    "jax.numpy.unique_values": "size",
+    "jax.numpy.unique_counts": "size",
+    "jax.numpy.unique_inverse": "size",
+    "jax.numpy.unique_all": "size",
+    "jax.numpy.compress": "size",
+    "jax.numpy.extract": "size",
+    "jax.numpy.setdiff1d": "size",
+    "jax.numpy.intersect1d": "size",
+    "jax.numpy.union1d": "size",
+    "jax.numpy.bincount": "length",
+}
+
+#: arguments that must be static shapes or sizes (JIT402): name -> (position, keyword) pairs
+SHAPE_ARGUMENTS = {
+    "jax.numpy.zeros": ((0, "shape"),),
+    "jax.numpy.ones": ((0, "shape"),),
+    "jax.numpy.empty": ((0, "shape"),),
+    "jax.numpy.full": ((0, "shape"),),
+    "jax.numpy.arange": ((0, "start"), (1, "stop"), (2, "step")),
+    "jax.numpy.linspace": ((2, "num"),),
+    "jax.numpy.logspace": ((2, "num"),),
+    "jax.numpy.geomspace": ((2, "num"),),
+    "jax.numpy.eye": ((0, "N"), (1, "M")),
+    "jax.numpy.identity": ((0, "n"),),
+    "jax.numpy.tri": ((0, "N"), (1, "M")),
+    "jax.numpy.tile": ((1, "reps"),),
+    "jax.numpy.split": ((1, "indices_or_sections"),),
+    "jax.numpy.array_split": ((1, "indices_or_sections"),),
+    "jax.numpy.reshape": ((1, "shape"), (1, "newshape")),
+    "jax.numpy.broadcast_to": ((1, "shape"),),
+    "jax.numpy.expand_dims": ((1, "axis"),),
+    "jax.numpy.pad": ((1, "pad_width"),),
+    "jax.numpy.repeat": ((2, "axis"),),
+    "jax.random.normal": ((1, "shape"),),
+    "jax.random.uniform": ((1, "shape"),),
+    "jax.random.randint": ((1, "shape"),),
+    "jax.random.bernoulli": ((2, "shape"),),
+    "jax.random.truncated_normal": ((3, "shape"),),
+    "jax.random.choice": ((2, "shape"),),
+    "jax.random.gumbel": ((1, "shape"),),
+    "jax.random.categorical": ((3, "shape"),),
+    "jax.random.split": ((1, "num"),),
+    "jax.nn.one_hot": ((1, "num_classes"),),
+    "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
+    "jax.lax.iota": ((1, "size"),),
+    "jax.lax.broadcast": ((1, "sizes"),),
+}
+
+#: array methods whose arguments are shapes
+SHAPE_METHODS = frozenset({"reshape", "broadcast_to"})

@@ -131,3 +131,23 @@ def short_code(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+def call_argument(call: cst.Call, position: Optional[int], keyword: Optional[str]) -> Optional[cst.Arg]:
+    """The argument passed at ``position`` or as ``keyword``, if any."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            continue
+        if arg.keyword is None:
+            if position is not None and index == position:
+                return arg
+            index += 1
+        elif keyword is not None and arg.keyword.value == keyword:
+            return arg
+    return None
+
+
+def has_keyword(call: cst.Call, keyword: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == keyword for a in call.args) or any(
+        a.star == "**" for a in call.args)

@@ -32,6 +32,8 @@ from jitlint.analysis.values import (
 )
 
 MAX_DEPTH = 12
+ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Num", "Shaped", "Real",
+                     "Inexact", "Integer", "Complex", "UInt")
 LOOP_ROUNDS = 4
 
 
@@ -178,8 +180,15 @@ class Analyzer:
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
                                         f"{entry.label} (line {{line}}) {how}")
             container = kind in ("vararg", "varkw")
-            env[name] = traced(reason, container=container)
+            env[name] = traced(reason, container=container, is_array=self._annotated_array(p))
         return env
+
+    def _annotated_array(self, p: cst.Param) -> bool:
+        if p.annotation is None:
+            return False
+        text = self.index.module.code_for_node(p.annotation.annotation)
+        head = text.split("[")[0].split(".")[-1].strip()
+        return head in ARRAY_ANNOTATIONS and "|" not in text and "Optional" not in text
 
     def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
         ann = p.annotation.annotation if p.annotation is not None else None
@@ -189,7 +198,7 @@ class Analyzer:
         head = text.split("[")[0].split(".")[-1]
         if head in ("int", "float", "bool", "str"):
             return STATIC
-        if head in ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Num", "Shaped", "Real", "Inexact"):
+        if head in ARRAY_ANNOTATIONS:
             return traced(Reason(entry.site, f"parameter `{p.name.value}` of `{entry.function.label}` is an "
                                              f"array, which {entry.label} (line {{line}}) traces"), is_array=True)
         return MAYBE
@@ -562,6 +571,8 @@ class Analyzer:
                         value = Value(instance=self.index.classes[g.instance_of])
                     elif g.jax_array:
                         value = Value(jax_array=True, is_array=True)
+                    elif g.numpy_array:
+                        value = Value(numpy_array=True)
                     else:
                         value = STATIC
                 else:
@@ -615,12 +626,13 @@ class Analyzer:
                 if hit.kind is Kind.TRACED:
                     return Value(formats_tracer=Reason(node.right, "`{code}` is formatted into a string", hit.reason))
                 return STATIC
-            return self._combine(node, [left, right])
+            bool_op = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and (left.is_bool or right.is_bool)
+            return self._combine(node, [left, right], is_bool=bool_op)
         if isinstance(node, cst.UnaryOperation):
             v = self.ev(node.expression, frame)
             if isinstance(node.operator, cst.Not):
                 return STATIC
-            return self._combine(node, [v])
+            return self._combine(node, [v], is_bool=v.is_bool and isinstance(node.operator, cst.BitInvert))
         if isinstance(node, cst.BooleanOperation):
             left, right = self.ev(node.left, frame), self.ev(node.right, frame)
             return join(left, right)
@@ -635,7 +647,7 @@ class Analyzer:
                     static = True
             if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
                 return STATIC
-            return self._combine(node, values)
+            return self._combine(node, values, is_bool=True)
         if isinstance(node, cst.IfExp):
             self.ev(node.test, frame)
             return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
@@ -687,11 +699,10 @@ class Analyzer:
             return self.ev(node.value, frame)
         return MAYBE
 
-    def _combine(self, node: cst.CSTNode, values: Sequence[Value]) -> Value:
+    def _combine(self, node: cst.CSTNode, values: Sequence[Value], is_bool: bool = False) -> Value:
         best = strongest(values)
         if best.kind is Kind.TRACED:
-            return traced(best.reason,
-                          is_array=any(v.is_array for v in values))
+            return traced(best.reason, is_array=any(v.is_array for v in values), is_bool=is_bool)
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
             return traced(Reason(node, "`{code}` computes with a module-level JAX array, which is traced inside"
                                        " traced code"), is_array=True)
@@ -703,7 +714,7 @@ class Analyzer:
             return STATIC
         base = self.ev(node.value, frame)
         attr = node.attr.value
-        if attr in jax_api.STATIC_ATTRIBUTES:
+        if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES:
             return STATIC
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array)
@@ -933,7 +944,8 @@ class Analyzer:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
         if jax_api.is_array_function(q):
             return traced(Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
-                                       "code is traced, even on constants"), is_array=True)
+                                       "code is traced, even on constants"), is_array=True,
+                          is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS)
         if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
                 or q in jax_api.NUMPY_STATIC_FUNCTIONS:
             return STATIC

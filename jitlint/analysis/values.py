@@ -62,6 +62,10 @@ class Value:
     container: bool = False
     #: an instance of a class of this module (ClassInfo): its methods can be followed
     instance: Any = None
+    #: a boolean array (comparison, isnan, logical_*): a mask when used as an index
+    is_bool: bool = False
+    #: a concrete NumPy array (module constant): indexing it with a tracer fails
+    numpy_array: bool = False
 
     @property
     def traced(self) -> bool:

@@ -9,7 +9,7 @@ traced code only; nested functions are walked as bodies of their own).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Dict, List, Optional, Sequence, Type
+from typing import ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -69,6 +69,8 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     #: title of the fix this rule can offer, if any
     fix_title: ClassVar[Optional[str]] = None
+    #: codes that, reported on the same line, make this finding redundant
+    superseded_by: ClassVar[Tuple[str, ...]] = ()
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
@@ -89,6 +91,11 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
             found = dispatch[node_type] = [getattr(r, method) for r in rules if hasattr(r, method)]
         return found
 
+    for rule in rules:
+        check_module = getattr(rule, "check_module", None)
+        if check_module is not None:
+            ctx.body = None
+            check_module()
     for body in facts.bodies.values():
         ctx.body = body
         ctx.parents = {}

@@ -209,4 +209,84 @@ class WhileOnTracer(Rule):
                         value.reason)
 
 
-RULES = [PythonBranchOnTracer, RangeOverTracer, WhileOnTracer]
+class BoolBuiltinOnTracer(Rule):
+    """## What it does
+    Flags Python builtins that compare or test traced values one by one:
+    `max` / `min` of tracers, `sorted`, `any` / `all`, and `x in seq` with a
+    traced `x`.
+
+    ## Why is this bad?
+    They call `bool()` on tracers:
+    `jax.errors.TracerBoolConversionError: Attempted boolean conversion of
+    traced array with shape bool[].`
+
+    ## Example
+    ```python
+    @jax.jit
+    def relu(x):
+        return max(x, 0.0)
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def relu(x):
+        return jnp.maximum(x, 0.0)
+    ```
+    (`jnp.max`, `jnp.sort`, `jnp.any`, `jnp.all`, `jnp.isin` likewise.)
+
+    ## Fix safety
+    No automatic fix yet.
+
+    ## References
+    - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
+    """
+
+    code = "JIT204"
+    name = "bool-builtin-on-tracer"
+
+    _BUILTINS = {"max": "jnp.maximum / jnp.max", "min": "jnp.minimum / jnp.min", "sorted": "jnp.sort",
+                 "any": "jnp.any", "all": "jnp.all"}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value not in self._BUILTINS:
+            return
+        if ctx.facts.read_scope.get(func) != "builtin":
+            return
+        positional = [a for a in node.args if a.keyword is None]
+        if not positional:
+            return
+        if len(positional) >= 2 and func.value in ("max", "min"):
+            values = [ctx.value(a.value) for a in positional]
+            hit = next((v for v in values if v.kind is Kind.TRACED and not is_python_container(v)), None)
+        else:
+            value = ctx.value(positional[0].value)
+            element = value.element
+            hit = None
+            if element is not None and element.kind is Kind.TRACED and not is_python_container(element):
+                hit = element
+            elif value.kind is Kind.TRACED and not is_python_container(value) and func.value != "sorted":
+                hit = value if func.value in ("any", "all") else None
+            elif value.kind is Kind.TRACED and value.element is None and value.items is None and not value.container:
+                hit = value
+        if hit is not None:
+            self.report(node, f"`{func.value}()` compares traced values in Python; use "
+                              f"{self._BUILTINS[func.value]}", hit.reason)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        ctx = self.ctx
+        left = ctx.value(node.left)
+        if left.kind is not Kind.TRACED or is_python_container(left):
+            return
+        for comp in node.comparisons:
+            if isinstance(comp.operator, (cst.In, cst.NotIn)):
+                if not isinstance(comp.comparator, (cst.Tuple, cst.List, cst.Set)):
+                    return  # only a literal sequence is known to compare element by element
+                self.report(node, f"`in` tests traced `{ctx.code(node.left)}` against a Python sequence; use "
+                                  "`jnp.isin`", left.reason)
+                return
+
+
+RULES = [PythonBranchOnTracer, RangeOverTracer, WhileOnTracer, BoolBuiltinOnTracer]

@@ -398,4 +398,61 @@ class SideEffectInTracedCode(Rule):
         return None
 
 
-RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode]
+class InPlaceArrayUpdate(Rule):
+    """## What it does
+    Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, where `x`
+    is known to be a JAX array (made by `jnp` / `lax`, or annotated as one).
+    A parameter that may be a dict or list pytree is not flagged: item
+    assignment is legal on those.
+
+    ## Why is this bad?
+    JAX arrays are immutable, under jit and eagerly: `TypeError: JAX arrays
+    are immutable and do not support in-place item assignment. Instead of
+    x[idx] = y, use x = x.at[idx].set(y)`. Under `jax.disable_jit()` with a
+    NumPy input the same code silently mutates the caller's array.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        y = jnp.zeros(3)
+        y[0] = x
+        return y
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def f(x):
+        y = jnp.zeros(3)
+        y = y.at[0].set(x)
+        return y
+    ```
+
+    ## Fix safety
+    `x = x.at[i].set(v)` is equivalent unless the caller relied on aliasing.
+
+    ## References
+    - [`jax.numpy.ndarray.at`](https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html)
+    """
+
+    code = "JIT105"
+    name = "in-place-array-update"
+
+    def _check(self, target: cst.BaseExpression) -> None:
+        if not isinstance(target, cst.Subscript):
+            return
+        base = self.ctx.value(target.value)
+        if base.is_array and base.kind is Kind.TRACED and not base.container:
+            self.report(target, f"in-place update of JAX array `{self.ctx.code(target.value)}`: arrays are "
+                                "immutable; use `.at[...].set(...)`", base.reason)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._check(t.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+
+RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate]

@@ -1,0 +1,253 @@
+"""JIT3xx: traced values turned into concrete Python or NumPy values."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.values import Kind, Value
+from jitlint.rules.base import Rule
+from jitlint.rules.control_flow import is_python_container
+
+_CONCRETIZING_BUILTINS = frozenset({"bool", "int", "float", "complex", "hash"})
+_CONCRETIZING_METHODS = frozenset({"item", "tolist", "tobytes", "__index__", "__int__", "__float__"})
+
+
+def _traced_array(value: Value) -> bool:
+    return value.kind is Kind.TRACED and not is_python_container(value)
+
+
+class ConcretizeTracer(Rule):
+    """## What it does
+    Flags conversions of a traced value to a concrete Python value: `bool()`,
+    `int()`, `float()`, `complex()`, `hash()`, `.item()`, `.tolist()`,
+    `.tobytes()`, `math.*` functions, `operator.index`, and indexing a Python
+    list or tuple with a traced index.
+
+    ## Why is this bad?
+    A tracer has no value while JAX traces: `int(x)` raises
+    `jax.errors.ConcretizationTypeError: Abstract tracer value encountered where
+    concrete value is expected`, `bool(x)` raises `TracerBoolConversionError`,
+    and `L[i]` raises `TracerIntegerConversionError`. Under plain `jax.grad`
+    some of these work, and `.item()` silently cuts the gradient.
+
+    ## Example
+    ```python
+    @jax.jit
+    def n_samples(duration, dt):
+        return int(jnp.ceil(duration / dt))
+    ```
+
+    Use instead:
+    ```python
+    @partial(jax.jit, static_argnames=("duration", "dt"))
+    def n_samples(duration, dt):
+        return int(math.ceil(duration / dt))
+    ```
+    or keep the value as an array (`jnp.ceil(...).astype(jnp.int32)`).
+
+    ## Fix safety
+    No automatic fix: whether the value can stay an array depends on its use.
+
+    ## References
+    - [`ConcretizationTypeError`](https://docs.jax.dev/en/latest/errors.html)
+    - [Static vs traced operations](https://docs.jax.dev/en/latest/notebooks/thinking_in_jax.html)
+    """
+
+    code = "JIT301"
+    name = "concretize-tracer"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        func = node.func
+        first = node.args[0].value if node.args else None
+        if isinstance(func, cst.Name) and func.value in _CONCRETIZING_BUILTINS:
+            if ctx.facts.read_scope.get(func) == "builtin" and first is not None and _traced_array(ctx.value(first)):
+                self.report(node, f"`{func.value}()` of traced `{ctx.code(first)}` needs a concrete value",
+                            ctx.value(first).reason)
+            return
+        q = ctx.qualify(func)
+        if q is not None:
+            if q.startswith("math.") or q == "operator.index":
+                for arg in node.args:
+                    if _traced_array(ctx.value(arg.value)):
+                        self.report(node, f"`{ctx.code(func)}()` of traced `{ctx.code(arg.value)}` needs a "
+                                          "concrete value", ctx.value(arg.value).reason)
+                        return
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in _CONCRETIZING_METHODS:
+            receiver = ctx.value(func.value)
+            if _traced_array(receiver):
+                self.report(node, f"`.{func.attr.value}()` of traced `{ctx.code(func.value)}` needs a concrete value",
+                            receiver.reason)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        ctx = self.ctx
+        base = ctx.value(node.value)
+        if base.kind is not Kind.STATIC or not is_python_container(base) or base.numpy_array:
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and _traced_array(ctx.value(element.slice.value)):
+                index = element.slice.value
+                self.report(node, f"Python sequence `{ctx.code(node.value)}` indexed with traced "
+                                  f"`{ctx.code(index)}`", ctx.value(index).reason)
+                return
+
+
+class NumpyOnTracer(Rule):
+    """## What it does
+    Flags a NumPy or SciPy function called on a traced value, when that
+    function really fails on tracers: ufuncs (`np.exp`, `np.sin`, ...),
+    `np.asarray` / `np.array`, `np.clip`, `np.concatenate`, `np.append`,
+    `np.linalg.*`, ... It also flags indexing a module-level NumPy array with a
+    traced index. The table of functions is `NUMPY_FAILS_ON_TRACER` in
+    `jitlint/analysis/jax_api.py`, checked against JAX by the test suite.
+
+    Functions that NumPy hands to the array's own method (`np.sum`,
+    `np.mean`, `np.max`, `np.reshape`, `np.transpose`, ...) work on tracers
+    and are not flagged; nor is NumPy on static values (`np.prod(x.shape)`).
+    `import jax.numpy as np` makes `np.*` JAX, and it is not flagged either.
+
+    ## Why is this bad?
+    NumPy needs the data: `jax.errors.TracerArrayConversionError: The
+    numpy.ndarray conversion method __array__() was called on traced array`.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        return np.exp(x)
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def f(x):
+        return jnp.exp(x)
+    ```
+
+    ## Fix safety
+    `np.f` -> `jnp.f` is offered where jax.numpy has the same function; the
+    result is a JAX array (float32 by default) rather than a NumPy one.
+
+    ## References
+    - [`TracerArrayConversionError`](https://docs.jax.dev/en/latest/errors.html)
+    - [JAX sharp bits: NumPy vs jax.numpy](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
+    """
+
+    code = "JIT302"
+    name = "numpy-on-tracer"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        q = ctx.qualify(node.func)
+        if q is None:
+            return
+        fails = jax_api.numpy_fails_on_tracer(q) or (
+            q.startswith("scipy.") and q.count(".") >= 2)
+        if not fails:
+            return
+        for arg in node.args:
+            value = ctx.value(arg.value)
+            if value.kind is Kind.TRACED:
+                self.report(node, f"NumPy function `{ctx.code(node.func)}` called on traced "
+                                  f"`{ctx.code(arg.value)}`", value.reason)
+                return
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        ctx = self.ctx
+        if not ctx.value(node.value).numpy_array:
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and ctx.is_traced(element.slice.value):
+                index = element.slice.value
+                self.report(node, f"NumPy array `{ctx.code(node.value)}` indexed with traced `{ctx.code(index)}`",
+                            ctx.value(index).reason)
+                return
+
+
+class FormatTracer(Rule):
+    """## What it does
+    Flags a traced value formatted into a string: an f-string, `%`
+    formatting, `str.format`, or `str()` / `repr()` used as data -- and an
+    f-string passed as the format of `jax.debug.print`.
+
+    Not flagged when the string only feeds a `print`, a logging call or a
+    file write that is already reported (JIT103 / JIT104), nor in the message
+    of a `raise` or `assert`.
+
+    ## Why is this bad?
+    While JAX traces there is no value to format. Format specs fail loudly
+    (`TypeError: unsupported format string passed to
+    DynamicJaxprTracer.__format__`); plain formatting silently produces
+    `JitTracer(float32[])`, once, at trace time.
+    `jax.debug.print(f"x={x}")` prints that text on every call.
+
+    ## Example
+    ```python
+    @jax.jit
+    def step(x):
+        jax.debug.print(f"x={x}")
+        return x
+    ```
+
+    Use instead:
+    ```python
+    @jax.jit
+    def step(x):
+        jax.debug.print("x={x}", x=x)
+        return x
+    ```
+
+    ## Fix safety
+    No automatic fix for strings used as data.
+
+    ## References
+    - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
+    """
+
+    code = "JIT303"
+    name = "format-tracer"
+    superseded_by = ("JIT103", "JIT104")
+
+    def _check(self, node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        value = ctx.value(node)
+        if value.formats_tracer is None:
+            return
+        parent = ctx.parent(node)
+        if isinstance(parent, (cst.FormattedStringExpression, cst.ConcatenatedString, cst.BinaryOperation)):
+            if ctx.value(parent).formats_tracer is not None:
+                return  # the enclosing string is reported
+        if self._in_error_message(node):
+            return
+        self.report(node, f"traced value formatted into a string: `{ctx.code(node)}` shows a tracer, not "
+                          "its value", value.formats_tracer)
+
+    def _in_error_message(self, node: cst.CSTNode) -> bool:
+        current: Optional[cst.CSTNode] = node
+        while current is not None:
+            if isinstance(current, (cst.Raise, cst.Assert)):
+                return True
+            if isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return False
+            current = self.ctx.parent(current)
+        return False
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        self._check(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Modulo):
+            self._check(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in ("str", "repr", "format"):
+            self._check(node)
+        elif isinstance(func, cst.Attribute) and func.attr.value in ("format", "format_map"):
+            self._check(node)
+
+
+RULES = [ConcretizeTracer, NumpyOnTracer, FormatTracer]
