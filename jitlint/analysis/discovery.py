@@ -44,8 +44,8 @@ class ClassInfo:
     methods: Dict[str, "FunctionInfo"] = field(default_factory=dict)
     bases: List[str] = field(default_factory=list)
     decorators: List[cst.BaseExpression] = field(default_factory=list)
-    #: methods (other than __init__ / setup) that assign attributes of self
-    mutating_methods: Set[str] = field(default_factory=set)
+    #: attributes of self assigned by methods other than __init__ / setup -> those methods
+    mutated_attributes: Dict[str, Set[str]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -342,7 +342,7 @@ class ModuleIndex:
                     self._note_mutation_call(node, scope)
             elif scope is not None:
                 self._note_scope_statement(node, scope)
-            if cls is not None and scope is not None and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            if scope is not None and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 self._note_attribute_write(node, scope)
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)):
                 self._note_mutation_target(node, scope)
@@ -394,7 +394,7 @@ class ModuleIndex:
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 if owner.name in ("__init__", "__post_init__", "setup", "__new__"):
                     continue
-                owner.cls.mutating_methods.add(owner.name)
+                owner.cls.mutated_attributes.setdefault(t.attr.value, set()).add(owner.name)
 
     def _function(self, node: FunctionNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> FunctionInfo:
         if isinstance(node, cst.FunctionDef):

@@ -337,15 +337,36 @@ class MutableStaticSelf(Rule):
                 continue
             fn = entry.function
             cls = fn.cls
-            if cls is None or not fn.is_method or not cls.mutating_methods or self._frozen(cls):
+            if cls is None or not fn.is_method or not cls.mutated_attributes or self._frozen(cls):
                 continue
             positional = _positional(fn)
             self_static = entry.self_bound or (positional and positional[0].name.value in _static_params(entry))
             if not self_static:
                 continue
-            mutator = sorted(cls.mutating_methods)[0]
-            self.report(entry.site, f"`{fn.label}` is jitted with `self` static, but `{cls.name}.{mutator}` "
-                                    "changes its attributes: later calls reuse the stale compiled values")
+            stale = sorted(set(cls.mutated_attributes) & self._attributes_read(fn))
+            if not stale:
+                continue
+            mutator = sorted(cls.mutated_attributes[stale[0]])[0]
+            self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{stale[0]}`, which "
+                                    f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
+
+    def _attributes_read(self, fn: FunctionInfo, depth: int = 0) -> Set[str]:
+        """``self.x`` read in the method and in the methods it calls on self (one level)."""
+        from jitlint.analysis.syntax import iter_children
+
+        out: Set[str] = set()
+        stack = [fn.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                out.add(node.attr.value)
+            stack.extend(iter_children(node))
+        if depth == 0 and fn.cls is not None:
+            for name in list(out):
+                method = fn.cls.methods.get(name)
+                if method is not None:
+                    out |= self._attributes_read(method, depth + 1)
+        return out
 
     def _frozen(self, cls) -> bool:
         module = self.ctx.module
