@@ -843,18 +843,31 @@ class Analyzer:
             return self._unknown_call(call, method, best)
         if callee_value.func is not None:
             return self._call_user(call, callee_value.func, callee_value.closure, args, frame, None)
+        if callee_value.instance is not None:
+            return self._call_method(call, callee_value.instance, "__call__", callee_value, args, frame)
         if isinstance(func, cst.Call):
-            # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x); eval_shape/make_jaxpr give static objects
+            # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x); eval_shape/make_jaxpr give static objects;
+            # nn.Dense(3)(x) builds a layer and calls it
             inner_q = self.index.qualify(func.func)
             if inner_q in jax_api.STATIC_RESULT_TRANSFORMS:
                 return STATIC
-            if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith("jax."):
+            if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith(
+                    ("jax.",) + jax_api.ECOSYSTEM_PACKAGES):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         return MAYBE if best.kind else STATIC
 
     def _call_method(self, call: cst.Call, cls, method: str, receiver: Value, args, frame: Frame) -> Value:
         fn = self.index.find_method(cls, method)
         best = strongest([v for _, v in args])
+        if fn is None and method == "apply" and args:
+            # a Flax linen module: `model.apply(variables, *inputs, method=...)` runs __call__
+            target = "__call__"
+            for arg, _ in args:
+                if arg.keyword is not None and arg.keyword.value == "method":
+                    target = arg.value.attr.value if isinstance(arg.value, cst.Attribute) else ""
+            fn = self.index.find_method(cls, target)
+            args = [(a, v) for a, v in args[1:] if a.keyword is None or a.keyword.value not in (
+                "method", "rngs", "mutable", "capture_intermediates")]
         if fn is None:
             return MAYBE if best.kind else STATIC
         self_value = Value(receiver.kind, receiver.reason, instance=cls)
