@@ -148,19 +148,36 @@ def is_suppressed(code: str, line_text: str) -> bool:
     return not codes or any(code.startswith(c) for c in codes)
 
 
-def _render_reason(reason: Optional[Reason], positions, module: cst.Module) -> Tuple[str, ...]:
+def _positions(module: cst.Module):
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
+                   other_positions: Optional[Dict[int, Any]] = None) -> Tuple[str, ...]:
     if reason is None:
         return ()
     from jitlint.analysis.syntax import short_code
 
     out: List[str] = []
+    # a chain leaves this module at a helper's parameter; the links after it are
+    # in the caller's module, until the next such parameter
+    current_module, current_path = module, None
     for link in reason.chain():
         text = link.text
+        if link.module is not None:
+            current_module, current_path = link.module, link.path
         if link.node is not None:
-            pos = positions.get(link.node)
-            line = str(pos.start.line) if pos is not None else "?"
+            link_module, link_positions, where = module, positions, ""
+            if current_module is not module:
+                cache = other_positions if other_positions is not None else {}
+                if id(current_module) not in cache:
+                    cache[id(current_module)] = _positions(current_module)
+                link_module, link_positions = current_module, cache[id(current_module)]
+                where = f" of {current_path}" if current_path else ""
+            pos = link_positions.get(link.node)
+            line = (str(pos.start.line) + where) if pos is not None else "?"
             if "{code}" in text:
-                text = text.replace("{code}", short_code(module, link.node))
+                text = text.replace("{code}", short_code(link_module, link.node))
             text = text.replace("{line}", line)
         else:
             text = text.replace("{code}", "...").replace("{line}", "?")
@@ -182,11 +199,15 @@ def lint_module(module: cst.Module, source: str, path: str, config: Config,
         rules = rules_for(path, config)
     if not rules:
         return []
-    raw = analyse(module, config, rules)
+    return diagnostics_from(analyse(module, config, rules), module, source, path)
+
+
+def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str, path: str,
+                     other_positions: Optional[Dict[int, Any]] = None) -> List[Diagnostic]:
+    """Positions, noqa, one finding per line and code, reason chains rendered."""
     if not raw:
         return []
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = _positions(module)
     lines = source.splitlines()
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
@@ -208,7 +229,7 @@ def lint_module(module: cst.Module, source: str, path: str, config: Config,
             end_column=pos.end.column + 1,
             code=finding.code,
             message=finding.message,
-            reason=_render_reason(finding.reason, positions, module),
+            reason=_render_reason(finding.reason, positions, module, other_positions),
             fix=None,
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
@@ -220,6 +241,38 @@ def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int,
 
     return {key: diag for key, diag in seen.items()
             if not any((key[0], other) in seen for other in RULES_BY_CODE[key[1]].superseded_by)}
+
+
+def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,
+                 roots: Sequence[str] = ()) -> Dict[str, List[Diagnostic]]:
+    """Lint several parsed modules together, following helpers imported between them.
+
+    Returns the diagnostics of each path; a module too deeply nested to analyse
+    is reported as a SourceError in the value for its path instead.
+    """
+    from jitlint.analysis.project import Project
+
+    project = Project(config.extend_jit_decorators, roots)
+    states = [project.add(path, source, module) for path, source, module in files]
+    results: Dict[str, Any] = {}
+    for state in states:
+        state.analysed = True
+        try:
+            with_deep_stack(state.analyzer.run, "analyse")
+        except SourceError as exc:
+            results[state.path] = exc
+    other_positions: Dict[int, Any] = {}
+    for state in states:
+        if state.path in results:
+            continue
+        rules = rules_for(state.path, config)
+        try:
+            raw = with_deep_stack(lambda: run_rules(state.index, state.analyzer.facts, rules), "analyse") \
+                if rules else []
+            results[state.path] = diagnostics_from(raw, state.module, state.source, state.path, other_positions)
+        except SourceError as exc:
+            results[state.path] = exc
+    return results
 
 
 def rules_for(path: str, config: Config) -> List[Type[Rule]]:

@@ -343,6 +343,11 @@ ARRAY_METHODS = frozenset({
     "nonzero", "view",
 })
 
+#: packages that are never part of the checked project
+EXTERNAL_PACKAGES = ("jax.", "jaxlib.", "numpy.", "scipy.", "math.", "functools.", "operator.", "logging.",
+                     "time.", "random.", "os.", "sys.", "typing.", "collections.", "itertools.", "dataclasses.",
+                     "builtins.") + ECOSYSTEM_PACKAGES
+
 #: transforms whose result, once called, is a static Python object
 STATIC_RESULT_TRANSFORMS = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
 

@@ -97,8 +97,11 @@ def _param_name(p: cst.Param) -> str:
 
 
 class Analyzer:
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, project=None, path: Optional[str] = None) -> None:
         self.index = index
+        #: the other modules of the checked folder (jitlint.analysis.project.Project), if any
+        self.project = project
+        self.path = path
         self.facts = Facts(index)
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
@@ -797,6 +800,11 @@ class Analyzer:
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS and returns:
             return returns[0] if returns[0].kind or returns[0].container else STATIC
+        if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
+            helper = self.project.resolve_function(self.path, q)
+            if helper is not None:
+                analyzer, fn = helper
+                return self._call_user(call, fn, None, args, frame, None, target=analyzer)
         if q is not None:
             return self._call_qualified(call, q, args, best)
         if isinstance(func, cst.Name):
@@ -956,8 +964,12 @@ class Analyzer:
     def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
         if jax_api.is_array_function(q):
-            return traced(Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
-                                       "code is traced, even on constants"), is_array=True,
+            if best.kind is Kind.TRACED:
+                reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
+            else:
+                reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
+                                      "code is traced, even on constants")
+            return traced(reason, is_array=True,
                           is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS)
         if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
                 or q in jax_api.NUMPY_STATIC_FUNCTIONS:
@@ -1056,8 +1068,13 @@ class Analyzer:
                       is_array=receiver.is_array)
 
     def _call_user(self, call: cst.Call, fn: FunctionInfo, closure: Optional[Closure], args, frame: Frame,
-                   self_value: Optional[Value]) -> Value:
-        """A call into a function of this module: analyse it with the arguments it gets."""
+                   self_value: Optional[Value], target: Optional["Analyzer"] = None) -> Value:
+        """A call into a function jitlint can see: analyse it with the arguments it gets.
+
+        ``target`` is the analyzer of another module of the project (a helper
+        imported from it); its findings are reported in that module.
+        """
+        target = target or self
         params = fn.params
         env: Dict[str, Value] = {}
         positional = [p for p, k in params if k in ("posonly", "positional")]
@@ -1083,14 +1100,14 @@ class Analyzer:
             if arg.keyword is None:
                 if pos_i < len(positional):
                     p = positional[pos_i]
-                    env[p.name.value] = self._param_value(fn, p, value, arg)
+                    env[p.name.value] = self._param_value(fn, p, value, arg, target is not self)
                 else:
                     extra_pos.append(value)
                 pos_i += 1
             else:
                 name = arg.keyword.value
                 if name in by_name:
-                    env[name] = self._param_value(fn, by_name[name], value, arg)
+                    env[name] = self._param_value(fn, by_name[name], value, arg, target is not self)
                 else:
                     extra_kw.append(value)
         for p, kind in params:
@@ -1108,7 +1125,9 @@ class Analyzer:
                 env[pname] = MAYBE if b.kind else STATIC
             else:
                 env[pname] = STATIC  # left at its default
-        result = self.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        if target is not self and result.reason is not None:
+            result = replace(result, reason=Reason(call, f"`{{code}}` returns a traced value", None))
         if result.kind is Kind.TRACED:
             best = strongest([v for _, v in args])
             parent = best.reason if best.kind is Kind.TRACED else result.reason
@@ -1116,12 +1135,16 @@ class Analyzer:
                                                        f"computes it from traced inputs)", parent), items=result.items)
         return result
 
-    @staticmethod
-    def _param_value(fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg) -> Value:
+    def _param_value(self, fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg,
+                     other_module: bool = False) -> Value:
+        if other_module:
+            value = replace(value, func=None, closure=None, instance=None, items=None, element=None)
         if value.kind is not Kind.TRACED:
             return value
+        where = (self.index.module, self.path) if other_module else (None, None)
         return replace(value, reason=Reason(arg.value, f"parameter `{p.name.value}` of `{fn.label}` receives "
-                                                       f"traced `{{code}}` (line {{line}})", value.reason))
+                                                       f"traced `{{code}}` (line {{line}})", value.reason,
+                                            module=where[0], path=where[1]))
 
 
 def analyse_module(index: ModuleIndex) -> Facts:

@@ -25,6 +25,9 @@ class Reason:
     node: Optional[cst.CSTNode]
     text: str
     parent: Optional["Reason"] = None
+    #: the module ``node`` belongs to, when it is not the module being reported on
+    module: Optional[cst.Module] = None
+    path: Optional[str] = None
 
     def chain(self, limit: int = 8) -> List["Reason"]:
         out: List[Reason] = []

@@ -1,0 +1,118 @@
+"""Several modules checked together: helpers imported from one module of the
+checked folder into another are followed with the arguments they receive.
+
+Modules are parsed lazily, the first time a traced caller needs one (a helper
+module need not mention jit at all), and each keeps one analyzer, whose memo
+makes every (function, argument signature) pair analysed once in the whole
+project.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.tracedness import Analyzer
+
+
+@dataclass(eq=False)
+class ModuleState:
+    path: str
+    source: str
+    module: cst.Module
+    index: ModuleIndex
+    analyzer: Analyzer
+    analysed: bool = False
+
+
+class Project:
+    def __init__(self, extra_jit: Sequence[str] = (), roots: Iterable[str] = (),
+                 load_source=None) -> None:
+        self.extra_jit = tuple(extra_jit)
+        self.states: Dict[str, Optional[ModuleState]] = {}
+        self.roots: List[str] = [os.path.abspath(r) for r in roots]
+        #: reads and parses a file: path -> (source, module), or None when it cannot
+        self._load_source = load_source or _read_and_parse
+
+    # ------------------------------------------------------------ modules
+    def add(self, path: str, source: str, module: cst.Module) -> ModuleState:
+        key = os.path.realpath(path)
+        index = ModuleIndex(module, self.extra_jit)
+        state = ModuleState(path, source, module, index, None)  # type: ignore[arg-type]
+        state.analyzer = Analyzer(index, project=self, path=path)
+        self.states[key] = state
+        return state
+
+    def state_for(self, path: str) -> Optional[ModuleState]:
+        key = os.path.realpath(path)
+        if key not in self.states:
+            loaded = self._load_source(path)
+            self.states[key] = None if loaded is None else self.add(path, *loaded)
+        return self.states[key]
+
+    def analyse_all(self) -> None:
+        """Run every module's own entry points (each once; helpers get added on the way)."""
+        for state in list(self.states.values()):
+            if state is not None and not state.analysed:
+                state.analysed = True
+                state.analyzer.run()
+
+    # ----------------------------------------------------------- imports
+    def resolve_function(self, from_path: Optional[str], qualified: str) -> Optional[Tuple[Analyzer, FunctionInfo]]:
+        """The module-level function ``qualified`` names, if it is in a file of the project."""
+        if from_path is None or "." not in qualified.strip("."):
+            return None
+        module_name, _, function = qualified.rpartition(".")
+        for candidate in self._module_files(from_path, module_name):
+            state = self.state_for(candidate)
+            if state is None:
+                continue
+            fn = state.index.functions.get(function)
+            if fn is not None:
+                return state.analyzer, fn
+            return None
+        return None
+
+    def _module_files(self, from_path: str, module_name: str) -> List[str]:
+        directory = os.path.dirname(os.path.abspath(from_path))
+        if module_name.startswith("."):
+            dots = len(module_name) - len(module_name.lstrip("."))
+            for _ in range(dots - 1):
+                directory = os.path.dirname(directory)
+            bases = [directory]
+            parts = [p for p in module_name.lstrip(".").split(".") if p]
+        else:
+            bases = _package_roots(directory) + self.roots
+            parts = module_name.split(".")
+        out = []
+        for base in bases:
+            stem = os.path.join(base, *parts) if parts else base
+            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+                if os.path.isfile(candidate) and candidate not in out:
+                    out.append(candidate)
+        return out
+
+
+def _package_roots(directory: str) -> List[str]:
+    """The folder above the outermost package containing ``directory``, and the folder itself."""
+    top = directory
+    while os.path.isfile(os.path.join(top, "__init__.py")):
+        parent = os.path.dirname(top)
+        if parent == top:
+            break
+        top = parent
+    return [top] if top == directory else [top, directory]
+
+
+def _read_and_parse(path: str) -> Optional[Tuple[str, cst.Module]]:
+    from jitlint.engine import SourceError, decode_source, parse
+
+    try:
+        with open(path, "rb") as fh:
+            source = decode_source(fh.read())
+        return source, parse(source)
+    except (OSError, SourceError, RecursionError):
+        return None

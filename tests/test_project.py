@@ -1,0 +1,54 @@
+"""Cross-module analysis: helpers imported from another module of the checked folder."""
+import os
+import re
+
+from jitlint.config import Config
+from jitlint.engine import SourceError, lint_project, parse
+
+HERE = os.path.join(os.path.dirname(__file__), "fixtures", "project", "pkg")
+EXPECT = re.compile(r"#\s*expect:\s*(JIT\d+)")
+
+
+def _load(name):
+    path = os.path.join(HERE, name)
+    with open(path, encoding="utf-8") as fh:
+        source = fh.read()
+    return path, source, parse(source)
+
+
+def _expected(source):
+    return {(i, m.group(1)) for i, line in enumerate(source.splitlines(), 1) for m in [EXPECT.search(line)] if m}
+
+
+def test_helper_findings_point_at_the_helper_module():
+    files = [_load(n) for n in ("train.py", "ops.py", "__init__.py")]
+    results = lint_project(files, Config())
+    for path, source, _ in files:
+        got = results[path]
+        assert not isinstance(got, SourceError)
+        assert {(d.line, d.code) for d in got} == _expected(source), path
+
+
+def test_reason_chain_leads_back_to_the_jitted_caller():
+    files = [_load(n) for n in ("train.py", "ops.py")]
+    results = lint_project(files, Config())
+    ops_path = files[1][0]
+    (finding,) = [d for d in results[ops_path] if d.code == "JIT201"]
+    chain = " | ".join(finding.reason)
+    assert "parameter `g` of `clip_norm` receives traced `grads`" in chain
+    assert "train.py" in chain
+    assert "`@jax.jit` (line 9 of " in chain
+
+
+def test_helper_module_outside_the_checked_set_is_followed_but_not_reported():
+    files = [_load("train.py")]
+    results = lint_project(files, Config())
+    assert list(results) == [files[0][0]]
+    assert results[files[0][0]] == []
+
+
+def test_single_module_linting_does_not_follow_imports():
+    from jitlint.engine import lint_source
+
+    path, source, _ = _load("ops.py")
+    assert lint_source(source, path).diagnostics == ()
