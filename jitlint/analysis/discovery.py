@@ -120,6 +120,8 @@ class GlobalInfo:
     node: Optional[cst.CSTNode] = None
     #: ``NAME = SomeClass(...)``: the class name
     instance_of: Optional[str] = None
+    #: index in the module body of the last module-level statement that binds it
+    last_statement: int = 0
     numpy_array: bool = False
 
 
@@ -135,6 +137,8 @@ class ModuleIndex:
         self.classes: Dict[str, ClassInfo] = {}
         self.infos: Dict[FunctionNode, FunctionInfo] = {}
         self.globals: Dict[str, GlobalInfo] = {}
+        #: top-level def/class statement -> its index in the module body
+        self.statement_index: Dict[cst.CSTNode, int] = {}
         self.global_written: Set[str] = set()
         self.mutated_names: Set[str] = set()
         #: module globals mutated (items, in-place methods) inside a function -> those functions
@@ -208,12 +212,15 @@ class ModuleIndex:
 
     # --------------------------------------------------------------- globals
     def _collect_globals(self, module: cst.Module) -> None:
-        for stmt in module.body:
+        for position, stmt in enumerate(module.body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self.statement_index[stmt] = position
             names_here: Dict[str, Tuple[cst.CSTNode, Optional[cst.BaseExpression]]] = {}
             in_loop = isinstance(stmt, (cst.For, cst.While))
             for name, value, node in self._bindings(stmt):
                 names_here.setdefault(name, (node, value))
                 info = self.globals.setdefault(name, GlobalInfo(node=node))
+                info.last_statement = position
                 if isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
                     info.assignments += 1
                 if value is not None:
@@ -518,6 +525,22 @@ class ModuleIndex:
             elif owner in self.classes:
                 return self.find_method(self.classes[owner], method), False
         return None, False
+
+    def rebound_after(self, name: str, fn: FunctionInfo) -> bool:
+        """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
+
+        Rebinding before the function is defined -- ``X = ...; try: X += ...`` at
+        import time -- cannot make a trace stale.
+        """
+        info = self.globals.get(name)
+        if info is None:
+            return False
+        top = fn
+        while top.parent is not None:
+            top = top.parent
+        node = top.cls.node if top.cls is not None else top.node
+        position = self.statement_index.get(node)
+        return position is None or info.last_statement > position
 
     def changed_after_import(self, name: str) -> bool:
         """A global that a function changes, other than functions run at import time.

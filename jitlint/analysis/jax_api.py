@@ -219,6 +219,11 @@ STATIC_ATTRIBUTES = frozenset(
 STATIC_LOOKING_ATTRIBUTES = frozenset({"dim", "dims", "ndims", "rank", "name", "axis", "axes", "axis_name",
                                        "event_shape", "batch_shape", "num_classes", "features"})
 
+#: types that no tracer is an instance of: inside `if isinstance(x, int):` x is static
+PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "tuple", "list", "dict",
+                                "set", "frozenset", "type(None)", "numbers.Number", "numbers.Integral",
+                                "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray"})
+
 #: builtins whose result is a static Python value whatever they are given
 STATIC_BUILTINS = frozenset(
     {

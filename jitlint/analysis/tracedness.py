@@ -318,9 +318,11 @@ class Analyzer:
         if isinstance(stmt, cst.If):
             self.ev(stmt.test, frame)
             env = frame.env
-            a = self._branch(stmt.body, frame, env)
+            body_env, else_env = self._narrowed(stmt.test, env)
+            a = self._branch(stmt.body, frame, body_env)
             orelse = stmt.orelse
-            b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, env) if orelse else dict(env)
+            b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
+                if orelse else dict(else_env)
             joined = self._join_envs([a, b])
             if joined is None:
                 return False
@@ -387,6 +389,33 @@ class Analyzer:
             frame.env = joined
             return True
         return True
+
+    def _narrowed(self, test: cst.BaseExpression, env: Dict[str, Value]):
+        """Environments for the two arms of ``if test``: ``isinstance(x, int)`` and
+        ``not isinstance(x, Tracer)`` mean `x` is a Python value in that arm."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return env, env
+        name = test.args[0].value.value
+        if name not in env or env[name].kind is Kind.STATIC:
+            return env, env
+        types_node = test.args[1].value
+        elements = [el.value for el in types_node.elements] if isinstance(types_node, cst.Tuple) else [types_node]
+        texts = [self.index.module.code_for_node(el) for el in elements]
+        python_types = all(t in jax_api.PYTHON_VALUE_TYPES for t in texts)
+        tracer_types = all("Tracer" in t for t in texts)
+        static_env = dict(env)
+        static_env[name] = STATIC
+        if python_types and not negate:
+            return static_env, env
+        if tracer_types and negate:
+            return static_env, env
+        if tracer_types and not negate:
+            return env, static_env
+        return env, env
 
     def _loop(self, stmt, frame: Frame, at_head) -> bool:
         head = dict(frame.env)
@@ -798,8 +827,10 @@ class Analyzer:
         best = strongest(values)
         # higher-order functions: analyse the functions they are given
         returns = self._analyse_function_args(call, q, args, frame)
-        if q is not None and q in jax_api.TREE_MAPS and returns:
-            return returns[0] if returns[0].kind or returns[0].container else STATIC
+        if q is not None and q in jax_api.TREE_MAPS:
+            if returns:
+                return returns[0] if returns[0].kind or returns[0].container else STATIC
+            return MAYBE if best.kind else STATIC  # a function we cannot see, mapped over the leaves
         if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
             helper = self.project.resolve_function(self.path, q)
             if helper is not None:

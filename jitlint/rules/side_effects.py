@@ -87,7 +87,8 @@ class MutableGlobalRead(Rule):
             return  # the write is reported as JIT102
         if self._is_write_context(node):
             return
-        if info.assignments >= 2 or node.value in ctx.index.global_written:
+        if node.value in ctx.index.global_written or (
+                info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
         elif ctx.index.changed_after_import(node.value) and not self._is_dispatch(node):
             why = "a function of this module changes it" if not info.mutable_container else \

@@ -1,0 +1,112 @@
+"""Small helpers shared by the fix builders: literals, comments, kinds."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, List, Optional, Sequence
+
+import libcst as cst
+
+from jitlint.analysis.values import Kind
+from jitlint.fixes.context import FixContext
+
+
+def string_literal(text: str) -> str:
+    """A Python string literal for ``text``, in double quotes when it can be."""
+    r = repr(text)
+    if r.startswith("'") and '"' not in text:
+        r = '"' + r[1:-1].replace("\\'", "'") + '"'
+    return r
+
+
+def escape_braces(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def literal_value(node: cst.BaseExpression) -> Optional[object]:
+    """The value of a number, string, ``True``/``False``/``None`` literal (no f-strings, no bytes)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return ast.literal_eval(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = literal_value(node.expression)
+        if isinstance(inner, (int, float, complex)) and not isinstance(inner, bool):
+            return -inner if isinstance(node.operator, cst.Minus) else inner
+        return None
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 - odd prefixes
+            return None
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = literal_value(node.left), literal_value(node.right)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        return None
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    return None
+
+
+def is_literal(node: cst.BaseExpression) -> bool:
+    return literal_value(node) is not None or (isinstance(node, cst.Name) and node.value == "None")
+
+
+def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:
+    return ctx.facts.value(node).kind
+
+
+def comments_in(node: cst.CSTNode) -> List[str]:
+    out: List[str] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Comment(self, c: cst.Comment) -> None:
+            out.append(c.value)
+
+    node.visit(_Collect())
+    return out
+
+
+def keep_comments(old: Sequence[cst.CSTNode], new: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+    """Comments of ``old`` that ``new`` lost, as comment lines above the first new statement."""
+    if not new:
+        return new
+    before: List[str] = []
+    for node in old:
+        before.extend(comments_in(node))
+    after: List[str] = []
+    for node in new:
+        after.extend(comments_in(node))
+    lost: List[str] = []
+    remaining = list(after)
+    for c in before:
+        if c in remaining:
+            remaining.remove(c)
+        else:
+            lost.append(c)
+    if not lost:
+        return new
+    first = new[0]
+    lines = list(getattr(first, "leading_lines", ())) + [cst.EmptyLine(comment=cst.Comment(c)) for c in lost]
+    return [first.with_changes(leading_lines=lines)] + list(new[1:])
+
+
+def with_leading_lines(stmts: List[cst.BaseStatement], lines: Iterable[cst.EmptyLine]) -> List[cst.BaseStatement]:
+    """``stmts`` with ``lines`` (blank lines and comments of the statement they replace) in front."""
+    lines = list(lines)
+    if not stmts or not lines:
+        return stmts
+    first = stmts[0]
+    return [first.with_changes(leading_lines=lines + list(first.leading_lines))] + list(stmts[1:])
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+
+
+def name_for_expression(code: str, limit: int = 3) -> str:
+    """A readable identifier for an expression: ``x.sum()`` -> ``x_sum``."""
+    words = [w for w in _WORD.findall(code) if w not in ("jnp", "np", "jax", "lax", "self")]
+    name = "_".join(words[:limit]).lower() or "value"
+    if name[0].isdigit():
+        name = "v" + name
+    return name

@@ -1,0 +1,330 @@
+"""What a fix builder gets to work with, and how a new tree becomes text edits.
+
+A builder replaces nodes of the LibCST tree; :meth:`FixContext.replace` renders
+the top-level statement that holds them before and after, and turns the
+difference into one :class:`~jitlint.diagnostics.Edit` covering only the
+characters that changed.  Everything else in the file -- comments, blank
+lines, line endings, indentation -- is left byte for byte as it was.
+"""
+from __future__ import annotations
+
+import keyword
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+from libcst.helpers import parse_template_expression, parse_template_statement
+
+from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.syntax import dotted_name, iter_children
+from jitlint.analysis.tracedness import Facts
+from jitlint.diagnostics import Edit
+from jitlint.fixes.purity import Purity
+
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+
+#: keyword names that ``jax.debug.print`` and friends reserve for themselves
+RESERVED_KWARGS = frozenset({"fmt", "ordered", "partitioned"})
+
+
+class FixContext:
+    """The module, its analysis, and helpers to build edits; one per lint of one file."""
+
+    def __init__(self, module: cst.Module, index: ModuleIndex, facts: Facts, source: str,
+                 prefer_static: Optional[bool] = None) -> None:
+        self.module = module
+        self.index = index
+        self.facts = facts
+        self.source = source
+        #: JIT201/JIT202: prefer ``static_argnames`` over a rewrite (None: each rule's default)
+        self.prefer_static = prefer_static
+        self.purity = Purity(index, facts)
+        self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        self._top_offsets: Optional[List[int]] = None
+        self._module_names: Optional[Set[str]] = None
+        self._aliases: Optional[Dict[str, str]] = None
+
+    # ---------------------------------------------------------------- tree
+    @property
+    def config(self) -> cst.PartialParserConfig:
+        return self.module.config_for_parsing
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if self._parents is None:
+            parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+            stack: List[cst.CSTNode] = [self.module]
+            while stack:
+                n = stack.pop()
+                for child in _all_children(n):
+                    parents[child] = n
+                    stack.append(child)
+            self._parents = parents
+        return self._parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+        p = self.parent(node)
+        while p is not None:
+            yield p
+            p = self.parent(p)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        for a in self.ancestors(node):
+            if isinstance(a, (cst.FunctionDef, cst.Lambda)):
+                return self.index.infos.get(a)
+        return None
+
+    def enclosing_def(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for a in self.ancestors(node):
+            if isinstance(a, cst.Lambda):
+                return None
+            if isinstance(a, cst.FunctionDef):
+                return a
+        return None
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost statement (simple statement line or compound statement) holding ``node``."""
+        current: Optional[cst.CSTNode] = node
+        while current is not None:
+            if isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return current
+            if isinstance(current, cst.BaseSmallStatement) and isinstance(
+                    self.parent(current), cst.SimpleStatementSuite):
+                return current
+            current = self.parent(current)
+        return None
+
+    def block_of(self, stmt: cst.CSTNode) -> Optional[Tuple[cst.CSTNode, int]]:
+        """The suite holding ``stmt`` and its index in it."""
+        parent = self.parent(stmt)
+        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)):
+            for i, s in enumerate(parent.body):
+                if s is stmt:
+                    return parent, i
+        return None
+
+    # --------------------------------------------------------------- edits
+    def _offsets(self) -> List[int]:
+        if self._top_offsets is None:
+            pos = sum(len(self.module.code_for_node(h)) for h in self.module.header)
+            offsets = []
+            for stmt in self.module.body:
+                offsets.append(pos)
+                pos += len(self.module.code_for_node(stmt))
+            self._top_offsets = offsets
+        return self._top_offsets
+
+    def _top(self, node: cst.CSTNode) -> Optional[int]:
+        current = node
+        for a in self.ancestors(node):
+            if isinstance(a, cst.Module):
+                for i, stmt in enumerate(self.module.body):
+                    if stmt is current:
+                        return i
+                return None
+            current = a
+        return None
+
+    def replace(self, old: cst.CSTNode, new: Replacement) -> Optional[Edit]:
+        """One edit that replaces ``old`` (a node inside a top-level statement) by ``new``."""
+        return self.replace_many({old: new})
+
+    def replace_many(self, changes: Dict[cst.CSTNode, Replacement]) -> Optional[Edit]:
+        if not changes:
+            return None
+        tops = {self._top(old) for old in changes}
+        if len(tops) != 1 or None in tops:
+            return None
+        i = tops.pop()
+        assert i is not None
+        top = self.module.body[i]
+        new_top = cst.ensure_type(top.visit(_Replacer(changes)), cst.CSTNode)
+        old_code = self.module.code_for_node(top)
+        new_code = self.module.code_for_node(new_top)
+        start = self._offsets()[i]
+        if self.source[start:start + len(old_code)] != old_code:
+            trimmed = old_code.rstrip("\r\n")
+            if self.source[start:] != trimmed:
+                return None
+            newline = old_code[len(trimmed):]
+            if not new_code.endswith(newline):
+                return None
+            old_code, new_code = trimmed, new_code[: len(new_code) - len(newline)]
+        return _diff_edit(old_code, new_code, start)
+
+    # -------------------------------------------------------------- build
+    def expr(self, template: str, **nodes: Union[cst.BaseExpression, str]) -> cst.BaseExpression:
+        """Parse an expression template; ``{name}`` holes take nodes (wrapped in parentheses if needed)."""
+        return parse_template_expression(template, config=self.config, **_holes(nodes))
+
+    def stmt(self, template: str, **nodes: Union[cst.CSTNode, str]) -> cst.BaseStatement:
+        return cst.ensure_type(parse_template_statement(template, config=self.config, **_holes(nodes)),
+                               cst.BaseStatement)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # ------------------------------------------------------------- names
+    def module_names(self) -> Set[str]:
+        """Every identifier spelled anywhere in the module."""
+        if self._module_names is None:
+            out: Set[str] = set()
+            stack: List[cst.CSTNode] = [self.module]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, cst.Name):
+                    out.add(n.value)
+                stack.extend(iter_children(n))
+            self._module_names = out
+        return self._module_names
+
+    def fresh_name(self, base: str, within: Optional[cst.CSTNode], taken: Iterable[str] = ()) -> str:
+        """``base``, or ``base_1``, ``base_2``... unused in ``within`` and among module-level names."""
+        used = set(taken) | set(self.index.globals) | set(self.top_level_aliases())
+        if within is not None:
+            from jitlint.fixes.purity import names_in
+
+            used |= names_in(within)
+        name = base
+        n = 1
+        while name in used or keyword.iskeyword(name):
+            name = f"{base}_{n}"
+            n += 1
+        return name
+
+    def top_level_aliases(self) -> Dict[str, str]:
+        """Local name -> qualified name for imports at module level (not inside functions)."""
+        if self._aliases is None:
+            from jitlint.analysis.names import ImportTable
+
+            table = ImportTable()
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Import):
+                            table.add_import(small)
+                        elif isinstance(small, cst.ImportFrom):
+                            table.add_import_from(small)
+            self._aliases = dict(table.aliases)
+        return self._aliases
+
+    def import_name(self, qualified: str) -> Optional[Tuple[str, Tuple[Edit, ...]]]:
+        """How to spell ``qualified`` here (``jax.lax`` -> ``lax``), and the import edit it needs, if any.
+
+        An existing module-level import is reused (``jnp`` for ``jax.numpy``,
+        ``jax.lax`` when only ``jax`` is imported); otherwise the conventional
+        import is added (``from jax import lax``, ``import jax.numpy as jnp``,
+        ``from functools import partial``, ``import jax``) when its name is free.
+        """
+        aliases = self.top_level_aliases()
+        exact = [local for local, full in aliases.items() if full == qualified and self._is_plain(local, full)]
+        if exact:
+            return sorted(exact, key=len)[0], ()
+        head, _, tail = qualified.rpartition(".")
+        conventional = _CONVENTIONAL.get(qualified)
+        if conventional is not None:
+            local, text = conventional
+            if local not in self.module_names() and local not in aliases:
+                return local, (self._insert_import(text),)
+        # reuse a parent module: jax.lax -> jax.lax via `import jax`
+        prefix = head
+        suffix = tail
+        while prefix:
+            for local, full in aliases.items():
+                if full == prefix and self._is_plain(local, full):
+                    return f"{local}.{suffix}", ()
+            prefix, _, last = prefix.rpartition(".")
+            suffix = f"{last}.{suffix}"
+        root = qualified.split(".")[0]
+        if root in self.module_names() or root in aliases:
+            return None
+        return qualified, (self._insert_import(f"import {root}"),)
+
+    @staticmethod
+    def _is_plain(local: str, full: str) -> bool:
+        return bool(local) and "." not in local
+
+    def _insert_import(self, text: str) -> Edit:
+        """An edit adding ``text`` on a line of its own after the module's imports."""
+        body = self.module.body
+        anchor = -1
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
+                anchor = i
+            elif i == 0 and _is_docstring(stmt):
+                anchor = i
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                break
+        offsets = self._offsets()
+        newline = self.module.default_newline
+        if anchor + 1 < len(body):
+            at = offsets[anchor + 1]
+        elif body:
+            at = len(self.source)
+        else:
+            at = len(self.source)
+        prefix = ""
+        if at > 0 and self.source[at - 1] not in "\r\n":
+            prefix = newline
+        return Edit(at, at, prefix + text + newline)
+
+
+_CONVENTIONAL = {
+    "jax.lax": ("lax", "from jax import lax"),
+    "jax.numpy": ("jnp", "import jax.numpy as jnp"),
+    "functools.partial": ("partial", "from functools import partial"),
+}
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _all_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    return list(iter_children(node))
+
+
+def _holes(nodes: Dict[str, Union[cst.CSTNode, str]]) -> Dict[str, cst.CSTNode]:
+    out: Dict[str, cst.CSTNode] = {}
+    for key, value in nodes.items():
+        if isinstance(value, str):
+            value = cst.Name(value) if value.isidentifier() else cst.parse_expression(value)
+        if isinstance(value, cst.BaseExpression):
+            value = parenthesize(value)
+        out[key] = value
+    return out
+
+
+def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Wrap expressions that cannot stand as an argument or lambda body as they are."""
+    if isinstance(expr, (cst.Tuple, cst.NamedExpr, cst.Yield)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
+
+
+def _diff_edit(old: str, new: str, base: int) -> Optional[Edit]:
+    if old == new:
+        return None
+    limit = min(len(old), len(new))
+    p = 0
+    while p < limit and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
+        s += 1
+    return Edit(base + p, base + len(old) - s, new[p:len(new) - s])
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, changes: Dict[cst.CSTNode, Replacement]) -> None:
+        super().__init__()
+        self.changes = changes
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        if original_node in self.changes:
+            return self.changes[original_node]
+        return updated_node
+
+
+def dotted(node: cst.CSTNode) -> Optional[str]:
+    return dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None

@@ -1,0 +1,725 @@
+"""Fixes for JIT2xx: Python control flow on traced values -> ``jnp.where`` / ``lax.cond`` / loops.
+
+JIT201 ``if`` / conditional expression:
+
+* early return -- ``if c: return a`` + ``return b`` (or ``else: return b``) ->
+  ``return jnp.where(c, a, b)`` when both are cheap elementwise expressions,
+  else ``return lax.cond(c, lambda: a, lambda: b)``; branches with more code
+  become local functions, and the code after the ``if`` becomes the false
+  branch;
+* branches that assign -- every variable assigned in either branch and live
+  afterwards is carried (a tuple for several); a variable assigned in one branch
+  only keeps its earlier value in the other; one variable with cheap
+  elementwise values -> ``y = jnp.where(c, a, b)``;
+* ``a if c else b`` -> ``jnp.where(c, a, b)`` or ``lax.cond(c, lambda: a, lambda: b)``.
+
+``and`` / ``or`` / ``not`` in the condition become ``jnp.logical_*``; chained
+comparisons are split.  ``jnp.where`` is used only when neither branch holds a
+function with a restricted domain or an unbounded derivative (``sqrt``, ``log``,
+division, ``**``, ``exp``, ``arcsin``...): where evaluates both branches, and
+the untaken one would put NaN into gradients.  Those get ``lax.cond``.  Literal
+branches are matched to the other branch's dtype (``jnp.zeros_like(x)``,
+``0.0`` rather than ``0``) because ``lax.cond`` rejects branches whose types
+differ.
+
+No fix when a branch returns on one path only, has ``break`` / ``continue`` /
+``yield``, side effects (both branches are traced, or evaluated), or assigns a
+variable that is used afterwards without being defined before on both paths.
+
+JIT202 ``for i in range(n)`` -> ``lax.fori_loop(0, n, body_fun, init)``;
+JIT203 ``while c:`` -> ``lax.while_loop(cond_fun, body_fun, init)``.  The carry
+is exactly the variables assigned in the loop that are live at its head
+(read after the loop, or read in the body or the condition before being
+assigned); each must be defined before the loop.  No fix for a step other than
+1, ``break`` / ``continue`` / ``return`` / ``yield``, appending to a list,
+side effects, ``for ... else``, or a loop index used after the loop or as a
+Python int (``range(i)``, ``x[:i]``).
+
+Safety: every rewrite here is UNSAFE.  ``lax.cond`` traces both branches and
+fails for branches of different dtypes or shapes that eager Python accepted;
+``jnp.where`` broadcasts and promotes; ``fori_loop`` with a traced bound and
+``while_loop`` are not reverse-mode differentiable (the Python loop was,
+under plain ``jax.grad``); loop carries must keep their dtype.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from jitlint.analysis.syntax import assigned_names, iter_children
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.fixes.common import keep_comments, kind_of, literal_value
+from jitlint.fixes.context import FixContext
+from jitlint.fixes.dataflow import (
+    Definitions,
+    Liveness,
+    assigned_in,
+    block_statements,
+    live_in,
+    reads,
+    surely_assigned,
+)
+
+ARRAY_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.")
+
+#: jnp functions that work element by element (cheap enough to evaluate both sides)
+ELEMENTWISE = frozenset({
+    "abs", "absolute", "maximum", "minimum", "fmax", "fmin", "clip", "where", "sign", "square", "negative",
+    "positive", "sin", "cos", "tanh", "arctan", "arcsinh", "floor", "ceil", "round", "rint", "trunc", "real",
+    "imag", "conj", "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isfinite", "isinf",
+    "heaviside", "relu", "sigmoid", "softplus", "silu", "gelu", "exp", "expm1", "exp2", "log", "log1p", "log2",
+    "log10", "sqrt", "rsqrt", "cbrt", "arcsin", "arccos", "arctanh", "arccosh", "tan", "power", "float_power",
+    "divide", "true_divide", "reciprocal", "mod", "remainder", "floor_divide", "sinh", "cosh", "arctan2",
+    "asarray", "float32", "float64", "int32",
+})
+
+#: elementwise functions with a restricted domain or an unbounded derivative:
+#: under jnp.where the untaken branch turns gradients into NaN
+RESTRICTED = frozenset({
+    "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "cbrt", "arcsin", "arccos",
+    "arctanh", "arccosh", "tan", "power", "float_power", "divide", "true_divide", "reciprocal", "mod",
+    "remainder", "floor_divide", "sinh", "cosh", "arctan2",
+})
+
+CHEAP, RESTRICTED_KIND = 1, 2
+
+
+class _NoFix(Exception):
+    pass
+
+
+class _Builder:
+    """Spells the JAX names a rewrite needs and collects the imports that adds."""
+
+    def __init__(self, ctx: FixContext) -> None:
+        self.ctx = ctx
+        self.imports: List[Edit] = []
+        self._names: Dict[str, str] = {}
+
+    def name(self, qualified: str) -> str:
+        found = self._names.get(qualified)
+        if found is None:
+            spelled = self.ctx.import_name(qualified)
+            if spelled is None:
+                raise _NoFix
+            found, edits = spelled
+            for e in edits:
+                if e not in self.imports:
+                    self.imports.append(e)
+            self._names[qualified] = found
+        return found
+
+    @property
+    def lax(self) -> str:
+        return self.name("jax.lax")
+
+    @property
+    def jnp(self) -> str:
+        return self.name("jax.numpy")
+
+    def expr(self, template: str, **nodes) -> cst.BaseExpression:
+        return self.ctx.expr(template, **nodes)
+
+    # ------------------------------------------------------------ predicate
+    def predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """``and``/``or``/``not`` -> ``jnp.logical_*``; chained comparisons split."""
+        if isinstance(test, cst.BooleanOperation):
+            fn = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+            return self.expr(f"{self.jnp}.{fn}({{a}}, {{b}})", a=self.predicate(test.left),
+                             b=self.predicate(test.right))
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self.expr(f"{self.jnp}.logical_not({{a}})", a=self.predicate(test.expression))
+        if isinstance(test, cst.Comparison) and len(test.comparisons) > 1:
+            pieces: List[cst.BaseExpression] = []
+            left = test.left
+            for target in test.comparisons:
+                if isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+                    raise _NoFix
+                pieces.append(cst.Comparison(left=left, comparisons=[target]))
+                left = target.comparator
+            out = pieces[0]
+            for piece in pieces[1:]:
+                out = self.expr(f"{self.jnp}.logical_and({{a}}, {{b}})", a=out, b=piece)
+            return out
+        return test
+
+    # -------------------------------------------------------------- values
+    def classify(self, expr: cst.BaseExpression) -> Optional[int]:
+        """CHEAP or RESTRICTED_KIND for an elementwise expression, None otherwise."""
+        worst = CHEAP
+        stack: List[cst.CSTNode] = [expr]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                if n.value == "None" or self.ctx.facts.value(n).items is not None:
+                    return None
+                continue
+            if isinstance(n, (cst.Integer, cst.Float, cst.Imaginary)):
+                continue
+            if isinstance(n, cst.Attribute):
+                stack.append(n.value)
+                continue
+            if isinstance(n, cst.Subscript):
+                continue  # indexing: cheap, whatever the index
+            if isinstance(n, cst.BinaryOperation):
+                op = n.operator
+                if isinstance(op, cst.MatrixMultiply):
+                    return None
+                if isinstance(op, (cst.Divide, cst.FloorDivide, cst.Modulo)):
+                    worst = RESTRICTED_KIND
+                if isinstance(op, cst.Power):
+                    exponent = literal_value(n.right)
+                    if not (isinstance(exponent, int) and exponent >= 0):
+                        worst = RESTRICTED_KIND
+                stack.extend((n.left, n.right))
+                continue
+            if isinstance(n, cst.UnaryOperation):
+                if isinstance(n.operator, cst.Not):
+                    return None
+                stack.append(n.expression)
+                continue
+            if isinstance(n, cst.Comparison):
+                if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in n.comparisons):
+                    return None
+                stack.append(n.left)
+                stack.extend(t.comparator for t in n.comparisons)
+                continue
+            if isinstance(n, cst.Call):
+                q = self.ctx.index.qualify(n.func)
+                if q is None or not q.startswith(ARRAY_MODULES):
+                    return None
+                tail = q.rsplit(".", 1)[-1]
+                if tail not in ELEMENTWISE:
+                    return None
+                if tail in RESTRICTED:
+                    worst = RESTRICTED_KIND
+                for arg in n.args:
+                    if arg.star:
+                        return None
+                    if arg.keyword is None:
+                        stack.append(arg.value)
+                continue
+            return None
+        return worst
+
+    def like(self, literal: cst.BaseExpression, other: cst.BaseExpression) -> cst.BaseExpression:
+        """A literal branch value with the dtype and shape of the other branch."""
+        value = literal_value(literal)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return literal
+        if isinstance(value, float) and not value.is_integer():
+            return literal
+        if kind_of(self.ctx, other) is not Kind.TRACED or len(self.ctx.code(other)) > 40:
+            return cst.Float(repr(float(value))) if isinstance(value, int) else literal
+        if value == 0:
+            return self.expr(f"{self.jnp}.zeros_like({{o}})", o=other)
+        if value == 1:
+            return self.expr(f"{self.jnp}.ones_like({{o}})", o=other)
+        return self.expr(f"{self.jnp}.full_like({{o}}, {{v}})", o=other, v=literal)
+
+    def matched(self, a: cst.BaseExpression, b: cst.BaseExpression) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
+        """``lax.cond`` needs equal output types: literals follow the other branch."""
+        if isinstance(a, cst.Tuple) and isinstance(b, cst.Tuple) and len(a.elements) == len(b.elements):
+            pairs = [self.matched(x.value, y.value) for x, y in zip(a.elements, b.elements)]
+            return (a.with_changes(elements=[e.with_changes(value=p[0]) for e, p in zip(a.elements, pairs)]),
+                    b.with_changes(elements=[e.with_changes(value=p[1]) for e, p in zip(b.elements, pairs)]))
+        la, lb = _number(a), _number(b)
+        if la is not None and lb is not None:
+            if isinstance(la, float) and isinstance(lb, int):
+                return a, cst.Float(repr(float(lb)))
+            if isinstance(lb, float) and isinstance(la, int):
+                return cst.Float(repr(float(la))), b
+            return a, b
+        if la is not None:
+            return self.like(a, b), b
+        if lb is not None:
+            return a, self.like(b, a)
+        return a, b
+
+    # ------------------------------------------------------------ building
+    def lambda_(self, params: Sequence[str], body: cst.BaseExpression) -> cst.Lambda:
+        head = "lambda " + ", ".join(params) + ": " if params else "lambda: "
+        return cst.ensure_type(self.expr(head + "{b}", b=body), cst.Lambda)
+
+    def function(self, name: str, params: Sequence[str], body: Sequence[cst.CSTNode],
+                 header: Optional[cst.TrailingWhitespace] = None,
+                 leading: Sequence[cst.EmptyLine] = ()) -> cst.FunctionDef:
+        module = self.ctx.module
+        nl, indent = module.default_newline, module.default_indent
+        node = cst.ensure_type(cst.parse_statement(f"def {name}({', '.join(params)}):{nl}{indent}pass{nl}",
+                                                   config=self.ctx.config), cst.FunctionDef)
+        block = cst.ensure_type(node.body, cst.IndentedBlock).with_changes(body=as_lines(body))
+        if header is not None:
+            block = block.with_changes(header=header)
+        return node.with_changes(body=block, leading_lines=list(leading))
+
+    def statement(self, template: str, **nodes) -> cst.BaseStatement:
+        return self.ctx.stmt(template, **nodes)
+
+
+def _number(node: cst.BaseExpression):
+    v = literal_value(node)
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def as_lines(stmts: Sequence[cst.CSTNode]) -> List[cst.BaseStatement]:
+    """Statements for an indented block: small statements of a one-line suite get lines of their own."""
+    out: List[cst.BaseStatement] = []
+    for s in stmts:
+        if isinstance(s, cst.BaseSmallStatement):
+            out.append(cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]))
+        else:
+            out.append(cst.ensure_type(s, cst.BaseStatement))
+    return out
+
+
+def _contains(stmts: Sequence[cst.CSTNode], kinds) -> bool:
+    stack: List[cst.CSTNode] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(iter_children(n))
+    return False
+
+
+def _ends_in_return(stmts: Sequence[cst.CSTNode]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.Return):
+        return last.value is not None
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        small = last.body[-1]
+        return isinstance(small, cst.Return) and small.value is not None
+    return False
+
+
+def _single_return(stmts: Sequence[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+    """The value of a block that is only ``return value``."""
+    if len(stmts) != 1:
+        return None
+    s = stmts[0]
+    if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1:
+        s = s.body[0]
+    if isinstance(s, cst.Return) and s.value is not None:
+        return s.value
+    return None
+
+
+def _ordered(names, stmts: Sequence[cst.CSTNode]) -> List[str]:
+    """``names`` in the order they are first spelled in ``stmts``."""
+    wanted = set(names)
+    out: List[str] = []
+    stack: List[cst.CSTNode] = list(reversed(list(stmts)))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value in wanted and n.value not in out:
+            out.append(n.value)
+        stack.extend(reversed(list(iter_children(n))))
+    out.extend(sorted(wanted - set(out)))
+    return out
+
+
+def _tuple(ctx: FixContext, names: Sequence[str]) -> cst.BaseExpression:
+    return cst.parse_expression(", ".join(names) if len(names) > 1 else names[0], config=ctx.config)
+
+
+def _target(names: Sequence[str]) -> str:
+    return ", ".join(names)
+
+
+def _uses_global_state(ctx: FixContext, fn_node: cst.FunctionDef, names) -> bool:
+    info = ctx.index.infos.get(fn_node)
+    return info is None or bool(set(names) & (info.global_names | info.nonlocal_names))
+
+
+# =================================================================== JIT201
+
+
+def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT201: an ``if`` statement or conditional expression -> ``jnp.where`` / ``lax.cond``."""
+    parent = ctx.parent(node)
+    try:
+        if isinstance(parent, cst.If) and parent.test is node:
+            return _if_statement(parent, ctx)
+        if isinstance(parent, cst.IfExp) and parent.test is node:
+            return _ternary(parent, ctx)
+    except _NoFix:
+        return None
+    return None
+
+
+def _fix(builder: _Builder, title: str, edit: Optional[Edit]) -> Optional[Fix]:
+    if edit is None:
+        return None
+    return Fix(Applicability.UNSAFE, title, (edit,) + tuple(builder.imports))
+
+
+_WHERE_TITLE = "Use `jnp.where` (evaluates both branches)"
+_COND_TITLE = "Use `lax.cond` (traces both branches)"
+
+
+def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
+    scope = ctx.enclosing_function(node)
+    a, b = node.body, node.orelse
+    if not all(ctx.purity.expression(e, scope) for e in (node.test, a, b)):
+        return None
+    if any(isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or
+           (isinstance(e, cst.Name) and e.value == "None") for e in (a, b)):
+        return None
+    from jitlint.fixes.common import comments_in
+
+    if comments_in(node):
+        return None
+    bld = _Builder(ctx)
+    pred = bld.predicate(node.test)
+    ka, kb = bld.classify(a), bld.classify(b)
+    if ka == CHEAP and kb == CHEAP:
+        new = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
+        return _fix(bld, _WHERE_TITLE, ctx.replace(node, new))
+    a2, b2 = bld.matched(a, b)
+    new = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2), f=bld.lambda_((), b2))
+    return _fix(bld, _COND_TITLE, ctx.replace(node, new))
+
+
+def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
+    fn_node = ctx.enclosing_def(stmt)
+    located = ctx.block_of(stmt)
+    if fn_node is None or located is None:
+        return None
+    true_stmts = block_statements(stmt.body)
+    false_stmts: Optional[List[cst.CSTNode]] = None
+    if isinstance(stmt.orelse, cst.Else):
+        false_stmts = block_statements(stmt.orelse.body)
+    elif isinstance(stmt.orelse, cst.If):
+        false_stmts = [stmt.orelse]  # `elif` becomes an `if` inside the false branch
+    if _contains([stmt.test] + true_stmts + (false_stmts or []), (cst.Yield, cst.Await)):
+        return None
+    if _contains(true_stmts + (false_stmts or []), cst.Return):
+        return _return_form(stmt, ctx, fn_node, located, true_stmts, false_stmts)
+    return _assign_form(stmt, ctx, fn_node, true_stmts, false_stmts)
+
+
+def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, located, true_stmts,
+                 false_stmts) -> Optional[Fix]:
+    block, k = located
+    if not _ends_in_return(true_stmts):
+        return None  # returns on one path only
+    rest: List[cst.CSTNode] = []
+    if false_stmts is not None:
+        if not _ends_in_return(false_stmts):
+            return None
+        false_part = list(false_stmts)
+    else:
+        if block is not fn_node.body:
+            return None  # falling off a nested block goes on after it
+        rest = list(block.body[k + 1:])
+        if not _ends_in_return(rest):
+            return None
+        false_part = rest
+    scope = ctx.index.infos.get(fn_node)
+    if not ctx.purity.expression(stmt.test, scope):
+        return None
+    for part in (true_stmts, false_part):
+        if not ctx.purity.statements(part, scope, staged_effects=True, allow_return=True):
+            return None
+    assigned = assigned_in(true_stmts) | assigned_in(false_part)
+    if _uses_global_state(ctx, fn_node, assigned):
+        return None
+    exposed = (live_in(true_stmts, set()) & assigned_in(true_stmts)) | (
+        live_in(false_part, set()) & assigned_in(false_part))
+    defined = Definitions(fn_node, [stmt]).defined_before(stmt)
+    if exposed - defined:
+        return None
+    ops = _ordered(exposed, [stmt])
+    bld = _Builder(ctx)
+    try:
+        pred = bld.predicate(stmt.test)
+        a, b = _single_return(true_stmts), _single_return(false_part)
+        new: List[cst.BaseStatement] = []
+        if a is not None and b is not None and not ops:
+            if bld.classify(a) == CHEAP and bld.classify(b) == CHEAP:
+                title = _WHERE_TITLE
+                value = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
+            else:
+                title = _COND_TITLE
+                a2, b2 = bld.matched(a, b)
+                value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2),
+                                 f=bld.lambda_((), b2))
+        else:
+            title = _COND_TITLE
+            branches = []
+            for part, base in ((true_stmts, "true_fn"), (false_part, "false_fn")):
+                single = _single_return(part)
+                if single is not None:
+                    branches.append(bld.lambda_(ops, single))
+                    continue
+                name = ctx.fresh_name(base, fn_node)
+                header = stmt.body.header if part is true_stmts and isinstance(stmt.body, cst.IndentedBlock) else None
+                new.append(bld.function(name, ops, part, header=header))
+                branches.append(cst.Name(name))
+            operands = "".join(", " + o for o in ops)
+            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=branches[0], f=branches[1])
+        new.append(bld.statement("return {v}", v=value))
+    except _NoFix:
+        return None
+    new = keep_comments([stmt] + rest, _with_leading(new, stmt))
+    changes: Dict[cst.CSTNode, object] = {stmt: cst.FlattenSentinel(new)}
+    for r in rest:
+        changes[r] = cst.RemovalSentinel.REMOVE
+    return _fix(bld, title, ctx.replace_many(changes))  # type: ignore[arg-type]
+
+
+def _with_leading(new: List[cst.BaseStatement], old: cst.CSTNode) -> List[cst.BaseStatement]:
+    lines = list(getattr(old, "leading_lines", ()))
+    if not new or not lines:
+        return new
+    return [new[0].with_changes(leading_lines=lines + list(new[0].leading_lines))] + new[1:]
+
+
+def _branch_value(stmts: Optional[Sequence[cst.CSTNode]], var: str, bld: _Builder) -> Optional[cst.BaseExpression]:
+    """The value ``var`` gets in a branch that is a single assignment to it (or nothing)."""
+    if stmts is None or len(stmts) == 0:
+        return cst.Name(var)
+    if len(stmts) != 1:
+        return None
+    s = stmts[0]
+    if isinstance(s, cst.SimpleStatementLine):
+        if len(s.body) != 1:
+            return None
+        s = s.body[0]
+    if isinstance(s, cst.Assign) and len(s.targets) == 1:
+        t = s.targets[0].target
+        if isinstance(t, cst.Name) and t.value == var:
+            return s.value
+    if isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Name) and s.target.value == var:
+        op = s.operator
+        binary = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+                  cst.DivideAssign: cst.Divide, cst.PowerAssign: cst.Power, cst.FloorDivideAssign: cst.FloorDivide,
+                  cst.ModuloAssign: cst.Modulo}.get(type(op))
+        if binary is None:
+            return None
+        right = s.value
+        if isinstance(right, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda)) \
+                and not right.lpar:
+            right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.BinaryOperation(left=cst.Name(var), operator=binary(), right=right)
+    return None
+
+
+def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_stmts,
+                 false_stmts) -> Optional[Fix]:
+    scope = ctx.index.infos.get(fn_node)
+    if not ctx.purity.expression(stmt.test, scope):
+        return None
+    parts = [true_stmts] + ([false_stmts] if false_stmts is not None else [])
+    for part in parts:
+        if not ctx.purity.statements(part, scope, staged_effects=True):
+            return None
+    assigned_t = assigned_in(true_stmts)
+    assigned_f = assigned_in(false_stmts or [])
+    order = _ordered(assigned_t | assigned_f, [stmt])
+    if _uses_global_state(ctx, fn_node, order):
+        return None
+    live = Liveness(fn_node, [stmt]).live_after(stmt)
+    carry = [v for v in order if v in live]
+    if not carry:
+        return None
+    defined = Definitions(fn_node, [stmt]).defined_before(stmt)
+    sure_t = surely_assigned(true_stmts)
+    sure_f = surely_assigned(false_stmts or [])
+    for v in carry:
+        if v not in defined and not (v in sure_t and v in sure_f):
+            return None  # used afterwards, undefined on some path
+    exposed = (live_in(true_stmts, set()) & assigned_t) | (live_in(false_stmts or [], set()) & assigned_f)
+    keep_old = {v for v in carry if not (v in sure_t and v in sure_f)}
+    needed = exposed | keep_old
+    if needed - defined:
+        return None
+    ops = [v for v in order if v in needed]
+    bld = _Builder(ctx)
+    try:
+        pred = bld.predicate(stmt.test)
+        new: List[cst.BaseStatement] = []
+        single = None
+        if len(carry) == 1:
+            a = _branch_value(true_stmts, carry[0], bld)
+            b = _branch_value(false_stmts, carry[0], bld)
+            if a is not None and b is not None:
+                single = (a, b)
+        if single is not None and bld.classify(single[0]) == CHEAP and bld.classify(single[1]) == CHEAP:
+            title = _WHERE_TITLE
+            value = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=single[0], b=single[1])
+        elif single is not None:
+            title = _COND_TITLE
+            a2, b2 = bld.matched(*single)
+            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
+                             c=pred, t=bld.lambda_(ops, a2), f=bld.lambda_(ops, b2))
+        else:
+            title = _COND_TITLE
+            result = _tuple(ctx, carry)
+            ret = bld.statement("return {v}", v=result)
+            branches: List[cst.BaseExpression] = []
+            for part, base in ((true_stmts, "true_fn"), (false_stmts, "false_fn")):
+                if not part:
+                    branches.append(bld.lambda_(ops, result))
+                    continue
+                name = ctx.fresh_name(base, fn_node)
+                header = stmt.body.header if part is true_stmts and isinstance(stmt.body, cst.IndentedBlock) else None
+                new.append(bld.function(name, ops, list(as_lines(part)) + [ret], header=header))
+                branches.append(cst.Name(name))
+            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
+                             c=pred, t=branches[0], f=branches[1])
+        new.append(bld.statement(f"{_target(carry)} = {{v}}", v=value))
+    except _NoFix:
+        return None
+    new = keep_comments([stmt], _with_leading(new, stmt))
+    return _fix(bld, title, ctx.replace(stmt, cst.FlattenSentinel(new)))
+
+
+# ============================================================== JIT202/203
+
+
+def _loop_checks(loop: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[cst.FunctionDef, List[cst.CSTNode]]]:
+    fn_node = ctx.enclosing_def(loop)
+    if fn_node is None or getattr(loop, "orelse", None) is not None:
+        return None
+    body = block_statements(loop.body)  # type: ignore[attr-defined]
+    scope = ctx.index.infos.get(fn_node)
+    if _contains(body, (cst.Yield, cst.Await)):
+        return None
+    if not ctx.purity.statements(body, scope, staged_effects=True):
+        return None  # break / continue / return, appends, side effects
+    return fn_node, body
+
+
+def _carry(loop: cst.CSTNode, fn_node: cst.FunctionDef, body, exclude=()) -> Optional[List[str]]:
+    liveness = Liveness(fn_node, [loop])
+    head = liveness.head(loop)
+    assigned = assigned_in(body) - set(exclude)
+    carry = [v for v in _ordered(assigned, body) if v in head]
+    if not carry:
+        return None
+    defined = Definitions(fn_node, [loop]).defined_before(loop)
+    if set(carry) - defined:
+        return None
+    return carry
+
+
+def _unpack(bld: _Builder, carry: List[str], param: str) -> List[cst.BaseStatement]:
+    if len(carry) == 1:
+        return []
+    return [bld.statement(f"{_target(carry)} = {param}")]
+
+
+def _loop_param(ctx: FixContext, carry: List[str], fn_node, body) -> str:
+    if len(carry) == 1:
+        return carry[0]
+    return ctx.fresh_name("carry", fn_node, taken=carry)
+
+
+def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT202: ``for i in range(a, b): ...`` -> ``lax.fori_loop(a, b, body_fun, init)``."""
+    loop = ctx.parent(node)
+    if not isinstance(loop, cst.For) or loop.iter is not node or not isinstance(node, cst.Call):
+        return None
+    if loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+        return None
+    args = node.args
+    if any(a.keyword is not None or a.star for a in args) or not 1 <= len(args) <= 3:
+        return None
+    if len(args) == 3 and literal_value(args[2].value) != 1:
+        return None  # fori_loop has no step
+    checked = _loop_checks(loop, ctx)
+    if checked is None:
+        return None
+    fn_node, body = checked
+    index = loop.target.value
+    if index in assigned_in(body) or _uses_global_state(ctx, fn_node, assigned_in(body)):
+        return None
+    if index in Liveness(fn_node, [loop]).live_after(loop):
+        return None  # Python leaves the index bound after the loop
+    if _index_used_as_int(body, index, ctx):
+        return None
+    carry = _carry(loop, fn_node, body, exclude=(index,))
+    if carry is None:
+        return None
+    bld = _Builder(ctx)
+    try:
+        param = _loop_param(ctx, carry, fn_node, body)
+        name = ctx.fresh_name("body_fun", fn_node)
+        ret = bld.statement("return {v}", v=_tuple(ctx, carry))
+        header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
+        fun = bld.function(name, [index, param], _unpack(bld, carry, param) + as_lines(body) + [ret], header=header)
+        start = args[0].value if len(args) >= 2 else cst.Integer("0")
+        stop = args[1].value if len(args) >= 2 else args[0].value
+        init = _tuple(ctx, carry)
+        if len(carry) > 1:
+            init = init.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        call = bld.statement(f"{_target(carry)} = {bld.lax}.fori_loop({{a}}, {{b}}, {name}, {{i}})",
+                             a=start, b=stop, i=init)
+    except _NoFix:
+        return None
+    new = keep_comments([loop], _with_leading([fun, call], loop))
+    return _fix(bld, "Use `lax.fori_loop` (not reverse-differentiable with a traced bound)",
+                ctx.replace(loop, cst.FlattenSentinel(new)))
+
+
+def _index_used_as_int(body, index: str, ctx: FixContext) -> bool:
+    """The loop index as a Python int: ``range(i)``, ``x[:i]`` -- a tracer there fails."""
+    stack: List[cst.CSTNode] = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Slice) and any(index in reads(p) for p in (n.lower, n.upper, n.step) if p is not None):
+            return True
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("range", "int", "len"):
+            if any(index in reads(a.value) for a in n.args):
+                return True
+        stack.extend(iter_children(n))
+    return False
+
+
+def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT203: ``while c: ...`` -> ``lax.while_loop(cond_fun, body_fun, init)``."""
+    loop = ctx.parent(node)
+    if not isinstance(loop, cst.While) or loop.test is not node:
+        return None
+    checked = _loop_checks(loop, ctx)
+    if checked is None:
+        return None
+    fn_node, body = checked
+    scope = ctx.index.infos.get(fn_node)
+    if not ctx.purity.expression(loop.test, scope) or _uses_global_state(ctx, fn_node, assigned_in(body)):
+        return None
+    carry = _carry(loop, fn_node, body)
+    if carry is None:
+        return None
+    bld = _Builder(ctx)
+    try:
+        pred = bld.predicate(loop.test)
+        param = _loop_param(ctx, carry, fn_node, body)
+        cond_name = ctx.fresh_name("cond_fun", fn_node)
+        body_name = ctx.fresh_name("body_fun", fn_node, taken=[cond_name])
+        ret = bld.statement("return {v}", v=_tuple(ctx, carry))
+        cond_fun = bld.function(cond_name, [param], _unpack(bld, carry, param) + [
+            bld.statement("return {v}", v=pred)])
+        header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
+        body_fun = bld.function(body_name, [param], _unpack(bld, carry, param) + as_lines(body) + [ret],
+                                header=header)
+        init = _tuple(ctx, carry)
+        if len(carry) > 1:
+            init = init.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        call = bld.statement(f"{_target(carry)} = {bld.lax}.while_loop({cond_name}, {body_name}, {{i}})", i=init)
+    except _NoFix:
+        return None
+    new = keep_comments([loop], _with_leading([cond_fun, body_fun, call], loop))
+    return _fix(bld, "Use `lax.while_loop` (not reverse-mode differentiable)",
+                ctx.replace(loop, cst.FlattenSentinel(new)))
+
+
+__all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop", "assigned_names"]

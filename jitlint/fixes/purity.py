@@ -1,0 +1,285 @@
+"""Is moving this code into a traced branch or loop body free of Python side effects?
+
+`lax.cond` traces both branches, `jnp.where` evaluates both, and a loop body
+becomes a function traced once: code that prints, logs, mutates a container or
+draws Python random numbers would run at the wrong time or not at all.  A
+rewrite is offered only for code made of operations known to be pure: JAX and
+NumPy functions, arithmetic, array methods, a few builtins, and functions of
+the same module whose own bodies are pure.  Anything unknown counts as impure.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Sequence, Set
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.syntax import assigned_names, iter_children, params_of
+from jitlint.analysis.tracedness import Facts
+from jitlint.analysis.values import Kind
+from jitlint.fixes.dataflow import assigned_in, block_statements
+
+#: builtins without side effects
+PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "float", "frozenset", "getattr",
+    "hasattr", "int", "isinstance", "issubclass", "len", "list", "map", "max", "min", "pow", "range",
+    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "repr", "format",
+    "callable", "filter",
+})
+
+#: JAX functions that are effects: staged (printed or called when the compiled code runs)
+STAGED_EFFECTS = ("jax.debug.", "jax.experimental.io_callback", "jax.experimental.host_callback.",
+                  "jax.pure_callback", "jax.effects_barrier")
+
+#: modules whose functions are side effects
+IMPURE_MODULES = ("numpy.random.", "random.", "time.", "logging.", "os.", "sys.", "io.", "builtins.",
+                  "absl.logging.", "pickle.", "shutil.", "subprocess.", "warnings.")
+
+#: modules whose functions are pure (or staged by JAX)
+PURE_MODULES = ("jax.", "numpy.", "math.", "operator.", "functools.partial", "optax.", "chex.",
+                "jaxtyping.", "einops.", "equinox.", "flax.linen.", "flax.nnx.")
+
+
+class Purity:
+    """Answers purity questions about code of one module; memoises helper functions."""
+
+    def __init__(self, index: ModuleIndex, facts: Facts) -> None:
+        self.index = index
+        self.facts = facts
+        self._functions: Dict[FunctionInfo, bool] = {}
+
+    # ------------------------------------------------------------ public
+    def expression(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged_effects: bool = False) -> bool:
+        """Evaluating ``node`` has no Python side effect (staged JAX effects allowed if asked)."""
+        return self._expr(node, scope, staged_effects)
+
+    def statements(self, stmts: Sequence[cst.CSTNode], scope: Optional[FunctionInfo],
+                   staged_effects: bool = False, allow_return: bool = False) -> bool:
+        """Statements to move into a traced function: assignments to names, pure calls, nested ifs/loops.
+
+        No ``break``/``continue``/``yield``, no ``global``/``nonlocal``, no
+        writes to attributes or items, no nested ``def``; ``return`` only
+        when ``allow_return`` (the statements become a function of their own).
+        """
+        for stmt in stmts:
+            if not self._stmt(stmt, scope, staged_effects, set(), in_function=allow_return):
+                return False
+        return True
+
+    def function(self, fn: FunctionInfo) -> bool:
+        """Calling ``fn`` has no Python side effect (its body is pure; it may build local containers)."""
+        known = self._functions.get(fn)
+        if known is not None:
+            return known
+        self._functions[fn] = True  # recursion: assume pure while looking
+        node = fn.node
+        if isinstance(node, cst.Lambda):
+            ok = self._expr(node.body, fn, False)
+        else:
+            ok = not self._is_generator_or_async(node)
+            params = {p.name.value for p, _ in params_of(node.params)}
+            local_containers = assigned_in(block_statements(node.body)) - params
+            if ok:
+                ok = all(self._expr(d.decorator, fn.parent, False) for d in node.decorators)
+            if ok:
+                for stmt in block_statements(node.body):
+                    if not self._stmt(stmt, fn, False, local_containers, in_function=True):
+                        ok = False
+                        break
+        self._functions[fn] = ok
+        return ok
+
+    # ----------------------------------------------------------- helpers
+    @staticmethod
+    def _is_generator_or_async(node: cst.FunctionDef) -> bool:
+        if node.asynchronous is not None:
+            return True
+        stack: List[cst.CSTNode] = list(block_statements(node.body))
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.Yield, cst.Await)):
+                return True
+            if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            stack.extend(iter_children(n))
+        return False
+
+    def _stmt(self, stmt: cst.CSTNode, scope: Optional[FunctionInfo], staged: bool, local_containers: Set[str],
+              in_function: bool) -> bool:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return all(self._small(s, scope, staged, local_containers, in_function) for s in stmt.body)
+        if isinstance(stmt, cst.BaseSmallStatement):
+            return self._small(stmt, scope, staged, local_containers, in_function)
+        if isinstance(stmt, cst.If):
+            if not self._expr(stmt.test, scope, staged):
+                return False
+            blocks = [block_statements(stmt.body)]
+            if isinstance(stmt.orelse, cst.If):
+                blocks.append([stmt.orelse])
+            elif isinstance(stmt.orelse, cst.Else):
+                blocks.append(block_statements(stmt.orelse.body))
+            return all(self._stmt(s, scope, staged, local_containers, in_function) for b in blocks for s in b)
+        if isinstance(stmt, (cst.For, cst.While)):
+            if stmt.orelse is not None:
+                return False
+            head = stmt.iter if isinstance(stmt, cst.For) else stmt.test
+            if not self._expr(head, scope, staged):
+                return False
+            if isinstance(stmt, cst.For) and not all(isinstance(n, cst.Name) for n in _target_parts(stmt.target)):
+                return False
+            return all(self._loop_stmt(s, scope, staged, local_containers, in_function)
+                       for s in block_statements(stmt.body))
+        if isinstance(stmt, cst.FunctionDef) and in_function and self._is_helper_def(stmt):
+            # defining a helper is pure; calling it is checked where it is called
+            return all(self._expr(d.decorator, scope, staged) for d in stmt.decorators)
+        return False
+
+    def _is_helper_def(self, stmt: cst.FunctionDef) -> bool:
+        info = self.index.infos.get(stmt)
+        return info is not None and not info.global_names and not info.nonlocal_names
+
+    def _loop_stmt(self, stmt: cst.CSTNode, scope, staged, local_containers, in_function) -> bool:
+        """Inside a nested loop, ``break``/``continue`` belong to that loop."""
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return all(isinstance(s, (cst.Break, cst.Continue))
+                       or self._small(s, scope, staged, local_containers, in_function) for s in stmt.body)
+        return self._stmt(stmt, scope, staged, local_containers, in_function)
+
+    def _small(self, small: cst.CSTNode, scope, staged, local_containers: Set[str], in_function: bool) -> bool:
+        if isinstance(small, cst.Pass):
+            return True
+        if isinstance(small, cst.Expr):
+            value = small.value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+                return True  # a docstring
+            return self._expr(value, scope, staged, local_containers)
+        if isinstance(small, cst.Assign):
+            return all(self._target(t.target, scope, staged, local_containers) for t in small.targets) \
+                and self._expr(small.value, scope, staged)
+        if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            if isinstance(small, cst.AnnAssign) and small.value is None:
+                return True
+            return self._target(small.target, scope, staged, local_containers) \
+                and self._expr(small.value, scope, staged)
+        if isinstance(small, cst.Return):
+            return in_function and (small.value is None or self._expr(small.value, scope, staged))
+        return False  # raise, assert, del, global, nonlocal, import, break, continue
+
+    def _target(self, target: cst.CSTNode, scope, staged, local_containers: Set[str]) -> bool:
+        if isinstance(target, cst.Name):
+            return True
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return all(self._target(el.value, scope, staged, local_containers) for el in target.elements)
+        if isinstance(target, cst.StarredElement):
+            return self._target(target.value, scope, staged, local_containers)
+        if isinstance(target, (cst.Subscript, cst.Attribute)):
+            root = _root(target)
+            return isinstance(root, cst.Name) and root.value in local_containers and self._expr(
+                target, scope, staged)
+        return False
+
+    def _expr(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged: bool,
+              local_containers: Iterable[str] = ()) -> bool:
+        stack: List[cst.CSTNode] = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)):
+                return False
+            if isinstance(n, cst.Call) and not self._call(n, scope, staged, local_containers):
+                return False
+            if isinstance(n, cst.Lambda):
+                stack.append(n.body)
+                stack.extend(p.default for p, _ in params_of(n.params) if p.default is not None)
+                continue
+            stack.extend(iter_children(n))
+        return True
+
+    def _call(self, call: cst.Call, scope: Optional[FunctionInfo], staged: bool, local_containers) -> bool:
+        func = call.func
+        q = self.index.qualify(func)
+        if q is not None:
+            if q.startswith(STAGED_EFFECTS):
+                return staged
+            if q.startswith(IMPURE_MODULES) or q in ("builtins.open", "builtins.print"):
+                return False
+            if q.startswith(PURE_MODULES):
+                return self._function_args_pure(call, scope)
+            return False
+        if isinstance(func, cst.Name):
+            scope_kind = self.facts.read_scope.get(func)
+            if scope_kind == "builtin" or (scope_kind is None and func.value in PURE_BUILTINS
+                                           and not self._is_bound(func.value, scope)):
+                return func.value in PURE_BUILTINS and self._function_args_pure(call, scope)
+            fn, _ = self.index.resolve_function(func, scope, scope.cls if scope is not None else None)
+            if fn is not None:
+                return self.function(fn) and self._function_args_pure(call, scope)
+            return False
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            root = _root(func.value)
+            if method in jax_api.MUTATING_METHODS:
+                return isinstance(root, cst.Name) and root.value in set(local_containers)
+            if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls") and scope is not None:
+                fn, _ = self.index.resolve_function(func, scope, scope.cls)
+                return fn is not None and self.function(fn) and self._function_args_pure(call, scope)
+            if isinstance(root, (cst.SimpleString, cst.ConcatenatedString)):
+                return True
+            if isinstance(func.value, cst.Call) and not self._call(func.value, scope, staged, local_containers):
+                return False
+            if self._is_array(func.value) or (root is not None and self._is_array(root)):
+                return self._function_args_pure(call, scope)
+            return False
+        return False
+
+    def _is_array(self, node: cst.CSTNode) -> bool:
+        value = self.facts.value(node)
+        return value.kind is Kind.TRACED or value.is_array or value.jax_array
+
+    def _is_bound(self, name: str, scope: Optional[FunctionInfo]) -> bool:
+        s = scope
+        while s is not None:
+            if name in s.local_names:
+                return True
+            s = s.parent
+        return name in self.index.globals
+
+    def _function_args_pure(self, call: cst.Call, scope: Optional[FunctionInfo]) -> bool:
+        """Functions handed to a call are called by it: user functions among them must be pure."""
+        for arg in call.args:
+            value = arg.value
+            if isinstance(value, (cst.Name, cst.Attribute)) and self.index.qualify(value) is None:
+                fn, _ = self.index.resolve_function(value, scope, scope.cls if scope is not None else None)
+                if fn is not None and not self.function(fn):
+                    return False
+        return True
+
+
+def _root(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node
+
+
+def _target_parts(target: cst.CSTNode) -> List[cst.CSTNode]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out: List[cst.CSTNode] = []
+        for el in target.elements:
+            out.extend(_target_parts(el.value))
+        return out
+    return [target]
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """Every identifier spelled in ``node`` (to pick fresh names)."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        stack.extend(iter_children(n))
+    return out
+
+
+__all__ = ["Purity", "names_in", "assigned_names"]

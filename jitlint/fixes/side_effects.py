@@ -1,0 +1,250 @@
+"""Fixes for JIT1xx: ``print`` -> ``jax.debug.print``.
+
+``print(a, b)`` becomes ``jax.debug.print("{} {}", a, b)``.  Literal strings
+and numbers are folded into the format string (braces escaped), ``sep=`` and
+``end=`` are folded in too, and f-strings become a format string whose fields
+are passed as keyword arguments (``f"loss={loss:.3f}"`` ->
+``jax.debug.print("loss={loss:.3f}", loss=loss)``; expressions get fresh
+names).  The format string is never an f-string: an f-string of a tracer is
+formatted once, at trace time.
+
+Static values (shapes, dtypes, Python numbers) are formatted at trace time with
+``str()`` / ``repr()`` / ``format()`` and passed as strings: handed to
+``jax.debug.print`` as they are, a shape tuple would print as
+``(Array(3, dtype=int32),)`` and a Python float as a float32.
+
+Safety: SAFE when every argument is a literal, a static value or a traced
+array, and the ``print`` is the only print in its function.  The computed
+values are the same for every input and under every transformation
+(``jax.debug.print`` has no outputs), and one call prints what eager execution
+prints.  What changes is *when* it prints: on every call of the compiled
+function instead of once per trace, asynchronously, once per element under
+``vmap`` and for the primal only under ``grad`` -- which is the point of the fix.
+UNSAFE when an argument may or may not be traced (it could print differently)
+or when the function prints more than once: ``jax.debug.print`` calls are
+unordered, so several lines can come out in another order.
+No fix for ``file=``, ``flush=``, ``end=`` without a final newline, ``*args``,
+``{x=}`` fields, nested format specs, ``%`` formatting, or a print whose
+result is used.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Fix
+from jitlint.fixes.common import (
+    escape_braces,
+    keep_comments,
+    kind_of,
+    literal_value,
+    name_for_expression,
+    string_literal,
+)
+from jitlint.fixes.context import RESERVED_KWARGS, FixContext
+
+_CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
+
+
+class _Format:
+    """The format string and the arguments of the ``jax.debug.print`` call being built."""
+
+    def __init__(self, ctx: FixContext, taken: set) -> None:
+        self.ctx = ctx
+        self.parts: List[str] = []
+        self.positional: List[cst.BaseExpression] = []
+        self.keywords: List[Tuple[str, cst.BaseExpression]] = []
+        self.by_code: Dict[str, str] = {}
+        self.taken = taken
+        self.maybe = False
+
+    def text(self, value: str) -> None:
+        self.parts.append(escape_braces(value))
+
+    def _static(self, expr: cst.BaseExpression, conversion: Optional[str], spec: Optional[str]) -> cst.BaseExpression:
+        """``expr`` formatted at trace time: ``str(x.shape)``, ``format(lr, ".3f")``."""
+        inner = self.ctx.expr("{f}({e})", f=_CONVERSIONS.get(conversion or "s", "str"), e=expr)
+        if spec:
+            inner = self.ctx.expr("format({e}, " + string_literal(spec) + ")",
+                                  e=expr if conversion is None else inner)
+        return inner
+
+    def value(self, expr: cst.BaseExpression) -> bool:
+        """A positional ``print`` argument."""
+        lit = literal_value(expr)
+        if lit is not None or (isinstance(expr, cst.Name) and expr.value == "None"):
+            self.text(str(lit))
+            return True
+        if isinstance(expr, cst.FormattedString):
+            return self.fstring(expr)
+        if isinstance(expr, cst.ConcatenatedString):
+            return self.value(expr.left) and self.value(expr.right)
+        kind = kind_of(self.ctx, expr)
+        if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
+            expr = self._static(expr, None, None)
+        elif kind is Kind.MAYBE:
+            self.maybe = True
+        elif kind is Kind.STATIC:
+            return False  # a string built from a tracer some other way: str(x), "%s" % x
+        self.parts.append("{}")
+        self.positional.append(expr)
+        return True
+
+    def fstring(self, node: cst.FormattedString) -> bool:
+        prefix = node.start.rstrip("'\"")
+        quote = node.start[len(prefix):]
+        plain = prefix.replace("f", "").replace("F", "")
+        if "b" in plain.lower():
+            return False
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text = _evaluate(plain, quote, part.value)
+                if text is None:
+                    return False
+                self.parts.append(text)  # braces are already doubled in f-string text
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            if part.equal is not None:
+                return False
+            spec = None
+            if part.format_spec is not None:
+                if not all(isinstance(p, cst.FormattedStringText) for p in part.format_spec):
+                    return False
+                spec = "".join(p.value for p in part.format_spec)  # type: ignore[union-attr]
+                spec_text = _evaluate(plain, quote, spec)
+                if spec_text is None:
+                    return False
+                spec = spec_text
+            conversion = part.conversion
+            expr = part.expression
+            kind = kind_of(self.ctx, expr)
+            lit = literal_value(expr)
+            if lit is not None and conversion is None and spec is None and isinstance(lit, (int, float, str)):
+                self.text(str(lit))
+                continue
+            if kind is Kind.STATIC:
+                name = self.field_name(self.ctx.code(expr))
+                self.keywords.append((name, self._static(expr, conversion, spec)))
+                self.parts.append("{" + name + "}")
+                continue
+            if kind is Kind.MAYBE:
+                self.maybe = True
+            code = self.ctx.code(expr)
+            name = self.by_code.get(code)
+            if name is None:
+                name = self.field_name(code, expr)
+                self.by_code[code] = name
+                self.keywords.append((name, expr))
+            field = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            self.parts.append("{" + field + "}")
+        return True
+
+    def field_name(self, code: str, expr: Optional[cst.BaseExpression] = None) -> str:
+        if isinstance(expr, cst.Name) and expr.value not in RESERVED_KWARGS and expr.value not in self.taken:
+            base = expr.value
+        else:
+            base = name_for_expression(code)
+            if base in RESERVED_KWARGS:
+                base += "_value"
+        name = base
+        n = 1
+        while name in self.taken or name in RESERVED_KWARGS:
+            name = f"{base}_{n}"
+            n += 1
+        self.taken.add(name)
+        return name
+
+
+def _evaluate(prefix: str, quote: str, text: str) -> Optional[str]:
+    try:
+        value = ast.literal_eval(prefix + quote + text + quote)
+    except (SyntaxError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``print(...)`` -> ``jax.debug.print(fmt, ...)``."""
+    if not isinstance(node, cst.Call):
+        return None
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, cst.Expr) or stmt.value is not node:
+        return None  # the result of print() is used
+    line = ctx.parent(stmt)
+    if not isinstance(line, cst.SimpleStatementLine):
+        return None
+    sep, end = " ", "\n"
+    values: List[cst.BaseExpression] = []
+    for arg in node.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            values.append(arg.value)
+            continue
+        key = arg.keyword.value
+        lit = literal_value(arg.value)
+        is_none = isinstance(arg.value, cst.Name) and arg.value.value == "None"
+        if key in ("sep", "end") and (isinstance(lit, str) or is_none):
+            if key == "sep":
+                sep = lit if isinstance(lit, str) else " "
+            else:
+                end = lit if isinstance(lit, str) else "\n"
+            continue
+        return None  # file=, flush=, or a computed sep/end
+    if not end.endswith("\n"):
+        return None
+    fmt = _Format(ctx, set())
+    for i, value in enumerate(values):
+        if i:
+            fmt.text(sep)
+        if not fmt.value(value):
+            return None
+    fmt.text(end[:-1])
+    spelled = ctx.import_name("jax.debug.print")
+    if spelled is None:
+        return None
+    func_text, import_edits = spelled
+    args = [cst.Arg(cst.SimpleString(string_literal("".join(fmt.parts))))]
+    args += [cst.Arg(v) for v in fmt.positional]
+    no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    args += [cst.Arg(v, keyword=cst.Name(k), equal=no_space) for k, v in fmt.keywords]
+    call = node.with_changes(func=cst.parse_expression(func_text), args=args)
+    new_line = line.with_changes(body=[s if s is not stmt else stmt.with_changes(value=call) for s in line.body])
+    new_line = keep_comments([line], [new_line])[0]
+    edit = ctx.replace(line, new_line)
+    if edit is None:
+        return None
+    several = _prints_in_function(ctx, node) > 1
+    safe = not fmt.maybe and not several
+    return Fix(Applicability.SAFE if safe else Applicability.UNSAFE,
+               "Use `jax.debug.print`, which prints the values on every call", (edit,) + import_edits)
+
+
+def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:
+    """How many ``print`` / ``jax.debug.print`` calls the function holding ``node`` makes."""
+    fn = None
+    for a in ctx.ancestors(node):
+        if isinstance(a, (cst.FunctionDef, cst.Lambda)):
+            fn = a
+            break
+    if fn is None:
+        return 1
+    count = 0
+
+    class _Count(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is fn
+
+        def visit_Call(self, call: cst.Call) -> None:
+            nonlocal count
+            f = call.func
+            if isinstance(f, cst.Name) and f.value == "print":
+                count += 1
+            elif ctx.index.qualify(f) in ("jax.debug.print", "jax.debug.callback"):
+                count += 1
+
+    fn.visit(_Count())
+    return count
