@@ -556,6 +556,8 @@ class ModuleIndex:
             top = fn
             while top.parent is not None:
                 top = top.parent
+            if "register" in top.name:
+                continue  # a registration API (`register_impl(prim)(fn)`): used while importing
             if top.cls is not None or top.name not in self.import_time_names:
                 return True
         return False
