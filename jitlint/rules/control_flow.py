@@ -155,7 +155,12 @@ class RangeOverTracer(Rule):
     name = "range-over-tracer"
 
     def visit_For(self, node: cst.For) -> None:
-        it = node.iter
+        self._check(node.iter)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._check(node.iter)
+
+    def _check(self, it: cst.BaseExpression) -> None:
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
             return
         if self.ctx.facts.read_scope.get(it.func) != "builtin":
