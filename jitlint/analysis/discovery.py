@@ -23,6 +23,13 @@ from jitlint.analysis.syntax import (
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
+#: statements the index looks at (bindings, mutations)
+_STATEMENTS_OF_INTEREST = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del})
+#: other nodes that bind names in a function scope
+_BINDING_NODES = frozenset({cst.Global, cst.Nonlocal, cst.For, cst.CompFor, cst.AsName, cst.NamedExpr,
+                            cst.Import, cst.ImportFrom})
+
+
 def _short(code: str, limit: int = 48) -> str:
     code = " ".join(code.split())
     return code if len(code) <= limit else code[: limit - 4] + "...)"
@@ -305,70 +312,85 @@ class ModuleIndex:
     def _walk(self, root: cst.CSTNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
         stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo], Tuple[str, ...]]] = [
             (root, scope, cls, ())]
+        FunctionDef, Lambda, ClassDef, Call = cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Call
+        Name, Attribute = cst.Name, cst.Attribute
+        pop, push = stack.pop, stack.append
         while stack:
-            node, scope, cls, loops = stack.pop()
-            in_loop = bool(loops)
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            node, scope, cls, loops = pop()
+            kind = type(node)
+            if kind is FunctionDef or kind is Lambda:
                 info = self._function(node, scope, cls)
-                info.defined_in_loop = in_loop
+                info.defined_in_loop = bool(loops)
                 for child in iter_children(node):
                     if child is node.body:
-                        stack.append((child, info, None, ()))
+                        push((child, info, None, ()))
                     else:
-                        stack.append((child, scope, cls, loops))
+                        push((child, scope, cls, loops))
                 continue
-            if isinstance(node, cst.ClassDef):
+            if kind is ClassDef:
                 info_c = ClassInfo(node, node.name.value)
                 for base in node.bases:
-                    if isinstance(base.value, (cst.Name, cst.Attribute)):
+                    if type(base.value) is Name or type(base.value) is Attribute:
                         info_c.bases.append(dotted_name(base.value) or "")
-                    if isinstance(base.value, cst.Call) or base.keyword is not None:
-                        pass
                 for dec in node.decorators:
                     info_c.decorators.append(dec.decorator)
                 if scope is None and cls is None:
                     self.classes.setdefault(node.name.value, info_c)
+                if scope is not None:
+                    scope.local_names.add(node.name.value)
                 for child in iter_children(node):
-                    stack.append((child, scope, info_c if child is node.body else cls, loops))
+                    push((child, scope, info_c if child is node.body else cls, loops))
                 continue
-            if isinstance(node, cst.Call):
-                self._pending_calls.append((node, scope, cls))
-                if in_loop:
-                    self.calls_in_loops[node] = loops
-                if isinstance(node.func, cst.Call):
-                    self.called_immediately[node.func] = node
-                if scope is None and isinstance(node.func, cst.Name):
-                    self.import_time_names.add(node.func.value)
-                if isinstance(node.func, cst.Name):
-                    self.calls_by_name.setdefault(node.func.value, []).append(node)
-                    self.scope_calls.setdefault((scope, node.func.value), []).append(node)
-                elif isinstance(node.func, cst.Attribute):
-                    self.calls_by_name.setdefault("." + node.func.attr.value, []).append(node)
-                    if isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
-                        self.calls_by_name.setdefault("self." + node.func.attr.value, []).append(node)
-                    self._note_mutation_call(node, scope)
-            elif scope is not None:
+            if kind is Call:
+                self._note_call(node, scope, cls, loops)
+            elif kind in _STATEMENTS_OF_INTEREST:
+                if scope is not None:
+                    self._note_scope_statement(node, scope)
+                    if kind is not cst.Del:
+                        self._note_attribute_write(node, scope)
+                if kind is not cst.AnnAssign:
+                    self._note_mutation_target(node, scope)
+                if kind is cst.Assign and type(node.value) is Call:
+                    self._note_assign_targets(node)
+            elif scope is not None and kind in _BINDING_NODES:
                 self._note_scope_statement(node, scope)
-            if scope is not None and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                self._note_attribute_write(node, scope)
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)):
-                self._note_mutation_target(node, scope)
-                if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-                    names = []
-                    for t in node.targets:
-                        tgt = t.target
-                        if isinstance(tgt, cst.Name):
-                            names.append(tgt.value)
-                        elif isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) \
-                                and tgt.value.value == "self":
-                            names.append("self." + tgt.attr.value)
-                    self._assign_targets[node.value] = names
-            loop_body = node.body if isinstance(node, (cst.For, cst.While)) else None
-            inner_loops = loops
-            if loop_body is not None:
-                inner_loops = loops + (self._loop_marker(node),)
-            for child in iter_children(node):
-                stack.append((child, scope, cls, inner_loops if child is loop_body else loops))
+            if kind is cst.For or kind is cst.While:
+                loop_body = node.body
+                inner = loops + (self._loop_marker(node),)
+                for child in iter_children(node):
+                    push((child, scope, cls, inner if child is loop_body else loops))
+            else:
+                for child in iter_children(node):
+                    push((child, scope, cls, loops))
+
+    def _note_call(self, node: cst.Call, scope, cls, loops) -> None:
+        self._pending_calls.append((node, scope, cls))
+        if loops:
+            self.calls_in_loops[node] = loops
+        func = node.func
+        kind = type(func)
+        if kind is cst.Call:
+            self.called_immediately[func] = node
+        elif kind is cst.Name:
+            if scope is None:
+                self.import_time_names.add(func.value)
+            self.calls_by_name.setdefault(func.value, []).append(node)
+            self.scope_calls.setdefault((scope, func.value), []).append(node)
+        elif kind is cst.Attribute:
+            self.calls_by_name.setdefault("." + func.attr.value, []).append(node)
+            if type(func.value) is cst.Name and func.value.value == "self":
+                self.calls_by_name.setdefault("self." + func.attr.value, []).append(node)
+            self._note_mutation_call(node, scope)
+
+    def _note_assign_targets(self, node: cst.Assign) -> None:
+        names = []
+        for t in node.targets:
+            tgt = t.target
+            if isinstance(tgt, cst.Name):
+                names.append(tgt.value)
+            elif isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                names.append("self." + tgt.attr.value)
+        self._assign_targets[node.value] = names
 
     def _loop_marker(self, node) -> str:
         """``"*"`` for a while loop; else the names a for loop binds to Python numbers
@@ -470,8 +492,6 @@ class ModuleIndex:
                         n = n.value
                     if isinstance(n, cst.Name):
                         scope.local_names.add(n.value)
-        elif isinstance(node, cst.ClassDef):
-            scope.local_names.add(node.name.value)
 
     def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo] = None) -> None:
         func = call.func

@@ -36,15 +36,33 @@ def _code_fields(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
     return fields
 
 
+def _all_node_types() -> frozenset:
+    out = set()
+    for name in dir(cst):
+        value = getattr(cst, name)
+        if isinstance(value, type) and issubclass(value, cst.CSTNode):
+            out.add(value)
+    return frozenset(out)
+
+
+#: concrete node classes: ``type(x) in NODE_TYPES`` is much cheaper than an ABC isinstance
+NODE_TYPES = _all_node_types()
+_SEQUENCES = (list, tuple)
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The child nodes of ``node`` that can hold code (no whitespace, no tokens)."""
-    for name in _code_fields(type(node)):
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _code_fields(type(node))
+    for name in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind in NODE_TYPES:
             yield value
-        elif isinstance(value, (list, tuple)):
+        elif kind is list or kind is tuple:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if type(item) in NODE_TYPES:
                     yield item
 
 
