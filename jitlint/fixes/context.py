@@ -164,24 +164,15 @@ class FixContext:
 
     # ------------------------------------------------------------- names
     def module_names(self) -> Set[str]:
-        """Every identifier spelled anywhere in the module."""
+        """Every name the module binds or reads (module paths of imports and attribute names excluded)."""
         if self._module_names is None:
-            out: Set[str] = set()
-            stack: List[cst.CSTNode] = [self.module]
-            while stack:
-                n = stack.pop()
-                if isinstance(n, cst.Name):
-                    out.add(n.value)
-                stack.extend(iter_children(n))
-            self._module_names = out
+            self._module_names = names_in(self.module)
         return self._module_names
 
     def fresh_name(self, base: str, within: Optional[cst.CSTNode], taken: Iterable[str] = ()) -> str:
         """``base``, or ``base_1``, ``base_2``... unused in ``within`` and among module-level names."""
         used = set(taken) | set(self.index.globals) | set(self.top_level_aliases())
         if within is not None:
-            from jitlint.fixes.purity import names_in
-
             used |= names_in(within)
         name = base
         n = 1
@@ -273,6 +264,38 @@ _CONVENTIONAL = {
     "jax.numpy": ("jnp", "import jax.numpy as jnp"),
     "functools.partial": ("partial", "from functools import partial"),
 }
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """Names bound or read in ``node``: not module paths of imports, attribute names or keywords."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+            continue
+        if isinstance(n, cst.Attribute):
+            stack.append(n.value)
+            continue
+        if isinstance(n, cst.Arg):
+            stack.append(n.value)
+            continue
+        if isinstance(n, cst.ImportFrom):
+            if not isinstance(n.names, cst.ImportStar):
+                for alias in n.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    stack.append(local)
+            continue
+        if isinstance(n, cst.Import):
+            for alias in n.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(local, cst.Attribute):
+                    local = local.value
+                stack.append(local)
+            continue
+        stack.extend(iter_children(n))
+    return out
 
 
 def _is_docstring(stmt: cst.CSTNode) -> bool:

@@ -211,7 +211,8 @@ class _Builder:
             return literal
         if isinstance(value, float) and not value.is_integer():
             return literal
-        if kind_of(self.ctx, other) is not Kind.TRACED or len(self.ctx.code(other)) > 40:
+        if kind_of(self.ctx, other) is not Kind.TRACED or not _is_simple(other):
+            # a float literal is accepted against any float branch (weakly typed)
             return cst.Float(repr(float(value))) if isinstance(value, int) else literal
         if value == 0:
             return self.expr(f"{self.jnp}.zeros_like({{o}})", o=other)
@@ -259,6 +260,13 @@ class _Builder:
         return self.ctx.stmt(template, **nodes)
 
 
+def _is_simple(node: cst.BaseExpression) -> bool:
+    """A name or a chain of attributes: cheap to repeat in ``jnp.zeros_like(...)``."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def _number(node: cst.BaseExpression):
     v = literal_value(node)
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
@@ -288,14 +296,22 @@ def _contains(stmts: Sequence[cst.CSTNode], kinds) -> bool:
 
 
 def _ends_in_return(stmts: Sequence[cst.CSTNode]) -> bool:
+    """Every path through ``stmts`` ends in ``return <value>``."""
     if not stmts:
         return False
     last = stmts[-1]
+    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        last = last.body[-1]
     if isinstance(last, cst.Return):
         return last.value is not None
-    if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        small = last.body[-1]
-        return isinstance(small, cst.Return) and small.value is not None
+    if isinstance(last, cst.If):
+        if isinstance(last.orelse, cst.If):
+            rest: Optional[Sequence[cst.CSTNode]] = [last.orelse]
+        elif isinstance(last.orelse, cst.Else):
+            rest = block_statements(last.orelse.body)
+        else:
+            return False
+        return _ends_in_return(block_statements(last.body)) and _ends_in_return(rest)
     return False
 
 
@@ -327,6 +343,12 @@ def _ordered(names, stmts: Sequence[cst.CSTNode]) -> List[str]:
 
 def _tuple(ctx: FixContext, names: Sequence[str]) -> cst.BaseExpression:
     return cst.parse_expression(", ".join(names) if len(names) > 1 else names[0], config=ctx.config)
+
+
+def _return(ctx: FixContext, names: Sequence[str]) -> cst.BaseStatement:
+    """``return a, b`` (no parentheses)."""
+    return cst.ensure_type(cst.parse_statement(f"return {', '.join(names)}{ctx.module.default_newline}",
+                                               config=ctx.config), cst.BaseStatement)
 
 
 def _target(names: Sequence[str]) -> str:
@@ -563,7 +585,7 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
         else:
             title = _COND_TITLE
             result = _tuple(ctx, carry)
-            ret = bld.statement("return {v}", v=result)
+            ret = _return(ctx, carry)
             branches: List[cst.BaseExpression] = []
             for part, base in ((true_stmts, "true_fn"), (false_stmts, "false_fn")):
                 if not part:
@@ -640,7 +662,7 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     fn_node, body = checked
     index = loop.target.value
-    if index in assigned_in(body) or _uses_global_state(ctx, fn_node, assigned_in(body)):
+    if _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
     if index in Liveness(fn_node, [loop]).live_after(loop):
         return None  # Python leaves the index bound after the loop
@@ -653,7 +675,7 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     try:
         param = _loop_param(ctx, carry, fn_node, body)
         name = ctx.fresh_name("body_fun", fn_node)
-        ret = bld.statement("return {v}", v=_tuple(ctx, carry))
+        ret = _return(ctx, carry)
         header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
         fun = bld.function(name, [index, param], _unpack(bld, carry, param) + as_lines(body) + [ret], header=header)
         start = args[0].value if len(args) >= 2 else cst.Integer("0")
@@ -705,7 +727,7 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         param = _loop_param(ctx, carry, fn_node, body)
         cond_name = ctx.fresh_name("cond_fun", fn_node)
         body_name = ctx.fresh_name("body_fun", fn_node, taken=[cond_name])
-        ret = bld.statement("return {v}", v=_tuple(ctx, carry))
+        ret = _return(ctx, carry)
         cond_fun = bld.function(cond_name, [param], _unpack(bld, carry, param) + [
             bld.statement("return {v}", v=pred)])
         header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None

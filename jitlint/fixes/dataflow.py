@@ -9,7 +9,7 @@ statements directly, path by path; nothing here guesses from names.
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 
 import libcst as cst
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import assigned_names, iter_children, params_of
+from jitlint.analysis.syntax import iter_children, params_of
 from jitlint.analysis.tracedness import Facts
 from jitlint.analysis.values import Kind
 from jitlint.fixes.dataflow import assigned_in, block_statements
@@ -270,16 +270,4 @@ def _target_parts(target: cst.CSTNode) -> List[cst.CSTNode]:
     return [target]
 
 
-def names_in(node: cst.CSTNode) -> Set[str]:
-    """Every identifier spelled in ``node`` (to pick fresh names)."""
-    out: Set[str] = set()
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        stack.extend(iter_children(n))
-    return out
-
-
-__all__ = ["Purity", "names_in", "assigned_names"]
+__all__ = ["Purity"]

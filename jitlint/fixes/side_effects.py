@@ -55,6 +55,8 @@ class _Format:
     def __init__(self, ctx: FixContext, taken: set) -> None:
         self.ctx = ctx
         self.parts: List[str] = []
+        #: indices in ``parts`` of replacement fields (the rest is literal text, braces doubled)
+        self.fields: List[int] = []
         self.positional: List[cst.BaseExpression] = []
         self.keywords: List[Tuple[str, cst.BaseExpression]] = []
         self.by_code: Dict[str, str] = {}
@@ -89,7 +91,7 @@ class _Format:
             self.maybe = True
         elif kind is Kind.STATIC:
             return False  # a string built from a tracer some other way: str(x), "%s" % x
-        self.parts.append("{}")
+        self.field("{}")
         self.positional.append(expr)
         return True
 
@@ -121,6 +123,8 @@ class _Format:
             conversion = part.conversion
             expr = part.expression
             kind = kind_of(self.ctx, expr)
+            if self.ctx.facts.value(expr).formats_tracer is not None:
+                return False  # f"{str(x)}": the tracer is formatted at trace time already
             lit = literal_value(expr)
             if lit is not None and conversion is None and spec is None and isinstance(lit, (int, float, str)):
                 self.text(str(lit))
@@ -128,7 +132,7 @@ class _Format:
             if kind is Kind.STATIC:
                 name = self.field_name(self.ctx.code(expr))
                 self.keywords.append((name, self._static(expr, conversion, spec)))
-                self.parts.append("{" + name + "}")
+                self.field("{" + name + "}")
                 continue
             if kind is Kind.MAYBE:
                 self.maybe = True
@@ -139,8 +143,28 @@ class _Format:
                 self.by_code[code] = name
                 self.keywords.append((name, expr))
             field = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-            self.parts.append("{" + field + "}")
+            self.field("{" + field + "}")
         return True
+
+    def field(self, text: str) -> None:
+        self.fields.append(len(self.parts))
+        self.parts.append(text)
+
+    def format_string(self) -> str:
+        """The format; literal text with braces before the first field is passed as an argument.
+
+        ``jax.debug.print`` decides whether a format has fields from its first
+        chunk only, and ``"{{x}} {}"`` starts with a chunk without one: jax
+        0.10 then fails at run time ("Format without placeholders should not
+        have kwargs").
+        """
+        first = self.fields[0] if self.fields else len(self.parts)
+        lead = "".join(self.parts[:first])
+        if self.fields and ("{{" in lead or "}}" in lead):
+            literal = lead.replace("{{", "{").replace("}}", "}")
+            self.positional.insert(0, cst.SimpleString(string_literal(literal)))
+            return "{}" + "".join(self.parts[first:])
+        return "".join(self.parts)
 
     def field_name(self, code: str, expr: Optional[cst.BaseExpression] = None) -> str:
         if isinstance(expr, cst.Name) and expr.value not in RESERVED_KWARGS and expr.value not in self.taken:
@@ -207,11 +231,12 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if spelled is None:
         return None
     func_text, import_edits = spelled
-    args = [cst.Arg(cst.SimpleString(string_literal("".join(fmt.parts))))]
+    args = [cst.Arg(cst.SimpleString(string_literal(fmt.format_string())))]
     args += [cst.Arg(v) for v in fmt.positional]
     no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     args += [cst.Arg(v, keyword=cst.Name(k), equal=no_space) for k, v in fmt.keywords]
-    call = node.with_changes(func=cst.parse_expression(func_text), args=args)
+    call = node.with_changes(func=cst.parse_expression(func_text), args=args,
+                             whitespace_before_args=cst.SimpleWhitespace(""))
     new_line = line.with_changes(body=[s if s is not stmt else stmt.with_changes(value=call) for s in line.body])
     new_line = keep_comments([line], [new_line])[0]
     edit = ctx.replace(line, new_line)

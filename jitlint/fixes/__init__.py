@@ -1,0 +1,90 @@
+"""Fix builders: pure functions from a finding's node to a :class:`~jitlint.diagnostics.Fix`.
+
+The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
+``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
+for JIT201/JIT202.  Each builder takes the node the rule reported and a
+:class:`FixContext` and returns a ``Fix`` or ``None``; none of them writes
+anything, and none raises on user code (:func:`build_fix` turns a builder's
+internal error into "no fix").
+
+When both a rewrite and ``static_argnames`` apply, the order is:
+
+* JIT201: ``static_argnames`` first -- a parameter used only in ``if`` tests is
+  a mode flag, which takes few values;
+* JIT202: ``lax.fori_loop`` first -- a loop bound may take many values, and a
+  static one unrolls the loop, whose compile time grows with it; the
+  parameter is made static only when the loop cannot be rewritten.
+
+``FixContext.prefer_static`` overrides both (True: static first; False:
+rewrite first).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+
+import libcst as cst
+
+from jitlint.diagnostics import Fix
+from jitlint.fixes.context import FixContext
+from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
+from jitlint.fixes.side_effects import to_debug_print
+from jitlint.fixes.static_args import to_static_argnames
+
+if TYPE_CHECKING:
+    from jitlint.rules.base import RawFinding
+
+Builder = Callable[[cst.CSTNode, FixContext], Optional[Fix]]
+
+#: per rule code: (rewrite builders, whether static_argnames is an alternative, static by default)
+_BUILDERS: Dict[str, Sequence[Builder]] = {
+    "JIT103": (to_debug_print,),
+    "JIT201": (to_branch_rewrite,),
+    "JIT202": (to_fori_loop,),
+    "JIT203": (to_while_loop,),
+}
+_STATIC_FIRST = {"JIT201": True, "JIT202": False}
+
+FIXABLE_CODES = frozenset(_BUILDERS)
+
+
+def builders_for(code: str, prefer_static: Optional[bool] = None) -> Sequence[Builder]:
+    rewrites = list(_BUILDERS.get(code, ()))
+    if code not in _STATIC_FIRST:
+        return rewrites
+    static_first = _STATIC_FIRST[code] if prefer_static is None else prefer_static
+    return [to_static_argnames] + rewrites if static_first else rewrites + [to_static_argnames]
+
+
+#: tests set this to see a builder's internal errors instead of "no fix"
+RAISE_ERRORS = False
+
+
+def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """The fix for a finding, or None.  Never raises on user code."""
+    for builder in builders_for(code, ctx.prefer_static):
+        try:
+            fix = builder(node, ctx)
+        except Exception:  # noqa: BLE001 - a builder that trips on odd code offers nothing
+            if RAISE_ERRORS:
+                raise
+            fix = None
+        if fix is not None:
+            return fix
+    return None
+
+
+def attach_fixes(findings: Sequence["RawFinding"], ctx: FixContext) -> List["RawFinding"]:
+    """The findings, each with the fix its rule's builders offer (if any)."""
+    from dataclasses import replace
+
+    out = []
+    for finding in findings:
+        if finding.fix is None and finding.code in FIXABLE_CODES:
+            fix = build_fix(finding.code, finding.node, ctx)
+            if fix is not None:
+                finding = replace(finding, fix=fix)
+        out.append(finding)
+    return out
+
+
+__all__ = ["FIXABLE_CODES", "FixContext", "attach_fixes", "build_fix", "builders_for"]

@@ -1,0 +1,306 @@
+"""Fix for JIT201/JIT202: make a configuration parameter static.
+
+When the traced value of a finding is a parameter of the jitted function that
+is used only where a static value is needed -- ``range()`` bounds, ``if`` /
+``while`` tests, shapes, slice bounds, ``axis=`` -- the fix adds it to the
+static arguments of its ``jax.jit``: in the decorator (``@jax.jit`` ->
+``@partial(jax.jit, static_argnames=("n",))``; an existing ``partial(jax.jit,
+...)`` or ``jax.jit(...)`` factory gets the name merged in) or at the
+``jax.jit(f, ...)`` call site.
+
+``static_argnums`` and ``static_argnames`` are kept consistent: JAX infers one
+from the other only when a single one is given, so a function jitted with
+``static_argnums=0`` gets the new parameter's index, not a second keyword that
+would switch the inference off (catalog D4).
+
+Safety: always UNSAFE.  JAX compiles once per distinct value of a static
+argument, the value must be hashable (an array passed there raises
+``ValueError: Non-hashable static arguments``), and callers that pass a traced
+value (from another jitted function) break.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Set, Tuple
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo
+from jitlint.analysis.syntax import int_value, iter_children, literal_elements, string_value
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Fix
+from jitlint.fixes.context import FixContext
+from jitlint.fixes.dataflow import assigned_in, block_statements
+
+#: keyword arguments that need static values
+STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "num_segments", "k",
+                             "total_repeat_length", "repeats", "ndim", "dtype", "indices_or_sections",
+                             "max_length", "fill_value_size", "N", "M", "n"})
+
+#: functions whose positional arguments are shapes or sizes
+SHAPE_FUNCTIONS = frozenset({"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
+                             "jax.numpy.arange", "jax.numpy.eye", "jax.numpy.identity", "jax.numpy.tri",
+                             "jax.numpy.linspace", "jax.numpy.broadcast_to", "jax.numpy.reshape",
+                             "jax.random.normal", "jax.random.uniform", "jax.random.split",
+                             "jax.random.randint", "jax.random.bernoulli", "jax.nn.one_hot",
+                             "jax.lax.dynamic_slice"})
+
+#: array methods whose arguments are shapes or axes
+SHAPE_METHODS = frozenset({"reshape", "transpose", "sum", "mean", "max", "min", "any", "all", "swapaxes",
+                           "squeeze", "repeat", "tile", "cumsum", "argmax", "argmin", "std", "var", "prod"})
+
+#: builtins that keep a static argument static
+STATIC_BUILTINS = frozenset({"int", "len", "min", "max", "abs", "bool", "round", "range"})
+
+
+def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """Add the parameters behind ``node`` to the ``static_argnames`` of their ``jax.jit``."""
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return None
+    expr = node
+    if isinstance(node, cst.Call):  # range(...): the traced bounds
+        expr = node
+    params = _traced_parameters(expr, fn, ctx)
+    if not params:
+        return None
+    body = block_statements(fn.node.body)
+    reassigned = assigned_in(body)
+    for p in params:
+        if p in reassigned or not _only_static_uses(fn.node, p, ctx):
+            return None
+    entries = [e for e in ctx.index.entries if e.function is fn and e.transform is not None]
+    if len(entries) != 1:
+        return None
+    entry = entries[0]
+    t = entry.transform
+    assert t is not None
+    if not t.static_argnames_kw or not t.static_argnums_kw or entry.partial_positional or entry.partial_keywords:
+        return None
+    positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
+    kinds = {p.name.value: kind for p, kind in fn.params}
+    if entry.self_bound:
+        positional = positional[1:]
+    indices = {}
+    for p in params:
+        if kinds.get(p) in ("posonly", "positional"):
+            indices[p] = positional.index(p)
+        elif kinds.get(p) != "kwonly":
+            return None
+    edit = _edit_site(entry, params, indices, positional, ctx)
+    if edit is None:
+        return None
+    names = ", ".join(f"`{p}`" for p in params)
+    return Fix(Applicability.UNSAFE, f"Mark {names} static (`static_argnames`): compiles once per value",
+               edit)
+
+
+def _traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:
+    """Parameters whose tracedness makes ``expr`` traced; [] when something else is traced too."""
+    param_names = {p.name.value for p, _ in fn.params}
+    out: List[str] = []
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            if ctx.facts.value(n).kind is Kind.STATIC:
+                continue
+            if n.value in param_names and ctx.facts.read_scope.get(n) == "local":
+                if n.value not in out:
+                    out.append(n.value)
+                continue
+            return []
+        if isinstance(n, cst.Call):
+            if not (isinstance(n.func, cst.Name) and n.func.value in STATIC_BUILTINS
+                    and ctx.facts.read_scope.get(n.func) == "builtin"):
+                return []
+            stack.extend(a.value for a in n.args)
+            continue
+        if isinstance(n, cst.Attribute):
+            if ctx.facts.value(n).kind is not Kind.STATIC:
+                return []
+            continue
+        if isinstance(n, (cst.Subscript, cst.Lambda)):
+            if ctx.facts.value(n).kind is not Kind.STATIC:
+                return []
+            continue
+        stack.extend(iter_children(n))
+    return out
+
+
+def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
+    """Every read of ``name`` in the function sits where a static value is needed."""
+    found = False
+    stack: List[cst.CSTNode] = list(block_statements(fn_node.body))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value == name:
+            if ctx.facts.read_scope.get(n) not in ("local", None):
+                continue
+            if isinstance(ctx.parent(n), cst.Attribute) and ctx.parent(n).attr is n:  # type: ignore[union-attr]
+                continue
+            if isinstance(ctx.parent(n), cst.Arg) and ctx.parent(n).keyword is n:  # type: ignore[union-attr]
+                continue
+            if not _is_static_use(n, ctx):
+                return False
+            found = True
+            continue
+        if isinstance(n, (cst.FunctionDef, cst.Lambda)):
+            params = n.params
+            if any(p.name.value == name for p in list(params.params) + list(params.kwonly_params)
+                   + list(params.posonly_params)):
+                continue
+        stack.extend(iter_children(n))
+    return found
+
+
+def _is_static_use(name: cst.Name, ctx: FixContext) -> bool:
+    """``name`` sits in an ``if``/``while`` test, a ``range()`` bound, a shape, a slice bound or ``axis=``."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(child)
+    while True:
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                               cst.BooleanOperation)):
+            child, parent = parent, ctx.parent(parent)
+        elif isinstance(parent, cst.Arg) and _static_builtin_call(ctx.parent(parent), ctx):
+            child = ctx.parent(parent)
+            parent = ctx.parent(child)
+        elif isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), (cst.Tuple, cst.List)):
+            child = ctx.parent(parent)  # (n, m) as a shape
+            parent = ctx.parent(child)
+        else:
+            break
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is child:
+        return True
+    if isinstance(parent, cst.Slice):
+        return True
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Name) and call.func.value == "range" \
+                and ctx.facts.read_scope.get(call.func) == "builtin":
+            return True
+        if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
+            return True
+        q = ctx.index.qualify(call.func)
+        if q in SHAPE_FUNCTIONS and parent.keyword is None:
+            return True
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in SHAPE_METHODS and q is None:
+            return True
+    return False
+
+
+def _static_builtin_call(call: cst.CSTNode, ctx: FixContext) -> bool:
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in (
+        "int", "len", "min", "max", "abs", "bool", "round") and ctx.facts.read_scope.get(call.func) == "builtin"
+
+
+# ------------------------------------------------------------------ sites
+
+
+def _literal_spec(node: cst.BaseExpression, ints: bool) -> Optional[List]:
+    single = int_value(node) if ints else string_value(node)
+    if single is not None:
+        return [single]
+    elements = literal_elements(node)
+    if elements is None:
+        return None
+    out = []
+    for el in elements:
+        v = int_value(el) if ints else string_value(el)
+        if v is None:
+            return None
+        out.append(v)
+    return out
+
+
+def _spec_text(values: List, ints: bool) -> str:
+    items = [str(v) if ints else '"' + v + '"' for v in values]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _merged_args(args: List[cst.Arg], params: List[str], indices, positional: List[str],
+                 ctx: FixContext, t) -> Optional[List[cst.Arg]]:
+    nums_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnums_kw), None)
+    names_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnames_kw), None)
+    if any(a.star == "**" for a in args):
+        return None
+    nums = _literal_spec(nums_arg.value, True) if nums_arg is not None else []
+    names = _literal_spec(names_arg.value, False) if names_arg is not None else []
+    if nums is None or names is None:
+        return None
+    has_nums, has_names = nums_arg is not None, names_arg is not None
+    new_nums = list(nums)
+    new_names = list(names)
+    for p in params:
+        if p in indices and indices[p] not in [n % max(len(positional), 1) for n in nums]:
+            new_nums.append(indices[p])
+        if p not in new_names:
+            new_names.append(p)
+    all_positional = all(p in indices for p in params)
+    emit_nums, emit_names = has_nums, has_names
+    if not has_nums and not has_names:
+        emit_names = True
+    elif has_nums and not has_names and not all_positional:
+        # a keyword-only parameter: static_argnames too, with the names JAX inferred before
+        inferred = [positional[n] for n in nums if -len(positional) <= n < len(positional)]
+        new_names = inferred + [p for p in new_names if p not in inferred]
+        emit_names = True
+    no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    out = list(args)
+    specs = ((emit_nums, nums_arg, "static_argnums", new_nums, True),
+             (emit_names, names_arg, "static_argnames", new_names, False))
+    for emit, existing, key, values, ints in specs:
+        if not emit:
+            continue
+        value = cst.parse_expression(_spec_text(values, ints))
+        if existing is not None:
+            out = [a.with_changes(value=value) if a is existing else a for a in out]
+        else:
+            if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
+                pass
+            out.append(cst.Arg(value, keyword=cst.Name(key), equal=no_space))
+    return out
+
+
+def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[str], ctx: FixContext):
+    t = entry.transform
+    site = entry.site
+    if isinstance(site, cst.Decorator):
+        d = site.decorator
+        if isinstance(d, (cst.Name, cst.Attribute)):
+            spelled = ctx.import_name("functools.partial")
+            if spelled is None:
+                return None
+            partial, imports = spelled
+            args = _merged_args([], params, indices, positional, ctx, t)
+            if args is None:
+                return None
+            new = cst.Call(func=cst.parse_expression(partial), args=[cst.Arg(d)] + args)
+            edit = ctx.replace(d, new)
+            return None if edit is None else (edit,) + imports
+        if isinstance(d, cst.Call):
+            return _edit_call(d, params, indices, positional, ctx, t)
+        return None
+    if isinstance(site, cst.Call):
+        call = site
+        if isinstance(call.func, cst.Call):
+            call = call.func  # jax.jit(**kw)(f) / partial(jax.jit, ...)(f)
+        return _edit_call(call, params, indices, positional, ctx, t)
+    return None
+
+
+def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
+    args = list(call.args)
+    head: List[cst.Arg] = []
+    if ctx.index.qualify(call.func) == "functools.partial":
+        head, args = args[:1], args[1:]
+    merged = _merged_args(args, params, indices, positional, ctx, t)
+    if merged is None:
+        return None
+    edit = ctx.replace(call, call.with_changes(args=head + merged))
+    return None if edit is None else (edit,)
+
+
+__all__ = ["to_static_argnames", "jax_api", "Set", "Tuple"]

@@ -1,0 +1,286 @@
+"""Apply fixes: non-overlapping edits, to a fixed point, written atomically.
+
+Each round lints the current text, keeps the fixes whose applicability is
+allowed (SAFE; UNSAFE too with ``unsafe=True``; never DISPLAY_ONLY), applies
+those whose edits do not overlap an edit already taken, and checks that the
+result parses.  Fixes left out because they overlapped are picked up by the
+next round, on the new text.  The loop stops when nothing applicable is left
+or after :data:`MAX_ROUNDS` rounds.  A file is written only when its text
+changed, through a temporary file in the same folder and ``os.replace`` (so a
+crash never leaves half a file), keeping the file's mode, encoding and BOM.
+A file that does not parse is never written.
+"""
+from __future__ import annotations
+
+import codecs
+import difflib
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
+
+#: rounds of lint-and-fix before giving up on reaching a fixed point
+MAX_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    code: str
+    line: int
+    title: str
+    applicability: Applicability
+
+
+@dataclass(frozen=True)
+class FixResult:
+    """What fixing one text gave: the new text, the fixes applied, what is left."""
+
+    path: str
+    original: str
+    fixed: str
+    applied: Tuple[AppliedFix, ...] = ()
+    remaining: Tuple[Diagnostic, ...] = ()
+    rounds: int = 0
+    #: no applicable fix was left at the end
+    converged: bool = True
+    error: Optional[FileError] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+
+def is_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
+    if fix is None:
+        return False
+    if fix.applicability is Applicability.SAFE:
+        return True
+    return unsafe and fix.applicability is Applicability.UNSAFE
+
+
+def _conflicts(a: Edit, b: Edit) -> bool:
+    """Edits that touch or overlap (two insertions at one point included), unless identical."""
+    return a != b and a.start <= b.end and b.start <= a.end
+
+
+def apply_fixes(source: str, fixes: Sequence[Fix]) -> Tuple[str, List[int]]:
+    """Apply the fixes whose edits do not conflict with earlier ones; the indices of those applied."""
+    taken: List[Edit] = []
+    applied: List[int] = []
+    for i, fix in enumerate(fixes):
+        if not fix.edits or any(e.start < 0 or e.end > len(source) or e.start > e.end for e in fix.edits):
+            continue
+        if any(_conflicts(e, t) for e in fix.edits for t in taken):
+            continue
+        own = list(fix.edits)
+        if any(_conflicts(a, b) for j, a in enumerate(own) for b in own[j + 1:]):
+            continue
+        for e in own:
+            if e not in taken:
+                taken.append(e)
+        applied.append(i)
+    text = source
+    for e in sorted(taken, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: e.start] + e.replacement + text[e.end:]
+    return text, applied
+
+
+def _lint(source: str, path: str, config: Config, prefer_static: Optional[bool]):
+    from jitlint.engine import SourceError, parse
+
+    try:
+        module = parse(source)
+    except SourceError as exc:
+        return None, FileError(path, exc.line, exc.column, exc.message)
+    try:
+        return _scaffold_lint(module, source, path, config, prefer_static), None
+    except SourceError as exc:
+        return None, FileError(path, exc.line, exc.column, exc.message)
+
+
+def _scaffold_lint(module, source, path, config, prefer_static):  # TEMPORARY until the engine hook
+    from dataclasses import replace as _replace
+
+    from jitlint.analysis.discovery import ModuleIndex
+    from jitlint.analysis.tracedness import analyse_module
+    from jitlint.engine import _positions, diagnostics_from, rules_for
+    from jitlint.fixes import FixContext, attach_fixes
+    from jitlint.rules.base import run_rules
+
+    index = ModuleIndex(module, config.extend_jit_decorators)
+    facts = analyse_module(index)
+    raw = attach_fixes(run_rules(index, facts, rules_for(path, config)),
+                       FixContext(module, index, facts, source, prefer_static))
+    diags = diagnostics_from(raw, module, source, path)
+    positions = _positions(module)
+    first = {}
+    for f in raw:
+        pos = positions.get(f.node)
+        if pos is not None:
+            first.setdefault((pos.start.line, f.code), f.fix)
+    return [_replace(d, fix=first.get((d.line, d.code))) for d in diags]
+
+
+def fix_source(source: str, path: str = "<string>", config: Optional[Config] = None, *, unsafe: bool = False,
+               prefer_static: Optional[bool] = None, max_rounds: int = MAX_ROUNDS) -> FixResult:
+    """Fix ``source`` to a fixed point.  Never raises on bad user code."""
+    from jitlint.engine import SourceError, parse
+
+    config = config or Config()
+    current = source
+    applied: List[AppliedFix] = []
+    diagnostics, error = _lint(current, path, config, prefer_static)
+    if error is not None:
+        return FixResult(path, source, source, error=error)
+    rounds = 0
+    while rounds < max_rounds:
+        candidates = [d for d in diagnostics if is_allowed(d.fix, unsafe)]
+        if not candidates:
+            break
+        rounds += 1
+        text, taken = apply_fixes(current, [d.fix for d in candidates if d.fix is not None])
+        if text == current:
+            break
+        try:
+            parse(text)
+        except SourceError as exc:
+            error = FileError(path, exc.line, exc.column,
+                              f"internal error: a fix produced code that does not parse ({exc.message}); "
+                              "the fixes of that round were not applied", internal=True)
+            break
+        for i in taken:
+            d = candidates[i]
+            assert d.fix is not None
+            applied.append(AppliedFix(d.code, d.line, d.fix.title, d.fix.applicability))
+        current = text
+        diagnostics, lint_error = _lint(current, path, config, prefer_static)
+        if lint_error is not None:  # cannot happen after a successful parse, but never loop on it
+            error = lint_error
+            break
+    converged = not any(is_allowed(d.fix, unsafe) for d in diagnostics)
+    return FixResult(path, source, current, tuple(applied), tuple(diagnostics), rounds, converged, error)
+
+
+# --------------------------------------------------------------- files
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A decoded file and how to encode it back exactly."""
+
+    text: str
+    encoding: str
+    bom: bool
+
+
+def decode_file(data: bytes) -> Encoded:
+    """Decode as Python does (raises engine.SourceError when it cannot)."""
+    from jitlint.engine import decode_source
+
+    text = decode_source(data)
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return Encoded(text, encoding, bom)
+
+
+def encode_file(text: str, like: Encoded) -> bytes:
+    data = text.encode(like.encoding)
+    return codecs.BOM_UTF8 + data if like.bom else data
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace ``path`` by ``data`` at once: temp file in the same folder, then ``os.replace``; mode kept."""
+    folder = os.path.dirname(os.path.abspath(path))
+    st = os.stat(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".jitlint", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass(frozen=True)
+class FileFixResult:
+    path: str
+    result: Optional[FixResult] = None
+    error: Optional[FileError] = None
+    written: bool = False
+    new_bytes: Optional[bytes] = None
+    warnings: Tuple[str, ...] = field(default_factory=tuple)
+
+
+def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe: bool = False,
+              prefer_static: Optional[bool] = None) -> FileFixResult:
+    """Fix the bytes of a file; ``new_bytes`` is what the file should hold (None: unchanged)."""
+    from jitlint.engine import SourceError
+
+    try:
+        encoded = decode_file(data)
+    except SourceError as exc:
+        return FileFixResult(path, error=FileError(path, exc.line, exc.column, exc.message))
+    result = fix_source(encoded.text, path, config, unsafe=unsafe, prefer_static=prefer_static)
+    if result.error is not None and not result.changed:
+        return FileFixResult(path, result, error=result.error)
+    if not result.changed:
+        return FileFixResult(path, result)
+    try:
+        new = encode_file(result.fixed, encoded)
+    except UnicodeEncodeError as exc:
+        return FileFixResult(path, result, error=FileError(
+            path, 1, 1, f"cannot encode the fixed file as {encoded.encoding}: {exc.reason}"))
+    return FileFixResult(path, result, error=result.error, new_bytes=new if new != data else None)
+
+
+def fix_file(path: str, config: Optional[Config] = None, *, unsafe: bool = False, write: bool = True,
+             prefer_static: Optional[bool] = None) -> FileFixResult:
+    """Fix one file on disk; written (atomically) only when ``write`` and its bytes change."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return FileFixResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+    outcome = fix_bytes(data, path, config, unsafe=unsafe, prefer_static=prefer_static)
+    if write and outcome.new_bytes is not None:
+        try:
+            write_atomic(path, outcome.new_bytes)
+        except OSError as exc:
+            return FileFixResult(path, outcome.result, error=FileError(
+                path, 1, 1, f"cannot write: {exc.strerror or exc}"), new_bytes=outcome.new_bytes)
+        return FileFixResult(path, outcome.result, outcome.error, True, outcome.new_bytes)
+    return outcome
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A unified diff of one file, as ``diff -u`` / ruff ``--diff`` print it."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=path, tofile=path)
+    out: List[str] = []
+    for line in lines:
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def summarize(applied: Iterable[AppliedFix]) -> str:
+    applied = list(applied)
+    n = len(applied)
+    return f"{n} fix{'es' if n != 1 else ''}"

@@ -1,0 +1,231 @@
+"""Fix fixtures: tests/fixtures/fix/<name>.in.py -> <name>.out.py.
+
+Each fixture is checked six ways: the output is exactly the expected bytes; it
+parses and compiles; fixing it again changes nothing; linting it again finds
+nothing fixable for the rules that were fixed; the engine converges within its
+cap; and the fix keeps the meaning: the original run eagerly
+(``jax.disable_jit()``) and the fixed one under ``jax.jit`` give the same
+results (and print the same lines) on the fixture's ``EXAMPLES``, which must
+take both sides of every rewritten branch and enter every rewritten loop.
+
+A line ``# fix-options: ...`` in the input selects ``safe`` (only SAFE fixes;
+the default also applies UNSAFE ones) and ``prefer-static`` /
+``prefer-rewrite``.
+"""
+import importlib.util
+import os
+import re
+import sys
+from typing import Dict, List, Set, Tuple
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+import jitlint.fixes
+from jitlint.config import Config
+from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_source, is_allowed
+
+FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
+NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
+FAMILIES = ("print_", "branch_", "fori_", "while_", "static_")
+OPTIONS = re.compile(r"^#\s*fix-options:\s*(.*)$", re.MULTILINE)
+
+
+@pytest.fixture(autouse=True)
+def builders_raise(monkeypatch):
+    """A builder's internal error fails the test instead of silently offering no fix."""
+    monkeypatch.setattr(jitlint.fixes, "RAISE_ERRORS", True)
+
+
+def read(name: str, suffix: str) -> bytes:
+    with open(os.path.join(FIX_DIR, name + suffix), "rb") as fh:
+        return fh.read()
+
+
+def options(data: bytes) -> Dict[str, object]:
+    found = OPTIONS.search(data.decode("utf-8", "replace"))
+    words = set(found.group(1).replace(",", " ").split()) if found else set()
+    prefer = True if "prefer-static" in words else False if "prefer-rewrite" in words else None
+    return {"unsafe": "safe" not in words, "prefer_static": prefer}
+
+
+def fix(data: bytes, name: str):
+    return fix_bytes(data, name + ".py", Config(), **options(data))
+
+
+def test_every_family_has_ten_fixtures():
+    for family in FAMILIES:
+        assert sum(n.startswith(family) for n in NAMES) >= 10, family
+    assert all(n.startswith(FAMILIES) for n in NAMES)
+    for name in NAMES:
+        assert os.path.exists(os.path.join(FIX_DIR, name + ".out.py")), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_output_is_exact(name):
+    data = read(name, ".in.py")
+    outcome = fix(data, name)
+    assert outcome.error is None, outcome.error
+    assert outcome.new_bytes is not None, "the fixture must change"
+    expected = read(name, ".out.py")
+    assert outcome.new_bytes.decode("latin-1") == expected.decode("latin-1")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_output_parses_and_compiles(name):
+    data = read(name, ".out.py")
+    text = decode_file(data).text
+    cst.parse_module(text)
+    compile(data, name + ".out.py", "exec")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixing_again_changes_nothing(name):
+    data = read(name, ".out.py")
+    outcome = fix(data, name)
+    assert outcome.error is None
+    assert outcome.new_bytes is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_nothing_fixable_left_and_converged(name):
+    data = read(name, ".in.py")
+    opts = options(data)
+    result = fix_source(decode_file(data).text, name + ".py", Config(), **opts)
+    assert result.converged and result.rounds <= MAX_ROUNDS
+    fixed_codes = {a.code for a in result.applied}
+    again = fix_source(result.fixed, name + ".py", Config(), **opts)
+    left = [d for d in again.remaining if d.code in fixed_codes and is_allowed(d.fix, bool(opts["unsafe"]))]
+    assert not left, left
+
+
+# ------------------------------------------------------------- semantics
+
+
+def load(path: str, tag: str):
+    module_name = f"_jitlint_fix_{tag}_{re.sub(r'[^A-Za-z0-9_]', '_', os.path.basename(path))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(module_name, None)
+    return module
+
+
+def resolve(module, key: str):
+    head, _, method = key.partition(".")
+    obj = getattr(module, head)
+    return getattr(obj, method) if method else obj
+
+
+def rewritten_lines(source: str, codes_lines: Set[Tuple[str, int]]) -> List[Tuple[str, List[int]]]:
+    """For each fixed `if` / loop: the first lines of the code paths the examples must take."""
+    module = cst.parse_module(source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted: List[Tuple[str, List[int]]] = []
+
+    def first_line(stmts) -> int:
+        return positions[stmts[0]].start.line
+
+    class Visit(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+
+        def visit_IndentedBlock(self, node):
+            self.blocks.append(node)
+
+        def leave_IndentedBlock(self, node):
+            self.blocks.pop()
+
+        def visit_If(self, node):
+            line = positions[node.test].start.line
+            if ("JIT201", line) not in codes_lines:
+                return
+            paths = [first_line(node.body.body)]
+            if node.orelse is not None:
+                orelse = node.orelse
+                paths.append(positions[orelse].start.line if isinstance(orelse, cst.If)
+                             else first_line(orelse.body.body))
+            elif self.blocks:
+                body = list(self.blocks[-1].body)
+                i = body.index(node)
+                if i + 1 < len(body):
+                    paths.append(first_line(body[i + 1:]))
+            wanted.append((f"if on line {line}", paths))
+
+        def visit_For(self, node):
+            line = positions[node.iter].start.line
+            if ("JIT202", line) in codes_lines:
+                wanted.append((f"for on line {line}", [first_line(node.body.body)]))
+
+        def visit_While(self, node):
+            line = positions[node.test].start.line
+            if ("JIT203", line) in codes_lines:
+                wanted.append((f"while on line {line}", [first_line(node.body.body)]))
+
+    module.visit(Visit())
+    return wanted
+
+
+def same(a, b) -> bool:
+    import jax
+    import numpy as np
+
+    leaves_a, tree_a = jax.tree_util.tree_flatten(a)
+    leaves_b, tree_b = jax.tree_util.tree_flatten(b)
+    if tree_a != tree_b and len(leaves_a) != len(leaves_b):
+        return False
+    return all(np.allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6, equal_nan=True)
+               for x, y in zip(leaves_a, leaves_b))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fix_keeps_meaning(name, tmp_path, capsys):
+    jax = pytest.importorskip("jax")
+    data = read(name, ".in.py")
+    in_path = os.path.join(FIX_DIR, name + ".in.py")
+    out_path = os.path.join(FIX_DIR, name + ".out.py")
+    original = load(in_path, "in")
+    fixed = load(out_path, "out")
+    examples = getattr(original, "EXAMPLES", None)
+    assert examples, "a fix fixture needs EXAMPLES"
+
+    result = fix_source(decode_file(data).text, name + ".py", Config(), **options(data))
+    codes_lines = {(a.code, a.line) for a in result.applied}
+    must_run = rewritten_lines(decode_file(data).text, codes_lines)
+
+    executed: Set[int] = set()
+    real_path = os.path.realpath(in_path)
+
+    def tracer(frame, event, arg):
+        if os.path.realpath(frame.f_code.co_filename) == real_path:
+            if event == "line":
+                executed.add(frame.f_lineno)
+            return tracer
+        return None
+
+    capsys.readouterr()
+    for key, calls in examples.items():
+        for args, kwargs in calls:
+            sys.settrace(tracer)
+            try:
+                with jax.disable_jit():
+                    want = resolve(original, key)(*args, **kwargs)
+            finally:
+                sys.settrace(None)
+            eager_out = capsys.readouterr().out
+            fn = resolve(fixed, key)
+            if not hasattr(fn, "lower"):
+                fn = jax.jit(fn)
+            got = fn(*args, **kwargs)
+            jax.effects_barrier()
+            jit_out = capsys.readouterr().out
+            assert same(want, got), f"{key}{args}: eager {want} != jitted {got}"
+            assert sorted(eager_out.splitlines()) == sorted(jit_out.splitlines()), (eager_out, jit_out)
+    for what, lines in must_run:
+        for line in lines:
+            assert line in executed, f"the examples never run line {line} ({what})"
