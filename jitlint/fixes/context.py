@@ -209,25 +209,32 @@ class FixContext:
         exact = [local for local, full in aliases.items() if full == qualified and self._is_plain(local, full)]
         if exact:
             return sorted(exact, key=len)[0], ()
-        head, _, tail = qualified.rpartition(".")
         conventional = _CONVENTIONAL.get(qualified)
+        via_parent = self._via_parent(qualified)
+        if via_parent is not None and qualified in _PARENT_FIRST:
+            return via_parent, ()
         if conventional is not None:
             local, text = conventional
             if local not in self.module_names() and local not in aliases:
                 return local, (self._insert_import(text),)
-        # reuse a parent module: jax.lax -> jax.lax via `import jax`
-        prefix = head
-        suffix = tail
-        while prefix:
-            for local, full in aliases.items():
-                if full == prefix and self._is_plain(local, full):
-                    return f"{local}.{suffix}", ()
-            prefix, _, last = prefix.rpartition(".")
-            suffix = f"{last}.{suffix}"
+        if via_parent is not None:
+            return via_parent, ()
         root = qualified.split(".")[0]
         if root in self.module_names() or root in aliases:
             return None
         return qualified, (self._insert_import(f"import {root}"),)
+
+    def _via_parent(self, qualified: str) -> Optional[str]:
+        """``qualified`` spelled through an imported parent module: ``jax.lax`` via ``import jax``."""
+        aliases = self.top_level_aliases()
+        prefix, _, suffix = qualified.rpartition(".")
+        while prefix:
+            for local, full in sorted(aliases.items()):
+                if full == prefix and self._is_plain(local, full):
+                    return f"{local}.{suffix}"
+            prefix, _, last = prefix.rpartition(".")
+            suffix = f"{last}.{suffix}"
+        return None
 
     @staticmethod
     def _is_plain(local: str, full: str) -> bool:
@@ -258,6 +265,9 @@ class FixContext:
             prefix = newline
         return Edit(at, at, prefix + text + newline)
 
+
+#: spelled through an imported parent module in preference to a new import
+_PARENT_FIRST = frozenset({"functools.partial"})
 
 _CONVENTIONAL = {
     "jax.lax": ("lax", "from jax import lax"),

@@ -64,6 +64,8 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     params = _traced_parameters(expr, fn, ctx)
     if not params:
         return None
+    order = [p.name.value for p, _ in fn.params]
+    params.sort(key=order.index)
     body = block_statements(fn.node.body)
     reassigned = assigned_in(body)
     for p in params:
