@@ -1,13 +1,8 @@
 """One engine behind the CLI and the flake8 plugin: source text -> findings."""
 from __future__ import annotations
 
-import ast
-import io
 import re
-import sys
-import threading
-import tokenize
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -16,118 +11,13 @@ from jitlint.analysis.discovery import ModuleIndex
 from jitlint.analysis.tracedness import analyse_module
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
-from jitlint.diagnostics import Diagnostic, FileError, FileResult
+from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
+from jitlint.fixes import attach_fixes
 from jitlint.registry import selected_rules
 from jitlint.rules.base import RawFinding, Rule, run_rules
+from jitlint.source import SourceError, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[,\s]+[A-Z][A-Z0-9]*)*))?", re.IGNORECASE)
-
-
-class SourceError(Exception):
-    """Input that cannot be linted: where, and why, in words for the user."""
-
-    def __init__(self, line: int, column: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.column, self.message = line, column, message
-
-
-#: Deeply nested code (a thousand nested calls) outgrows Python's default
-#: recursion limit in the parser and the analysis; such code is retried on a
-#: thread with a large stack and this limit before it is reported as an error.
-DEEP_RECURSION_LIMIT = 50_000
-DEEP_STACK_BYTES = 256 * 1024 * 1024
-
-_T = TypeVar("_T")
-
-
-def _run_on_deep_stack(work: Callable[[], _T]) -> _T:
-    outcome: Dict[str, Any] = {}
-
-    def target() -> None:
-        previous = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(previous, DEEP_RECURSION_LIMIT))
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # noqa: B036 - handed back to the caller's thread
-            outcome["error"] = exc
-        finally:
-            sys.setrecursionlimit(previous)
-
-    old_size = threading.stack_size(DEEP_STACK_BYTES)
-    try:
-        thread = threading.Thread(target=target, name="jitlint-deep-stack")
-        thread.start()
-    finally:
-        threading.stack_size(old_size)
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-def with_deep_stack(work: Callable[[], _T], doing: str) -> _T:
-    """``work()``, retried on a deep stack after a RecursionError; SourceError if that fails too."""
-    try:
-        return work()
-    except RecursionError:
-        pass
-    try:
-        return _run_on_deep_stack(work)
-    except RecursionError:
-        raise SourceError(1, 1, f"too deeply nested to {doing}") from None
-
-
-def _encoding_of(data: bytes) -> str:
-    """The encoding Python would use: BOM, then the coding cookie, else UTF-8."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        message = str(exc)
-        if message.startswith(("unknown encoding", "encoding problem")):
-            first_line = data.split(b"\n", 1)[0]
-            line = 1 if b"coding" in first_line else 2
-            raise SourceError(line, 1, f"cannot decode: {message}") from None
-        return "utf-8"  # undecodable bytes in the first two lines: decoding says where
-    return encoding
-
-
-def decode_source(data: bytes) -> str:
-    """Decode like Python does; a SourceError names the line and column of a bad byte."""
-    encoding = _encoding_of(data)
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line_start = data.rfind(b"\n", 0, exc.start) + 1
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SourceError(line, exc.start - line_start + 1,
-                          f"cannot decode as {encoding}: {exc.reason} (byte 0x{data[exc.start]:02x})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
-
-
-def parse(source: str) -> cst.Module:
-    if "\x00" in source:
-        before = source[: source.index("\x00")]
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1) + 1
-        raise SourceError(line, column, "source contains a NUL byte")
-    try:
-        return with_deep_stack(lambda: cst.parse_module(source), "parse")
-    except cst.ParserSyntaxError as exc:
-        raise _syntax_error(source, exc) from None
-
-
-def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
-    """CPython's message and position when it agrees the code is invalid (they are clearer)."""
-    try:
-        ast.parse(source)
-    except SyntaxError as py_exc:
-        return SourceError(py_exc.lineno or 1, py_exc.offset or 1, f"syntax error: {py_exc.msg}")
-    except (RecursionError, MemoryError, ValueError):
-        pass
-    message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message)
-    return SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")
 
 
 def noqa_codes(line_text: str) -> Optional[Tuple[str, ...]]:
@@ -190,7 +80,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
 def analyse(module: cst.Module, config: Config, rules: Sequence[Type[Rule]]) -> List[RawFinding]:
     index = ModuleIndex(module, config.extend_jit_decorators)
     facts = analyse_module(index)
-    return run_rules(index, facts, rules)
+    return attach_fixes(run_rules(index, facts, rules), index, facts)
 
 
 def lint_module(module: cst.Module, source: str, path: str, config: Config,
@@ -230,7 +120,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=None,
+            fix=finding.fix if isinstance(finding.fix, Fix) else None,
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
 
@@ -267,8 +157,9 @@ def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,
             continue
         rules = rules_for(state.path, config)
         try:
-            raw = with_deep_stack(lambda: run_rules(state.index, state.analyzer.facts, rules), "analyse") \
-                if rules else []
+            raw = with_deep_stack(lambda: attach_fixes(run_rules(state.index, state.analyzer.facts, rules),
+                                                       state.index, state.analyzer.facts, state.source),
+                                  "analyse") if rules else []
             results[state.path] = diagnostics_from(raw, state.module, state.source, state.path, other_positions)
         except SourceError as exc:
             results[state.path] = exc

@@ -92,39 +92,15 @@ def apply_fixes(source: str, fixes: Sequence[Fix]) -> Tuple[str, List[int]]:
 
 
 def _lint(source: str, path: str, config: Config, prefer_static: Optional[bool]):
-    from jitlint.engine import SourceError, parse
+    from jitlint.engine import SourceError, lint_parsed, parse
+    from jitlint.fixes import preferring_static
 
     try:
         module = parse(source)
+        with preferring_static(prefer_static):
+            return lint_parsed(module, source, path, config), None
     except SourceError as exc:
         return None, FileError(path, exc.line, exc.column, exc.message)
-    try:
-        return _scaffold_lint(module, source, path, config, prefer_static), None
-    except SourceError as exc:
-        return None, FileError(path, exc.line, exc.column, exc.message)
-
-
-def _scaffold_lint(module, source, path, config, prefer_static):  # TEMPORARY until the engine hook
-    from dataclasses import replace as _replace
-
-    from jitlint.analysis.discovery import ModuleIndex
-    from jitlint.analysis.tracedness import analyse_module
-    from jitlint.engine import _positions, diagnostics_from, rules_for
-    from jitlint.fixes import FixContext, attach_fixes
-    from jitlint.rules.base import run_rules
-
-    index = ModuleIndex(module, config.extend_jit_decorators)
-    facts = analyse_module(index)
-    raw = attach_fixes(run_rules(index, facts, rules_for(path, config)),
-                       FixContext(module, index, facts, source, prefer_static))
-    diags = diagnostics_from(raw, module, source, path)
-    positions = _positions(module)
-    first = {}
-    for f in raw:
-        pos = positions.get(f.node)
-        if pos is not None:
-            first.setdefault((pos.start.line, f.code), f.fix)
-    return [_replace(d, fix=first.get((d.line, d.code))) for d in diags]
 
 
 def fix_source(source: str, path: str = "<string>", config: Optional[Config] = None, *, unsafe: bool = False,

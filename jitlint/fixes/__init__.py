@@ -15,12 +15,14 @@ When both a rewrite and ``static_argnames`` apply, the order is:
   static one unrolls the loop, whose compile time grows with it; the
   parameter is made static only when the loop cannot be rewritten.
 
-``FixContext.prefer_static`` overrides both (True: static first; False:
-rewrite first).
+``preferring_static(True)`` (static first) or ``preferring_static(False)``
+(rewrite first) overrides both for the findings computed inside it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence
 
 import libcst as cst
 
@@ -31,6 +33,8 @@ from jitlint.fixes.side_effects import to_debug_print
 from jitlint.fixes.static_args import to_static_argnames
 
 if TYPE_CHECKING:
+    from jitlint.analysis.discovery import ModuleIndex
+    from jitlint.analysis.tracedness import Facts
     from jitlint.rules.base import RawFinding
 
 Builder = Callable[[cst.CSTNode, FixContext], Optional[Fix]]
@@ -73,13 +77,32 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return None
 
 
-def attach_fixes(findings: Sequence["RawFinding"], ctx: FixContext) -> List["RawFinding"]:
+#: the fix order for the code running now (set by :func:`preferring_static`)
+_PREFER_STATIC: ContextVar[Optional[bool]] = ContextVar("jitlint_prefer_static", default=None)
+
+
+@contextmanager
+def preferring_static(prefer: Optional[bool]) -> Iterator[None]:
+    """Within the block, findings get ``static_argnames`` first (True), a rewrite first (False),
+    or each rule's default (None)."""
+    token = _PREFER_STATIC.set(prefer)
+    try:
+        yield
+    finally:
+        _PREFER_STATIC.reset(token)
+
+
+def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: "Facts",
+                 source: Optional[str] = None) -> List["RawFinding"]:
     """The findings, each with the fix its rule's builders offer (if any)."""
     from dataclasses import replace
 
-    out = []
+    out: List["RawFinding"] = []
+    ctx: Optional[FixContext] = None
     for finding in findings:
         if finding.fix is None and finding.code in FIXABLE_CODES:
+            if ctx is None:
+                ctx = FixContext(index.module, index, facts, source, _PREFER_STATIC.get())
             fix = build_fix(finding.code, finding.node, ctx)
             if fix is not None:
                 finding = replace(finding, fix=fix)
@@ -87,4 +110,4 @@ def attach_fixes(findings: Sequence["RawFinding"], ctx: FixContext) -> List["Raw
     return out
 
 
-__all__ = ["FIXABLE_CODES", "FixContext", "attach_fixes", "build_fix", "builders_for"]
+__all__ = ["FIXABLE_CODES", "FixContext", "attach_fixes", "build_fix", "builders_for", "preferring_static"]

@@ -29,12 +29,12 @@ RESERVED_KWARGS = frozenset({"fmt", "ordered", "partitioned"})
 class FixContext:
     """The module, its analysis, and helpers to build edits; one per lint of one file."""
 
-    def __init__(self, module: cst.Module, index: ModuleIndex, facts: Facts, source: str,
+    def __init__(self, module: cst.Module, index: ModuleIndex, facts: Facts, source: Optional[str] = None,
                  prefer_static: Optional[bool] = None) -> None:
         self.module = module
         self.index = index
         self.facts = facts
-        self.source = source
+        self._source = source
         #: JIT201/JIT202: prefer ``static_argnames`` over a rewrite (None: each rule's default)
         self.prefer_static = prefer_static
         self.purity = Purity(index, facts)
@@ -42,6 +42,13 @@ class FixContext:
         self._top_offsets: Optional[List[int]] = None
         self._module_names: Optional[Set[str]] = None
         self._aliases: Optional[Dict[str, str]] = None
+
+    @property
+    def source(self) -> str:
+        """The module's text (LibCST round-trips it exactly)."""
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
 
     # ---------------------------------------------------------------- tree
     @property
