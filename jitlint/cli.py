@@ -62,6 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("--no-reason", action="store_true", help="text format: one line per finding")
     check.add_argument("--output-file", help="write the report here instead of stdout")
+    check.add_argument("--fix", action="store_true",
+                       help="apply safe fixes to the files (stdin: print the fixed source), then report what is left")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff: apply unsafe fixes too (they may change behaviour)")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff instead of writing them; exit 1 if there are any")
+    check.add_argument("--show-fixes", action="store_true",
+                       help="list the fixes applied (with --fix / --diff) or available (otherwise)")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code")
     sub.add_parser("rules", help="list all rules")
@@ -244,6 +252,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (stdin) can be given once")
     config = resolve_config(args)
+    if args.fix or args.diff:
+        return run_fix(args, config)
     results = [lint_path(path, config, args.stdin_filename) for path in iter_files(args.paths, config)]
     for result in results:
         if result.error is not None:
@@ -254,7 +264,102 @@ def run_check(args: argparse.Namespace) -> int:
         report = format_text(results, with_reason=not args.no_reason)
         if not args.quiet:
             report += ("\n" if report and not args.no_reason else "") + summary(results)
+    if args.show_fixes:
+        report += available_fixes(results)
     _write(report, args.output_file, sys.stdout)
+    return exit_status(results)
+
+
+def available_fixes(results: Sequence[FileResult]) -> str:
+    """``--show-fixes`` without ``--fix``: the fix each finding offers, and its safety."""
+    lines = [f"{d.path}:{d.line}:{d.column}: {d.code} [{d.fix.applicability.value}] {d.fix.title}"
+             for r in results for d in r.diagnostics if d.fix is not None]
+    return ("\nAvailable fixes:\n" + "\n".join(lines) + "\n") if lines else ""
+
+
+def _write_source(text: str) -> None:
+    """``--fix`` on stdin: the (fixed) source goes to stdout, exactly."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+    else:
+        sys.stdout.write(text)
+
+
+def run_fix(args: argparse.Namespace, config: Config) -> int:
+    """``--fix`` / ``--diff``: fix each file to a fixed point; write it (or print its diff); report the rest."""
+    from jitlint.fixing import fix_bytes, unified_diff, write_atomic
+
+    results: List[FileResult] = []
+    applied: List[str] = []
+    diffs: List[str] = []
+    changed = 0
+    for path in iter_files(args.paths, config):
+        display = (args.stdin_filename or STDIN) if path == STDIN else path
+        try:
+            data = _read_stdin() if path == STDIN else _read_file(path)
+        except OSError as exc:
+            results.append(FileResult(display, error=FileError(display, 1, 1, f"cannot read: {exc.strerror or exc}")))
+            continue
+        try:
+            outcome = fix_bytes(data, display, config, unsafe=args.unsafe_fixes)
+        except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            results.append(FileResult(display, error=FileError(display, 1, 1, message, internal=True)))
+            continue
+        result = outcome.result
+        error = outcome.error
+        if outcome.new_bytes is not None and result is not None:
+            changed += 1
+            if args.diff:
+                diffs.append(unified_diff(display, result.original, result.fixed))
+            elif path == STDIN:
+                _write_source(result.fixed)
+            else:
+                try:
+                    write_atomic(path, outcome.new_bytes)
+                except OSError as exc:
+                    error = FileError(display, 1, 1, f"cannot write: {exc.strerror or exc}")
+        elif path == STDIN and not args.diff:
+            _write_source(result.original if result is not None else data.decode("utf-8", "replace"))
+        if result is not None and outcome.new_bytes is not None:
+            applied += [f"{display}:{a.line}: {a.code} [{a.applicability.value}] {a.title}" for a in result.applied]
+        remaining = result.remaining if result is not None else ()
+        results.append(FileResult(display, tuple(remaining), error=error,
+                                  source=result.fixed if result is not None else None))
+    for result in results:
+        if result.error is not None:
+            sys.stderr.write(result.error.render() + "\n")
+    fixed = len(applied)
+    hidden = sum(1 for r in results for d in r.diagnostics
+                 if d.fix is not None and d.fix.applicability.value == "unsafe" and not args.unsafe_fixes)
+    more = f" ({hidden} more fix{'es' if hidden != 1 else ''} with --unsafe-fixes)" if hidden else ""
+    if args.diff:
+        report = "".join(diffs)
+        if args.show_fixes and applied:
+            report += "\nFixes:\n" + "\n".join(applied) + "\n"
+        if not args.quiet:
+            verb = "Would fix" if fixed else "No fixes available"
+            tail = (f"{verb} {_plural(fixed, 'finding')} in {_plural(changed, 'file')}" if fixed else verb) + more + "."
+            sys.stderr.write(tail + "\n")
+        _write(report, args.output_file, sys.stdout)
+        if any(r.error is not None and r.error.internal for r in results):
+            return EXIT_ERROR
+        return EXIT_FINDINGS if changed or any(r.error is not None for r in results) else EXIT_CLEAN
+    stream = sys.stderr if STDIN in args.paths and not args.output_file else sys.stdout
+    if args.format == "json":
+        report = format_json(results)
+    else:
+        report = format_text(results, with_reason=not args.no_reason)
+        if args.show_fixes and applied:
+            report += ("\n" if report else "") + "Fixed:\n" + "\n".join(applied) + "\n"
+        if not args.quiet:
+            left = sum(len(r.diagnostics) for r in results)
+            report += ("\n" if report and not args.no_reason else "") + \
+                f"Fixed {_plural(fixed, 'finding')} in {_plural(changed, 'file')}; {left} remaining{more}.\n"
+    _write(report, args.output_file, stream)
     return exit_status(results)
 
 
