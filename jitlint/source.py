@@ -1,0 +1,196 @@
+"""From the bytes of a file to a LibCST module, or a SourceError that says where and why not.
+
+Decoding follows Python (BOM, then the coding cookie, else UTF-8). Input that
+would make LibCST's parser exhaust its stack or memory (brackets nested more
+deeply than Python itself accepts, runs of thousands of prefix operators) is
+refused before parsing; the parse and the analysis run on a large stack.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import sys
+import threading
+import tokenize
+from itertools import accumulate
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+
+import libcst as cst
+
+#: CPython's tokenizer refuses brackets nested more deeply than this (MAXLEVEL).
+MAX_BRACKET_DEPTH = 200
+#: the longest run of prefix operators (``-``, ``not``, ``lambda:``, ...) accepted
+MAX_PREFIX_RUN = 1000
+#: Deeply nested code (hundreds of nested calls) outgrows Python's default
+#: recursion limit in the analysis; it is retried on a thread with a large
+#: stack and this limit before it is reported as an error.
+DEEP_RECURSION_LIMIT = 50_000
+DEEP_STACK_BYTES = 256 * 1024 * 1024
+
+_T = TypeVar("_T")
+
+_BRACKETS_AND_SKIPPED = re.compile(r'''
+      \#[^\r\n]*
+    | """(?:[^"\\]|\\.|"(?!""))*"""
+    | \'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
+    | "(?:[^"\\\r\n]|\\.)*"
+    | '(?:[^'\\\r\n]|\\.)*'
+    | (?P<open>[(\[{])
+    | (?P<close>[)\]}])
+''', re.VERBOSE | re.DOTALL)
+
+_PREFIX = r"(?:[-+~]|not\s|await\s|lambda\b[^:\r\n]*:)\s*"
+_PREFIX_RUN = re.compile(r"%s(?:%s){%d}" % (_PREFIX, _PREFIX, MAX_PREFIX_RUN - 1))
+_NOT_BRACKET = re.compile(r"[^()\[\]{}]+")
+_BRACKET_STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+class SourceError(Exception):
+    """Input that cannot be linted: where, and why, in words for the user."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.column, self.message = line, column, message
+
+
+def _line_and_column(text: str, offset: int) -> Tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _encoding_of(data: bytes) -> str:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        message = str(exc)
+        if message.startswith(("unknown encoding", "encoding problem")):
+            line = 1 if b"coding" in data.split(b"\n", 1)[0] else 2
+            raise SourceError(line, 1, f"cannot decode: {message}") from None
+        return "utf-8"  # undecodable bytes in the first two lines: decoding says where
+    return encoding
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does; a SourceError names the line and column of a bad byte."""
+    encoding = _encoding_of(data)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(line, exc.start - line_start + 1,
+                          f"cannot decode as {encoding}: {exc.reason} (byte 0x{data[exc.start]:02x})") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _deepest_bracket(source: str) -> Optional[int]:
+    """The offset of the first bracket nested deeper than MAX_BRACKET_DEPTH, if any."""
+    brackets = _NOT_BRACKET.sub("", source)
+    if max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) <= MAX_BRACKET_DEPTH:
+        return None  # not even when brackets in strings and comments count
+    depth = 0
+    for match in _BRACKETS_AND_SKIPPED.finditer(source):
+        if match.lastgroup == "open":
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                return match.start()
+        elif match.lastgroup == "close":
+            depth = max(depth - 1, 0)
+    return None
+
+
+def _skipped_spans(source: str) -> List[Tuple[int, int]]:
+    return [m.span() for m in _BRACKETS_AND_SKIPPED.finditer(source) if m.lastgroup is None]
+
+
+def _long_prefix_run(source: str) -> Optional[int]:
+    """The offset of a run of MAX_PREFIX_RUN prefix operators in code (not in strings or comments)."""
+    match = _PREFIX_RUN.search(source)
+    if match is None:
+        return None
+    spans = _skipped_spans(source)
+    while match is not None:
+        if not any(start <= match.start() < end for start, end in spans):
+            return match.start()
+        match = _PREFIX_RUN.search(source, match.end())
+    return None
+
+
+def check_nesting(source: str) -> None:
+    """SourceError for code nested too deeply for the parser to survive."""
+    offset = _deepest_bracket(source)
+    if offset is not None:
+        line, column = _line_and_column(source, offset)
+        raise SourceError(line, column, f"syntax error: too many nested parentheses "
+                                        f"(Python allows {MAX_BRACKET_DEPTH} levels)")
+    offset = _long_prefix_run(source)
+    if offset is not None:
+        line, column = _line_and_column(source, offset)
+        raise SourceError(line, column, f"too deeply nested to parse: {MAX_PREFIX_RUN} or more prefix operators "
+                                        "in a row")
+
+
+def _run_on_deep_stack(work: Callable[[], _T], recursion_limit: Optional[int]) -> _T:
+    """``work()`` on a new thread with a large stack (and the given recursion limit)."""
+    outcome: Dict[str, Any] = {}
+
+    def target() -> None:
+        previous = sys.getrecursionlimit()
+        if recursion_limit is not None:
+            sys.setrecursionlimit(max(previous, recursion_limit))
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: B036 - handed back to the caller's thread
+            outcome["error"] = exc
+        finally:
+            sys.setrecursionlimit(previous)
+
+    old_size = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=target, name="jitlint-deep-stack")
+        thread.start()
+    finally:
+        threading.stack_size(old_size)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def with_deep_stack(work: Callable[[], _T], doing: str) -> _T:
+    """``work()``, retried on a deep stack after a RecursionError; SourceError if that fails too."""
+    try:
+        return work()
+    except RecursionError:
+        pass
+    try:
+        return _run_on_deep_stack(work, DEEP_RECURSION_LIMIT)
+    except RecursionError:
+        raise SourceError(1, 1, f"too deeply nested to {doing}") from None
+
+
+def parse(source: str) -> cst.Module:
+    """The LibCST module of ``source``; SourceError for code that is not valid Python."""
+    if "\x00" in source:
+        line, column = _line_and_column(source, source.index("\x00"))
+        raise SourceError(line, column, "source contains a NUL byte")
+    check_nesting(source)
+    try:
+        return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=None)
+    except cst.ParserSyntaxError as exc:
+        raise _syntax_error(source, exc) from None
+    except RecursionError:
+        raise SourceError(1, 1, "too deeply nested to parse") from None
+
+
+def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
+    """CPython's message and position when it agrees the code is invalid (they are clearer)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as py_exc:
+        return SourceError(py_exc.lineno or 1, py_exc.offset or 1, f"syntax error: {py_exc.msg}")
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message)
+    return SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")
