@@ -1,0 +1,382 @@
+"""Verdicts: what the subprocess observed, judged and put in words (parent side).
+
+One verdict per function:
+
+* ``verified`` -- on every input, the fixed version under ``jax.jit`` gave the
+  original's eager result (same tree, shapes, dtypes, values within the
+  tolerances of the dtype), compiled once for repeated calls, and
+  ``jax.make_jaxpr`` of it succeeded;
+* ``mismatch`` -- some input gave a different result (the worst leaf, its
+  errors and the input are reported);
+* ``fails to trace`` -- the fixed version raised under jit, or make_jaxpr failed;
+* ``recompiles`` -- the fixed version traced again for a repeated call with
+  the same input;
+* ``unverified: no inputs`` -- nothing to call it with (or the original failed
+  eagerly on every input it was given); never counted as a pass;
+* ``error: ...`` -- the module could not be run: it timed out, crashed, called
+  ``sys.exit``, used too much memory, or failed to import.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from jitlint.verify.targets import Finding, Target
+
+VERIFIED = "verified"
+MISMATCH = "mismatch"
+FAILS_TO_TRACE = "fails to trace"
+RECOMPILES = "recompiles"
+UNVERIFIED = "unverified: no inputs"
+ERROR = "error"
+
+#: codes whose finding shows as an exception under jit
+RAISING_CODES = frozenset({"JIT201", "JIT202", "JIT203", "JIT204", "JIT206", "JIT301", "JIT302", "JIT303",
+                           "JIT304", "JIT401", "JIT402", "JIT502", "JIT105"})
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    finding: Finding
+    confirmed: bool
+    detail: str
+
+    def to_json(self) -> dict:
+        return {**self.finding.to_json(), "confirmed": self.confirmed, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class FunctionVerdict:
+    path: str
+    qualname: str
+    line: int
+    rewritten: bool
+    verdict: str
+    #: the rest of the verdict line: "2 inputs (EXAMPLES), branches 2/2 sides"
+    summary: str = ""
+    details: Tuple[str, ...] = ()
+    confirmations: Tuple[Confirmation, ...] = ()
+    seconds: float = 0.0
+    raw: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """The verdict without its detail: ``error`` for every ``error: ...``."""
+        return ERROR if self.verdict.startswith(ERROR) else self.verdict
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == VERIFIED
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "function": self.qualname,
+            "line": self.line,
+            "rewritten": self.rewritten,
+            "verdict": self.verdict,
+            "summary": self.summary,
+            "details": list(self.details),
+            "findings": [c.to_json() for c in self.confirmations],
+            "seconds": self.seconds,
+            "inputs": self.raw.get("inputs", 0),
+            "generated": self.raw.get("generated", 0),
+            "input_source": self.raw.get("input_source"),
+            "coverage": self.raw.get("coverage", []),
+            "traces": self.raw.get("traces"),
+            "jaxpr": self.raw.get("jaxpr"),
+            "cross_device": self.raw.get("cross_device"),
+            "worst": _worst(self.raw),
+        }
+
+
+@dataclass
+class FileReport:
+    path: str
+    device: Optional[str] = None
+    verdicts: List[FunctionVerdict] = field(default_factory=list)
+    #: the file itself could not be verified (no fix to verify, a parse error)
+    note: Optional[str] = None
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------- judging
+def _num(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("inf")
+
+
+def _fmt(x: Any) -> str:
+    v = _num(x)
+    return f"{v:.3g}" if v != float("inf") else str(x)
+
+
+def _worst(raw: Dict[str, Any]) -> Optional[dict]:
+    bad = [c for c in raw.get("comparisons", []) if not c.get("ok")]
+    if bad:
+        return bad[0]
+    ok = [c for c in raw.get("comparisons", []) if c.get("ok") and "max_abs" in c]
+    if not ok:
+        return None
+    return max(ok, key=lambda c: _num(c.get("max_abs", 0.0)))
+
+
+def _error_text(error: Optional[dict], fixed: bool = False) -> str:
+    if not error:
+        return "unknown error"
+    where = ""
+    if error.get("lines"):
+        where = f" at line {error['lines'][-1]}" + (" of the fixed version" if fixed else "")
+    message = f": {error['message']}" if error.get("message") else ""
+    return f"{error.get('type', 'error')}{message}{where}"
+
+
+def coverage_text(coverage: Sequence[dict]) -> Tuple[str, List[str]]:
+    """("branches 3/4 sides", one line per branch)."""
+    if not coverage:
+        return "", []
+    sides = taken = 0
+    lines: List[str] = []
+    for site in coverage:
+        if not site.get("found", True):
+            lines.append(f"branch line {site['line']} `{site['kind']}` -> {site['rewrite']}: not measured")
+            continue
+        names = ("true", "false") if site["kind"] != "while" else ("entered", "exited")
+        counts = (site["true"], site["false"])
+        sides += 2
+        taken += sum(1 for n in counts if n)
+        never = [name for name, n in zip(names, counts) if not n]
+        text = f"branch line {site['line']} `{site['kind']}` -> {site['rewrite']}: " \
+               f"{names[0]} {counts[0]}, {names[1]} {counts[1]}"
+        if never:
+            text += f" ({' and '.join(never)} side never taken)"
+        lines.append(text)
+    return (f"branches {taken}/{sides} sides" if sides else ""), lines
+
+
+def _inputs_text(raw: Dict[str, Any]) -> str:
+    n, generated = raw.get("inputs", 0), raw.get("generated", 0)
+    text = f"{n} input{'s' if n != 1 else ''}"
+    if raw.get("input_source"):
+        text += f" ({raw['input_source']})"
+    if generated:
+        text += f" + {generated} generated"
+    return text
+
+
+def confirm(findings: Sequence[Finding], raw: Dict[str, Any], rewritten: bool) -> List[Confirmation]:
+    """Match what the original did under jit against each finding."""
+    obs = raw.get("observations") or {}
+    out: List[Confirmation] = []
+    if not obs:
+        why = "not run: no inputs" if not raw.get("inputs") else "not observed"
+        return [Confirmation(f, False, why) for f in findings]
+    error = obs.get("jit_error")
+    for f in findings:
+        out.append(_confirm_one(f, obs, error))
+    return out
+
+
+def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Confirmation:
+    repeats = obs.get("repeats", 3)
+    if error is not None:
+        lines = error.get("lines") or []
+        if f.line in lines:
+            return Confirmation(f, True, f"the original raises {error['type']} at line {f.line} under jit")
+        if f.code in RAISING_CODES:
+            where = f" at line {lines[-1]}" if lines else ""
+            return Confirmation(f, False, f"not reached: under jit the original stops earlier, with "
+                                          f"{error['type']}{where}")
+    if f.code == "JIT103" or (f.code == "JIT104" and obs.get("eager_stdout_lines")):
+        eager_n, jit_n = obs.get("eager_stdout_lines", 0), obs.get("jit_stdout_lines", 0)
+        if obs.get("jit_prints_tracer") or jit_n < eager_n:
+            tracer = ", printing a tracer" if obs.get("jit_prints_tracer") else ""
+            return Confirmation(f, True, f"prints at trace time only: {jit_n} line(s) for {repeats} jitted calls, "
+                                         f"{eager_n} eagerly{tracer}")
+    if f.code == "JIT104":
+        if obs.get("jit_log_records", 0) < obs.get("eager_log_records", 0):
+            return Confirmation(f, True, f"logs at trace time only: {obs['jit_log_records']} record(s) for "
+                                         f"{repeats} jitted calls, {obs['eager_log_records']} eagerly")
+        if obs.get("eager_varies") and obs.get("jit_constant"):
+            return Confirmation(f, True, f"the jitted result is frozen: the same for {repeats} calls, "
+                                         "while eager results differ")
+    if f.code == "JIT101":
+        for name, seen in (obs.get("frozen") or {}).items():
+            if name in f.message and seen.get("changed") and seen.get("eager_moved") and not seen.get("jit_moved"):
+                return Confirmation(f, True, f"global `{name}` is frozen at trace time: changing it changes the "
+                                             "eager result, not the jitted one")
+    if f.code == "JIT102":
+        for name, st in (obs.get("state") or {}).items():
+            if name not in f.message:
+                continue
+            if st.get("after_jit") == "tracer":
+                return Confirmation(f, True, f"global `{name}` holds a leaked tracer after the jitted calls")
+            delta_e = _delta(st.get("before"), st.get("after_eager"))
+            delta_j = _delta(st.get("after_eager"), st.get("after_jit"))
+            if delta_e is not None and delta_j is not None and delta_e != delta_j:
+                return Confirmation(f, True, f"global `{name}` changed by {delta_j} over {repeats} jitted calls, "
+                                             f"by {delta_e} eagerly")
+    if f.code == "JIT501":
+        compiles = obs.get("compiles") or []
+        if len(compiles) > 1 and sum(compiles[1:]) > 0:
+            return Confirmation(f, True, f"recompiles on repeated calls: {compiles} compilations per call")
+    differs = obs.get("jit_differs")
+    if differs:
+        what = differs.get("detail") or _fmt(differs.get("max_abs"))
+        return Confirmation(f, True, f"the jitted original differs from eager at {differs.get('leaf') or 'the result'}"
+                                     f" ({differs.get('problem')}: {what})")
+    if error is not None:
+        return Confirmation(f, False, f"the original raises {_error_text(error)} under jit")
+    return Confirmation(f, False, f"not observed: the jitted original agrees with eager over {repeats} calls")
+
+
+def _delta(a: Any, b: Any) -> Any:
+    if isinstance(a, dict) and isinstance(b, dict) and "len" in a and "len" in b:
+        return b["len"] - a["len"]
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return b - a
+    return None
+
+
+def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Optional[str] = None,
+          seconds: float = 0.0) -> FunctionVerdict:
+    """The verdict of one function from the subprocess's result (or the reason there is none)."""
+    def make(verdict: str, summary: str = "", details: Sequence[str] = (),
+             confirmations: Sequence[Confirmation] = ()) -> FunctionVerdict:
+        return FunctionVerdict(path, target.qualname, target.line, target.rewritten, verdict, summary,
+                               tuple(details), tuple(confirmations), round(seconds, 3), raw or {})
+
+    if failure is not None:
+        return make(f"{ERROR}: {failure}")
+    if target.missing_in_fixed:
+        return make(f"{ERROR}: the fixed version has no function `{target.qualname}`")
+    assert raw is not None
+    if raw.get("internal_error"):
+        return make(f"{ERROR}: internal error in the verifier: {_error_text(raw['internal_error'])}",
+                    details=[raw.get("traceback", "")[-400:]])
+    details: List[str] = []
+    if raw.get("callable") and raw["callable"] != target.qualname:
+        details.append(f"called through `{raw['callable']}` ({raw.get('mode')})")
+    elif raw.get("mode"):
+        details.append(f"called as `{raw['callable']}` ({raw.get('mode')})")
+    details.extend(raw.get("notes", []))
+    for failure_ in raw.get("eager_failures", []):
+        details.append(f"input {failure_['input']} skipped: the original fails eagerly: "
+                       f"{_error_text(failure_['error'])}")
+    cover_summary, cover_lines = coverage_text(raw.get("coverage", []))
+    details.extend(cover_lines)
+    confirmations = confirm(target.findings, raw, target.rewritten)
+    if raw.get("callable") is None:
+        tried = ", ".join(raw.get("tried", [])) or target.qualname
+        return make(UNVERIFIED, f"tried {tried}", details, confirmations)
+    if not raw.get("inputs") and not raw.get("generated"):
+        n = len(raw.get("eager_failures", []))
+        return make(UNVERIFIED, f"the original fails eagerly on all {n} input{'s' if n != 1 else ''}", details,
+                    confirmations)
+    inputs = _inputs_text(raw)
+    summary_parts = [inputs] + ([cover_summary] if cover_summary else [])
+    if raw.get("fixed_error"):
+        err = raw["fixed_error"]
+        fixed = target.rewritten
+        return make(FAILS_TO_TRACE, f"{_error_text(err, fixed)} on input {err.get('input')} {err.get('call', '')}",
+                    details, confirmations)
+    worst = _worst(raw)
+    bad = [c for c in raw.get("comparisons", []) if not c.get("ok")]
+    if bad:
+        c = bad[0]
+        what = c.get("problem")
+        leaf = c.get("leaf") or "the result"
+        if what == "values":
+            text = f"worst leaf {leaf}: max abs error {_fmt(c.get('max_abs'))}, max rel error " \
+                   f"{_fmt(c.get('max_rel'))} on input {c['input']} {c['call']}"
+        else:
+            text = f"{what} differs at {leaf}: {c.get('detail', '')} on input {c['input']} {c['call']}"
+        if c.get("detail") and what == "values":
+            details.insert(0, c["detail"])
+        return make(MISMATCH, text, details, confirmations)
+    jaxpr = raw.get("jaxpr") or {}
+    if jaxpr and not jaxpr.get("ok"):
+        return make(FAILS_TO_TRACE, f"jax.make_jaxpr fails: {_error_text(jaxpr.get('error'), target.rewritten)}",
+                    details, confirmations)
+    traces = raw.get("traces") or {}
+    if traces.get("error"):
+        return make(FAILS_TO_TRACE, _error_text(traces["error"], target.rewritten), details, confirmations)
+    retraces = traces.get("retraces", 0) or 0
+    if retraces or traces.get("recompiles"):
+        n = retraces or traces.get("recompiles")
+        return make(RECOMPILES, f"{n} more trace(s) over {traces.get('calls')} calls with the same input; "
+                                + ", ".join(summary_parts), details, confirmations)
+    if traces:
+        traced = traces.get("traces_first")
+        details.append(f"compiled once for {traces.get('calls')} calls"
+                       + (f" ({traced} trace)" if traced is not None else "")
+                       + (f"; make_jaxpr ok ({jaxpr.get('equations')} equations)" if jaxpr.get("ok") else ""))
+    if worst is not None and "max_abs" in worst:
+        details.append(f"largest difference {_fmt(worst.get('max_abs'))} (abs) at {worst.get('leaf') or 'the result'}")
+    cross = raw.get("cross_device")
+    if cross:
+        details.append(_cross_text(cross))
+    return make(VERIFIED, ", ".join(summary_parts), details, confirmations)
+
+
+def _cross_text(cross: Dict[str, Any]) -> str:
+    if cross.get("skipped"):
+        return f"cross-device: skipped ({cross['skipped']})"
+    worst = cross.get("worst") or {}
+    if cross.get("error"):
+        return f"cross-device: {_error_text(cross['error'])}"
+    state = "agree" if cross.get("ok") else "DIFFER"
+    return f"cross-device: cpu and {cross.get('device')} {state} on {cross.get('inputs')} input(s) " \
+           f"(max abs {_fmt(worst.get('max_abs', 0.0))} at {worst.get('leaf') or 'the result'})"
+
+
+# ---------------------------------------------------------------- rendering
+def counts(reports: Sequence[FileReport]) -> Dict[str, int]:
+    out = {VERIFIED: 0, MISMATCH: 0, FAILS_TO_TRACE: 0, RECOMPILES: 0, UNVERIFIED: 0, ERROR: 0}
+    for report in reports:
+        for v in report.verdicts:
+            out[v.kind] = out.get(v.kind, 0) + 1
+    return out
+
+
+def format_text(reports: Sequence[FileReport], device: Optional[str], timings: bool = True) -> str:
+    lines: List[str] = []
+    if device:
+        lines.append(f"device: {device}")
+    for report in reports:
+        if not report.verdicts and not report.note:
+            continue
+        lines.append(report.path + (f"  ({report.note})" if report.note else ""))
+        for v in report.verdicts:
+            head = f"  {v.qualname} (line {v.line}): {v.verdict}"
+            if not v.rewritten:
+                head += " [no fix: the code as it is]"
+            if v.summary:
+                head += f" -- {v.summary}"
+            if timings and v.seconds:
+                head += f"  [{v.seconds:.2f} s]"
+            lines.append(head)
+            for d in v.details:
+                if d:
+                    lines.append(f"      {d}")
+            for c in v.confirmations:
+                state = "confirmed" if c.confirmed else "not confirmed"
+                lines.append(f"      {c.finding.code} line {c.finding.line} {state}: {c.detail}")
+    n = counts(reports)
+    total = sum(n.values())
+    lines.append(f"{total} function{'s' if total != 1 else ''}: " + ", ".join(
+        f"{count} {name}" for name, count in n.items()))
+    return "\n".join(lines) + "\n"
+
+
+def format_json(reports: Sequence[FileReport], device: Optional[str]) -> str:
+    data = {
+        "device": device,
+        "functions": [v.to_json() for r in reports for v in r.verdicts],
+        "files": [{"path": r.path, "note": r.note, "seconds": r.seconds} for r in reports],
+        "counts": counts(reports),
+    }
+    return json.dumps(data, indent=2, default=str) + "\n"
