@@ -1,0 +1,269 @@
+"""Input jitlint cannot lint gets one clear error line; the rest is linted; no traceback, ever."""
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from frontend_support import CLEAN, SEEDED, SEEDED_FINDING, Outcome, run_cli, write
+from jitlint.engine import lint_bytes, lint_source
+
+
+def check(capsys: pytest.CaptureFixture, *paths: Path) -> Outcome:
+    return run_cli(capsys, "check", "--isolated", "--no-reason", "-q", *map(str, paths))
+
+
+def finding_line(path: Path, finding=SEEDED_FINDING) -> str:
+    line, column, code = finding
+    return f"{path}:{line}:{column}: {code} Python `if` on traced value `x > 0`\n"
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Path:
+    """A good file with one finding, linted next to each bad one."""
+    return write(tmp_path, "zz_good.py", SEEDED)
+
+
+def assert_no_traceback(outcome: Outcome) -> None:
+    assert "Traceback" not in outcome.err + outcome.out
+
+
+def test_syntax_error_is_one_line_and_the_rest_is_linted(tmp_path, seeded, capsys):
+    bad = write(tmp_path, "broken.py", "import jax\n\ndef f(:\n    pass\n")
+    outcome = check(capsys, bad, seeded)
+    assert outcome.status == 1
+    assert re.fullmatch(re.escape(str(bad)) + r":3:\d+: error: syntax error: [^\n]+\n", outcome.err), outcome.err
+    assert outcome.out == finding_line(seeded)
+
+
+def test_invalid_utf8_names_the_line_and_byte(tmp_path, seeded, capsys):
+    bad = tmp_path / "binary.py"
+    bad.write_bytes(b"x = 1\nname = 'caf\xe9'\n")
+    outcome = check(capsys, bad, seeded)
+    assert outcome.status == 1
+    assert outcome.err == f"{bad}:2:12: error: cannot decode as utf-8: invalid continuation byte (byte 0xe9)\n"
+    assert outcome.out == finding_line(seeded)
+
+
+def test_unknown_encoding_cookie_is_an_error_for_that_file(tmp_path, capsys):
+    bad = tmp_path / "klingon.py"
+    bad.write_bytes(b"# -*- coding: klingon -*-\nx = 1\n")
+    outcome = check(capsys, bad)
+    assert (outcome.status, outcome.err) == (1, f"{bad}:1:1: error: cannot decode: unknown encoding: klingon\n")
+
+
+def test_latin1_cookie_is_decoded_and_linted(tmp_path, capsys):
+    path = tmp_path / "latin.py"
+    source = "# -*- coding: latin-1 -*-\n" + SEEDED.replace("if x > 0:", "if x > 0:  # café")
+    path.write_bytes(source.encode("latin-1"))
+    outcome = run_cli(capsys, "check", "--isolated", str(path))
+    assert (outcome.status, outcome.err) == (1, "")
+    assert outcome.out.splitlines()[:3] == [
+        f"{path}:6:8: JIT201 Python `if` on traced value `x > 0`",
+        " 6 |     if x > 0:  # café",
+        "   |        ^^^^^",
+    ]
+
+
+def test_utf8_bom_does_not_shift_columns(tmp_path, capsys):
+    path = tmp_path / "bom.py"
+    path.write_bytes(b"\xef\xbb\xbf" + SEEDED.encode())
+    outcome = check(capsys, path)
+    assert (outcome.status, outcome.out, outcome.err) == (1, finding_line(path), "")
+
+
+def test_nul_byte_is_an_error_at_its_position(tmp_path, seeded, capsys):
+    bad = tmp_path / "nul.py"
+    bad.write_bytes(b"x = 1\ny = 2\x00\n")
+    outcome = check(capsys, bad, seeded)
+    assert (outcome.status, outcome.err) == (1, f"{bad}:2:6: error: source contains a NUL byte\n")
+    assert outcome.out == finding_line(seeded)
+
+
+def test_empty_file_is_clean(tmp_path, capsys):
+    empty = write(tmp_path, "empty.py", "")
+    outcome = run_cli(capsys, "check", "--isolated", str(empty))
+    assert (outcome.status, outcome.out, outcome.err) == (0, "All checks passed.\n", "")
+
+
+def test_crlf_file_gives_the_same_findings_as_lf(tmp_path, capsys):
+    lf = write(tmp_path, "lf.py", SEEDED)
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes(SEEDED.replace("\n", "\r\n").encode())
+    both = run_cli(capsys, "check", "--isolated", "--format", "json", str(lf), str(crlf)).json()
+    assert [(d["line"], d["column"], d["end_column"], d["code"]) for d in both] == [(5, 8, 13, "JIT201")] * 2
+    text = run_cli(capsys, "check", "--isolated", str(crlf)).out
+    assert text.splitlines()[1] == " 5 |     if x > 0:"
+    assert "\r" not in text
+
+
+def test_tab_indented_file_columns_count_characters(tmp_path, capsys):
+    path = write(tmp_path, "tabs.py", SEEDED.replace("    ", "\t"))
+    outcome = run_cli(capsys, "check", "--isolated", str(path))
+    assert outcome.out.splitlines()[:3] == [
+        f"{path}:5:5: JIT201 Python `if` on traced value `x > 0`",
+        " 5 |  if x > 0:",
+        "   |     ^^^^^",
+    ]
+
+
+def test_directory_named_like_a_module_is_walked_not_read(tmp_path, capsys):
+    inner = write(tmp_path, "x.py/inner.py", SEEDED)
+    for target in (tmp_path / "x.py", tmp_path):
+        outcome = check(capsys, target)
+        assert (outcome.status, outcome.out, outcome.err) == (1, finding_line(inner), "")
+
+
+def test_missing_path_is_an_error_and_the_rest_is_linted(tmp_path, seeded, capsys):
+    missing = tmp_path / "nope.py"
+    outcome = check(capsys, missing, seeded)
+    assert outcome.status == 1
+    assert outcome.err == f"{missing}:1:1: error: cannot read: No such file or directory\n"
+    assert outcome.out == finding_line(seeded)
+
+
+def test_unreadable_file_is_an_error_and_the_rest_is_linted(tmp_path, seeded, capsys):
+    locked = write(tmp_path, "locked.py", SEEDED)
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            pytest.skip("running with privileges that read any file")
+        outcome = check(capsys, locked, seeded)
+    finally:
+        locked.chmod(0o644)
+    assert outcome.status == 1
+    assert outcome.err == f"{locked}:1:1: error: cannot read: Permission denied\n"
+    assert outcome.out == finding_line(seeded)
+
+
+def nested(depth: int, opener: str, closer: str) -> str:
+    """SEEDED, with a body line holding an expression nested ``depth`` deep."""
+    deep = opener * depth + "x" + closer * depth
+    return SEEDED.replace("    if x > 0:", f"    y = {deep}\n    if x > 0:")
+
+
+@pytest.mark.parametrize("opener, closer", [("(", ")"), ("g(", ")"), ("[", "]"), ("-", ""), ("lambda: ", "")])
+def test_deeply_nested_expression_that_python_accepts_is_linted(tmp_path, capsys, opener, closer):
+    path = write(tmp_path, "deep.py", nested(200, opener, closer))
+    outcome = check(capsys, path)
+    assert (outcome.status, outcome.err) == (1, "")
+    assert outcome.out == finding_line(path, (6, 8, "JIT201"))
+
+
+@pytest.mark.parametrize("opener, closer", [("(", ")"), ("g(", ")"), ("{", "}"), ("(", "")])
+def test_brackets_nested_deeper_than_python_allows_are_a_syntax_error(tmp_path, seeded, capsys, opener, closer):
+    bad = write(tmp_path, "deep.py", nested(1000, opener, closer))
+    outcome = check(capsys, bad, seeded)
+    column = 8 + 201 * len(opener)  # the bracket past the limit, on line 5
+    assert outcome.status == 1
+    assert outcome.err == f"{bad}:5:{column}: error: syntax error: too many nested parentheses " \
+                          "(Python allows 200 levels)\n"
+    assert outcome.out == finding_line(seeded)
+
+
+@pytest.mark.parametrize("prefix", ["-", "~ ", "not ", "lambda: "])
+def test_thousands_of_prefix_operators_are_refused(tmp_path, seeded, capsys, prefix):
+    bad = write(tmp_path, "unary.py", nested(5000, prefix, ""))
+    outcome = check(capsys, bad, seeded)
+    assert outcome.status == 1
+    assert outcome.err == f"{bad}:5:9: error: too deeply nested to parse: 1000 or more prefix operators in a row\n"
+    assert outcome.out == finding_line(seeded)
+
+
+def test_brackets_and_dashes_in_strings_and_comments_do_not_count_as_nesting(tmp_path, capsys):
+    filler = "    # " + "(" * 300 + "-" * 1200 + "\n    s = '" + "[" * 300 + "'\n    t = \"\"\"" + "{" * 300 + "\"\"\"\n"
+    path = write(tmp_path, "strings.py", SEEDED.replace("    if x > 0:", filler + "    if x > 0:"))
+    outcome = check(capsys, path)
+    assert (outcome.status, outcome.err) == (1, "")
+    assert outcome.out == finding_line(path, (8, 8, "JIT201"))
+
+
+def test_deep_analysis_does_not_leave_the_recursion_limit_raised():
+    limit = sys.getrecursionlimit()
+    result = lint_source(nested(190, "g(", ")"), "deep.py")
+    assert result.error is None
+    assert [(d.line, d.code) for d in result.diagnostics] == [(6, "JIT201")]
+    assert sys.getrecursionlimit() == limit
+
+
+def test_stdin_with_bad_source_reports_under_stdin_filename(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"def f(:\n"), encoding="utf-8"))
+    outcome = run_cli(capsys, "check", "--isolated", "-", "--stdin-filename", "pkg/mod.py")
+    assert outcome.status == 1
+    assert re.fullmatch(r"pkg/mod\.py:1:\d+: error: syntax error: [^\n]+\n", outcome.err), outcome.err
+    assert_no_traceback(outcome)
+
+
+def test_lint_bytes_never_raises_on_bad_input():
+    for data in (b"\xff\xfe\x00", b"def (", b"\x00", b"if x:\n\tpass\n        pass\n", b"(" * 5000):
+        result = lint_bytes(data, "bad.py")
+        assert result.error is not None and result.error.path == "bad.py"
+        assert not result.diagnostics
+
+
+MODERN = '''\
+import jax
+import jax.numpy as jnp
+
+
+def first[T](items: list[T]) -> T:
+    return items[0]
+
+
+type Vector = list[float]
+
+
+class Box[T]:
+    def get(self) -> T: ...
+
+
+def route(command):
+    match command:
+        case {"op": "scale", "by": float(factor)}:
+            return factor
+        case [head, *_]:
+            return head
+        case _:
+            return None
+
+
+def gather():
+    try:
+        pass
+    except* ValueError as group:
+        return group.exceptions
+
+
+def only(a, b, /, c, *, d):
+    return a
+
+
+label = "step"
+banner = f"{f"{label!r:>{10}}"}"
+if (size := len(banner)) > 3:
+    banner = banner[:size]
+
+
+@jax.jit
+def scale[T](x: T, factor: float) -> T:
+    if (total := x.sum()) > factor:
+        return x / total
+    return x
+'''
+
+
+def test_python_3_8_to_3_13_syntax_parses_and_is_linted(tmp_path, capsys):
+    path = write(tmp_path, "modern.py", MODERN)
+    outcome = run_cli(capsys, "check", "--isolated", "--format", "json", str(path))
+    assert (outcome.status, outcome.err) == (1, "")
+    assert outcome.findings() == [(45, 8, "JIT201")]
+
+
+def test_clean_modern_syntax_reports_nothing(tmp_path, capsys):
+    path = write(tmp_path, "modern.py", MODERN.split("\n\n\n@jax.jit")[0] + "\n" + CLEAN)
+    outcome = run_cli(capsys, "check", "--isolated", str(path))
+    assert (outcome.status, outcome.out, outcome.err) == (0, "All checks passed.\n", "")
