@@ -42,6 +42,7 @@ class FixContext:
         self._top_offsets: Optional[List[int]] = None
         self._module_names: Optional[Set[str]] = None
         self._aliases: Optional[Dict[str, str]] = None
+        self._given: Dict[Optional[cst.CSTNode], Set[str]] = {}
 
     @property
     def source(self) -> str:
@@ -178,7 +179,8 @@ class FixContext:
 
     def fresh_name(self, base: str, within: Optional[cst.CSTNode], taken: Iterable[str] = ()) -> str:
         """``base``, or ``base_1``, ``base_2``... unused in ``within`` and among module-level names."""
-        used = set(taken) | set(self.index.globals) | set(self.top_level_aliases())
+        given = self._given.setdefault(within, set())
+        used = set(taken) | set(self.index.globals) | set(self.top_level_aliases()) | given
         if within is not None:
             used |= names_in(within)
         name = base
@@ -186,6 +188,7 @@ class FixContext:
         while name in used or keyword.iskeyword(name):
             name = f"{base}_{n}"
             n += 1
+        given.add(name)  # two fixes in one function never define the same helper name
         return name
 
     def top_level_aliases(self) -> Dict[str, str]:

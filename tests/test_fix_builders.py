@@ -1,0 +1,480 @@
+"""Fix builders: when a fix is offered, with which safety, and when none is (a wrong fix is worse than none)."""
+import glob
+import os
+import textwrap
+
+import pytest
+
+import jitlint.fixes
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability
+from jitlint.engine import lint_source
+from jitlint.fixes import preferring_static
+from jitlint.fixing import fix_source
+
+HEADER = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n\n"
+
+
+@pytest.fixture(autouse=True)
+def builders_raise(monkeypatch):
+    monkeypatch.setattr(jitlint.fixes, "RAISE_ERRORS", True)
+
+
+def findings(body: str, prefer=None, header: str = HEADER):
+    source = header + textwrap.dedent(body)
+    with preferring_static(prefer):
+        result = lint_source(source, "case.py", Config())
+    assert result.error is None, result.error
+    return source, list(result.diagnostics)
+
+
+def only(body: str, code: str, prefer=None, header: str = HEADER):
+    source, diags = findings(body, prefer, header)
+    matching = [d for d in diags if d.code == code]
+    assert len(matching) == 1, diags
+    return source, matching[0]
+
+
+def fixed(body: str, prefer=None, header: str = HEADER, unsafe: bool = True) -> str:
+    source = header + textwrap.dedent(body)
+    result = fix_source(source, "case.py", Config(), unsafe=unsafe, prefer_static=prefer)
+    assert result.error is None, result.error
+    return result.fixed[len(header):] if result.fixed.startswith(header) else result.fixed
+
+
+# ------------------------------------------------------------------ no fix
+
+NO_FIX = {
+    "print to a file": ("""
+        import sys
+
+        @jax.jit
+        def f(x):
+            print("x", x, file=sys.stderr)
+            return x
+        """, "JIT103"),
+    "print with flush": ("""
+        @jax.jit
+        def f(x):
+            print("x", x, flush=True)
+            return x
+        """, "JIT103"),
+    "print without a final newline": ("""
+        @jax.jit
+        def f(x):
+            print("x", x, end="")
+            return x
+        """, "JIT103"),
+    "print of *args": ("""
+        @jax.jit
+        def f(x):
+            print(*x)
+            return x
+        """, "JIT103"),
+    "print whose result is used": ("""
+        @jax.jit
+        def f(x):
+            y = print(x)
+            return x
+        """, "JIT103"),
+    "self-documenting f-string field": ("""
+        @jax.jit
+        def f(x):
+            print(f"{x=}")
+            return x
+        """, "JIT103"),
+    "return on one path of the branch only": ("""
+        @jax.jit
+        def f(x):
+            y = x
+            if x.sum() > 0:
+                if x.ndim > 1:
+                    return x
+                y = x * 2
+            return y
+        """, "JIT201"),
+    "break in the branch": ("""
+        @jax.jit
+        def f(x):
+            y = x
+            for i in range(3):
+                if x[i] > 0:
+                    y = y + 1
+                    break
+            return y
+        """, "JIT201"),
+    "side effect in a branch": ("""
+        LOG = []
+
+        @jax.jit
+        def f(x):
+            y = x
+            if x.sum() > 0:
+                LOG.append(1)
+                y = x * 2
+            return y
+        """, "JIT201"),
+    "variable assigned in one branch only, used after, undefined before": ("""
+        @jax.jit
+        def f(x):
+            if x.sum() > 0:
+                y = x * 2
+            return y
+        """, "JIT201"),
+    "loop step other than 1": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            y = 0.0
+            for i in range(0, n, 2):
+                y = y + i
+            return y
+        """, "JIT202"),
+    "break in the loop": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            y = 0.0
+            for i in range(n):
+                y = y + i
+                if i > 3:
+                    break
+            return y
+        """, "JIT202"),
+    "list append in the loop": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            out = []
+            for i in range(n):
+                out.append(i)
+            return out
+        """, "JIT202"),
+    "for-else": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            y = 0.0
+            for i in range(n):
+                y = y + i
+            else:
+                y = y + 1
+            return y
+        """, "JIT202"),
+    "loop index read after the loop": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            y = 0.0
+            for i in range(n):
+                y = y + i
+            return y + i
+        """, "JIT202"),
+    "loop index used as a Python int": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            y = 0.0
+            for i in range(n):
+                y = y + x[:i].sum()
+            return y
+        """, "JIT202"),
+    "carried variable undefined before the loop": ("""
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            for i in range(n):
+                y = i * 2
+            return y
+        """, "JIT202"),
+    "global written in the loop": ("""
+        TOTAL = 0.0
+
+        @jax.jit
+        def f(x):
+            global TOTAL
+            n = x.sum().astype(int)
+            for i in range(n):
+                TOTAL = TOTAL + i
+            return x
+        """, "JIT202"),
+    "while with break": ("""
+        @jax.jit
+        def f(x):
+            while x > 1:
+                x = x / 2
+                if x < 3:
+                    break
+            return x
+        """, "JIT203"),
+    "while with a print in the body": ("""
+        @jax.jit
+        def f(x):
+            while x > 1:
+                x = x / 2
+                print("x", 1)
+            return x
+        """, "JIT203"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_FIX))
+def test_no_fix(case):
+    body, code = NO_FIX[case]
+    _, diag = only(body, code)
+    assert diag.fix is None, diag.fix
+
+
+def test_static_is_not_offered_for_data_parameters():
+    # `n` is also used as data (`x * n`): making it static is not the fix; the loop is rewritten
+    _, diag = only("""
+        @jax.jit
+        def f(x, n):
+            y = x * n
+            for i in range(n):
+                y = y + i
+            return y
+        """, "JIT202", prefer=True)
+    assert diag.fix is not None and "fori_loop" in diag.fix.title
+
+
+# ---------------------------------------------------------------- safety
+
+def test_single_print_of_traced_value_is_safe():
+    _, diag = only("""
+        @jax.jit
+        def f(x):
+            print("x", x)
+            return x
+        """, "JIT103")
+    assert diag.fix.applicability is Applicability.SAFE
+
+
+def test_several_prints_are_unsafe_as_debug_prints_are_unordered():
+    _, diags = findings("""
+        @jax.jit
+        def f(x):
+            print("a", x)
+            print("b", x)
+            return x
+        """)
+    assert [d.fix.applicability for d in diags] == [Applicability.UNSAFE] * 2
+
+
+def test_print_of_a_value_that_may_be_traced_is_unsafe():
+    _, diag = only("""
+        import somelib
+
+        @jax.jit
+        def f(x):
+            print("x", x, somelib.thing(x))
+            return x
+        """, "JIT103")
+    assert diag.fix.applicability is Applicability.UNSAFE
+
+
+@pytest.mark.parametrize("body, code", [
+    ("""
+     @jax.jit
+     def f(x):
+         return x if x > 0 else -x
+     """, "JIT201"),
+    ("""
+     @jax.jit
+     def f(x, n):
+         y = x * n
+         for i in range(n):
+             y = y + i
+         return y
+     """, "JIT202"),
+    ("""
+     @jax.jit
+     def f(x):
+         while x > 1:
+             x = x / 2
+         return x
+     """, "JIT203"),
+    ("""
+     @jax.jit
+     def f(x, flag):
+         if flag:
+             x = x + 1
+         return x
+     """, "JIT201"),
+])
+def test_control_flow_and_static_fixes_are_unsafe(body, code):
+    _, diag = only(body, code)
+    assert diag.fix is not None
+    assert diag.fix.applicability is Applicability.UNSAFE
+
+
+def test_safe_only_fixing_leaves_unsafe_fixes_alone():
+    body = """
+        @jax.jit
+        def f(x):
+            print("x", x)
+            return x if x > 0 else -x
+        """
+    out = fixed(body, unsafe=False)
+    assert 'jax.debug.print("x {}", x)' in out
+    assert "x if x > 0 else -x" in out
+
+
+# ------------------------------------------------------------- rewrites
+
+
+def test_restricted_domain_branch_uses_cond_not_where():
+    out = fixed("""
+        @jax.jit
+        def f(x):
+            if x > 0:
+                y = jnp.log(x)
+            else:
+                y = x
+            return y
+        """)
+    assert "lax.cond(x > 0, lambda: jnp.log(x), lambda: x)" in out
+    assert "where" not in out
+
+
+def test_division_in_branch_uses_cond():
+    out = fixed("""
+        @jax.jit
+        def f(x, s):
+            return x / s if s != 0 else x
+        """)
+    assert "lax.cond(s != 0, lambda: x / s, lambda: x)" in out
+
+
+def test_literal_branch_matches_the_dtype_of_the_other():
+    out = fixed("""
+        @jax.jit
+        def f(x):
+            return x.sum() if x.sum() > 0 else 0
+        """)
+    assert "lambda: 0.0" in out  # not `0`: lax.cond rejects int32 against float32
+
+
+def test_int_literal_against_a_traced_name_becomes_zeros_like():
+    out = fixed("""
+        @jax.jit
+        def f(x):
+            s = x.sum()
+            t = x @ x if s > 0 else 0
+            return t
+        """)
+    assert "lambda: jnp.zeros_like(x @ x)" not in out
+    assert "lax.cond(s > 0, lambda: x @ x, lambda: 0.0)" in out
+
+
+def test_variable_assigned_in_one_branch_keeps_its_value_in_the_other():
+    out = fixed("""
+        @jax.jit
+        def f(a, b, q):
+            if q.sum() > 0:
+                a = a @ a
+                b = b + 1
+            return a, b
+        """)
+    assert "def false_fn" not in out
+    assert "lax.cond(q.sum() > 0, true_fn, lambda a, b: (a, b), a, b)" in out
+
+
+def test_only_live_variables_are_carried():
+    out = fixed("""
+        @jax.jit
+        def f(x, n):
+            y = x * n
+            t = x
+            for i in range(n):
+                t = y * 2
+                y = t + i
+            return y
+        """)
+    assert "def body_fun(i, y):" in out
+    assert "y = lax.fori_loop(0, n, body_fun, y)" in out
+
+
+def test_existing_names_are_reused():
+    header = "import jax\nimport jax.numpy as np\nimport jax.lax as L\n\n\n"
+    out = fixed("""
+        @jax.jit
+        def f(x):
+            if x > 0:
+                return x
+            return jnp_like(x)
+
+        def jnp_like(x):
+            return -x
+
+        @jax.jit
+        def g(x):
+            return x * 2 if x > 0 else x
+        """, header=header)
+    assert "L.cond(" in out and "np.where(" in out
+    assert "import" not in out
+
+
+def test_lax_name_taken_falls_back_to_jax_lax():
+    out = fixed("""
+        lax = "a string, not the module"
+
+        @jax.jit
+        def f(x):
+            while x > 1:
+                x = x / 2
+            return x
+        """, header="import jax\n\n\n")
+    assert "jax.lax.while_loop(" in out
+
+
+def test_missing_jax_import_is_added():
+    out = fixed("""
+        @jit
+        def f(x):
+            print("x", x)
+            return x
+        """, header="from jax import jit\n\n\n")
+    assert out.startswith("from jax import jit\nimport jax\n")
+
+
+def test_static_argnums_only_spec_gets_an_index():
+    out = fixed("""
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(0,))
+        def f(k, x, n):
+            for i in range(n):
+                x = x + k
+            return x
+        """, prefer=True)
+    assert "@partial(jax.jit, static_argnums=(0, 2))" in out
+
+
+def test_static_argnums_spec_and_keyword_only_parameter_get_both():
+    out = fixed("""
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(0,))
+        def f(k, x, *, n):
+            for i in range(n):
+                x = x + k
+            return x
+        """, prefer=True)
+    assert '@partial(jax.jit, static_argnums=(0,), static_argnames=("k", "n"))' in out
+
+
+# ------------------------------------------------------------ robustness
+
+LINT_FIXTURES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fixtures", "lint", "*.py")))
+
+
+@pytest.mark.parametrize("path", LINT_FIXTURES, ids=os.path.basename)
+def test_fixing_real_looking_code_never_breaks_it(path):
+    with open(path, encoding="utf-8") as fh:
+        source = fh.read()
+    result = fix_source(source, path, Config(), unsafe=True)
+    assert result.error is None, result.error
+    compile(result.fixed, path, "exec")
+    again = fix_source(result.fixed, path, Config(), unsafe=True)
+    assert again.fixed == result.fixed

@@ -1,0 +1,245 @@
+"""Applying fixes: edits, the fixed-point loop, atomic writes, and the `--fix` / `--diff` front ends."""
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from jitlint.cli import main
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.engine import lint_source
+from jitlint.fixing import apply_fixes, fix_bytes, fix_file, fix_source, unified_diff, write_atomic
+
+FIXABLE = (
+    "import jax\n"
+    "import jax.numpy as jnp\n"
+    "\n"
+    "\n"
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    print(\"x\", x)  # keep me\n"
+    "    return x if x > 0 else -x\n"
+)
+SAFE_FIXED = FIXABLE.replace('print("x", x)', 'jax.debug.print("x {}", x)')
+ALL_FIXED = SAFE_FIXED.replace("x if x > 0 else -x", "jnp.where(x > 0, x, -x)")
+CLEAN = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
+
+
+def fix_of(*edits, applicability=Applicability.SAFE):
+    return Fix(applicability, "test", tuple(edits))
+
+
+# ---------------------------------------------------------------- edits
+
+
+def test_non_overlapping_fixes_are_all_applied():
+    text, taken = apply_fixes("abcdef", [fix_of(Edit(0, 1, "A")), fix_of(Edit(4, 5, "E"))])
+    assert (text, taken) == ("AbcdEf", [0, 1])
+
+
+def test_overlapping_and_touching_fixes_wait_for_the_next_round():
+    fixes = [fix_of(Edit(1, 3, "X")), fix_of(Edit(2, 4, "Y")), fix_of(Edit(3, 3, "Z")), fix_of(Edit(5, 5, "W"))]
+    text, taken = apply_fixes("abcdef", fixes)
+    assert (text, taken) == ("aXdeWf", [0, 3])
+
+
+def test_identical_edits_of_two_fixes_are_applied_once():
+    shared = Edit(0, 0, "import x\n")
+    text, taken = apply_fixes("a\nb\n", [fix_of(shared, Edit(2, 3, "B")), fix_of(shared, Edit(0, 1, "A"))])
+    # the second fix's own edit touches the shared insertion point: it waits
+    assert text == "import x\na\nB\n" and taken == [0]
+    text, taken = apply_fixes("a\nb\nc\n", [fix_of(shared, Edit(2, 3, "B")), fix_of(shared, Edit(4, 5, "C"))])
+    assert text == "import x\na\nB\nC\n" and taken == [0, 1]
+
+
+def test_edits_outside_the_text_are_ignored():
+    assert apply_fixes("abc", [fix_of(Edit(2, 9, "x"))]) == ("abc", [])
+
+
+# --------------------------------------------------------------- loop
+
+
+def test_safe_fixes_only_unless_unsafe():
+    assert fix_source(FIXABLE).fixed == SAFE_FIXED
+    assert fix_source(FIXABLE, unsafe=True).fixed == ALL_FIXED
+
+
+def test_fixed_point_and_round_cap():
+    source = FIXABLE.replace("x if x > 0 else -x", "x if x > 0 else (-x if x < -1 else 0.0)")
+    full = fix_source(source, unsafe=True)
+    assert full.converged and full.rounds >= 2
+    capped = fix_source(source, unsafe=True, max_rounds=1)
+    assert capped.rounds == 1
+    assert capped.fixed != full.fixed
+
+
+def test_a_fix_that_breaks_the_code_is_not_applied(monkeypatch):
+    from dataclasses import replace
+
+    def attach(findings, index, facts, source=None):
+        broken = Fix(Applicability.SAFE, "broken", (Edit(0, 0, "def (:\n"),))
+        return [replace(f, fix=broken) for f in findings]
+
+    monkeypatch.setattr("jitlint.engine.attach_fixes", attach)
+    result = fix_source(FIXABLE, unsafe=True)
+    assert result.fixed == FIXABLE
+    assert result.error is not None and result.error.internal
+
+
+def test_json_fix_edits_reproduce_the_fix():
+    diag = [d for d in lint_source(FIXABLE).diagnostics if d.code == "JIT103"][0]
+    payload = diag.to_json()["fix"]
+    assert payload["applicability"] == "safe"
+    assert payload["title"].startswith("Use `jax.debug.print`")
+    text = FIXABLE
+    for e in sorted(payload["edits"], key=lambda e: e["start"], reverse=True):
+        text = text[: e["start"]] + e["content"] + text[e["end"]:]
+    assert text == SAFE_FIXED
+
+
+# ---------------------------------------------------------------- files
+
+
+def write(tmp_path, name, data: bytes, mode=0o640):
+    path = tmp_path / name
+    path.write_bytes(data)
+    os.chmod(path, mode)
+    return str(path)
+
+
+def test_write_atomic_keeps_the_mode_and_leaves_no_temp_file(tmp_path):
+    path = write(tmp_path, "a.py", b"old\n", mode=0o751)
+    write_atomic(path, b"new\n")
+    assert open(path, "rb").read() == b"new\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
+    assert os.listdir(tmp_path) == ["a.py"]
+
+
+def test_unchanged_files_are_not_written(tmp_path):
+    path = write(tmp_path, "clean.py", CLEAN.encode())
+    before = os.stat(path)
+    outcome = fix_file(path, unsafe=True)
+    after = os.stat(path)
+    assert not outcome.written and outcome.error is None
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+def test_a_file_that_does_not_parse_is_never_written(tmp_path):
+    data = FIXABLE.encode() + b"def broken(:\n"
+    path = write(tmp_path, "bad.py", data)
+    outcome = fix_file(path, unsafe=True)
+    assert outcome.error is not None and not outcome.written
+    assert open(path, "rb").read() == data
+
+
+@pytest.mark.parametrize("transform", [
+    lambda s: s.replace("\n", "\r\n").encode(),
+    lambda s: s.replace("    ", "\t").encode(),
+    lambda s: b"\xef\xbb\xbf" + s.encode(),
+    lambda s: ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + s).encode("latin-1"),
+])
+def test_everything_outside_the_rewritten_statements_is_kept(tmp_path, transform):
+    data = transform(FIXABLE)
+    expected = transform(SAFE_FIXED)
+    path = write(tmp_path, "f.py", data)
+    outcome = fix_file(path)
+    assert outcome.written
+    assert open(path, "rb").read() == expected
+
+
+def test_fix_bytes_reports_undecodable_files():
+    outcome = fix_bytes(b"x = '\xff'\n", "bad.py")
+    assert outcome.error is not None and outcome.new_bytes is None
+
+
+def test_unified_diff():
+    diff = unified_diff("f.py", "a\nb\n", "a\nc\n")
+    assert diff == "--- f.py\n+++ f.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+
+
+# ------------------------------------------------------------------ cli
+
+
+def run(capsys, *argv):
+    status = main(["check", "--isolated", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_fix_writes_safe_fixes_and_reports_the_rest(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    status, out, err = run(capsys, "--fix", "--no-reason", path)
+    assert open(path).read() == SAFE_FIXED
+    assert status == 1  # the unsafe JIT201 fix was not applied: its finding remains
+    assert f"{path}:8:" in out and "JIT201" in out
+    assert "Fixed 1 finding in 1 file; 1 remaining (1 more fix with --unsafe-fixes)." in out
+
+
+def test_cli_unsafe_fixes(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    status, out, _ = run(capsys, "--fix", "--unsafe-fixes", "--show-fixes", path)
+    assert open(path).read() == ALL_FIXED
+    assert status == 0
+    assert "Fixed:\n" in out and "JIT103 [safe]" in out and "JIT201 [unsafe]" in out
+    assert "Fixed 2 findings in 1 file; 0 remaining." in out
+
+
+def test_cli_diff_writes_nothing(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    status, out, err = run(capsys, "--diff", "--unsafe-fixes", path)
+    assert open(path).read() == FIXABLE
+    assert status == 1
+    assert out == unified_diff(path, FIXABLE, ALL_FIXED)
+    assert "Would fix 2 findings in 1 file." in err
+    clean = write(tmp_path, "clean.py", CLEAN.encode())
+    status, out, err = run(capsys, "--diff", clean)
+    assert (status, out) == (0, "")
+
+
+def test_cli_json_carries_fixes(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    status, out, _ = run(capsys, "--format", "json", path)
+    report = json.loads(out)
+    fixes = {item["code"]: item["fix"] for item in report}
+    assert fixes["JIT103"]["applicability"] == "safe"
+    assert fixes["JIT201"]["applicability"] == "unsafe"
+    assert set(fixes["JIT201"]["edits"][0]) == {"start", "end", "content"}
+    assert open(path).read() == FIXABLE
+
+
+def test_cli_show_fixes_without_fix_lists_what_is_available(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    status, out, _ = run(capsys, "--show-fixes", "--no-reason", path)
+    assert "Available fixes:\n" in out
+    assert f"{path}:7:5: JIT103 [safe] Use `jax.debug.print`" in out
+    assert open(path).read() == FIXABLE
+
+
+def test_cli_fix_from_stdin_prints_the_fixed_source(monkeypatch, capsys):
+    stdin = io.TextIOWrapper(io.BytesIO(FIXABLE.encode()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    status = main(["check", "--isolated", "--fix", "--unsafe-fixes", "-q", "-"])
+    out, err = capsys.readouterr()
+    assert out == ALL_FIXED
+    assert status == 0
+
+
+def test_flake8_never_writes(tmp_path):
+    pytest.importorskip("flake8")
+    path = write(tmp_path, "f.py", FIXABLE.encode())
+    before = os.stat(path)
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "JIT", path],
+                          capture_output=True, text=True)
+    assert "JIT103" in proc.stdout and "JIT201" in proc.stdout
+    after = os.stat(path)
+    assert open(path, "rb").read() == FIXABLE.encode()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+def test_fixing_uses_the_configuration():
+    config = Config(ignore=("JIT103",))
+    assert fix_source(FIXABLE, config=config).fixed == FIXABLE
