@@ -175,7 +175,9 @@ def test_thousands_of_prefix_operators_are_refused(tmp_path, seeded, capsys, pre
 
 
 def test_brackets_and_dashes_in_strings_and_comments_do_not_count_as_nesting(tmp_path, capsys):
-    filler = "    # " + "(" * 300 + "-" * 1200 + "\n    s = '" + "[" * 300 + "'\n    t = \"\"\"" + "{" * 300 + "\"\"\"\n"
+    comment = "    # " + "(" * 300 + "-" * 1200 + "\n"
+    strings = "    s = '" + "[" * 300 + "'\n" + '    t = """' + "{" * 300 + '"""\n'
+    filler = comment + strings
     path = write(tmp_path, "strings.py", SEEDED.replace("    if x > 0:", filler + "    if x > 0:"))
     outcome = check(capsys, path)
     assert (outcome.status, outcome.err) == (1, "")
