@@ -316,7 +316,7 @@ def test_safe_only_fixing_leaves_unsafe_fixes_alone():
             return x if x > 0 else -x
         """
     out = fixed(body, unsafe=False)
-    assert 'jax.debug.print("x {}", x)' in out
+    assert 'jax.debug.print("x {!s}", x)' in out
     assert "x if x > 0 else -x" in out
 
 

@@ -24,7 +24,7 @@ FIXABLE = (
     "    print(\"x\", x)  # keep me\n"
     "    return x if x > 0 else -x\n"
 )
-SAFE_FIXED = FIXABLE.replace('print("x", x)', 'jax.debug.print("x {}", x)')
+SAFE_FIXED = FIXABLE.replace('print("x", x)', 'jax.debug.print("x {!s}", x)')
 ALL_FIXED = SAFE_FIXED.replace("x if x > 0 else -x", "jnp.where(x > 0, x, -x)")
 CLEAN = "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n"
 

@@ -1,6 +1,8 @@
 """Fixes for JIT1xx: ``print`` -> ``jax.debug.print``.
 
-``print(a, b)`` becomes ``jax.debug.print("{} {}", a, b)``.  Literal strings
+``print(a, b)`` becomes ``jax.debug.print("{!s} {!s}", a, b)``: ``print``
+calls ``str()``, while a bare ``{}`` calls ``format()``, and the two differ for
+0-d floats under NumPy 2 (``1.9`` against ``1.899999976158142``).  Literal strings
 and numbers are folded into the format string (braces escaped), ``sep=`` and
 ``end=`` are folded in too, and f-strings become a format string whose fields
 are passed as keyword arguments (``f"loss={loss:.3f}"`` ->
@@ -86,12 +88,15 @@ class _Format:
             return self.value(expr.left) and self.value(expr.right)
         kind = kind_of(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
-            expr = self._static(expr, None, None)
-        elif kind is Kind.MAYBE:
-            self.maybe = True
-        elif kind is Kind.STATIC:
+            self.field("{}")
+            self.positional.append(self._static(expr, None, None))
+            return True
+        if kind is Kind.STATIC:
             return False  # a string built from a tracer some other way: str(x), "%s" % x
-        self.field("{}")
+        self.maybe = self.maybe or kind is Kind.MAYBE
+        # `print` calls str(); "{}" would call format(), which differs for 0-d
+        # floats: str(np.float32(1.9)) == "1.9", format(np.float32(1.9), "") == "1.899999976158142"
+        self.field("{!s}")
         self.positional.append(expr)
         return True
 
