@@ -92,19 +92,21 @@ def compare(expected: Any, actual: Any, tolerances: Dict[str, Tuple[float, float
             max_abs, max_rel, _, _ = _error(e_arr, a_arr)
             ratio = math.inf if max_abs > 0 else 0.0
             ok = max_abs == 0
-        if ratio > worst_ratio:
+        if ratio > worst_ratio or worst is None:
             worst_ratio = ratio
             worst = _outcome(ok, None if ok else "values", where, max_abs, max_rel,
-                             "" if ok else f"expected {_short(_values(e_arr))}, got {_short(_values(a_arr))}")
-            if not ok:
-                break
+                             "" if ok else f"expected {_short(_values(e_arr))}, got {_short(_values(a_arr))}",
+                             ratio)
     return worst if worst is not None else _outcome(True, None, "")
 
 
 def _outcome(ok: bool, problem: Optional[str], leaf: str, max_abs: float = 0.0, max_rel: float = 0.0,
-             detail: str = "") -> dict:
+             detail: str = "", ratio: float = math.inf) -> dict:
+    """``ratio``: the error over its tolerance (above 1: too far), to rank leaves and inputs."""
+    if ok and problem is None and not leaf:
+        ratio = 0.0
     return {"ok": ok, "problem": problem, "leaf": leaf, "max_abs": _finite(max_abs), "max_rel": _finite(max_rel),
-            "detail": detail}
+            "detail": detail, "ratio": _finite(ratio)}
 
 
 def _finite(x: float) -> Any:

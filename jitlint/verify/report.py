@@ -115,13 +115,11 @@ def _fmt(x: Any) -> str:
 
 
 def _worst(raw: Dict[str, Any]) -> Optional[dict]:
-    bad = [c for c in raw.get("comparisons", []) if not c.get("ok")]
-    if bad:
-        return bad[0]
-    ok = [c for c in raw.get("comparisons", []) if c.get("ok") and "max_abs" in c]
-    if not ok:
+    """The comparison furthest from its tolerance (a structural difference counts as infinitely far)."""
+    done = [c for c in raw.get("comparisons", []) if "max_abs" in c or not c.get("ok")]
+    if not done:
         return None
-    return max(ok, key=lambda c: _num(c.get("max_abs", 0.0)))
+    return max(done, key=lambda c: (not c.get("ok"), _num(c.get("ratio", 0.0)), _num(c.get("max_abs", 0.0))))
 
 
 def _error_text(error: Optional[dict], fixed: bool = False) -> str:
@@ -129,7 +127,7 @@ def _error_text(error: Optional[dict], fixed: bool = False) -> str:
         return "unknown error"
     where = ""
     if error.get("lines"):
-        where = f" at line {error['lines'][-1]}" + (" of the fixed version" if fixed else "")
+        where = f" (line {error['lines'][-1]}" + (" of the fixed version)" if fixed else ")")
     message = f": {error['message']}" if error.get("message") else ""
     return f"{error.get('type', 'error')}{message}{where}"
 
@@ -242,7 +240,7 @@ def _delta(a: Any, b: Any) -> Any:
 
 
 def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Optional[str] = None,
-          seconds: float = 0.0) -> FunctionVerdict:
+          seconds: float = 0.0, last_output: Optional[str] = None) -> FunctionVerdict:
     """The verdict of one function from the subprocess's result (or the reason there is none)."""
     def make(verdict: str, summary: str = "", details: Sequence[str] = (),
              confirmations: Sequence[Confirmation] = ()) -> FunctionVerdict:
@@ -250,7 +248,7 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
                                tuple(details), tuple(confirmations), round(seconds, 3), raw or {})
 
     if failure is not None:
-        return make(f"{ERROR}: {failure}")
+        return make(f"{ERROR}: {failure}", details=[f"its last output: {last_output}"] if last_output else [])
     if target.missing_in_fixed:
         return make(f"{ERROR}: the fixed version has no function `{target.qualname}`")
     assert raw is not None
@@ -284,9 +282,8 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
         return make(FAILS_TO_TRACE, f"{_error_text(err, fixed)} on input {err.get('input')} {err.get('call', '')}",
                     details, confirmations)
     worst = _worst(raw)
-    bad = [c for c in raw.get("comparisons", []) if not c.get("ok")]
-    if bad:
-        c = bad[0]
+    if worst is not None and not worst.get("ok"):
+        c = worst
         what = c.get("problem")
         leaf = c.get("leaf") or "the result"
         if what == "values":

@@ -290,21 +290,28 @@ def load_examples_file(path: str, name: str, module: types.ModuleType) -> Any:
     return getattr(examples, "EXAMPLES", None)
 
 
-def load_recorded(path: str, name: str, module: types.ModuleType) -> List[dict]:
-    with as_module(name, module), open(path, "rb") as fh:
-        data = pickle.load(fh)
-    return list(data.get("calls", [])) if isinstance(data, dict) else []
+def load_recorded(path: str, name: str, module: types.ModuleType, module_path: str) -> List[dict]:
+    """The recorded calls of this module's functions, unpickled with ``name`` meaning ``module``."""
+    from jitlint.verify.record import load_calls
 
-
-def _recorded_for(calls: Sequence[dict], module_path: str, fn: Any, callable_name: str) -> List[Tuple[tuple, dict]]:
-    target = getattr(fn, "__wrapped__", fn)
-    qualnames = {callable_name, getattr(target, "__qualname__", None), getattr(fn, "__qualname__", None)}
     real = os.path.realpath(module_path)
     out = []
-    for rec in calls:
-        if os.path.realpath(rec.get("file") or "") == real and rec.get("qualname") in qualnames:
-            out.append((tuple(rec["args"]), dict(rec["kwargs"])))
+    with as_module(name, module):
+        for rec in load_calls(path):
+            if os.path.realpath(rec.get("file") or "") != real:
+                continue
+            try:
+                args, kwargs = pickle.loads(rec["payload"])
+            except Exception:  # noqa: BLE001 - a record whose classes are gone
+                continue
+            out.append({"qualname": rec.get("qualname"), "args": tuple(args), "kwargs": dict(kwargs)})
     return out
+
+
+def _recorded_for(calls: Sequence[dict], fn: Any, callable_name: str) -> List[Tuple[tuple, dict]]:
+    target = getattr(fn, "__wrapped__", fn)
+    qualnames = {callable_name, getattr(target, "__qualname__", None), getattr(fn, "__qualname__", None)}
+    return [(rec["args"], rec["kwargs"]) for rec in calls if rec.get("qualname") in qualnames]
 
 
 # ---------------------------------------------------------------- calling
@@ -495,8 +502,8 @@ class TargetRun:
             af, kf = build_call(spec, ctx.fixed) if ctx.fixed is not ctx.original else (a, k)
             return [(a, k, af, kf)], "annotations"
         if ctx.recorded_o:
-            calls_o = _recorded_for(ctx.recorded_o, ctx.path, fn_o, name)
-            calls_f = _recorded_for(ctx.recorded_f, ctx.path, fn_f, name) if ctx.recorded_f else calls_o
+            calls_o = _recorded_for(ctx.recorded_o, fn_o, name)
+            calls_f = _recorded_for(ctx.recorded_f, fn_f, name) if ctx.recorded_f else calls_o
             if len(calls_f) != len(calls_o):
                 calls_f = calls_o
             if calls_o:
@@ -942,7 +949,7 @@ class Context:
             file_table = load_examples_file(options["examples_file"], self.name, module)
         recorded: List[dict] = []
         if options.get("calls_file"):
-            recorded = load_recorded(options["calls_file"], self.name, module)
+            recorded = load_recorded(options["calls_file"], self.name, module, self.path)
         if label == "original":
             self.module_examples_o, self.file_examples_o, self.recorded_o = table, file_table, recorded
         else:

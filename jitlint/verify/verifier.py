@@ -30,10 +30,11 @@ def _import_failure(event: dict) -> str:
 
 
 def run_targets(path: str, original: str, fixed: Optional[str], targets: Sequence[Target],
-                options: VerifyOptions) -> Tuple[Dict[int, dict], Dict[int, str], Optional[str], Dict[int, float]]:
+                options: VerifyOptions):
     """Run every target, in as many children as it takes.
 
-    Returns (results by target index, failures by target index, device name, seconds by index).
+    Returns (results, failures, device name, seconds, last output line of a child that died),
+    the dictionaries by target index.
     """
     name, root = module_location(path)
     job = {
@@ -46,6 +47,7 @@ def run_targets(path: str, original: str, fixed: Optional[str], targets: Sequenc
     results: Dict[int, dict] = {}
     failures: Dict[int, str] = {}
     seconds: Dict[int, float] = {}
+    outputs: Dict[int, str] = {}
     device: Optional[str] = None
     pending = set(range(len(targets)))
     while pending:
@@ -60,13 +62,13 @@ def run_targets(path: str, original: str, fixed: Optional[str], targets: Sequenc
                 if not event.get("ok"):
                     for i in pending:
                         failures[i] = event.get("error", "no device")
-                    return results, failures, device, seconds
+                    return results, failures, device, seconds, outputs
                 device = event.get("device")
             elif kind == "import" and not event.get("ok"):
                 reason = _import_failure(event)
                 for i in pending:
                     failures[i] = reason
-                return results, failures, device, seconds
+                return results, failures, device, seconds, outputs
             elif kind == "start":
                 current = event["target"]
             elif kind == "result":
@@ -85,18 +87,21 @@ def run_targets(path: str, original: str, fixed: Optional[str], targets: Sequenc
             break
         reason = outcome.stopped or (f"the verifier failed: {fatal}" if fatal else
                                      f"the subprocess {describe_exit(outcome.returncode)}")
-        if outcome.stopped is None and fatal is None and outcome.output_tail.strip():
-            reason += f"; its last output: {outcome.output_tail.strip().splitlines()[-1][:200]}"
+        last = outcome.output_tail.strip().splitlines()[-1][-200:] if outcome.output_tail.strip() else ""
+        if last:
+            outputs[current if current is not None else -1] = last
         if current is None:
             # it never got to a function: the import (or starting jax) is what failed
             for i in pending:
                 failures[i] = reason + (" while importing the module" if device is not None else
                                         " while starting")
+                if -1 in outputs:
+                    outputs[i] = outputs[-1]
             break
         failures[current] = reason
         seconds[current] = options.timeout if outcome.stopped and "timed out" in outcome.stopped else 0.0
         pending.discard(current)
-    return results, failures, device, seconds
+    return results, failures, device, seconds, outputs
 
 
 def verify_module(path: str, original: str, fixed: Optional[str] = None, diagnostics: Iterable[Diagnostic] = (),
@@ -118,8 +123,8 @@ def verify_module(path: str, original: str, fixed: Optional[str] = None, diagnos
         report.note = "nothing to verify"
         return report
     runnable = [t for t in targets if not t.missing_in_fixed]
-    results, failures, device, seconds = run_targets(path, original, fixed, runnable, options) \
-        if runnable else ({}, {}, None, {})
+    results, failures, device, seconds, outputs = run_targets(path, original, fixed, runnable, options) \
+        if runnable else ({}, {}, None, {}, {})
     report.device = device
     index = {id(t): i for i, t in enumerate(runnable)}
     verdicts: List[FunctionVerdict] = []
@@ -128,7 +133,7 @@ def verify_module(path: str, original: str, fixed: Optional[str] = None, diagnos
         if i is None:
             verdicts.append(judge(path, t, None))
         elif i in failures:
-            verdicts.append(judge(path, t, None, failures[i], seconds.get(i, 0.0)))
+            verdicts.append(judge(path, t, None, failures[i], seconds.get(i, 0.0), outputs.get(i)))
         else:
             verdicts.append(judge(path, t, results.get(i), None, seconds.get(i, 0.0)))
     report.verdicts = verdicts
