@@ -68,6 +68,12 @@ def test_relative_folder_paths_are_reported_without_dot_slash(tree, capsys, monk
     assert outcome.out == "pkg/models/deep/relu.py:5:8: JIT201 Python `if` on traced value `x > 0`\n"
 
 
+def test_without_paths_the_current_folder_is_checked(tree, capsys, monkeypatch):
+    monkeypatch.chdir(tree / "pkg")
+    outcome = run_cli(capsys, "--format", "json")
+    assert [d["path"] for d in outcome.json()] == ["models/deep/relu.py"]
+
+
 # --- excludes ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("folder", [".git", ".venv", "venv", "build", "dist", "__pycache__", "node_modules",

@@ -93,6 +93,12 @@ def test_pyproject_toml_wins_over_setup_cfg_in_the_same_folder(project, capsys):
     assert codes_in(capsys, project) == {"hazards.py": ["JIT103", "JIT101"]}
 
 
+def test_tox_ini_jitlint_section_is_read(project, capsys):
+    write(project, "tox.ini", "[tox]\nenvlist = py311\n\n[jitlint]\nselect = JIT2\nignore = JIT203\n")
+    assert codes_in(capsys, project) == {"hazards.py": ["JIT201", "JIT202"], "generated/model.py": ["JIT201"],
+                                         "legacy_model.py": ["JIT201"]}
+
+
 def test_pyproject_without_a_jitlint_section_is_skipped(project, capsys):
     write(project, "pyproject.toml", "[project]\nname = 'demo'\n")
     write_config(project, "cfg", "select = JIT1")

@@ -89,11 +89,15 @@ def test_flake8_reports_e999_for_unparsable_code_and_the_plugin_stays_quiet(tmp_
     assert "Traceback" not in outcome.err
 
 
-def test_flake8_with_crlf_and_bom_matches_the_cli(tmp_path, capsys):
+def test_flake8_with_crlf_bom_and_latin1_matches_the_cli(tmp_path, capsys):
     crlf = tmp_path / "crlf.py"
     crlf.write_bytes(SEEDED.replace("\n", "\r\n").encode())
     bom = tmp_path / "bom.py"
     bom.write_bytes(b"\xef\xbb\xbf" + SEEDED.encode())
-    outcome = run_flake8([str(crlf), str(bom)], tmp_path)
-    assert flake8_findings(outcome) == {("crlf.py", 5, 8, "JIT201"), ("bom.py", 5, 8, "JIT201")}
-    assert flake8_findings(outcome) == cli_findings(capsys, crlf, bom)
+    latin = tmp_path / "latin.py"
+    latin_source = "# -*- coding: latin-1 -*-\n" + SEEDED.replace("if x > 0:", "if x > 0:  # café")
+    latin.write_bytes(latin_source.encode("latin-1"))
+    outcome = run_flake8([str(crlf), str(bom), str(latin)], tmp_path)
+    assert flake8_findings(outcome) == {("crlf.py", 5, 8, "JIT201"), ("bom.py", 5, 8, "JIT201"),
+                                        ("latin.py", 6, 8, "JIT201")}
+    assert flake8_findings(outcome) == cli_findings(capsys, crlf, bom, latin)
