@@ -79,7 +79,10 @@ class Rule:
         self.ctx.findings.append(RawFinding(node, self.code, message, reason, fix))
 
 
-def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule]]) -> List[RawFinding]:
+def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule]],
+              module_level: bool = True) -> List[RawFinding]:
+    """Run the rules over every traced body; ``module_level`` also runs their
+    ``check_module`` (not for a helper module reached from another one)."""
     ctx = RuleContext(index, facts)
     rules = [cls(ctx) for cls in rule_classes]
     dispatch: Dict[type, List] = {}
@@ -91,7 +94,7 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
             found = dispatch[node_type] = [getattr(r, method) for r in rules if hasattr(r, method)]
         return found
 
-    for rule in rules:
+    for rule in rules if module_level else ():
         check_module = getattr(rule, "check_module", None)
         if check_module is not None:
             ctx.body = None

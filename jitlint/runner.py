@@ -1,0 +1,294 @@
+"""Checking many files: pre-filter, one unit of work per file, cache, processes.
+
+Each file that can contain traced code is one *unit*: it is parsed and
+analysed together with the project modules its traced code calls into (loaded
+lazily, see :mod:`jitlint.analysis.project`).  A unit's result is the findings
+of its own module plus those it causes in the helpers it reaches; the report of
+a file is the union over all units.  A unit depends only on its own text and on
+the modules it imports (transitively, within the checked folders), so that set
+of texts is its cache key, and units can run in any order, in any process.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from jitlint import __version__
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, FileResult, Fix
+
+#: words that name a way into traced code; a file without any of them has no
+#: traced code of its own (its functions can still be traced as helpers of
+#: another module: those are loaded lazily by the units that call them)
+TRACE_WORDS = (b"jit", b"pmap", b"vmap", b"scan", b"fori_loop", b"while_loop", b"cond", b"switch",
+               b"checkpoint", b"remat", b"shard_map", b"map", b"eval_shape", b"make_jaxpr", b"checkify")
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#]+)|import[ \t]+([^\n#]+))", re.M)
+
+
+def may_contain_traced_code(data: bytes, config: Config) -> bool:
+    words = TRACE_WORDS + tuple(name.rsplit(".", 1)[-1].encode() for name in config.extend_jit_decorators)
+    return any(word in data for word in words)
+
+
+# --------------------------------------------------------------------- imports
+def imported_modules(data: bytes) -> List[str]:
+    """Module names a file imports (relative ones keep their dots), from its text."""
+    out: List[str] = []
+    for match in _IMPORT.finditer(data):
+        base, names, plain = match.group(1), match.group(2), match.group(3)
+        if base is not None:
+            base_s = base.decode("ascii", "replace")
+            out.append(base_s)
+            for name in names.decode("ascii", "replace").strip("()\\ \t").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name and name != "*":
+                    out.append(base_s + name if base_s.endswith(".") else f"{base_s}.{name}")
+        else:
+            for name in plain.decode("ascii", "replace").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name:
+                    out.append(name)
+    return out
+
+
+class ImportGraph:
+    """Which checked files import which, from the import lines of their text."""
+
+    def __init__(self, datas: Dict[str, bytes], roots: Sequence[str]) -> None:
+        from jitlint.analysis.project import Project
+
+        self.datas = datas
+        self._resolver = Project(roots=roots)
+        self._real = {os.path.realpath(p): p for p in datas}
+        self._direct: Dict[str, List[str]] = {}
+        self._files: Dict[Tuple[str, str], Optional[str]] = {}
+        self._roots: Dict[str, str] = {}
+
+    def _resolve(self, from_path: str, name: str) -> Optional[str]:
+        directory = os.path.dirname(from_path)
+        key = (directory if name.startswith(".") else self._package_root(directory), name)
+        if key not in self._files:
+            files = self._resolver._module_files(from_path, name)  # noqa: SLF001 - same resolution as analysis
+            target = self._real.get(os.path.realpath(files[0])) if files else None
+            self._files[key] = target
+        return self._files[key]
+
+    def _package_root(self, directory: str) -> str:
+        root = self._roots.get(directory)
+        if root is None:
+            from jitlint.analysis.project import _package_roots
+
+            root = self._roots[directory] = _package_roots(os.path.abspath(directory))[0]
+        return root
+
+    def direct(self, path: str) -> List[str]:
+        if path not in self._direct:
+            out = []
+            for name in imported_modules(self.datas.get(path, b"")):
+                target = self._resolve(path, name)
+                if target is not None and target != path and target not in out:
+                    out.append(target)
+            self._direct[path] = out
+        return self._direct[path]
+
+    def closure(self, path: str) -> List[str]:
+        """The checked files ``path`` imports, directly or not (itself excluded)."""
+        seen: Set[str] = set()
+        todo = [path]
+        while todo:
+            for target in self.direct(todo.pop()):
+                if target != path and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return sorted(seen)
+
+
+# ----------------------------------------------------------------------- cache
+def _config_key(config: Config) -> str:
+    fields = asdict(replace(config, source=None))
+    return json.dumps(fields, sort_keys=True, default=str)
+
+
+def unit_key(path: str, digests: Dict[str, bytes], deps: Sequence[str], config_key: str) -> str:
+    """jitlint's version, the configuration, and the text of the file and of what it imports."""
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(config_key.encode())
+    for name in [path, *deps]:
+        h.update(name.encode() + b"\0")
+        h.update(digests[name])
+    return h.hexdigest()
+
+
+def _diag_from_json(d: dict) -> Diagnostic:
+    fix = d.get("fix")
+    if fix is not None:
+        fix = Fix(Applicability(fix["applicability"]), fix["title"],
+                  tuple(Edit(e["start"], e["end"], e["content"]) for e in fix["edits"]))
+    return Diagnostic(d["path"], d["line"], d["column"], d["end_line"], d["end_column"], d["code"], d["message"],
+                      tuple(d.get("reason", ())), fix)
+
+
+class Cache:
+    """Unit results on disk, one JSON file per key; unreadable entries are misses."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def _file(self, key: str) -> str:
+        return os.path.join(self.directory, key[:2], key + ".json")
+
+    def get(self, key: str) -> Optional["UnitResult"]:
+        try:
+            with open(self._file(key), encoding="utf-8") as fh:
+                raw = json.load(fh)
+            return UnitResult(
+                {p: tuple(_diag_from_json(d) for d in ds) for p, ds in raw["diagnostics"].items()},
+                FileError(**raw["error"]) if raw.get("error") else None)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, result: "UnitResult") -> None:
+        if result.error is not None and result.error.internal:
+            return
+        target = self._file(key)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            payload = {"diagnostics": {p: [d.to_json() for d in ds] for p, ds in result.diagnostics.items()},
+                       "error": asdict(result.error) if result.error else None}
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(payload, fh)
+            os.replace(tmp, target)
+        except OSError:
+            pass  # a cache that cannot be written is only slower
+
+
+# ----------------------------------------------------------------------- units
+@dataclass(frozen=True)
+class UnitResult:
+    #: findings per path: the unit's own file and the helpers it reached
+    diagnostics: Dict[str, Tuple[Diagnostic, ...]]
+    error: Optional[FileError] = None
+
+
+def run_unit(path: str, data: bytes, config: Config, checked: Sequence[str], roots: Sequence[str]) -> UnitResult:
+    """Analyse one file with the helpers it calls; never raises."""
+    from jitlint.analysis.project import Project
+    from jitlint.engine import SourceError, decode_source, diagnostics_from, parse, rules_for, with_deep_stack
+    from jitlint.rules.base import run_rules
+
+    try:
+        source = decode_source(data)
+        module = parse(source)
+        project = Project(config.extend_jit_decorators, roots)
+        state = project.add(path, source, module)
+        state.analysed = True
+        with_deep_stack(state.analyzer.run, "analyse")
+        checked_real = {os.path.realpath(p): p for p in checked}
+        out: Dict[str, Tuple[Diagnostic, ...]] = {}
+        positions_cache: Dict[int, object] = {}
+        for key, other in project.states.items():
+            if other is None or (other is not state and key not in checked_real):
+                continue
+            if other is not state and not other.analyzer.facts.bodies:
+                continue
+            report_path = path if other is state else checked_real[key]
+            rules = rules_for(report_path, config)
+            if not rules:
+                continue
+            raw = with_deep_stack(lambda: run_rules(other.index, other.analyzer.facts, rules,
+                                                    module_level=other is state), "analyse")
+            out[report_path] = tuple(diagnostics_from(raw, other.module, other.source, report_path, positions_cache))
+        return UnitResult(out)
+    except SourceError as exc:
+        return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
+    except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
+        return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
+
+
+def _run_unit_args(args):
+    return run_unit(*args)
+
+
+def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: Optional[str] = None,
+               roots: Sequence[str] = (), read=None) -> List[FileResult]:
+    """Lint files (not stdin), in the order given; see the module docstring."""
+    read = read or _read
+    datas: Dict[str, bytes] = {}
+    results: Dict[str, FileResult] = {}
+    for path in paths:
+        try:
+            datas[path] = read(path)
+        except OSError as exc:
+            results[path] = FileResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+    roots = list(roots)
+    units = [p for p in paths if p in datas and may_contain_traced_code(datas[p], config)]
+    cache = Cache(cache_dir) if cache_dir else None
+    keys: Dict[str, str] = {}
+    done: Dict[str, UnitResult] = {}
+    if cache is not None:
+        graph = ImportGraph(datas, roots)
+        digests = {p: hashlib.sha256(d).digest() for p, d in datas.items()}
+        config_key = _config_key(config)
+        for path in units:
+            keys[path] = unit_key(path, digests, graph.closure(path), config_key)
+            hit = cache.get(keys[path])
+            if hit is not None:
+                done[path] = hit
+    todo = [p for p in units if p not in done]
+    work = [(p, datas[p], config, paths, roots) for p in todo]
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            computed = list(pool.map(_run_unit_args, work, chunksize=max(1, len(work) // (jobs * 8))))
+    else:
+        computed = [run_unit(*w) for w in work]
+    for path, result in zip(todo, computed):
+        done[path] = result
+        if cache is not None:
+            cache.put(keys[path], result)
+    merged: Dict[str, Dict[Tuple[int, int, str], Diagnostic]] = {p: {} for p in paths}
+    errors: Dict[str, FileError] = {}
+    for path in units:
+        result = done[path]
+        if result.error is not None:
+            errors[path] = result.error
+        for target, diags in result.diagnostics.items():
+            bucket = merged.setdefault(target, {})
+            for d in diags:
+                bucket.setdefault((d.line, d.column, d.code), d)
+    out: List[FileResult] = []
+    for path in paths:
+        if path in results:
+            out.append(results[path])
+            continue
+        if path in errors:
+            out.append(FileResult(path, error=errors[path]))
+            continue
+        diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
+        out.append(FileResult(path, tuple(_one_per_line(diags))))
+    return out
+
+
+def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
+    seen: Set[Tuple[int, str]] = set()
+    out = []
+    for d in diags:
+        if (d.line, d.code) not in seen:
+            seen.add((d.line, d.code))
+            out.append(d)
+    return out
+
+
+def _read(path: str) -> bytes:
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory")
+    with open(path, "rb") as fh:
+        return fh.read()
