@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
@@ -48,10 +48,6 @@ def literal_value(node: cst.BaseExpression) -> Optional[object]:
     return None
 
 
-def is_literal(node: cst.BaseExpression) -> bool:
-    return literal_value(node) is not None or (isinstance(node, cst.Name) and node.value == "None")
-
-
 def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:
     return ctx.facts.value(node).kind
 
@@ -91,9 +87,9 @@ def keep_comments(old: Sequence[cst.CSTNode], new: List[cst.BaseStatement]) -> L
     return [first.with_changes(leading_lines=lines)] + list(new[1:])
 
 
-def with_leading_lines(stmts: List[cst.BaseStatement], lines: Iterable[cst.EmptyLine]) -> List[cst.BaseStatement]:
-    """``stmts`` with ``lines`` (blank lines and comments of the statement they replace) in front."""
-    lines = list(lines)
+def with_leading_lines(stmts: List[cst.BaseStatement], old: cst.CSTNode) -> List[cst.BaseStatement]:
+    """``stmts`` with the blank lines and comments above ``old`` (the statement they replace) in front."""
+    lines = list(getattr(old, "leading_lines", ()))
     if not stmts or not lines:
         return stmts
     first = stmts[0]

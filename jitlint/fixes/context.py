@@ -9,13 +9,13 @@ lines, line endings, indentation -- is left byte for byte as it was.
 from __future__ import annotations
 
 import keyword
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import dotted_name, iter_children
+from jitlint.analysis.syntax import iter_children
 from jitlint.analysis.tracedness import Facts
 from jitlint.diagnostics import Edit
 from jitlint.fixes.purity import Purity
@@ -62,7 +62,7 @@ class FixContext:
             stack: List[cst.CSTNode] = [self.module]
             while stack:
                 n = stack.pop()
-                for child in _all_children(n):
+                for child in iter_children(n):
                     parents[child] = n
                     stack.append(child)
             self._parents = parents
@@ -86,18 +86,6 @@ class FixContext:
                 return None
             if isinstance(a, cst.FunctionDef):
                 return a
-        return None
-
-    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The innermost statement (simple statement line or compound statement) holding ``node``."""
-        current: Optional[cst.CSTNode] = node
-        while current is not None:
-            if isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-                return current
-            if isinstance(current, cst.BaseSmallStatement) and isinstance(
-                    self.parent(current), cst.SimpleStatementSuite):
-                return current
-            current = self.parent(current)
         return None
 
     def block_of(self, stmt: cst.CSTNode) -> Optional[Tuple[cst.CSTNode, int]]:
@@ -216,7 +204,7 @@ class FixContext:
         ``from functools import partial``, ``import jax``) when its name is free.
         """
         aliases = self.top_level_aliases()
-        exact = [local for local, full in aliases.items() if full == qualified and self._is_plain(local, full)]
+        exact = [local for local, full in aliases.items() if full == qualified and "." not in local]
         if exact:
             return sorted(exact, key=len)[0], ()
         conventional = _CONVENTIONAL.get(qualified)
@@ -240,15 +228,11 @@ class FixContext:
         prefix, _, suffix = qualified.rpartition(".")
         while prefix:
             for local, full in sorted(aliases.items()):
-                if full == prefix and self._is_plain(local, full):
+                if full == prefix and "." not in local:
                     return f"{local}.{suffix}"
             prefix, _, last = prefix.rpartition(".")
             suffix = f"{last}.{suffix}"
         return None
-
-    @staticmethod
-    def _is_plain(local: str, full: str) -> bool:
-        return bool(local) and "." not in local
 
     def _insert_import(self, text: str) -> Edit:
         """An edit adding ``text`` on a line of its own after the module's imports."""
@@ -323,10 +307,6 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
         stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def _all_children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    return list(iter_children(node))
-
-
 def _holes(nodes: Dict[str, Union[cst.CSTNode, str]]) -> Dict[str, cst.CSTNode]:
     out: Dict[str, cst.CSTNode] = {}
     for key, value in nodes.items():
@@ -367,7 +347,3 @@ class _Replacer(cst.CSTTransformer):
         if original_node in self.changes:
             return self.changes[original_node]
         return updated_node
-
-
-def dotted(node: cst.CSTNode) -> Optional[str]:
-    return dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None

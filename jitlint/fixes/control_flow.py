@@ -47,10 +47,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import assigned_names, iter_children
+from jitlint.analysis.syntax import iter_children
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import keep_comments, kind_of, literal_value
+from jitlint.fixes.common import keep_comments, kind_of, literal_value, with_leading_lines
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import (
     Definitions,
@@ -490,18 +490,11 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
         new.append(bld.statement("return {v}", v=value))
     except _NoFix:
         return None
-    new = keep_comments([stmt] + rest, _with_leading(new, stmt))
+    new = keep_comments([stmt] + rest, with_leading_lines(new, stmt))
     changes: Dict[cst.CSTNode, object] = {stmt: cst.FlattenSentinel(new)}
     for r in rest:
         changes[r] = cst.RemovalSentinel.REMOVE
     return _fix(bld, title, ctx.replace_many(changes))  # type: ignore[arg-type]
-
-
-def _with_leading(new: List[cst.BaseStatement], old: cst.CSTNode) -> List[cst.BaseStatement]:
-    lines = list(getattr(old, "leading_lines", ()))
-    if not new or not lines:
-        return new
-    return [new[0].with_changes(leading_lines=lines + list(new[0].leading_lines))] + new[1:]
 
 
 def _branch_value(stmts: Optional[Sequence[cst.CSTNode]], var: str, bld: _Builder) -> Optional[cst.BaseExpression]:
@@ -600,7 +593,7 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
         new.append(bld.statement(f"{_target(carry)} = {{v}}", v=value))
     except _NoFix:
         return None
-    new = keep_comments([stmt], _with_leading(new, stmt))
+    new = keep_comments([stmt], with_leading_lines(new, stmt))
     return _fix(bld, title, ctx.replace(stmt, cst.FlattenSentinel(new)))
 
 
@@ -687,7 +680,7 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                              a=start, b=stop, i=init)
     except _NoFix:
         return None
-    new = keep_comments([loop], _with_leading([fun, call], loop))
+    new = keep_comments([loop], with_leading_lines([fun, call], loop))
     return _fix(bld, "Use `lax.fori_loop` (not reverse-differentiable with a traced bound)",
                 ctx.replace(loop, cst.FlattenSentinel(new)))
 
@@ -739,9 +732,9 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         call = bld.statement(f"{_target(carry)} = {bld.lax}.while_loop({cond_name}, {body_name}, {{i}})", i=init)
     except _NoFix:
         return None
-    new = keep_comments([loop], _with_leading([cond_fun, body_fun, call], loop))
+    new = keep_comments([loop], with_leading_lines([cond_fun, body_fun, call], loop))
     return _fix(bld, "Use `lax.while_loop` (not reverse-mode differentiable)",
                 ctx.replace(loop, cst.FlattenSentinel(new)))
 
 
-__all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop", "assigned_names"]
+__all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop"]

@@ -20,11 +20,10 @@ value (from another jitted function) break.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
-from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import int_value, iter_children, literal_elements, string_value
 from jitlint.analysis.values import Kind
@@ -37,13 +36,16 @@ STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "
                              "total_repeat_length", "repeats", "ndim", "dtype", "indices_or_sections",
                              "max_length", "fill_value_size", "N", "M", "n"})
 
-#: functions whose positional arguments are shapes or sizes
-SHAPE_FUNCTIONS = frozenset({"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full",
-                             "jax.numpy.arange", "jax.numpy.eye", "jax.numpy.identity", "jax.numpy.tri",
-                             "jax.numpy.linspace", "jax.numpy.broadcast_to", "jax.numpy.reshape",
-                             "jax.random.normal", "jax.random.uniform", "jax.random.split",
-                             "jax.random.randint", "jax.random.bernoulli", "jax.nn.one_hot",
-                             "jax.lax.dynamic_slice"})
+#: functions -> positions of their arguments that are shapes, sizes or counts
+SHAPE_POSITIONS = {
+    "jax.numpy.zeros": (0,), "jax.numpy.ones": (0,), "jax.numpy.empty": (0,), "jax.numpy.full": (0,),
+    "jax.numpy.arange": (0, 1, 2), "jax.numpy.eye": (0, 1, 2), "jax.numpy.identity": (0,),
+    "jax.numpy.tri": (0, 1, 2), "jax.numpy.linspace": (2,), "jax.numpy.broadcast_to": (1,),
+    "jax.numpy.reshape": (1,), "jax.numpy.tile": (1,), "jax.numpy.repeat": (1,),
+    "jax.random.normal": (1,), "jax.random.uniform": (1,), "jax.random.split": (1,),
+    "jax.random.randint": (1,), "jax.random.bernoulli": (2,), "jax.nn.one_hot": (1,),
+    "jax.lax.dynamic_slice": (2,),
+}
 
 #: array methods whose arguments are shapes or axes
 SHAPE_METHODS = frozenset({"reshape", "transpose", "sum", "mean", "max", "min", "any", "all", "swapaxes",
@@ -58,10 +60,7 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
-    expr = node
-    if isinstance(node, cst.Call):  # range(...): the traced bounds
-        expr = node
-    params = _traced_parameters(expr, fn, ctx)
+    params = _traced_parameters(node, fn, ctx)
     if not params:
         return None
     order = [p.name.value for p, _ in fn.params]
@@ -71,13 +70,13 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     for p in params:
         if p in reassigned or not _only_static_uses(fn.node, p, ctx):
             return None
-    entries = [e for e in ctx.index.entries if e.function is fn and e.transform is not None]
+    entries = [e for e in ctx.index.entries if e.function is fn]
     if len(entries) != 1:
-        return None
+        return None  # traced in several places (or only as a helper): one spec cannot cover them
     entry = entries[0]
     t = entry.transform
-    assert t is not None
-    if not t.static_argnames_kw or not t.static_argnums_kw or entry.partial_positional or entry.partial_keywords:
+    if t is None or not t.static_argnames_kw or not t.static_argnums_kw or entry.partial_positional \
+            or entry.partial_keywords:
         return None
     positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
     kinds = {p.name.value: kind for p, kind in fn.params}
@@ -186,16 +185,18 @@ def _is_static_use(name: cst.Name, ctx: FixContext) -> bool:
         if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
             return True
         q = ctx.index.qualify(call.func)
-        if q in SHAPE_FUNCTIONS and parent.keyword is None:
-            return True
+        if q in SHAPE_POSITIONS and parent.keyword is None:
+            position = [a for a in call.args if a.keyword is None].index(parent)
+            return position in SHAPE_POSITIONS[q]
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in SHAPE_METHODS and q is None:
             return True
     return False
 
 
-def _static_builtin_call(call: cst.CSTNode, ctx: FixContext) -> bool:
+def _static_builtin_call(call: Optional[cst.CSTNode], ctx: FixContext) -> bool:
+    """``int(n)``, ``max(n, 1)``...: builtins that keep a static argument static (not ``range``)."""
     return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in (
-        "int", "len", "min", "max", "abs", "bool", "round") and ctx.facts.read_scope.get(call.func) == "builtin"
+        STATIC_BUILTINS - {"range"}) and ctx.facts.read_scope.get(call.func) == "builtin"
 
 
 # ------------------------------------------------------------------ sites
@@ -260,8 +261,6 @@ def _merged_args(args: List[cst.Arg], params: List[str], indices, positional: Li
         if existing is not None:
             out = [a.with_changes(value=value) if a is existing else a for a in out]
         else:
-            if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
-                pass
             out.append(cst.Arg(value, keyword=cst.Name(key), equal=no_space))
     return out
 
@@ -305,4 +304,4 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
     return None if edit is None else (edit,)
 
 
-__all__ = ["to_static_argnames", "jax_api", "Set", "Tuple"]
+__all__ = ["to_static_argnames"]
