@@ -10,6 +10,7 @@ import inspect
 import json
 import os
 import sys
+import unicodedata
 from typing import Iterable, Iterator, List, Optional, Sequence, Set, TextIO
 
 from jitlint import __version__
@@ -183,6 +184,11 @@ def _read_file(path: str) -> bytes:
         return fh.read()
 
 
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: wide (CJK, emoji) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def source_excerpt(diag: Diagnostic, lines: Sequence[str]) -> List[str]:
     """The line of the finding with carets under its span, in a numbered gutter."""
     if not 0 < diag.line <= len(lines):
@@ -191,7 +197,8 @@ def source_excerpt(diag: Diagnostic, lines: Sequence[str]) -> List[str]:
     start = max(diag.column - 1, 0)
     end = diag.end_column - 1 if diag.end_line == diag.line else len(text.rstrip())
     gutter = " " * len(str(diag.line))
-    return [f" {diag.line} | {text}", f" {gutter} | {' ' * start}{'^' * max(1, end - start)}"]
+    carets = "^" * max(1, display_width(text[start:end]))
+    return [f" {diag.line} | {text}", f" {gutter} | {' ' * display_width(text[:start])}{carets}"]
 
 
 def reason_lines(diag: Diagnostic) -> List[str]:

@@ -210,6 +210,14 @@ def test_text_report_shows_location_source_carets_and_reason_chain(capsys):
     assert blocks[-1] == "Found 6 findings in 1 file.\n"
 
 
+def test_carets_line_up_under_wide_characters(tmp_path, capsys):
+    path = write(tmp_path, "wide.py", SEEDED.replace("    if x > 0:", '    s = "漢字"; print(x)\n    if x > 0:'))
+    lines = run_cli(capsys, "check", "--isolated", "--select", "JIT103", str(path)).out.splitlines()
+    assert lines[0].startswith(f"{path}:5:15: JIT103 ")
+    assert lines[1:3] == [' 5 |     s = "漢字"; print(x)',
+                          "   |                 ^^^^^^^^"]
+
+
 def test_no_reason_prints_one_line_per_finding(capsys):
     outcome = run_cli(capsys, "check", "--no-reason", str(HAZARDS))
     lines = outcome.out.splitlines()
