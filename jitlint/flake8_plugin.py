@@ -10,6 +10,13 @@ from jitlint.engine import SourceError, lint_parsed, parse
 
 
 class Flake8Checker:
+    """The ``JIT`` plugin: lints the file flake8 hands it with jitlint's engine.
+
+    Selection and ``# noqa`` are flake8's (the engine honours ``# noqa`` too);
+    the one option, ``--jitlint-extend-jit-decorators``, comes from flake8's
+    command line or configuration.
+    """
+
     name = "jitlint"
     version = __version__
     extend_jit_decorators: Sequence[str] = ()
