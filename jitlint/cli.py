@@ -71,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print the fixes as a unified diff instead of writing them; exit 1 if there are any")
     check.add_argument("--show-fixes", action="store_true",
                        help="list the fixes applied (with --fix / --diff) or available (otherwise)")
+    check.add_argument("-j", "--jobs", type=int, default=0,
+                       help="worker processes (default: the number of CPUs; 1 runs in-process)")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
+    check.add_argument("--cache-dir", help="where to keep the results cache (default: .jitlint_cache, or "
+                                           "$JITLINT_CACHE_DIR)")
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code")
     sub.add_parser("rules", help="list all rules")
@@ -261,7 +266,7 @@ def run_check(args: argparse.Namespace) -> int:
     config = resolve_config(args)
     if args.fix or args.diff:
         return run_fix(args, config)
-    results = [lint_path(path, config, args.stdin_filename) for path in iter_files(args.paths, config)]
+    results = lint_all(args, config)
     for result in results:
         if result.error is not None:
             sys.stderr.write(result.error.render() + "\n")
@@ -275,6 +280,20 @@ def run_check(args: argparse.Namespace) -> int:
         report += available_fixes(results)
     _write(report, args.output_file, sys.stdout)
     return exit_status(results)
+
+
+def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
+    """All files of the command line, through the runner (pre-filter, cache, processes,
+    helpers across modules); stdin on its own."""
+    from jitlint.runner import default_cache_dir, lint_files
+
+    paths = list(iter_files(args.paths, config))
+    files = [p for p in paths if p != STDIN]
+    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+    roots = [p for p in args.paths if p != STDIN and os.path.isdir(p)]
+    by_path = {r.path: r for r in lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots)}
+    return [lint_path(p, config, args.stdin_filename) if p == STDIN else by_path[p] for p in paths]
 
 
 def available_fixes(results: Sequence[FileResult]) -> str:

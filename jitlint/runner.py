@@ -181,37 +181,45 @@ class UnitResult:
 
 def run_unit(path: str, data: bytes, config: Config, checked: Sequence[str], roots: Sequence[str]) -> UnitResult:
     """Analyse one file with the helpers it calls; never raises."""
-    from jitlint.analysis.project import Project
-    from jitlint.engine import SourceError, decode_source, diagnostics_from, parse, rules_for, with_deep_stack
-    from jitlint.rules.base import run_rules
+    from jitlint.engine import SourceError, decode_source, parse, with_deep_stack
 
     try:
         source = decode_source(data)
         module = parse(source)
-        project = Project(config.extend_jit_decorators, roots)
-        state = project.add(path, source, module)
-        state.analysed = True
-        with_deep_stack(state.analyzer.run, "analyse")
-        checked_real = {os.path.realpath(p): p for p in checked}
-        out: Dict[str, Tuple[Diagnostic, ...]] = {}
-        positions_cache: Dict[int, object] = {}
-        for key, other in project.states.items():
-            if other is None or (other is not state and key not in checked_real):
-                continue
-            if other is not state and not other.analyzer.facts.bodies:
-                continue
-            report_path = path if other is state else checked_real[key]
-            rules = rules_for(report_path, config)
-            if not rules:
-                continue
-            raw = with_deep_stack(lambda: run_rules(other.index, other.analyzer.facts, rules,
-                                                    module_level=other is state), "analyse")
-            out[report_path] = tuple(diagnostics_from(raw, other.module, other.source, report_path, positions_cache))
-        return UnitResult(out)
+        return with_deep_stack(lambda: _analyse_unit(path, source, module, config, checked, roots), "analyse")
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
+
+
+def _analyse_unit(path: str, source: str, module, config: Config, checked: Sequence[str],
+                  roots: Sequence[str]) -> UnitResult:
+    from jitlint.analysis.project import Project
+    from jitlint.engine import diagnostics_from, rules_for
+    from jitlint.fixes import attach_fixes
+    from jitlint.rules.base import run_rules
+
+    project = Project(config.extend_jit_decorators, roots)
+    state = project.add(path, source, module)
+    state.analysed = True
+    state.analyzer.run()
+    checked_real = {os.path.realpath(p): p for p in checked}
+    out: Dict[str, Tuple[Diagnostic, ...]] = {}
+    positions_cache: Dict[int, object] = {}
+    for key, other in project.states.items():
+        if other is None or (other is not state and key not in checked_real):
+            continue
+        if other is not state and not other.analyzer.facts.bodies:
+            continue
+        report_path = path if other is state else checked_real[key]
+        rules = rules_for(report_path, config)
+        if not rules:
+            continue
+        raw = attach_fixes(run_rules(other.index, other.analyzer.facts, rules, module_level=other is state),
+                           other.index, other.analyzer.facts)
+        out[report_path] = tuple(diagnostics_from(raw, other.module, other.source, report_path, positions_cache))
+    return UnitResult(out)
 
 
 def _run_unit_args(args):
@@ -231,6 +239,12 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             results[path] = FileResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
     roots = list(roots)
     units = [p for p in paths if p in datas and may_contain_traced_code(datas[p], config)]
+    unit_set = set(units)
+    for path in paths:
+        if path in datas and path not in unit_set:
+            error = quick_check(path, datas[path])
+            if error is not None:
+                results[path] = FileResult(path, error=error)
     cache = Cache(cache_dir) if cache_dir else None
     keys: Dict[str, str] = {}
     done: Dict[str, UnitResult] = {}
@@ -245,7 +259,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 done[path] = hit
     todo = [p for p in units if p not in done]
     work = [(p, datas[p], config, paths, roots) for p in todo]
-    if jobs > 1 and len(work) > 1:
+    if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             computed = list(pool.map(_run_unit_args, work, chunksize=max(1, len(work) // (jobs * 8))))
     else:
@@ -273,7 +287,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             out.append(FileResult(path, error=errors[path]))
             continue
         diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
-        out.append(FileResult(path, tuple(_one_per_line(diags))))
+        out.append(FileResult(path, tuple(_one_per_line(diags)), source=_text(datas[path]) if diags else None))
     return out
 
 
@@ -285,6 +299,48 @@ def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
             seen.add((d.line, d.code))
             out.append(d)
     return out
+
+
+def quick_check(path: str, data: bytes) -> Optional[FileError]:
+    """Errors of a file the pre-filter skips: it must still decode and parse.
+
+    Python's own parser is the cheap first try; LibCST (which knows newer
+    syntax than the running Python) decides when that fails.
+    """
+    import ast
+
+    from jitlint.engine import SourceError, decode_source, parse
+
+    try:
+        source = decode_source(data)
+    except SourceError as exc:
+        return FileError(path, exc.line, exc.column, exc.message)
+    try:
+        ast.parse(source)
+        if "\x00" not in source:
+            return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    try:
+        parse(source)
+    except SourceError as exc:
+        return FileError(path, exc.line, exc.column, exc.message)
+    except RecursionError:
+        return FileError(path, 1, 1, "too deeply nested to parse")
+    return None
+
+
+def _text(data: bytes) -> Optional[str]:
+    from jitlint.engine import SourceError, decode_source
+
+    try:
+        return decode_source(data)
+    except SourceError:
+        return None
+
+
+def default_cache_dir() -> str:
+    return os.environ.get("JITLINT_CACHE_DIR") or ".jitlint_cache"
 
 
 def _read(path: str) -> bytes:

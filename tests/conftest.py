@@ -1,3 +1,11 @@
 import os
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own jitlint results cache (never the repo's .jitlint_cache)."""
+    monkeypatch.setenv("JITLINT_CACHE_DIR", str(tmp_path_factory.mktemp("jitlint-cache")))

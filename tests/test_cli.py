@@ -256,14 +256,16 @@ def test_help_and_version_exit_0(capsys):
 def test_internal_error_exits_2_without_traceback_and_the_rest_is_linted(tmp_path, capsys, monkeypatch):
     write(tmp_path, "a_boom.py", CLEAN)
     write(tmp_path, "b_relu.py", SEEDED)
-    real = jitlint.cli.lint_bytes
+    import jitlint.runner
 
-    def explode_on_boom(data, path, config):
+    real = jitlint.runner._analyse_unit
+
+    def explode_on_boom(path, *args):
         if path.endswith("a_boom.py"):
             raise RuntimeError("boom")
-        return real(data, path, config)
+        return real(path, *args)
 
-    monkeypatch.setattr(jitlint.cli, "lint_bytes", explode_on_boom)
+    monkeypatch.setattr(jitlint.runner, "_analyse_unit", explode_on_boom)
     outcome = run_cli(capsys, "check", "--no-reason", str(tmp_path))
     assert outcome.status == 2
     assert outcome.err == f"{tmp_path / 'a_boom.py'}:1:1: error: internal error: RuntimeError: boom\n"
