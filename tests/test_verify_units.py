@@ -7,7 +7,7 @@ import pytest
 
 from jitlint.engine import lint_source
 from jitlint.verify.options import parse_shape, parse_tolerance
-from jitlint.verify.report import (FAILS_TO_TRACE, MISMATCH, RECOMPILES, UNVERIFIED, VERIFIED, confirm,
+from jitlint.verify.report import (FAILS_TO_TRACE, MISMATCH, NO_FIX, RECOMPILES, UNVERIFIED, VERIFIED, confirm,
                                    coverage_text, judge)
 from jitlint.verify.targets import Finding, Target, changed_lines, module_location, plan_targets
 from jitlint.verify.verifier import splice
@@ -252,6 +252,18 @@ def test_judge_verified_mismatch_and_fails():
     assert v.verdict == UNVERIFIED and v.summary == "tried f, g"
     v = judge("m.py", _target(), None, "timed out after 2 s")
     assert v.verdict == "error: timed out after 2 s" and v.kind == "error"
+
+
+def test_a_function_without_a_fix_is_judged_as_it_is():
+    err = {"type": "jax.errors.TracerBoolConversionError", "message": "Attempted boolean conversion", "lines": [5],
+           "input": "#1", "call": "(x)"}
+    raising = {"repeats": 3, "jit_error": {"type": "jax.errors.TracerBoolConversionError", "lines": [5]}}
+    v = judge("m.py", _target(rewritten=False), _raw(fixed_error=err, observations=raising))
+    assert v.verdict == NO_FIX and not v.ok
+    assert v.summary.startswith("as it is, under jit it fails: jax.errors.TracerBoolConversionError")
+    assert v.confirmations[0].confirmed
+    v = judge("m.py", _target(rewritten=False), _raw(callable=None, tried=["f"]))
+    assert v.verdict == UNVERIFIED  # no inputs stays no inputs
 
 
 def test_confirmations_from_observations():

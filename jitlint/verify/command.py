@@ -177,8 +177,9 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
     if result is None or outcome.new_bytes is None or not result.changed:
         return outcome, None
     titles = [(a.line, a.title) for a in result.applied]
-    report = verify_module(path, result.original, result.fixed, (), titles, options, config.extend_jit_decorators,
-                           include_findings=False)
+    findings = lint_source(result.original, path, config).diagnostics  # they locate the rewritten branches
+    report = verify_module(path, result.original, result.fixed, findings, titles, options,
+                           config.extend_jit_decorators, include_findings=False)
     failed: Set[str] = {v.qualname for v in report.verdicts if not v.ok}
     if not failed:
         return outcome, report
@@ -187,8 +188,8 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
     if kept:
         text = splice(result.original, result.fixed, failed, config.extend_jit_decorators)
         if text != result.original:
-            again = verify_module(path, result.original, text, (), titles, options, config.extend_jit_decorators,
-                                  include_findings=False)
+            again = verify_module(path, result.original, text, findings, titles, options,
+                                  config.extend_jit_decorators, include_findings=False)
             if not all(v.ok for v in again.verdicts):
                 text = result.original
     if text == result.original:

@@ -13,6 +13,9 @@ One verdict per function:
   the same input;
 * ``unverified: no inputs`` -- nothing to call it with (or the original failed
   eagerly on every input it was given); never counted as a pass;
+* ``no fix`` -- a function with a finding that no fix rewrites (``jitlint
+  verify``): what the code as it is does under jit is reported, and whether
+  that confirms the finding;
 * ``error: ...`` -- the module could not be run: it timed out, crashed, called
   ``sys.exit``, used too much memory, or failed to import.
 """
@@ -29,7 +32,15 @@ MISMATCH = "mismatch"
 FAILS_TO_TRACE = "fails to trace"
 RECOMPILES = "recompiles"
 UNVERIFIED = "unverified: no inputs"
+NO_FIX = "no fix"
 ERROR = "error"
+
+#: how the verifier called the function, by the target's mode
+MODES = {
+    "jitted": "jitted by the module",
+    "wrap": "wrapped in jax.jit by the verifier",
+    "as_is": "run as the module defines it (its own jit and lax calls trace it)",
+}
 
 #: codes whose finding shows as an exception under jit
 RAISING_CODES = frozenset({"JIT201", "JIT202", "JIT203", "JIT204", "JIT206", "JIT301", "JIT302", "JIT303",
@@ -256,10 +267,12 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
         return make(f"{ERROR}: internal error in the verifier: {_error_text(raw['internal_error'])}",
                     details=[raw.get("traceback", "")[-400:]])
     details: List[str] = []
-    if raw.get("callable") and raw["callable"] != target.qualname:
-        details.append(f"called through `{raw['callable']}` ({raw.get('mode')})")
-    elif raw.get("mode"):
-        details.append(f"called as `{raw['callable']}` ({raw.get('mode')})")
+    if raw.get("callable"):
+        how = "called through" if raw["callable"] != target.qualname else "called as"
+        static = raw.get("static") or [[], []]
+        named = [f"args[{i}]" for i in static[0]] + list(static[1])
+        details.append(f"{how} `{raw['callable']}`, {MODES.get(raw.get('mode'), raw.get('mode'))}"
+                       + (f", static: {', '.join(named)}" if named else ""))
     details.extend(raw.get("notes", []))
     for failure_ in raw.get("eager_failures", []):
         details.append(f"input {failure_['input']} skipped: the original fails eagerly: "
@@ -274,13 +287,23 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
         n = len(raw.get("eager_failures", []))
         return make(UNVERIFIED, f"the original fails eagerly on all {n} input{'s' if n != 1 else ''}", details,
                     confirmations)
+    verdict = _outcome(target, raw, details, cover_summary)
+    if target.rewritten:
+        return make(verdict[0], verdict[1], details, confirmations)
+    # no fix: the verdict describes the code as it is
+    said = {VERIFIED: "runs and matches eager", MISMATCH: "differs from eager", FAILS_TO_TRACE: "fails",
+            RECOMPILES: "recompiles"}[verdict[0]]
+    return make(NO_FIX, f"as it is, under jit it {said}: {verdict[1]}", details, confirmations)
+
+
+def _outcome(target: Target, raw: Dict[str, Any], details: List[str], cover_summary: str) -> Tuple[str, str]:
+    """(verdict, summary) of a function that ran; adds to ``details``."""
     inputs = _inputs_text(raw)
     summary_parts = [inputs] + ([cover_summary] if cover_summary else [])
     if raw.get("fixed_error"):
         err = raw["fixed_error"]
         fixed = target.rewritten
-        return make(FAILS_TO_TRACE, f"{_error_text(err, fixed)} on input {err.get('input')} {err.get('call', '')}",
-                    details, confirmations)
+        return FAILS_TO_TRACE, f"{_error_text(err, fixed)} on input {err.get('input')} {err.get('call', '')}"
     worst = _worst(raw)
     if worst is not None and not worst.get("ok"):
         c = worst
@@ -293,30 +316,32 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
             text = f"{what} differs at {leaf}: {c.get('detail', '')} on input {c['input']} {c['call']}"
         if c.get("detail") and what == "values":
             details.insert(0, c["detail"])
-        return make(MISMATCH, text, details, confirmations)
+        return MISMATCH, text
     jaxpr = raw.get("jaxpr") or {}
     if jaxpr and not jaxpr.get("ok"):
-        return make(FAILS_TO_TRACE, f"jax.make_jaxpr fails: {_error_text(jaxpr.get('error'), target.rewritten)}",
-                    details, confirmations)
+        return FAILS_TO_TRACE, f"jax.make_jaxpr fails: {_error_text(jaxpr.get('error'), target.rewritten)}"
     traces = raw.get("traces") or {}
     if traces.get("error"):
-        return make(FAILS_TO_TRACE, _error_text(traces["error"], target.rewritten), details, confirmations)
+        return FAILS_TO_TRACE, _error_text(traces["error"], target.rewritten)
     retraces = traces.get("retraces", 0) or 0
     if retraces or traces.get("recompiles"):
-        n = retraces or traces.get("recompiles")
-        return make(RECOMPILES, f"{n} more trace(s) over {traces.get('calls')} calls with the same input; "
-                                + ", ".join(summary_parts), details, confirmations)
+        what = f"{retraces} more trace(s)" if retraces else f"{traces.get('recompiles')} more compilation(s)"
+        return RECOMPILES, f"{what} over {traces.get('calls')} calls with the same input; " + ", ".join(summary_parts)
     if traces:
         traced = traces.get("traces_first")
         details.append(f"compiled once for {traces.get('calls')} calls"
-                       + (f" ({traced} trace)" if traced is not None else "")
+                       + (f" ({traced} trace{'s' if traced != 1 else ''})" if traced is not None else "")
                        + (f"; make_jaxpr ok ({jaxpr.get('equations')} equations)" if jaxpr.get("ok") else ""))
     if worst is not None and "max_abs" in worst:
-        details.append(f"largest difference {_fmt(worst.get('max_abs'))} (abs) at {worst.get('leaf') or 'the result'}")
+        if _num(worst.get("max_abs")) == 0:
+            details.append("results identical on every input")
+        else:
+            details.append(f"largest difference {_fmt(worst.get('max_abs'))} (abs) at "
+                           f"{worst.get('leaf') or 'the result'}")
     cross = raw.get("cross_device")
     if cross:
         details.append(_cross_text(cross))
-    return make(VERIFIED, ", ".join(summary_parts), details, confirmations)
+    return VERIFIED, ", ".join(summary_parts)
 
 
 def _cross_text(cross: Dict[str, Any]) -> str:
@@ -332,7 +357,7 @@ def _cross_text(cross: Dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------- rendering
 def counts(reports: Sequence[FileReport]) -> Dict[str, int]:
-    out = {VERIFIED: 0, MISMATCH: 0, FAILS_TO_TRACE: 0, RECOMPILES: 0, UNVERIFIED: 0, ERROR: 0}
+    out = {VERIFIED: 0, MISMATCH: 0, FAILS_TO_TRACE: 0, RECOMPILES: 0, UNVERIFIED: 0, NO_FIX: 0, ERROR: 0}
     for report in reports:
         for v in report.verdicts:
             out[v.kind] = out.get(v.kind, 0) + 1
@@ -349,8 +374,6 @@ def format_text(reports: Sequence[FileReport], device: Optional[str], timings: b
         lines.append(report.path + (f"  ({report.note})" if report.note else ""))
         for v in report.verdicts:
             head = f"  {v.qualname} (line {v.line}): {v.verdict}"
-            if not v.rewritten:
-                head += " [no fix: the code as it is]"
             if v.summary:
                 head += f" -- {v.summary}"
             if timings and v.seconds:

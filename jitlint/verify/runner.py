@@ -388,11 +388,14 @@ def _is_array_leaf(leaf: Any) -> bool:
     import jax
     import numpy as np
 
-    return isinstance(leaf, (jax.Array, np.ndarray, np.generic, float, complex)) and not isinstance(leaf, bool)
+    return isinstance(leaf, (jax.Array, np.ndarray, np.generic, bool, int, float, complex))
 
 
 def auto_static(args: tuple, kwargs: dict) -> Tuple[Tuple[int, ...], Tuple[str, ...]]:
-    """Arguments that cannot be traced, or that are Python ints / bools (sizes and flags)."""
+    """Arguments that ``jax.jit`` cannot trace (strings, functions, objects), when hashable.
+
+    Python numbers are traced, as ``jax.jit`` traces them unless told otherwise.
+    """
     import jax
 
     def static(value: Any) -> bool:
@@ -566,6 +569,8 @@ class TargetRun:
                                     "false": coverage[j][0], "true": coverage[j][1]} for j, s in enumerate(sites)]
         if not used:
             return self.result
+        nums, names = fixed.statics_for(used[0][3], used[0][4])
+        self.result["static"] = [list(nums), list(names)]
         # the fixed version under jit, compared
         first: Optional[Tuple[Optional[int], int]] = None
         for label, a, k, af, kf, eager in used:

@@ -128,6 +128,8 @@ def child_environment(device: Optional[str], cross_device: bool) -> Dict[str, st
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # a child must not take most of an accelerator's memory up front (another may hold the rest)
+    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     if device == "cpu" and not cross_device:
         env["JAX_PLATFORMS"] = "cpu"
     # jitlint itself must be importable by the child, wherever it is installed
