@@ -12,7 +12,6 @@ from jitlint.analysis.tracedness import analyse_module
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
-from jitlint.fixes import attach_fixes
 from jitlint.registry import selected_rules
 from jitlint.rules.base import RawFinding, Rule, run_rules
 from jitlint.source import SourceError, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
@@ -80,7 +79,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
 def analyse(module: cst.Module, config: Config, rules: Sequence[Type[Rule]]) -> List[RawFinding]:
     index = ModuleIndex(module, config.extend_jit_decorators)
     facts = analyse_module(index)
-    return attach_fixes(run_rules(index, facts, rules), index, facts)
+    return run_rules(index, facts, rules)
 
 
 def lint_module(module: cst.Module, source: str, path: str, config: Config,
@@ -157,9 +156,8 @@ def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,
             continue
         rules = rules_for(state.path, config)
         try:
-            raw = with_deep_stack(lambda: attach_fixes(run_rules(state.index, state.analyzer.facts, rules),
-                                                       state.index, state.analyzer.facts, state.source),
-                                  "analyse") if rules else []
+            raw = with_deep_stack(lambda: run_rules(state.index, state.analyzer.facts, rules), "analyse") \
+                if rules else []
             results[state.path] = diagnostics_from(raw, state.module, state.source, state.path, other_positions)
         except SourceError as exc:
             results[state.path] = exc

@@ -84,7 +84,7 @@ def test_a_fix_that_breaks_the_code_is_not_applied(monkeypatch):
         broken = Fix(Applicability.SAFE, "broken", (Edit(0, 0, "def (:\n"),))
         return [replace(f, fix=broken) for f in findings]
 
-    monkeypatch.setattr("jitlint.engine.attach_fixes", attach)
+    monkeypatch.setattr("jitlint.fixes.attach_fixes", attach)
     result = fix_source(FIXABLE, unsafe=True)
     assert result.fixed == FIXABLE
     assert result.error is not None and result.error.internal
@@ -162,6 +162,12 @@ def test_unified_diff():
 
 
 # ------------------------------------------------------------------ cli
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch):
+    """The CLI's results cache (if any) lives outside the checked folders and starts empty."""
+    monkeypatch.setenv("JITLINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
 def run(capsys, *argv):

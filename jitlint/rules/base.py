@@ -126,7 +126,9 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                 continue
             children = list(iter_children(node))
             stack.extend((c, node) for c in reversed(children))
-    return ctx.findings
+    from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
+
+    return attach_fixes(ctx.findings, index, facts)
 
 
 def _params(node):
