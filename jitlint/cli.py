@@ -248,8 +248,21 @@ def _write(text: str, output_file: Optional[str], stream: TextIO) -> None:
     if output_file:
         with open(output_file, "w", encoding="utf-8") as fh:
             fh.write(text)
-    else:
+        return
+    try:
         stream.write(text)
+        stream.flush()
+    except BrokenPipeError:  # `jitlint check | head`: the reader has gone; the exit status still counts
+        _discard_stdout()
+
+
+def _discard_stdout() -> None:
+    """Point stdout at devnull, so that flushing it at exit cannot raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def exit_status(results: Sequence[FileResult]) -> int:
@@ -431,6 +444,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stderr.write(f"jitlint: error: {exc}\n")
         return EXIT_ERROR
     except BrokenPipeError:
+        _discard_stdout()
         return EXIT_CLEAN
     except KeyboardInterrupt:
         return 130

@@ -281,6 +281,17 @@ def test_failure_outside_any_file_exits_2_without_traceback(capsys, monkeypatch)
     assert (outcome.status, outcome.err) == (2, "jitlint: internal error: ValueError: no files today\n")
 
 
+class ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_closed_stdout_keeps_the_exit_status_and_prints_no_traceback(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert jitlint.cli.main(["check", "--isolated", str(HAZARDS)]) == 1
+    assert capsys.readouterr().err == ""
+
+
 def test_rule_documentation_and_listing(capsys):
     doc = run_cli(capsys, "rule", "jit202")
     assert doc.status == 0
