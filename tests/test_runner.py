@@ -1,0 +1,173 @@
+"""The runner: pre-filter, cross-module units, cache and its invalidation, processes, scaling."""
+import os
+import shutil
+import time
+
+import pytest
+
+import jitlint.engine
+from jitlint.config import Config
+from jitlint.runner import imported_modules, lint_files, may_contain_traced_code
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+CALLER = """\
+import jax
+from .helpers import clip
+
+
+@jax.jit
+def step(g):
+    return clip(g)
+"""
+
+HELPER_BAD = """\
+import jax.numpy as jnp
+
+
+def clip(g):
+    if jnp.abs(g).max() > 1:
+        return g / 2
+    return g
+"""
+
+HELPER_GOOD = """\
+import jax.numpy as jnp
+
+
+def clip(g):
+    return jnp.where(jnp.abs(g).max() > 1, g / 2, g)
+"""
+
+
+@pytest.fixture
+def package(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text(CALLER)
+    (pkg / "helpers.py").write_text(HELPER_BAD)
+    return pkg
+
+
+@pytest.fixture
+def parsed(monkeypatch):
+    """Paths the engine parses during the test."""
+    seen = []
+    real = jitlint.engine.parse
+
+    def counting(source):
+        seen.append(source)
+        return real(source)
+
+    monkeypatch.setattr(jitlint.engine, "parse", counting)
+    return seen
+
+
+def _files(pkg):
+    return [str(pkg / n) for n in ("__init__.py", "helpers.py", "train.py")]
+
+
+def _codes(results):
+    return {(os.path.basename(r.path), d.line, d.code) for r in results for d in r.diagnostics}
+
+
+def test_prefilter_words():
+    assert may_contain_traced_code(b"@jax.jit\ndef f(x): ...", Config())
+    assert may_contain_traced_code(b"lax.fori_loop(0, n, body, x)", Config())
+    assert not may_contain_traced_code(b"import numpy as np\ndef f(x):\n    return np.exp(x)\n", Config())
+    assert may_contain_traced_code(b"@compiled\ndef f(x): ...", Config(extend_jit_decorators=("mylib.compiled",)))
+
+
+def test_imports_are_read_from_the_text():
+    text = b"import a.b as c, d\nfrom .ops import clip, norm as n\nfrom .. import up\n  # import not\n"
+    assert imported_modules(text) == ["a.b", "d", ".ops", ".ops.clip", ".ops.norm", "..", "..up"]
+
+
+def test_helper_without_trace_words_is_reported_through_its_caller(package, parsed):
+    results = lint_files(_files(package), Config())
+    assert _codes(results) == {("helpers.py", 5, "JIT201")}
+    # the helper module was parsed once, for the caller's unit, never as a unit of its own
+    assert sum(1 for s in parsed if "def clip" in s) == 1
+    reason = " | ".join(next(d for r in results for d in r.diagnostics).reason)
+    assert "parameter `g` of `clip` receives traced `g`" in reason and "train.py" in reason
+
+
+def test_skipped_files_are_still_syntax_checked(tmp_path):
+    bad = tmp_path / "broken.py"
+    bad.write_text("def f(:\n    pass\n")
+    (result,) = lint_files([str(bad)], Config())
+    assert result.error is not None and result.error.line == 1
+    assert "syntax error" in result.error.message
+
+
+def test_warm_cache_parses_nothing_and_gives_the_same_findings(package, parsed, tmp_path):
+    cache = str(tmp_path / "cache")
+    cold = lint_files(_files(package), Config(), cache_dir=cache)
+    parsed.clear()
+    warm = lint_files(_files(package), Config(), cache_dir=cache)
+    assert parsed == []
+    assert [(r.path, r.diagnostics) for r in warm] == [(r.path, r.diagnostics) for r in cold]
+
+
+def test_editing_a_helper_invalidates_its_callers(package, parsed, tmp_path):
+    cache = str(tmp_path / "cache")
+    assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == {("helpers.py", 5, "JIT201")}
+    (package / "helpers.py").write_text(HELPER_GOOD)
+    parsed.clear()
+    assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == set()
+    assert any("def step" in s for s in parsed), "the caller must be re-analysed"
+    (package / "helpers.py").write_text(HELPER_BAD)
+    assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == {("helpers.py", 5, "JIT201")}
+
+
+def test_config_change_invalidates_the_cache(package, tmp_path):
+    cache = str(tmp_path / "cache")
+    assert _codes(lint_files(_files(package), Config(), cache_dir=cache))
+    assert _codes(lint_files(_files(package), Config(ignore=("JIT2",)), cache_dir=cache)) == set()
+
+
+def test_processes_give_the_same_results_in_the_same_order(tmp_path):
+    lint_dir = os.path.join(FIXTURES, "lint")
+    paths = sorted(os.path.join(lint_dir, f) for f in os.listdir(lint_dir) if f.endswith(".py"))
+    one = lint_files(paths, Config(), jobs=1)
+    two = lint_files(paths, Config(), jobs=2)
+    assert [r.path for r in two] == paths
+    assert [(r.path, r.diagnostics) for r in two] == [(r.path, r.diagnostics) for r in one]
+    assert sum(len(r.diagnostics) for r in one) > 50
+
+
+def _module(functions):
+    parts = ["import jax", "import jax.numpy as jnp", ""]
+    for i in range(functions):
+        parts += [
+            "@jax.jit",
+            f"def f{i}(x, n):",
+            "    y = jnp.sin(x) * 2.0",
+            "    for j in range(3):",
+            "        y = y + j",
+            "    if y.sum() > 0:",
+            "        y = -y",
+            "    return y + n",
+            "",
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def _seconds(path):
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        (result,) = lint_files([path], Config())
+        best = min(best, time.perf_counter() - start)
+    assert len(result.diagnostics) > 0
+    return best
+
+
+def test_cost_grows_linearly_with_the_module(tmp_path):
+    """Loose: doubling the input (600 -> 1,200 functions, ~5,400 -> ~10,800 lines)
+    must less than triple the time. (The benchmark measures a 20,000-line module.)"""
+    small, large = tmp_path / "small.py", tmp_path / "large.py"
+    small.write_text(_module(600))
+    large.write_text(_module(1200))
+    assert _seconds(str(large)) < 3 * _seconds(str(small))
