@@ -1,9 +1,12 @@
 """Fix fixtures: tests/fixtures/fix/<name>.in.py -> <name>.out.py.
 
-Each fixture is checked six ways: the output is exactly the expected bytes; it
-parses and compiles; fixing it again changes nothing; linting it again finds
+Each fixture is checked these ways: the output is exactly the expected bytes;
+it parses and compiles; fixing it again changes nothing; linting it again finds
 nothing fixable for the rules that were fixed; the engine converges within its
-cap; and the fix keeps the meaning: the original run eagerly
+cap; each fix, applied alone, changes only the definition holding its finding
+(or the jit call site) and adds imports; the file is written atomically, with
+its mode, only when it changes, and never when it does not parse; and the fix
+keeps the meaning: the original run eagerly
 (``jax.disable_jit()``) and the fixed one under ``jax.jit`` give the same
 results (and print the same lines) on the fixture's ``EXAMPLES``, which must
 take both sides of every rewritten branch and enter every rewritten loop.
@@ -15,6 +18,7 @@ the default also applies UNSAFE ones) and ``prefer-static`` /
 import importlib.util
 import os
 import re
+import stat
 import sys
 from typing import Dict, List, Set, Tuple
 
@@ -24,7 +28,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 import jitlint.fixes
 from jitlint.config import Config
-from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_source, is_allowed
+from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_file, fix_source, is_allowed
 
 FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
 NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
@@ -98,6 +102,75 @@ def test_nothing_fixable_left_and_converged(name):
     again = fix_source(result.fixed, name + ".py", Config(), **opts)
     left = [d for d in again.remaining if d.code in fixed_codes and is_allowed(d.fix, bool(opts["unsafe"]))]
     assert not left, left
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_files_are_written_atomically_once_and_only_when_they_parse(name, tmp_path):
+    data = read(name, ".in.py")
+    path = tmp_path / (name + ".py")
+    path.write_bytes(data)
+    os.chmod(path, 0o604)
+    outcome = fix_file(str(path), **options(data))
+    assert outcome.written and path.read_bytes() == read(name, ".out.py")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o604
+    assert os.listdir(tmp_path) == [path.name]
+    before = os.stat(path)
+    assert not fix_file(str(path), **options(data)).written
+    after = os.stat(path)
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+    broken = data + b"\ndef broken(:\n"
+    path.write_bytes(broken)
+    assert not fix_file(str(path), **options(data)).written
+    assert path.read_bytes() == broken
+
+
+def _line_spans(source: str):
+    """(first line, last line) of every top-level statement, and the statements' lines."""
+    module = cst.parse_module(source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return [(positions[s].start.line - len(getattr(s, "decorators", ())), positions[s].end.line)
+            for s in module.body]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_fix_changes_only_its_statement_and_imports(name):
+    """Applied alone, a fix changes lines of the definition holding the finding (or the jit
+    call naming it) and adds import lines; every other line stays byte for byte."""
+    import difflib
+
+    from jitlint.fixing import _lint, apply_fixes
+
+    data = read(name, ".in.py")
+    opts = options(data)
+    source = decode_file(data).text
+    diagnostics, error = _lint(source, name, Config(), opts["prefer_static"])
+    assert error is None
+    spans = _line_spans(source)
+    old_lines = source.splitlines(keepends=True)
+    checked = 0
+    for diag in diagnostics:
+        if not is_allowed(diag.fix, bool(opts["unsafe"])):
+            continue
+        text, taken = apply_fixes(source, [diag.fix])
+        assert taken == [0]
+        cst.parse_module(text)
+        holder = [span for span in spans if span[0] <= diag.line <= span[1]]
+        allowed = set()
+        for first, last in holder:
+            allowed |= set(range(first, last + 1))
+        new_lines = text.splitlines(keepends=True)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            if tag == "insert" and all(line.lstrip().startswith(("import ", "from ")) for line in new_lines[j1:j2]):
+                continue  # an import the fix needs
+            changed = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
+            if not changed <= allowed:
+                # the static_argnames fix edits the jit call site of the function instead
+                call_sites = [span for span in spans if "jax.jit(" in "".join(old_lines[span[0] - 1:span[1]])]
+                assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
+        checked += 1
+    assert checked
 
 
 # ------------------------------------------------------------- semantics
