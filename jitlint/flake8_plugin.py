@@ -6,6 +6,7 @@ from typing import Any, Generator, Sequence, Tuple
 
 from jitlint import __version__
 from jitlint.config import Config
+from jitlint.runner import may_contain_traced_code
 from jitlint.engine import SourceError, lint_parsed, parse
 
 
@@ -46,6 +47,8 @@ class Flake8Checker:
         if source.startswith("\ufeff"):
             source = source[1:]
         config = Config(extend_jit_decorators=tuple(self.extend_jit_decorators))
+        if not may_contain_traced_code(source.encode("utf-8", "surrogatepass"), config):
+            return  # no way into traced code: nothing to parse (the CLI's pre-filter)
         try:
             diagnostics = lint_parsed(parse(source), source, self.filename, config)
         except SourceError:

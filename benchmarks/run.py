@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Benchmark jitlint against the LibCST parse floor and flake8 peers, side by side.
+
+Usage:  python benchmarks/run.py [CORPUS] [--rounds N] [--output benchmarks/RESULTS.md]
+
+CORPUS defaults to ./realcode (made by ../shared/tools/make_realcode.sh).  Every
+command runs in its own process, in alternating order, for N rounds; the table
+gives the median wall time, the ratio to the LibCST parse floor, and the peak
+resident memory of the command's own process (from wait4).  Numbers are only
+compared within one run: the machines are shared and noisy.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = sys.executable
+
+PARSE_FLOOR = r"""
+import os, sys, libcst
+root = sys.argv[1]
+skip = {".git", "__pycache__", ".venv", "venv", "build"}
+for folder, dirs, files in os.walk(root):
+    dirs[:] = [d for d in dirs if d not in skip]
+    for name in files:
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as fh:
+                data = fh.read()
+            try:
+                libcst.parse_module(data)
+            except Exception:
+                pass
+"""
+
+
+def commands(corpus: str, cache: str) -> Dict[str, List[str]]:
+    jitlint = [PY, "-m", "jitlint", "check", "--quiet", "--format", "json", "--isolated"]
+    flake8 = [PY, "-m", "flake8", "--isolated", "-j1", "--exit-zero"]
+    return {
+        "libcst parse floor": [PY, "-c", PARSE_FLOOR, corpus],
+        "jitlint check -j1 --no-cache": jitlint + ["-j1", "--no-cache", corpus],
+        "jitlint check (default jobs, no cache)": jitlint + ["--no-cache", corpus],
+        "jitlint check, warm cache": jitlint + ["--cache-dir", cache, corpus],
+        "flake8 --select JIT -j1": flake8 + ["--select", "JIT", corpus],
+        "flake8 --select B -j1 (bugbear)": flake8 + ["--select", "B", corpus],
+    }
+
+
+def run_once(argv: List[str]) -> Tuple[float, int]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(argv)}\n{err[-2000:]}")
+    return elapsed, usage.ru_maxrss // 1024
+
+
+def count(corpus: str) -> Tuple[int, int]:
+    files = lines = 0
+    for folder, dirs, names in os.walk(corpus):
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
+        for name in names:
+            if name.endswith(".py"):
+                files += 1
+                with open(os.path.join(folder, name), "rb") as fh:
+                    lines += fh.read().count(b"\n")
+    return files, lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", nargs="?", default="realcode")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--output", default=os.path.join(HERE, "RESULTS.md"))
+    args = parser.parse_args()
+    corpus = os.path.abspath(args.corpus)
+    if not os.path.isdir(corpus):
+        raise SystemExit(f"no corpus at {corpus}: run ../shared/tools/make_realcode.sh first")
+    cache = tempfile.mkdtemp(prefix="jitlint-bench-cache-")
+    try:
+        cmds = commands(corpus, cache)
+        run_once(cmds["jitlint check, warm cache"])  # prime the cache
+        times: Dict[str, List[float]] = {name: [] for name in cmds}
+        memory: Dict[str, int] = {name: 0 for name in cmds}
+        names = list(cmds)
+        for r in range(args.rounds):
+            order = names if r % 2 == 0 else list(reversed(names))
+            for name in order:
+                elapsed, rss = run_once(cmds[name])
+                times[name].append(elapsed)
+                memory[name] = max(memory[name], rss)
+                print(f"round {r + 1}: {name}: {elapsed:.2f} s, {rss} MB", file=sys.stderr)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    files, lines = count(corpus)
+    floor = statistics.median(times["libcst parse floor"])
+    cold = statistics.median(times["jitlint check -j1 --no-cache"])
+    rows = []
+    for name in names:
+        med = statistics.median(times[name])
+        rows.append(f"| {name} | {med:.2f} s | {med / floor:.2f}x | {memory[name]} MB |")
+    parallel = statistics.median(times["jitlint check (default jobs, no cache)"])
+    warm = statistics.median(times["jitlint check, warm cache"])
+    flake8_jit = statistics.median(times["flake8 --select JIT -j1"])
+    report = "\n".join([
+        "# jitlint benchmark",
+        "",
+        f"Generated by `python benchmarks/run.py` on {datetime.date.today().isoformat()}: "
+        f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"{args.rounds} rounds, median wall time; memory is the peak RSS of the command's own process.",
+        f"Corpus: `{os.path.basename(corpus)}`, {files} files, {lines} lines.",
+        "",
+        "| command | median | vs LibCST parse | peak RSS |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        "Targets (issue 7), from this run:",
+        "",
+        f"- cold `-j1 --no-cache` / parse floor: {cold / floor:.2f} (target <= 1.25)",
+        f"- cold / warm cache: {cold / warm:.1f}x (target >= 20)",
+        f"- `-j1` / default jobs: {cold / parallel:.2f}x (target >= 1.7 on 2 cores)",
+        f"- flake8 JIT plugin / `jitlint check -j1`: {flake8_jit / cold:.2f} (the plugin adds at most the cost of "
+        "jitlint -j1: flake8's own overhead on top)",
+        "",
+    ])
+    with open(args.output, "w", encoding="utf-8") as fh:
+        fh.write(report)
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
