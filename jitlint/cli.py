@@ -20,7 +20,7 @@ from jitlint.engine import lint_bytes
 from jitlint.registry import RULES_BY_CODE, known_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rule", "rules")
+COMMANDS = ("check", "rule", "rules", "verify")
 STDIN = "-"
 
 
@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code")
     sub.add_parser("rules", help="list all rules")
+    from jitlint.verify.command import add_check_arguments, add_verify_parser  # imports neither jax nor user code
+
+    add_check_arguments(check)
+    add_verify_parser(sub)
     return parser
 
 
@@ -277,6 +281,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (stdin) can be given once")
     config = resolve_config(args)
+    if args.verify and not (args.fix or args.diff):
+        raise UsageError("--verify needs --fix or --diff: it verifies fixes before they are written")
     if args.fix or args.diff:
         return run_fix(args, config)
     results = lint_all(args, config)
@@ -335,6 +341,11 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
     applied: List[str] = []
     diffs: List[str] = []
     changed = 0
+    verifications: list = []
+    if args.verify:
+        from jitlint.verify.command import gate_fix, verification_text, verify_options_for_check
+
+        verify_options = verify_options_for_check(args)
     for path in iter_files(args.paths, config):
         display = (args.stdin_filename or STDIN) if path == STDIN else path
         try:
@@ -348,6 +359,9 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             message = f"internal error: {type(exc).__name__}: {exc}"
             results.append(FileResult(display, error=FileError(display, 1, 1, message, internal=True)))
             continue
+        if args.verify:  # runs the code, in a subprocess; keeps only the fixes that verified
+            outcome, verification = gate_fix(outcome, path, config, verify_options)
+            verifications.append(verification)
         result = outcome.result
         error = outcome.error
         if outcome.new_bytes is not None and result is not None:
@@ -379,6 +393,8 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         report = "".join(diffs)
         if args.show_fixes and applied:
             report += "\nFixes:\n" + "\n".join(applied) + "\n"
+        if args.verify:
+            report += verification_text(verifications)
         if not args.quiet:
             verb = "Would fix" if fixed else "No fixes available"
             tail = (f"{verb} {_plural(fixed, 'finding')} in {_plural(changed, 'file')}" if fixed else verb) + more + "."
@@ -398,6 +414,8 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             left = sum(len(r.diagnostics) for r in results)
             report += ("\n" if report and not args.no_reason else "") + \
                 f"Fixed {_plural(fixed, 'finding')} in {_plural(changed, 'file')}; {left} remaining{more}.\n"
+        if args.verify:
+            report += verification_text(verifications)
     _write(report, args.output_file, stream)
     return exit_status(results)
 
@@ -439,6 +457,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_rule(args.code)
         if args.command == "rules":
             return run_rules()
+        if args.command == "verify":
+            from jitlint.verify.command import run_verify
+
+            return run_verify(args)
         return run_check(args)
     except (UsageError, ConfigError) as exc:
         sys.stderr.write(f"jitlint: error: {exc}\n")

@@ -34,9 +34,14 @@ def _shape(value: str) -> Tuple[int, ...]:
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> None:
-    """The options shared by ``verify`` and ``check --verify`` (``prefix`` keeps check's names apart)."""
-    parser.add_argument("--examples", metavar="FILE.py",
-                        help="a Python file defining EXAMPLES = {'module.function': [(args, kwargs), ...]}")
+    """The options shared by ``verify`` and ``check --verify`` (``prefix`` keeps check's names apart).
+
+    For ``check``, ``--examples`` may come without a file: the modules' own ``EXAMPLES`` (read anyway).
+    """
+    optional = {"nargs": "?", "const": ""} if prefix else {}
+    parser.add_argument("--examples", metavar="FILE.py", **optional,  # type: ignore[arg-type]
+                        help="a Python file defining EXAMPLES = {'module.function': [(args, kwargs), ...]}"
+                             " (each module's own EXAMPLES dict is read too)")
     parser.add_argument("--calls", metavar="FILE.pkl",
                         help="calls recorded by `pytest -p jitlint.record --jitlint-record=FILE.pkl`")
     parser.add_argument("--device", choices=DEVICES, help="run on this device (default: JAX's default backend)")
@@ -52,13 +57,29 @@ def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> N
                         help="shape of arrays generated for `jax.Array` annotations (default: 3)")
 
 
+def verify_options_for_check(args: argparse.Namespace) -> VerifyOptions:
+    """``check --fix --verify``: the verifier's options; a usage error for stdin or missing files."""
+    from jitlint.cli import STDIN, UsageError
+
+    if STDIN in args.paths:
+        raise UsageError("--verify needs files: code read from stdin cannot be imported")
+    if args.examples and os.path.isdir(args.examples):
+        # `--examples DIR`: a bare --examples followed by the folder to check
+        args.paths = [args.examples] if args.paths == ["."] else args.paths + [args.examples]
+        args.examples = None
+    try:
+        return options_from_args(args, "verify_timeout")
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def options_from_args(args: argparse.Namespace, timeout_name: str = "timeout") -> VerifyOptions:
     base = VerifyOptions()
     tolerances = dict(base.tolerances)
     for name, pair in args.tolerance or ():
         tolerances[name] = pair
     for path in (args.examples, args.calls):
-        if path is not None and not os.path.isfile(path):
+        if path and not os.path.isfile(path):
             raise FileNotFoundError(f"no such file: {path}")
     return replace(base, timeout=getattr(args, timeout_name), memory_mb=args.memory_limit, device=args.device,
                    cross_device=args.cross_device,

@@ -387,8 +387,8 @@ def format_text(reports: Sequence[FileReport], device: Optional[str], timings: b
                 lines.append(f"      {c.finding.code} line {c.finding.line} {state}: {c.detail}")
     n = counts(reports)
     total = sum(n.values())
-    lines.append(f"{total} function{'s' if total != 1 else ''}: " + ", ".join(
-        f"{count} {name}" for name, count in n.items()))
+    lines.append(f"{total} function{'s' if total != 1 else ''} verified or checked: " + (", ".join(
+        f"{count} {name}" for name, count in n.items() if count) or "nothing to verify"))
     return "\n".join(lines) + "\n"
 
 
