@@ -478,3 +478,10 @@ def test_fixing_real_looking_code_never_breaks_it(path):
     compile(result.fixed, path, "exec")
     again = fix_source(result.fixed, path, Config(), unsafe=True)
     assert again.fixed == result.fixed
+
+
+def test_rules_that_claim_a_fix_have_a_builder():
+    from jitlint.fixes import FIXABLE_CODES
+    from jitlint.rules import ALL_RULES
+
+    assert {rule.code for rule in ALL_RULES if rule.fix_title} == set(FIXABLE_CODES)

@@ -70,6 +70,7 @@ class PythonBranchOnTracer(Rule):
 
     code = "JIT201"
     name = "python-branch-on-tracer"
+    fix_title = "Use `jnp.where` or `lax.cond`, or make the parameter static"
 
     def _check(self, test: cst.BaseExpression, what: str) -> None:
         value = self.ctx.value(test)
@@ -153,6 +154,7 @@ class RangeOverTracer(Rule):
 
     code = "JIT202"
     name = "range-over-tracer"
+    fix_title = "Use `lax.fori_loop`, or make the bound static"
 
     def visit_For(self, node: cst.For) -> None:
         self._check(node.iter)
@@ -206,6 +208,7 @@ class WhileOnTracer(Rule):
 
     code = "JIT203"
     name = "while-on-tracer"
+    fix_title = "Use `lax.while_loop`"
 
     def visit_While(self, node: cst.While) -> None:
         value = self.ctx.value(node.test)

@@ -299,6 +299,7 @@ class PrintInTracedCode(Rule):
 
     code = "JIT103"
     name = "print-in-traced-code"
+    fix_title = "Use `jax.debug.print`"
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
