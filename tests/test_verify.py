@@ -32,7 +32,7 @@ def run(tmp_path, original: str, fixed=None, name: str = "mod.py", include_findi
     path = tmp_path / name
     path.write_text(original)
     diags = lint_source(original, str(path)).diagnostics
-    opts = VerifyOptions(device="cpu", timeout=options.pop("timeout", 60), **options)
+    opts = VerifyOptions(device=options.pop("device", "cpu"), timeout=options.pop("timeout", 60), **options)
     report = verify_module(str(path), original, fixed, diags, options=opts, include_findings=include_findings)
     return report, {v.qualname: v for v in report.verdicts}
 
@@ -189,6 +189,22 @@ def test_a_module_that_cannot_be_imported_is_reported(tmp_path, body, verdict):
     ''') + "\n" + body
     _, verdicts = run(tmp_path, original, timeout=2)
     assert verdicts["f"].verdict == verdict
+
+
+def test_a_device_that_is_not_there_is_reported(tmp_path):
+    original = src('''
+        import jax
+
+
+        @jax.jit
+        def f(x):
+            if x > 0:
+                return x
+            return -x
+    ''')
+    report, verdicts = run(tmp_path, original, device="tpu")
+    assert verdicts["f"].verdict.startswith("error: no tpu device: ")
+    assert report.device is None
 
 
 def test_memory_hog_is_stopped(tmp_path):

@@ -325,3 +325,18 @@ def test_splice_puts_back_failed_functions_only():
     out = splice(original, fixed, {"b"})
     assert "x + 10" in out and "x + 2\n" in out and out.startswith("from jax import lax\n")
     assert splice(original, fixed, {"a", "b"}) == "from jax import lax\n" + original
+
+
+def test_check_examples_without_a_file(tmp_path):
+    """`check --fix --verify --examples DIR`: a bare --examples, then the folder to check."""
+    from jitlint.cli import build_parser
+    from jitlint.verify.command import verify_options_for_check
+
+    args = build_parser().parse_args(["check", "--fix", "--verify", "--examples", str(tmp_path)])
+    options = verify_options_for_check(args)
+    assert args.paths == [str(tmp_path)] and options.examples_file is None
+    args = build_parser().parse_args(["check", "--fix", "--verify", "--verify-timeout", "7", "--tolerance",
+                                      "float32=1e-3", "--default-shape", "2,2", "--examples"])
+    options = verify_options_for_check(args)
+    assert args.paths == ["."] and options.examples_file is None and options.timeout == 7.0
+    assert options.tolerances["float32"] == (1e-3, 1e-3) and options.default_shape == (2, 2)

@@ -353,6 +353,7 @@ def call(fn: Callable[..., Any], args: tuple, kwargs: dict, filename: Optional[s
             with jax.disable_jit() if eager else contextlib.nullcontext():
                 value = fn(*args, **kwargs)
                 value = jax.block_until_ready(value) if _has_arrays(value) else value
+            jax.effects_barrier()  # jax.debug.print and callbacks have printed before the capture ends
             out.value = value
         except KeyboardInterrupt:
             raise
