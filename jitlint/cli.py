@@ -322,15 +322,15 @@ def available_fixes(results: Sequence[FileResult]) -> str:
     return ("\nAvailable fixes:\n" + "\n".join(lines) + "\n") if lines else ""
 
 
-def _write_source(text: str) -> None:
-    """``--fix`` on stdin: the (fixed) source goes to stdout, exactly."""
+def _write_source(data: bytes) -> None:
+    """``--fix`` on stdin: the (fixed) source goes to stdout, byte for byte in its own encoding."""
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is not None:
-        buffer.write(text.encode("utf-8"))
+        buffer.write(data)
         buffer.flush()
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(data.decode("utf-8", "replace"))
 
 
 def run_fix(args: argparse.Namespace, config: Config) -> int:
@@ -369,14 +369,14 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             if args.diff:
                 diffs.append(unified_diff(display, result.original, result.fixed))
             elif path == STDIN:
-                _write_source(result.fixed)
+                _write_source(outcome.new_bytes)
             else:
                 try:
                     write_atomic(path, outcome.new_bytes)
                 except OSError as exc:
                     error = FileError(display, 1, 1, f"cannot write: {exc.strerror or exc}")
         elif path == STDIN and not args.diff:
-            _write_source(result.original if result is not None else data.decode("utf-8", "replace"))
+            _write_source(data)
         if result is not None and outcome.new_bytes is not None:
             applied += [f"{display}:{a.line}: {a.code} [{a.applicability.value}] {a.title}" for a in result.applied]
         remaining = result.remaining if result is not None else ()
