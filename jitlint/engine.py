@@ -156,7 +156,7 @@ def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,
             continue
         rules = rules_for(state.path, config)
         try:
-            raw = with_deep_stack(lambda: run_rules(state.index, state.analyzer.facts, rules), "analyse") \
+            raw = with_deep_stack(lambda s=state, r=rules: run_rules(s.index, s.analyzer.facts, r), "analyse") \
                 if rules else []
             results[state.path] = diagnostics_from(raw, state.module, state.source, state.path, other_positions)
         except SourceError as exc:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import re
+import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -260,7 +262,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     todo = [p for p in units if p not in done]
     work = [(p, datas[p], config, paths, roots) for p in todo]
     if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
+        method = "forkserver" if "jax" in sys.modules else "fork"
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
             computed = list(pool.map(_run_unit_args, work, chunksize=max(1, len(work) // (jobs * 8))))
     else:
         computed = [run_unit(*w) for w in work]

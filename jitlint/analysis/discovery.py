@@ -85,7 +85,8 @@ class FunctionInfo:
 
     @property
     def label(self) -> str:
-        return self.qualname if not isinstance(self.node, cst.Lambda) else "lambda"
+        """How messages name it: its qualified name (``outer.<locals>.<lambda>`` for a lambda)."""
+        return self.qualname
 
 
 @dataclass(eq=False)
@@ -745,7 +746,6 @@ class ModuleIndex:
         if t is None or target is None:
             return
         nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
-        head = call.func if not isinstance(call.func, cst.Call) else call.func.func
         label = f"`{_short(self.module.code_for_node(call))}`"
         call_names = tuple(self._assign_targets.get(call, ()))
         self._add_target_entry(target, scope, cls, label, call, t, nums=nums, names=names,

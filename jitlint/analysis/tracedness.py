@@ -294,7 +294,6 @@ class Analyzer:
                 inner = inner.body
             return self.exec_block(inner, frame)
         finally:
-            result_env = frame.env
             frame.env = saved
 
     @staticmethod
@@ -652,7 +651,8 @@ class Analyzer:
             return self._ev_subscript(node, frame)
         if isinstance(node, cst.BinaryOperation):
             left, right = self.ev(node.left, frame), self.ev(node.right, frame)
-            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
+            string_left = isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+            if isinstance(node.operator, cst.Modulo) and string_left:
                 inner = right.items if right.items is not None else (right,)
                 hit = strongest(inner)
                 if hit.kind is Kind.TRACED:
@@ -687,15 +687,10 @@ class Analyzer:
             items = []
             for el in node.elements:
                 v = self.ev(el.value, frame)
-                if isinstance(el, cst.StarredElement):
-                    v = v.element if v.element is not None else v
-                    items = None if items is None else items
-                    items = [*items, v] if items is not None else None
-                    starred = True
-                else:
-                    if items is not None:
-                        items.append(v)
-            best = strongest(items or [])
+                if isinstance(el, cst.StarredElement) and v.element is not None:
+                    v = v.element
+                items.append(v)
+            best = strongest(items)
             if any(isinstance(el, cst.StarredElement) for el in node.elements):
                 return Value(best.kind, best.reason, element=join_all(items or []), container=True)
             return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
@@ -912,7 +907,8 @@ class Analyzer:
         self_value = Value(receiver.kind, receiver.reason, instance=cls)
         return self._call_user(call, fn, None, args, frame, None if fn.is_static_method else self_value)
 
-    def _function_of(self, expr: cst.BaseExpression, frame: Frame) -> Optional[Tuple[FunctionInfo, Optional[Closure], Optional[Value]]]:
+    def _function_of(self, expr: cst.BaseExpression,
+                     frame: Frame) -> Optional[Tuple[FunctionInfo, Optional[Closure], Optional[Value]]]:
         if isinstance(expr, cst.Lambda):
             info = self.index.infos.get(expr)
             return (info, self._closure(frame), None) if info is not None else None
@@ -945,7 +941,7 @@ class Analyzer:
         returns: List[Value] = []
         if q == "functools.partial":
             return returns  # analysed when the partial object is called
-        for position, (arg, value) in enumerate(args):
+        for arg, _value in args:
             target = self._function_of(arg.value, frame)
             if target is None:
                 continue
@@ -1089,8 +1085,9 @@ class Analyzer:
         if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
             return STATIC
         if method == "items":
-            return Value(receiver.kind, receiver.reason,
-                         element=Value(receiver.kind, receiver.reason, items=(STATIC, Value(receiver.kind, receiver.reason))))
+            value = Value(receiver.kind, receiver.reason)
+            return Value(receiver.kind, receiver.reason, element=Value(receiver.kind, receiver.reason,
+                                                                       items=(STATIC, value)))
         if method == "values":
             return Value(receiver.kind, receiver.reason, element=Value(receiver.kind, receiver.reason))
         if method in ("format", "join"):
@@ -1112,8 +1109,6 @@ class Analyzer:
         if self_value is not None and positional:
             env[positional[0].name.value] = self_value
             positional = positional[1:]
-        vararg = next((p for p, k in params if k == "vararg"), None)
-        varkw = next((p for p, k in params if k == "varkw"), None)
         by_name = {p.name.value: p for p, k in params}
         pos_i = 0
         extra_pos: List[Value] = []
@@ -1158,7 +1153,7 @@ class Analyzer:
                 env[pname] = STATIC  # left at its default
         result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
         if target is not self and result.reason is not None:
-            result = replace(result, reason=Reason(call, f"`{{code}}` returns a traced value", None))
+            result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
         if result.kind is Kind.TRACED:
             best = strongest([v for _, v in args])
             parent = best.reason if best.kind is Kind.TRACED else result.reason

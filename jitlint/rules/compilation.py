@@ -1,12 +1,11 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Set
+from typing import Iterable, List, Set
 
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import params_of
 from jitlint.rules.base import Rule
 
 #: transforms that compile and cache per function object

@@ -18,7 +18,7 @@ def _bool_context_owner(rule: Rule, node: cst.CSTNode) -> Optional[cst.CSTNode]:
             not isinstance(parent, cst.UnaryOperation) or isinstance(parent.operator, cst.Not)):
         child = parent
         parent = ctx.parent(child)
-    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and getattr(parent, "test") is child:
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is child:
         return parent
     if isinstance(parent, cst.CompIf):
         return parent

@@ -31,9 +31,16 @@ def _why_traced(rule: Rule) -> Optional[Reason]:
 
 class MutableGlobalRead(Rule):
     """## What it does
-    Flags a read, inside traced code, of a module-level variable that can change:
-    one that is assigned more than once, rebound with `global`, or is a mutable
-    container (a module-level list, dict or set).
+    Flags a read, inside traced code, of a module-level variable that can change
+    after the function is defined: one that module-level code assigns again
+    later, one that a function rebinds with `global`, or a module-level list,
+    dict, set or object that a function of the module changes (item
+    assignment, `append` / `update` / ..., attribute assignment).
+
+    Constants are not flagged, nor are tables that are only filled while the
+    module is imported (by module-level code, decorators or `register_*`
+    functions), nor `TABLE[key](...)` dispatch through such tables: jitlint
+    cannot see changes made from other modules, and prefers silence there.
 
     ## Why is this bad?
     `jax.jit` traces the function once and bakes the value it sees into the
