@@ -16,6 +16,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_tolerance
 from jitlint.verify.report import FileReport, format_json, format_text
+from jitlint.verify.targets import function_spans
 from jitlint.verify.verifier import splice, verify_module
 
 
@@ -132,15 +133,14 @@ def verify_file(path: str, config, options: VerifyOptions, fixed_path: Optional[
 
     try:
         original = _read_text(path)
+        fixed: Optional[str] = _read_text(fixed_path) if fixed_path is not None else None
     except (OSError, SourceError) as exc:
-        return FileReport(path, note=f"cannot read: {getattr(exc, 'message', None) or exc}")
+        return FileReport(path, note=f"cannot read: {getattr(exc, 'message', None) or exc}", failed=True)
     result = lint_source(original, path, config)
     if result.error is not None:
-        return FileReport(path, note=f"cannot check: {result.error.message}")
+        return FileReport(path, note=f"cannot check: {result.error.message}", failed=True)
     titles: List[Tuple[int, str]] = []
-    if fixed_path is not None:
-        fixed: Optional[str] = _read_text(fixed_path)
-    else:
+    if fixed_path is None:
         from jitlint.fixing import fix_source
 
         fix = fix_source(original, path, config, unsafe=unsafe)
@@ -179,7 +179,7 @@ def run_verify(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     verdicts = [v for r in reports for v in r.verdicts]
-    return 0 if all(v.ok for v in verdicts) else 1
+    return 0 if all(v.ok for v in verdicts) and not any(r.failed for r in reports) else 1
 
 
 # ---------------------------------------------------------------- check --fix --verify
@@ -220,17 +220,17 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
         with open(path, "rb") as fh:
             encoded = decode_file(fh.read())
         new_bytes = encode_file(text, encoded)
-        applied = tuple(a for a in result.applied if _function_of(result.original, a.line) not in failed)
+        spans = function_spans(result.original, config.extend_jit_decorators)
+        applied = tuple(a for a in result.applied if _function_at(spans, a.line) not in failed)
     relinted = lint_source(text, path, config)
     new_result = replace(result, fixed=text, applied=applied, remaining=relinted.diagnostics)
     return replace(outcome, result=new_result, new_bytes=new_bytes), report
 
 
-def _function_of(source: str, line: int) -> Optional[str]:
-    from jitlint.verify.targets import function_spans
-
+def _function_at(spans, line: int) -> Optional[str]:
+    """The innermost function whose span (qualname -> (first, last line)) holds ``line``."""
     best, size = None, None
-    for qual, (start, end) in function_spans(source).items():
+    for qual, (start, end) in spans.items():
         if start <= line <= end and (size is None or end - start < size):
             best, size = qual, end - start
     return best

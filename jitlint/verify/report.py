@@ -107,9 +107,11 @@ class FileReport:
     path: str
     device: Optional[str] = None
     verdicts: List[FunctionVerdict] = field(default_factory=list)
-    #: the file itself could not be verified (no fix to verify, a parse error)
+    #: why the file has no verdicts (nothing to verify, a parse error)
     note: Optional[str] = None
     seconds: float = 0.0
+    #: the note is an error: the file could not be read or verified
+    failed: bool = False
 
 
 # ---------------------------------------------------------------- judging

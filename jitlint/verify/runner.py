@@ -622,7 +622,7 @@ class TargetRun:
 
         budget = int(self.options.get("max_generated", 24))
         base = list(used)
-        for label0, a, k, af, kf, _eager in base:
+        for label0, a, k, _af, _kf, _eager in base:
             if not missing() or budget <= 0:
                 break
             nums, names = orig.statics_for(a, k)

@@ -85,7 +85,7 @@ def _group_rss_mb(pgid: int) -> float:
         try:
             if os.getpgid(pid) == pgid:
                 total += _rss_mb(pid)
-        except (ProcessLookupError, PermissionError, OSError):
+        except OSError:  # gone, or not ours to look at
             continue
     return total
 

@@ -112,10 +112,15 @@ def verify_module(path: str, original: str, fixed: Optional[str] = None, diagnos
 
     ``only`` limits the targets to these qualified names.
     """
+    from jitlint.engine import SourceError
+
     options = options or VerifyOptions()
     start = time.monotonic()
-    targets = plan_targets(original, fixed, diagnostics, fix_titles, extra_jit, options.default_shape,
-                           include_findings)
+    try:
+        targets = plan_targets(original, fixed, diagnostics, fix_titles, extra_jit, options.default_shape,
+                               include_findings)
+    except SourceError as exc:
+        return FileReport(path, note=f"cannot verify: line {exc.line}: {exc.message}", failed=True)
     if only is not None:
         targets = [t for t in targets if t.qualname in only]
     report = FileReport(path)
