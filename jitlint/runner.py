@@ -181,7 +181,8 @@ class UnitResult:
     error: Optional[FileError] = None
 
 
-def run_unit(path: str, data: bytes, config: Config, checked: Sequence[str], roots: Sequence[str]) -> UnitResult:
+def run_unit(path: str, data: bytes, config: Config, checked: Dict[str, str], roots: Sequence[str]) -> UnitResult:
+    """``checked`` maps the real path of every checked file to the path to report it under."""
     """Analyse one file with the helpers it calls; never raises."""
     from jitlint.engine import SourceError, decode_source, parse, with_deep_stack
 
@@ -195,7 +196,7 @@ def run_unit(path: str, data: bytes, config: Config, checked: Sequence[str], roo
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
 
 
-def _analyse_unit(path: str, source: str, module, config: Config, checked: Sequence[str],
+def _analyse_unit(path: str, source: str, module, config: Config, checked: Dict[str, str],
                   roots: Sequence[str]) -> UnitResult:
     from jitlint.analysis.project import Project
     from jitlint.engine import diagnostics_from, rules_for
@@ -206,7 +207,7 @@ def _analyse_unit(path: str, source: str, module, config: Config, checked: Seque
     state = project.add(path, source, module)
     state.analysed = True
     state.analyzer.run()
-    checked_real = {os.path.realpath(p): p for p in checked}
+    checked_real = checked
     out: Dict[str, Tuple[Diagnostic, ...]] = {}
     positions_cache: Dict[int, object] = {}
     for key, other in project.states.items():
@@ -224,8 +225,16 @@ def _analyse_unit(path: str, source: str, module, config: Config, checked: Seque
     return UnitResult(out)
 
 
-def _run_unit_args(args):
-    return run_unit(*args)
+_POOL_SHARED: Dict[str, object] = {}
+
+
+def _pool_init(checked: Dict[str, str], config: Config, roots: Sequence[str]) -> None:
+    _POOL_SHARED.update(checked=checked, config=config, roots=roots)
+
+
+def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
+    path, data = item
+    return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["checked"], _POOL_SHARED["roots"])
 
 
 def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: Optional[str] = None,
@@ -260,14 +269,16 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             if hit is not None:
                 done[path] = hit
     todo = [p for p in units if p not in done]
-    work = [(p, datas[p], config, paths, roots) for p in todo]
+    checked = {os.path.realpath(p): p for p in datas}
+    work = [(p, datas[p]) for p in todo]
     if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
-            computed = list(pool.map(_run_unit_args, work, chunksize=max(1, len(work) // (jobs * 8))))
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
+                                 initializer=_pool_init, initargs=(checked, config, roots)) as pool:
+            computed = list(pool.map(_run_unit_in_pool, work, chunksize=max(1, len(work) // (jobs * 8))))
     else:
-        computed = [run_unit(*w) for w in work]
+        computed = [run_unit(p, d, config, checked, roots) for p, d in work]
     for path, result in zip(todo, computed):
         done[path] = result
         if cache is not None:
