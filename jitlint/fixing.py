@@ -19,8 +19,8 @@ import os
 import stat
 import tempfile
 import tokenize
-from dataclasses import dataclass, field
-from typing import Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
@@ -202,7 +202,6 @@ class FileFixResult:
     error: Optional[FileError] = None
     written: bool = False
     new_bytes: Optional[bytes] = None
-    warnings: Tuple[str, ...] = field(default_factory=tuple)
 
 
 def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe: bool = False,
@@ -254,9 +253,3 @@ def unified_diff(path: str, before: str, after: str) -> str:
     for line in lines:
         out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
     return "".join(out)
-
-
-def summarize(applied: Iterable[AppliedFix]) -> str:
-    applied = list(applied)
-    n = len(applied)
-    return f"{n} fix{'es' if n != 1 else ''}"
