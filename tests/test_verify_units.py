@@ -340,3 +340,14 @@ def test_check_examples_without_a_file(tmp_path):
     options = verify_options_for_check(args)
     assert args.paths == ["."] and options.examples_file is None and options.timeout == 7.0
     assert options.tolerances["float32"] == (1e-3, 1e-3) and options.default_shape == (2, 2)
+
+
+def test_a_finding_after_the_line_that_raises_is_not_confirmed():
+    raising = {"repeats": 3, "jit_error": {"type": "jax.errors.TracerBoolConversionError", "lines": [33]},
+               "jit_prints_tracer": True,
+               "state": {"ACCEPTED": {"before": {"len": 0}, "after_eager": {"len": 3}, "after_jit": {"len": 3}}}}
+    found = confirm([Finding("JIT104", 32, "np.random"), Finding("JIT102", 34, "append to global `ACCEPTED`"),
+                     Finding("JIT103", 30, "print")], _raw(observations=raising), True)
+    assert [(c.confirmed, c.detail.split(":")[0]) for c in found] == [
+        (False, "not observable"), (False, "not reached"),
+        (True, "prints a tracer at trace time (then raises jax.errors.TracerBoolConversionError at line 33)")]

@@ -42,10 +42,6 @@ MODES = {
     "as_is": "run as the module defines it (its own jit and lax calls trace it)",
 }
 
-#: codes whose finding shows as an exception under jit
-RAISING_CODES = frozenset({"JIT201", "JIT202", "JIT203", "JIT204", "JIT206", "JIT301", "JIT302", "JIT303",
-                           "JIT304", "JIT401", "JIT402", "JIT502", "JIT105"})
-
 
 @dataclass(frozen=True)
 class Confirmation:
@@ -197,10 +193,16 @@ def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Conf
         lines = error.get("lines") or []
         if f.line in lines:
             return Confirmation(f, True, f"the original raises {error['type']} at line {f.line} under jit")
-        if f.code in RAISING_CODES:
-            where = f" at line {lines[-1]}" if lines else ""
+        where = f" at line {lines[-1]}" if lines else ""
+        if f.code == "JIT103" and obs.get("jit_prints_tracer"):
+            return Confirmation(f, True, f"prints a tracer at trace time (then raises {error['type']}{where})")
+        for name, st in (obs.get("state") or {}).items():
+            if f.code == "JIT102" and name in f.message and st.get("after_jit") == "tracer":
+                return Confirmation(f, True, f"global `{name}` holds a leaked tracer after the jitted calls")
+        if lines and lines[-1] < f.line:
             return Confirmation(f, False, f"not reached: under jit the original stops earlier, with "
                                           f"{error['type']}{where}")
+        return Confirmation(f, False, f"not observable: under jit the original raises {error['type']}{where}")
     if f.code == "JIT103" or (f.code == "JIT104" and obs.get("eager_stdout_lines")):
         eager_n, jit_n = obs.get("eager_stdout_lines", 0), obs.get("jit_stdout_lines", 0)
         if obs.get("jit_prints_tracer") or jit_n < eager_n:
@@ -239,8 +241,6 @@ def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Conf
         what = differs.get("detail") or _fmt(differs.get("max_abs"))
         return Confirmation(f, True, f"the jitted original differs from eager at {differs.get('leaf') or 'the result'}"
                                      f" ({differs.get('problem')}: {what})")
-    if error is not None:
-        return Confirmation(f, False, f"the original raises {_error_text(error)} under jit")
     return Confirmation(f, False, f"not observed: the jitted original agrees with eager over {repeats} calls")
 
 
