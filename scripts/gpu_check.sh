@@ -4,10 +4,12 @@
 # On the GPU machine, a CUDA-enabled JAX must already be installed.  That machine may have no package
 # index, so jitlint's own dependency (libcst, and pyyaml with it) comes along as wheels:
 #
-#   here:   pip download libcst -d wheels/ --only-binary=:all:     (same Python version as there)
+#   here:   pip download libcst -d wheels/ --only-binary=:all: --python-version 3.X \
+#               --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64   (and tomli for 3.10)
 #   there:  scripts/gpu_check.sh [--all] [FIXTURE ...]
 #
-# wheels/ is installed with `pip install --no-index --find-links wheels/` when libcst is missing;
+# wheels/ (untracked; it travels with the working tree) is installed with
+# `pip install --no-index --find-links wheels/` when libcst is missing;
 # jitlint itself runs from this checkout (PYTHONPATH), so nothing needs building.  The default set of
 # fixtures (one or two per fix family) takes well under 5 minutes; the script stops starting new
 # fixtures after --budget seconds (default 240) and is killed at 290 s in any case.
@@ -17,7 +19,7 @@ PYTHON="${PYTHON:-python3}"
 
 if ! "$PYTHON" -c "import libcst" 2>/dev/null; then
   if [ -d wheels ]; then
-    "$PYTHON" -m pip install --quiet --no-index --find-links wheels/ libcst
+    "$PYTHON" -m pip install --quiet --no-index --find-links wheels/ libcst 'tomli; python_version < "3.11"'
   else
     echo "gpu_check: libcst is not installed and there is no wheels/ folder (see the top of this script)" >&2
     exit 2
