@@ -118,10 +118,29 @@ def _config_key(config: Config) -> str:
     return json.dumps(fields, sort_keys=True, default=str)
 
 
+def code_key() -> bytes:
+    """A digest of jitlint's own source: results of another build are never reused."""
+    global _CODE_KEY
+    if _CODE_KEY is None:
+        h = hashlib.sha256(__version__.encode())
+        package = os.path.dirname(os.path.abspath(__file__))
+        for folder, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        h.update(name.encode() + b"\0" + fh.read())
+        _CODE_KEY = h.digest()
+    return _CODE_KEY
+
+
+_CODE_KEY: Optional[bytes] = None
+
+
 def unit_key(path: str, digests: Dict[str, bytes], deps: Sequence[str], config_key: str) -> str:
-    """jitlint's version, the configuration, and the text of the file and of what it imports."""
+    """jitlint's own code, the configuration, and the text of the file and of what it imports."""
     h = hashlib.sha256()
-    h.update(__version__.encode())
+    h.update(code_key())
     h.update(config_key.encode())
     for name in [path, *deps]:
         h.update(name.encode() + b"\0")
@@ -200,7 +219,6 @@ def _analyse_unit(path: str, source: str, module, config: Config, checked: Dict[
                   roots: Sequence[str]) -> UnitResult:
     from jitlint.analysis.project import Project
     from jitlint.engine import diagnostics_from, rules_for
-    from jitlint.fixes import attach_fixes
     from jitlint.rules.base import run_rules
 
     project = Project(config.extend_jit_decorators, roots)
@@ -219,8 +237,7 @@ def _analyse_unit(path: str, source: str, module, config: Config, checked: Dict[
         rules = rules_for(report_path, config)
         if not rules:
             continue
-        raw = attach_fixes(run_rules(other.index, other.analyzer.facts, rules, module_level=other is state),
-                           other.index, other.analyzer.facts)
+        raw = run_rules(other.index, other.analyzer.facts, rules, module_level=other is state)
         out[report_path] = tuple(diagnostics_from(raw, other.module, other.source, report_path, positions_cache))
     return UnitResult(out)
 

@@ -177,7 +177,12 @@ def parse(source: str) -> cst.Module:
         raise SourceError(line, column, "source contains a NUL byte")
     check_nesting(source)
     try:
-        return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=None)
+        # nesting is bounded now (check_nesting), so the parser is safe on this thread's
+        # stack; only what still recurses too deep is retried on a large one
+        try:
+            return cst.parse_module(source)
+        except RecursionError:
+            return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=DEEP_RECURSION_LIMIT)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(source, exc) from None
     except RecursionError:
