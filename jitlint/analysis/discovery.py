@@ -545,6 +545,10 @@ class ModuleIndex:
                     return m, not m.is_static_method
             elif owner in self.classes:
                 return self.find_method(self.classes[owner], method), False
+            elif owner in self.globals and self.globals[owner].instance_of in self.classes:
+                # a module-level instance: `jax.jit(model.apply)` binds it
+                found = self.find_method(self.classes[self.globals[owner].instance_of], method)
+                return found, found is not None and not found.is_static_method
         return None, False
 
     def rebound_after(self, name: str, fn: FunctionInfo) -> bool:

@@ -25,6 +25,13 @@ def _bool_context_owner(rule: Rule, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     return None
 
 
+def truth_operand(test: cst.BaseExpression) -> cst.BaseExpression:
+    """``not not x`` -> ``x``: what a test converts to bool (``not`` makes a static bool)."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    return test
+
+
 def is_python_container(value) -> bool:
     """A list/tuple/dict of traced values: its truth is its (static) length."""
     return value.container or value.items is not None
@@ -73,6 +80,7 @@ class PythonBranchOnTracer(Rule):
     fix_title = "Use `jnp.where` or `lax.cond`, or make the parameter static"
 
     def _check(self, test: cst.BaseExpression, what: str) -> None:
+        test = truth_operand(test)
         value = self.ctx.value(test)
         if value.kind is Kind.TRACED and not is_python_container(value):
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason)
@@ -211,7 +219,8 @@ class WhileOnTracer(Rule):
     fix_title = "Use `lax.while_loop`"
 
     def visit_While(self, node: cst.While) -> None:
-        value = self.ctx.value(node.test)
+        test = truth_operand(node.test)
+        value = self.ctx.value(test)
         if value.kind is Kind.TRACED and not is_python_container(value):
             self.report(node.test, f"`while` condition `{self.ctx.code(node.test)}` depends on a traced value",
                         value.reason)
