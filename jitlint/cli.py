@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import sys
-import unicodedata
 from typing import Iterable, Iterator, List, Optional, Sequence, Set, TextIO
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config, load_file
-from jitlint.diagnostics import Diagnostic, FileError, FileResult
+from jitlint.diagnostics import FileError, FileResult
 from jitlint.engine import lint_bytes
+from jitlint.output import FORMATS, format_json, render  # noqa: F401 - format_json: used by callers
+from jitlint.output.style import PLAIN, Style, wants_color
+from jitlint.output.text import display_width, format_text, reason_lines, source_excerpt, summary  # noqa: F401
 from jitlint.registry import RULES_BY_CODE, known_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rule", "rules", "verify")
+COMMANDS = ("check", "rule", "rules", "verify", "server")
 STDIN = "-"
 
 
@@ -50,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="codes or prefixes to report, e.g. JIT2 (replaces `select` and `ignore` of the config)")
     check.add_argument("--ignore", type=_code_list, action="append", help="codes or prefixes to skip")
     check.add_argument("--extend-select", type=_code_list, action="append", help="codes to add to the selection")
-    check.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")
+    check.add_argument("--format", choices=FORMATS, default="text",
+                       help="report format: text, json, sarif (GitHub code scanning), github (workflow "
+                            "annotations) (default: text)")
     check.add_argument("--exclude", type=_name_list, action="append",
                        help="glob patterns of paths to skip, besides the defaults (replaces `exclude` of the config)")
     check.add_argument("--extend-exclude", type=_name_list, action="append",
@@ -62,6 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("--no-reason", action="store_true", help="text format: one line per finding")
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of findings per code (and how many are fixable) instead of each one")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text report: auto (a terminal, unless NO_COLOR is set), always, never")
+    check.add_argument("--no-progress", action="store_true",
+                       help="never show the progress bar (shown on a terminal for long runs)")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true",
+                       help="with --fix: exit 1 when a file was changed, even if nothing is left to report "
+                            "(what pre-commit expects)")
     check.add_argument("--output-file", help="write the report here instead of stdout")
     check.add_argument("--fix", action="store_true",
                        help="apply safe fixes to the files (stdin: print the fixed source), then report what is left")
@@ -79,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="print the documentation of a rule")
     rule.add_argument("code")
     sub.add_parser("rules", help="list all rules")
+    server = sub.add_parser("server", help="run the language server (LSP, over stdio) for editors")
+    server.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only way)")
     from jitlint.verify.command import add_check_arguments, add_verify_parser  # imports neither jax nor user code
 
     add_check_arguments(check)
@@ -193,59 +207,8 @@ def _read_file(path: str) -> bytes:
         return fh.read()
 
 
-def display_width(text: str) -> int:
-    """Terminal columns ``text`` takes: wide (CJK, emoji) characters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def source_excerpt(diag: Diagnostic, lines: Sequence[str]) -> List[str]:
-    """The line of the finding with carets under its span, in a numbered gutter."""
-    if not 0 < diag.line <= len(lines):
-        return []
-    text = lines[diag.line - 1].replace("\t", " ")
-    start = max(diag.column - 1, 0)
-    end = diag.end_column - 1 if diag.end_line == diag.line else len(text.rstrip())
-    gutter = " " * len(str(diag.line))
-    carets = "^" * max(1, display_width(text[start:end]))
-    return [f" {diag.line} | {text}", f" {gutter} | {' ' * display_width(text[:start])}{carets}"]
-
-
-def reason_lines(diag: Diagnostic) -> List[str]:
-    """``= why:`` and the chain of reasons, one per line, each explaining the one above."""
-    indent = " " * (len(str(diag.line)) + 2)
-    return [f"{indent}{'= why: ' if i == 0 else '       '}{link}" for i, link in enumerate(diag.reason)]
-
-
-def format_text(results: Sequence[FileResult], with_reason: bool) -> str:
-    blocks: List[str] = []
-    for result in results:
-        lines = (result.source or "").splitlines()
-        for diag in result.diagnostics:
-            block = [f"{diag.path}:{diag.line}:{diag.column}: {diag.code} {diag.message}"]
-            if with_reason:
-                block += source_excerpt(diag, lines) + reason_lines(diag)
-            blocks.append("\n".join(block) + "\n")
-    return ("\n" if with_reason else "").join(blocks)
-
-
-def format_json(results: Sequence[FileResult]) -> str:
-    return json.dumps([d.to_json() for r in results for d in r.diagnostics], indent=2) + "\n"
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def summary(results: Sequence[FileResult]) -> str:
-    findings = sum(len(r.diagnostics) for r in results)
-    with_findings = sum(1 for r in results if r.diagnostics)
-    failed = sum(1 for r in results if r.error is not None)
-    parts = []
-    if findings:
-        parts.append(f"Found {_plural(findings, 'finding')} in {_plural(with_findings, 'file')}.")
-    if failed:
-        parts.append(f"{_plural(failed, 'file')} could not be checked.")
-    return " ".join(parts or ["All checks passed."]) + "\n"
 
 
 def _write(text: str, output_file: Optional[str], stream: TextIO) -> None:
@@ -289,16 +252,19 @@ def run_check(args: argparse.Namespace) -> int:
     for result in results:
         if result.error is not None:
             sys.stderr.write(result.error.render() + "\n")
-    if args.format == "json":
-        report = format_json(results)
-    else:
-        report = format_text(results, with_reason=not args.no_reason)
-        if not args.quiet:
-            report += ("\n" if report and not args.no_reason else "") + summary(results)
-    if args.show_fixes:
+    report = render(args.format, results, with_reason=not args.no_reason, quiet=args.quiet,
+                    statistics=args.statistics, style=report_style(args, sys.stdout))
+    if args.show_fixes and args.format == "text":
         report += available_fixes(results)
     _write(report, args.output_file, sys.stdout)
     return exit_status(results)
+
+
+def report_style(args: argparse.Namespace, stream: TextIO) -> Style:
+    """Colours for a text report on a terminal (``--color``, ``NO_COLOR``); never in a file."""
+    if args.format != "text" or (args.output_file and args.color != "always"):
+        return PLAIN
+    return Style(wants_color(stream, args.color))
 
 
 def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
@@ -311,7 +277,11 @@ def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
     roots = [p for p in args.paths if p != STDIN and os.path.isdir(p)]
-    by_path = {r.path: r for r in lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots)}
+    from jitlint.output.progress import Progress
+
+    with Progress(len(files), "checking", enabled=False if args.quiet or args.no_progress else None) as bar:
+        linted = lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots, progress=bar.advance)
+    by_path = {r.path: r for r in linted}
     return [lint_path(p, config, args.stdin_filename) if p == STDIN else by_path[p] for p in paths]
 
 
@@ -404,10 +374,10 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             return EXIT_ERROR
         return EXIT_FINDINGS if changed or any(r.error is not None for r in results) else EXIT_CLEAN
     stream = sys.stderr if STDIN in args.paths and not args.output_file else sys.stdout
-    if args.format == "json":
-        report = format_json(results)
+    if args.format != "text":
+        report = render(args.format, results, statistics=args.statistics)
     else:
-        report = format_text(results, with_reason=not args.no_reason)
+        report = format_text(results, with_reason=not args.no_reason, style=report_style(args, stream))
         if args.show_fixes and applied:
             report += ("\n" if report else "") + "Fixed:\n" + "\n".join(applied) + "\n"
         if not args.quiet:
@@ -417,6 +387,8 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         if args.verify:
             report += verification_text(verifications)
     _write(report, args.output_file, stream)
+    if args.exit_non_zero_on_fix and changed and not any(r.error is not None and r.error.internal for r in results):
+        return EXIT_FINDINGS
     return exit_status(results)
 
 
@@ -429,8 +401,11 @@ def run_rule(code: str) -> int:
 
 
 def run_rules() -> int:
+    """One line per rule: code, name, whether jitlint can fix its findings, on or off by default."""
+    from jitlint.fixes import FIXABLE_CODES
+
     for code, rule in sorted(RULES_BY_CODE.items()):
-        fix = "fix" if rule.fix_title else "-"
+        fix = "fix" if code in FIXABLE_CODES else "-"
         sys.stdout.write(f"{code}  {rule.name:40} {fix:4} {'on' if rule.default_enabled else 'off'}\n")
     return EXIT_CLEAN
 
@@ -457,6 +432,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_rule(args.code)
         if args.command == "rules":
             return run_rules()
+        if args.command == "server":
+            from jitlint.lsp import run_server
+
+            return run_server()
         if args.command == "verify":
             from jitlint.verify.command import run_verify
 

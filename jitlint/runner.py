@@ -19,11 +19,13 @@ import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
 from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, FileResult, Fix
+
+T = TypeVar("T")
 
 #: words that name a way into traced code; a file without any of them has no
 #: traced code of its own (its functions can still be traced as helpers of
@@ -255,8 +257,12 @@ def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
 
 
 def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: Optional[str] = None,
-               roots: Sequence[str] = (), read=None) -> List[FileResult]:
-    """Lint files (not stdin), in the order given; see the module docstring."""
+               roots: Sequence[str] = (), read=None,
+               progress: Optional[Callable[[int], None]] = None) -> List[FileResult]:
+    """Lint files (not stdin), in the order given; see the module docstring.
+
+    ``progress(n)`` is called as files are done (n of them at a time): a progress bar's ``advance``.
+    """
     read = read or _read
     datas: Dict[str, bytes] = {}
     results: Dict[str, FileResult] = {}
@@ -288,14 +294,17 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     todo = [p for p in units if p not in done]
     checked = {os.path.realpath(p): p for p in datas}
     work = [(p, datas[p]) for p in todo]
+    tick = progress or (lambda n: None)
+    tick(len(paths) - len(work))  # unreadable, pre-filtered out, or cached: done already
     if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                  initializer=_pool_init, initargs=(checked, config, roots)) as pool:
-            computed = list(pool.map(_run_unit_in_pool, work, chunksize=max(1, len(work) // (jobs * 8))))
+            computed = list(_ticking(pool.map(_run_unit_in_pool, work, chunksize=max(1, len(work) // (jobs * 8))),
+                                     tick))
     else:
-        computed = [run_unit(p, d, config, checked, roots) for p, d in work]
+        computed = list(_ticking((run_unit(p, d, config, checked, roots) for p, d in work), tick))
     for path, result in zip(todo, computed):
         done[path] = result
         if cache is not None:
@@ -321,6 +330,12 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
         out.append(FileResult(path, tuple(_one_per_line(diags)), source=_text(datas[path]) if diags else None))
     return out
+
+
+def _ticking(items: Iterable[T], tick: Callable[[int], None]) -> Iterator[T]:
+    for item in items:
+        yield item
+        tick(1)
 
 
 def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
