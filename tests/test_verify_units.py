@@ -262,6 +262,10 @@ def test_judge_verified_mismatch_and_fails():
     assert judge("m.py", _target(), _raw(jaxpr={"ok": False, "error": err})).verdict == FAILS_TO_TRACE
     retrace = _raw(traces={"calls": 3, "retraces": 2, "recompiles": 2, "traces_first": 1})
     assert judge("m.py", _target(), retrace).verdict == RECOMPILES
+    same_shapes = _raw(traces={"calls": 3, "retraces": 0, "recompiles": 0, "traces_first": 1, "input_traces": 3,
+                               "signatures": 1, "inputs": 3})
+    v = judge("m.py", _target(), same_shapes)
+    assert v.verdict == RECOMPILES and v.summary.startswith("traced 3 times for 3 inputs of 1 shape signature(s)")
     v = judge("m.py", _target(), _raw(callable=None, tried=["f", "g"]))
     assert v.verdict == UNVERIFIED and v.summary == "tried f, g"
     v = judge("m.py", _target(), None, "timed out after 2 s")

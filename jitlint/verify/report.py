@@ -326,6 +326,10 @@ def _outcome(target: Target, raw: Dict[str, Any], details: List[str], cover_summ
     if traces.get("error"):
         return FAILS_TO_TRACE, _error_text(traces["error"], target.rewritten)
     retraces = traces.get("retraces", 0) or 0
+    extra = (traces.get("input_traces") or 0) - (traces.get("signatures") or 0)
+    if extra > 0:
+        return RECOMPILES, f"traced {traces['input_traces']} times for {traces['inputs']} inputs of " \
+                           f"{traces['signatures']} shape signature(s); " + ", ".join(summary_parts)
     if retraces or traces.get("recompiles"):
         what = f"{retraces} more trace(s)" if retraces else f"{traces.get('recompiles')} more compilation(s)"
         return RECOMPILES, f"{what} over {traces.get('calls')} calls with the same input; " + ", ".join(summary_parts)

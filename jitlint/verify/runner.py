@@ -465,6 +465,30 @@ class Runnable:
         return None
 
 
+def abstract_signature(args: tuple, kwargs: dict, static_nums: Sequence[int], static_names: Sequence[str]) -> str:
+    """What jax.jit keys its cache on, roughly: tree structure, shapes, dtypes, weak types, static values."""
+    import jax
+
+    def leaf_key(leaf: Any) -> str:
+        shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+        if shape is not None and dtype is not None:
+            return f"{dtype}{list(shape)}{'w' if getattr(leaf, 'weak_type', False) else ''}"
+        return type(leaf).__name__
+
+    def key(value: Any, static: bool) -> str:
+        if static:
+            try:
+                return f"static:{hash(value)}"
+            except TypeError:
+                return f"static:{id(value)}"
+        leaves, tree = jax.tree_util.tree_flatten(value)
+        return f"{tree}:{','.join(leaf_key(leaf) for leaf in leaves)}"
+
+    parts = [key(a, i in static_nums) for i, a in enumerate(args)]
+    parts += [f"{name}={key(v, name in static_names)}" for name, v in sorted(kwargs.items())]
+    return "|".join(parts)
+
+
 class CompileCounter:
     def __init__(self) -> None:
         self.count = 0
@@ -574,8 +598,11 @@ class TargetRun:
         self.result["static"] = [list(nums), list(names)]
         # the fixed version under jit, compared
         first: Optional[Tuple[Optional[int], int]] = None
+        size_all = fixed.cache_size()
+        signatures = set()
         for label, a, k, af, kf, eager in used:
             size0, compiles0 = fixed.cache_size(), ctx.compiles.count
+            signatures.add(abstract_signature(af, kf, *fixed.statics_for(af, kf)))
             got = call(fixed.traced(af, kf), af, kf, fixed.filename)
             if first is None:
                 size1 = fixed.cache_size()
@@ -590,8 +617,13 @@ class TargetRun:
             entry["stdout_same"] = got.stdout == eager.stdout
             self.result["comparisons"].append(entry)
         if self.result["fixed_error"] is None:
+            size_end = fixed.cache_size()
             label, a, k, af, kf, eager = used[0]
             self.result["traces"] = self._traces(fixed, af, kf, first or (None, 0))
+            if size_all is not None and size_end is not None:
+                # inputs of the same shapes, dtypes and static values share one trace
+                self.result["traces"].update(input_traces=size_end - size_all, signatures=len(signatures),
+                                             inputs=len(used))
             self.result["jaxpr"] = self._jaxpr(fixed, af, kf)
             if self.options.get("cross_device"):
                 self.result["cross_device"] = self._cross_device(fixed, used, tolerances)
