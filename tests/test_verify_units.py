@@ -13,7 +13,7 @@ from jitlint.engine import lint_source
 from jitlint.verify.options import parse_shape, parse_tolerance
 from jitlint.verify.report import (FAILS_TO_TRACE, MISMATCH, NO_FIX, RECOMPILES, UNVERIFIED, VERIFIED, confirm,
                                    coverage_text, judge)
-from jitlint.verify.targets import Finding, Target, changed_lines, module_location, plan_targets
+from jitlint.verify.targets import Finding, Target, changed_lines, module_location, plan_targets, unplanned_changes
 from jitlint.verify.verifier import splice
 
 
@@ -355,3 +355,15 @@ def test_a_finding_after_the_line_that_raises_is_not_confirmed():
     assert [(c.confirmed, c.detail.split(":")[0]) for c in found] == [
         (False, "not observable"), (False, "not reached"),
         (True, "prints a tracer at trace time (then raises jax.errors.TracerBoolConversionError at line 33)")]
+
+
+def test_changes_outside_every_function_are_found():
+    diags = lint_source(CLIP, "clip.py").diagnostics
+    targets = plan_targets(CLIP, CLIP_FIXED, diags, include_findings=False)
+    assert unplanned_changes(CLIP, CLIP_FIXED, targets) == []
+    with_import = "from jax import lax\n" + CLIP_FIXED
+    assert unplanned_changes(CLIP, with_import, plan_targets(CLIP, with_import, diags)) == []
+    module_level = CLIP_FIXED.replace("step = jax.jit(_step, donate_argnums=0)", "step = jax.jit(_step)")
+    assert unplanned_changes(CLIP, module_level, targets) == [21]  # _step is not a target here
+    elsewhere = CLIP_FIXED + "\nTABLE = [1, 2]\n"
+    assert unplanned_changes(CLIP, elsewhere, targets) == [38]

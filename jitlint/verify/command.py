@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_tolerance
 from jitlint.verify.report import FileReport, format_json, format_text
-from jitlint.verify.targets import function_spans
+from jitlint.verify.targets import function_spans, plan_targets, unplanned_changes
 from jitlint.verify.verifier import splice, verify_module
 
 
@@ -199,6 +199,14 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
         return outcome, None
     titles = [(a.line, a.title) for a in result.applied]
     findings = lint_source(result.original, path, config).diagnostics  # they locate the rewritten branches
+    targets = plan_targets(result.original, result.fixed, findings, titles, config.extend_jit_decorators,
+                           options.default_shape, include_findings=False)
+    outside = unplanned_changes(result.original, result.fixed, targets, config.extend_jit_decorators)
+    if outside:
+        # a change that no function's verdict would cover: nothing of this file is written
+        note = f"not written: the fix changes line(s) {', '.join(map(str, outside))} outside the functions " \
+               "that can be verified"
+        return _unchanged(outcome, result, path, config), FileReport(path, note=note, failed=True)
     report = verify_module(path, result.original, result.fixed, findings, titles, options,
                            config.extend_jit_decorators, include_findings=False)
     failed: Set[str] = {v.qualname for v in report.verdicts if not v.ok}
@@ -225,6 +233,15 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
     relinted = lint_source(text, path, config)
     new_result = replace(result, fixed=text, applied=applied, remaining=relinted.diagnostics)
     return replace(outcome, result=new_result, new_bytes=new_bytes), report
+
+
+def _unchanged(outcome, result, path: str, config):
+    """The file outcome of writing nothing: the original text, its findings remaining."""
+    from jitlint.engine import lint_source
+
+    relinted = lint_source(result.original, path, config)
+    new_result = replace(result, fixed=result.original, applied=(), remaining=relinted.diagnostics)
+    return replace(outcome, result=new_result, new_bytes=None)
 
 
 def _function_at(spans, line: int) -> Optional[str]:

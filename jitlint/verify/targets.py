@@ -452,6 +452,38 @@ def _with_fixed_static(callables: List[Callable], fixed: Optional[_Parsed], fixe
     return out
 
 
+def _is_import_or_blank(line: str) -> bool:
+    text = line.strip()
+    return not text or text.startswith(("import ", "from ")) or text.startswith("#")
+
+
+def unplanned_changes(original: str, fixed: str, targets: Sequence[Target], extra_jit: Sequence[str] = ()) -> List[int]:
+    """Lines of the original that the fix changes outside every target (imports aside).
+
+    Such a change was not verified by any function's verdict, so a fix that
+    makes one is not written by ``--fix --verify``.
+    """
+    spans = function_spans(original, extra_jit)
+    covered = [spans[t.qualname] for t in targets if t.qualname in spans]
+    parsed = _parse(original, extra_jit)
+    for qual, entries in _jit_bindings(parsed).items():
+        if any(t.qualname == qual for t in targets):
+            covered.extend(_statement_lines(parsed, e.site) for e in entries)
+    a, b = original.splitlines(), fixed.splitlines()
+    out: List[int] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if all(_is_import_or_blank(line) for line in a[i1:i2] + b[j1:j2]):
+            continue
+        lines = list(range(i1 + 1, i2 + 1)) or [max(i1, 1)]
+        if i1 == i2 and i1 < len(a):
+            lines.append(i1 + 1)  # an insertion between two lines: inside a function if either is
+        if not any(start <= line <= end for line in lines for start, end in covered):
+            out.extend(lines[:1])
+    return out
+
+
 def function_spans(source: str, extra_jit: Sequence[str] = ()) -> Dict[str, Tuple[int, int]]:
     """qualname -> (first line with decorators, last line), for splicing verified functions."""
     parsed = _parse(source, extra_jit)
