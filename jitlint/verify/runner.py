@@ -512,51 +512,49 @@ class TargetRun:
                                        "cross_device": None, "notes": []}
 
     # -- inputs
-    def _inputs_for(self, c: dict, fn_o: Any, fn_f: Any) -> Tuple[List[Tuple[tuple, dict, tuple, dict]], Optional[str]]:
+    #: where inputs come from, in order: the first source with inputs for any callable wins
+    SOURCES = ("--examples", "EXAMPLES", "annotations", "recorded calls")
+
+    def _inputs_from(self, source: str, c: dict, fn_o: Any, fn_f: Any) -> List[Tuple[tuple, dict, tuple, dict]]:
+        """(args, kwargs) for the original and the fixed version, from one source."""
         ctx = self.ctx
         name = c["name"]
-        pairs: List[Tuple[tuple, dict, tuple, dict]] = []
-        for source, table_o, table_f in (("--examples", ctx.file_examples_o, ctx.file_examples_f),
-                                         ("EXAMPLES", ctx.module_examples_o, ctx.module_examples_f)):
-            calls_o = _examples_from(table_o, name, ctx.name)
-            if calls_o:
-                calls_f = _examples_from(table_f, name, ctx.name) or calls_o
-                if len(calls_f) != len(calls_o):
-                    calls_f = calls_o
-                return [(a, k, af, kf) for (a, k), (af, kf) in zip(calls_o, calls_f)], source
-        if c.get("annotations"):
+        if source == "annotations":
+            if not c.get("annotations"):
+                return []
             spec = InputSpec.from_json(c["annotations"])
             a, k = build_call(spec, ctx.original)
             af, kf = build_call(spec, ctx.fixed) if ctx.fixed is not ctx.original else (a, k)
-            return [(a, k, af, kf)], "annotations"
-        if ctx.recorded_o:
+            return [(a, k, af, kf)]
+        if source == "recorded calls":
             calls_o = _recorded_for(ctx.recorded_o, fn_o, name)
-            calls_f = _recorded_for(ctx.recorded_f, fn_f, name) if ctx.recorded_f else calls_o
-            if len(calls_f) != len(calls_o):
-                calls_f = calls_o
-            if calls_o:
-                pairs = [(a, k, af, kf) for (a, k), (af, kf) in zip(calls_o, calls_f)]
-                return pairs, "recorded calls"
-        return [], None
+            calls_f = _recorded_for(ctx.recorded_f, fn_f, name)
+        else:
+            tables = {"--examples": (ctx.file_examples_o, ctx.file_examples_f),
+                      "EXAMPLES": (ctx.module_examples_o, ctx.module_examples_f)}[source]
+            calls_o = _examples_from(tables[0], name, ctx.name) or []
+            calls_f = _examples_from(tables[1], name, ctx.name) or []
+        if len(calls_f) != len(calls_o):  # the fixed module lost its examples: use the original's
+            calls_f = calls_o
+        return [(a, k, af, kf) for (a, k), (af, kf) in zip(calls_o, calls_f)]
 
     def choose(self) -> Optional[Tuple[dict, Any, Any, List[Tuple[tuple, dict, tuple, dict]], str]]:
-        tried = []
+        found = []
         for c in self.target["callables"]:
             try:
-                fn_o = resolve(self.ctx.original, c["name"])
-                fn_f = resolve(self.ctx.fixed, c["name"])
+                found.append((c, resolve(self.ctx.original, c["name"]), resolve(self.ctx.fixed, c["name"])))
             except AttributeError:
-                tried.append(f"{c['name']} (not found)")
-                continue
-            try:
-                inputs, source = self._inputs_for(c, fn_o, fn_f)
-            except Exception as exc:  # noqa: BLE001 - a broken examples table
-                self.result["notes"].append(f"inputs of {c['name']}: {type(exc).__name__}: {exc}")
-                continue
-            if inputs:
-                return c, fn_o, fn_f, inputs, source or ""
-            tried.append(c["name"])
-        self.result["tried"] = tried
+                self.result["notes"].append(f"`{c['name']}` is not an attribute of the module")
+        for source in self.SOURCES:
+            for c, fn_o, fn_f in found:
+                try:
+                    inputs = self._inputs_from(source, c, fn_o, fn_f)
+                except Exception as exc:  # noqa: BLE001 - a broken examples table
+                    self.result["notes"].append(f"inputs of {c['name']} from {source}: {type(exc).__name__}: {exc}")
+                    continue
+                if inputs:
+                    return c, fn_o, fn_f, inputs, source
+        self.result["tried"] = [c["name"] for c, _, _ in found]
         return None
 
     # -- the run
