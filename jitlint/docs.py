@@ -57,11 +57,20 @@ def _plain(markdown: str) -> str:
     return " ".join(text.split())
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first ``.``, ``!`` or ``?`` that ends a sentence outside a `code span`."""
+    in_code = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            in_code = not in_code
+        elif ch in ".!?" and not in_code and (i + 1 == len(text) or text[i + 1].isspace()):
+            return text[:i + 1]
+    return text
+
+
 def rule_summary(rule: Type[Rule]) -> str:
     """The first sentence of ``What it does``: the one line that says what the rule flags."""
-    what = _plain(rule_sections(rule).get("What it does", ""))
-    match = re.match(r"(.+?[.!?])(\s|$)", what)
-    return match.group(1) if match else what
+    return first_sentence(_plain(rule_sections(rule).get("What it does", "")))
 
 
 def rule_family(rule: Type[Rule]) -> str:
@@ -128,13 +137,62 @@ def rules_index_page(rules: Sequence[Type[Rule]]) -> str:
     for rule in rules:
         families.setdefault(rule_family(rule), []).append(rule)
     for family, members in families.items():
-        lines += [f"## {family.split(':')[0]}", "", family.split(":", 1)[-1].strip() + ".", "",
+        prefix, _, about = family.partition(":")
+        about = about.strip()
+        lines += [f"## {prefix}", "", about[:1].upper() + about[1:] + ".", "",
                   "| Code | Name | What it flags | Fix | Default |", "| --- | --- | --- | --- | --- |"]
         for rule in members:
-            lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule_summary(rule)} | "
+            summary = rule_summary(rule).replace("|", "\\|")
+            lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {summary} | "
                          f"{'yes' if has_fix(rule) else '-'} | {'on' if rule.default_enabled else 'off'} |")
         lines.append("")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ regions of written pages
+
+#: where in the pipeline of ``jax.jit`` each family bites, by code prefix
+STAGES = {
+    "JIT1": ("Trace", "Python runs once, while JAX traces: its side effects happen then, not on each call, "
+                      "and what it stores or reads is frozen at that moment."),
+    "JIT2": ("Trace", "Python control flow needs a concrete `True` / `False` or `int`; a tracer has none."),
+    "JIT3": ("Trace", "Turning a tracer into a Python or NumPy value needs its value, which does not exist "
+                      "until the compiled code runs."),
+    "JIT4": ("jaxpr", "Every array in a jaxpr has a static shape: shapes cannot depend on traced values."),
+    "JIT5": ("XLA compile", "The compiled code is cached by function, static arguments, shapes and dtypes: "
+                            "a new key compiles again, and static arguments must be hashable and exist."),
+}
+
+#: a region of a written page that the generator fills: in Markdown or in YAML (mkdocs.yml)
+_REGION = re.compile(r"(<!-- generated:(?P<name>[\w-]+)[^>]*-->\n|# generated:(?P<yname>[\w-]+)[^\n]*\n)"
+                     r"(?P<body>.*?)(?P<end>(?:<!-- | *# )/generated)", re.DOTALL)
+
+
+def rules_by_stage(rules: Sequence[Type[Rule]]) -> str:
+    lines = ["| Stage | Family | Rules | What goes wrong there |", "| --- | --- | --- | --- |"]
+    for prefix, (stage, why) in STAGES.items():
+        members = [r for r in rules if r.code.startswith(prefix)]
+        if not members:
+            continue
+        family = rule_family(members[0]).split(":")[0]
+        links = ", ".join(f"[{r.code}](rules/{r.code}.md) {r.name}" for r in members)
+        lines.append(f"| {stage} | [{family}](rules/index.md#{family.lower()}) | {links} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+def rules_nav(rules: Sequence[Type[Rule]]) -> str:
+    """The rule pages in the navigation of mkdocs.yml."""
+    return "".join(f'      - "{r.code} {r.name}": rules/{r.code}.md\n' for r in rules)
+
+
+def fill_regions(text: str, regions: Dict[str, str]) -> str:
+    """Replace the body of each ``<!-- generated:NAME -->`` ... ``<!-- /generated -->`` region."""
+    def body(match: "re.Match[str]") -> str:
+        name = match.group("name") or match.group("yname")
+        new = regions.get(name, match.group("body"))
+        return match.group(1) + new + match.group("end")
+
+    return _REGION.sub(body, text)
 
 
 # ------------------------------------------------------------------------------------- captured output
@@ -150,14 +208,55 @@ CAPTURED_RUNS = [
 ]
 
 
-def capture(argv: Sequence[str], cwd: Path) -> str:
-    """What ``jitlint ARGV`` prints (stdout then stderr), without colours, caches or configuration files."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JITLINT_", "FORCE_COLOR"))}
-    env["NO_COLOR"] = "1"
+def capture(argv: Sequence[str], cwd: Path, color: bool = False) -> str:
+    """What ``jitlint ARGV`` prints (stdout then stderr), without caches or configuration files,
+    and without colours unless ``color``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JITLINT_", "FORCE_COLOR", "NO_COLOR"))}
+    env["FORCE_COLOR" if color else "NO_COLOR"] = "1"
     extra = ["--isolated", "--no-cache"] if argv[0] == "check" else []
     proc = subprocess.run([sys.executable, "-m", "jitlint", *argv, *extra], cwd=str(cwd), env=env,
                           capture_output=True, timeout=300)
     return proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
+
+
+#: CSS of the SGR codes jitlint's text report uses (:mod:`jitlint.output.style`)
+_SGR_CSS = {"1": "font-weight:bold", "2": "opacity:0.7", "31": "color:#ff6b6b", "32": "color:#69db7c",
+            "33": "color:#ffd43b", "34": "color:#74c0fc"}
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def terminal_html(text: str) -> str:
+    """Coloured terminal output as an HTML ``<pre>``: a screenshot that stays text."""
+    import html
+
+    out = ['<pre style="background:#1e1e1e;color:#e0e0e0;padding:0.8em;border-radius:6px;'
+           'overflow-x:auto;font-size:0.8em;line-height:1.35">']
+    open_span = False
+    pos = 0
+    for match in _SGR.finditer(text):
+        out.append(html.escape(text[pos:match.start()], quote=False))
+        pos = match.end()
+        if open_span:
+            out.append("</span>")
+            open_span = False
+        styles = [_SGR_CSS[c] for c in match.group(1).split(";") if c in _SGR_CSS]
+        if styles:
+            out.append(f'<span style="{";".join(styles)}">')
+            open_span = True
+    out.append(html.escape(text[pos:], quote=False))
+    if open_span:
+        out.append("</span>")
+    return "".join(out).rstrip("\n") + "</pre>"
+
+
+#: the finding that docs/index.md shows, as ``jitlint check examples/`` prints it
+EXAMPLE_FINDING = "examples/training.py:28:8: JIT201 "
+
+
+def example_finding(repo: Path) -> str:
+    blocks = capture(["check", "examples/"], repo).split("\n\n")
+    block = next(b for b in blocks if b.startswith(EXAMPLE_FINDING))
+    return "```text\n" + block.rstrip("\n") + "\n```\n"
 
 
 def output_page(repo: Path) -> str:
@@ -170,6 +269,11 @@ def output_page(repo: Path) -> str:
         "on the bundled `examples/` folder. On a terminal the locations, codes, carets and notes are in "
         "colour; piped, or with `NO_COLOR` set, they are plain as here.",
         "",
+        "On a terminal (`jitlint check examples/sampling.py`):",
+        "",
+        terminal_html("$ jitlint check examples/sampling.py\n"
+                      + capture(["check", "examples/sampling.py"], repo, color=True)),
+        "",
     ]
     for shown, argv in CAPTURED_RUNS:
         text = capture(argv, repo).rstrip("\n")
@@ -180,12 +284,19 @@ def output_page(repo: Path) -> str:
 # ------------------------------------------------------------------------------------------- the writer
 
 def pages(repo: Path, with_output: bool = True) -> Dict[Path, str]:
-    """Every generated page, by path: docs/rules/index.md, docs/rules/CODE.md, docs/output.md."""
+    """Every generated page, by path: docs/rules/index.md, docs/rules/CODE.md, docs/output.md, and
+    docs/index.md with its generated regions filled in."""
     docs = repo / "docs"
     rules = [RULES_BY_CODE[code] for code in sorted(RULES_BY_CODE)]
     out = {docs / "rules" / "index.md": rules_index_page(rules)}
     for rule in rules:
         out[docs / "rules" / f"{rule.code}.md"] = rule_page(rule)
+    regions = {"rules-by-stage": rules_by_stage(rules), "rules-nav": rules_nav(rules)}
+    if with_output:
+        regions["example-finding"] = example_finding(repo)
+    for written in (docs / "index.md", repo / "mkdocs.yml"):
+        if written.exists():
+            out[written] = fill_regions(written.read_text(encoding="utf-8"), regions)
     if with_output:
         out[docs / "output.md"] = output_page(repo)
     return out

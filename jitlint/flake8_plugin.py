@@ -8,6 +8,8 @@ from jitlint import __version__
 from jitlint.config import Config
 from jitlint.runner import may_contain_traced_code
 from jitlint.engine import SourceError, lint_parsed, parse
+from jitlint.registry import RULES_BY_CODE
+from jitlint.rules.base import INTERNAL_ERROR_CODE
 
 
 class Flake8Checker:
@@ -33,7 +35,9 @@ class Flake8Checker:
             default="",
             parse_from_config=True,
             comma_separated_list=True,
-            help="Qualified names of extra jit-like wrappers for jitlint (e.g. mylib.compiled)",
+            help="Qualified names of extra jit-like wrappers for jitlint (e.g. mylib.compiled). "
+                 f"jitlint reports {', '.join(sorted(RULES_BY_CODE))}: `jitlint rules` lists them, "
+                 "`jitlint rule CODE` explains one",
         )
 
     @classmethod
@@ -53,5 +57,8 @@ class Flake8Checker:
             diagnostics = lint_parsed(parse(source), source, self.filename, config)
         except SourceError:
             return  # flake8 reports E999 for code it cannot parse
+        except Exception as exc:  # noqa: BLE001 - a bug in jitlint is one finding, not a crash of flake8
+            yield 1, 0, f"{INTERNAL_ERROR_CODE} internal error: {type(exc).__name__}: {exc}", type(self)
+            return
         for diag in diagnostics:
             yield diag.line, diag.column - 1, f"{diag.code} {diag.message}", type(self)

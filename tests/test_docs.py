@@ -1,0 +1,79 @@
+"""The documentation: generated pages are current, every rule has its page, mkdocs builds it strictly."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from frontend_support import REPO
+from jitlint import docs
+from jitlint.registry import RULES_BY_CODE
+
+
+def test_generated_pages_are_current():
+    """Rule pages, rule index, the regions of docs/index.md and mkdocs.yml, and the captured output of
+    real runs on examples/ are what `python -m jitlint.docs` writes today."""
+    stale = docs.stale_pages(REPO)
+    assert not stale, ("stale documentation, run `python -m jitlint.docs`: "
+                       + ", ".join(str(p.relative_to(REPO)) for p in stale))
+
+
+def test_every_rule_has_a_page_made_from_its_docstring():
+    for code, rule in RULES_BY_CODE.items():
+        page = (REPO / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+        assert page.startswith(f"# {code}: {rule.name}\n")
+        for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix safety", "## References"):
+            assert heading in page
+        what = docs.rule_sections(rule)["What it does"]
+        assert what in page
+        assert ("**Fix:** none" in page) is (code not in docs.FIXABLE_CODES)
+
+
+def test_rule_summaries_are_whole_sentences():
+    for rule in RULES_BY_CODE.values():
+        summary = docs.rule_summary(rule)
+        assert summary.startswith("Flags ") and summary.endswith(".") and summary.count("`") % 2 == 0
+
+
+def test_check_mode_names_stale_and_orphaned_pages(tmp_path, capsys):
+    shutil.copytree(REPO / "docs", tmp_path / "docs")
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    assert docs.main(["--check", "--repo", str(tmp_path), "--no-output"]) == 0
+    page = tmp_path / "docs" / "rules" / "JIT201.md"
+    page.write_text(page.read_text().replace("## What it does", "## What it did"))
+    (tmp_path / "docs" / "rules" / "JIT999.md").write_text("# gone\n")
+    capsys.readouterr()
+    assert docs.main(["--check", "--repo", str(tmp_path), "--no-output"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "stale: docs/rules/JIT201.md (run `python -m jitlint.docs`)",
+        "stale: docs/rules/JIT999.md (run `python -m jitlint.docs`)"]
+    assert docs.main(["--repo", str(tmp_path), "--no-output"]) == 0
+    assert page.read_text() == (REPO / "docs" / "rules" / "JIT201.md").read_text()
+    assert not (tmp_path / "docs" / "rules" / "JIT999.md").exists()
+
+
+def test_fill_regions_replaces_only_the_marked_bodies():
+    text = "a\n<!-- generated:x (note) -->\nold\n<!-- /generated -->\nb\n  # generated:y\n  old\n  # /generated\n"
+    assert docs.fill_regions(text, {"x": "new\n", "y": "  new\n"}) == (
+        "a\n<!-- generated:x (note) -->\nnew\n<!-- /generated -->\nb\n  # generated:y\n  new\n  # /generated\n")
+
+
+def test_terminal_html_keeps_the_text_and_colours_it():
+    html = docs.terminal_html("\x1b[1;31mJIT201\x1b[0m x < 1")
+    assert '<span style="font-weight:bold;color:#ff6b6b">JIT201</span> x &lt; 1' in html
+
+
+def test_mkdocs_builds_strictly(tmp_path):
+    pytest.importorskip("mkdocs", reason="mkdocs is in the test extra")
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=str(REPO), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for code in RULES_BY_CODE:  # the pages SARIF's help URIs point at (rules/CODE/)
+        assert (site / "rules" / code / "index.html").is_file()
+    assert (site / "img" / "pipeline.svg").is_file()
+    for page in ("usage", "configuration", "fixes", "verifier", "integrations", "output"):
+        assert (site / page / "index.html").is_file()
+    assert docs.DOCS_URL in (REPO / "mkdocs.yml").read_text()

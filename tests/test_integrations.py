@@ -1,0 +1,110 @@
+"""Where users meet jitlint outside its own CLI: pre-commit and flake8."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import jitlint
+from frontend_support import REPO, run_process, write
+from jitlint.registry import RULES_BY_CODE
+
+#: a safe fix makes it clean: `print` of a tracer in a jitted function
+BAD = """\
+import jax
+
+
+@jax.jit
+def f(x):
+    print("x =", x)
+    return x * 2
+"""
+GOOD = "def g(x):\n    return x + 1\n"
+
+#: what pip prints when it cannot reach a package index
+NO_NETWORK = ("Failed to establish a new connection", "Temporary failure in name resolution",
+              "No matching distribution found", "Could not find a version that satisfies",
+              "Network is unreachable", "ProxyError")
+
+
+def git(*argv: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=jitlint tests", "-c", "user.email=tests@jitlint.invalid", *argv],
+                   cwd=str(cwd), check=True, capture_output=True)
+
+
+def test_hooks_manifest_is_valid_for_pre_commit():
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    hooks = {hook["id"]: hook for hook in clientlib.load_manifest(str(REPO / ".pre-commit-hooks.yaml"))}
+    assert set(hooks) == {"jitlint", "jitlint-fix"}
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"]
+    assert hooks["jitlint"]["entry"].startswith("jitlint check")
+    assert "--fix --exit-non-zero-on-fix" in hooks["jitlint-fix"]["entry"]
+
+
+def _try_repo(demo: Path, home: Path, *hook: str):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "GIT_", "JITLINT_"))}
+    env.update(PRE_COMMIT_HOME=str(home), NO_COLOR="1", PRE_COMMIT_COLOR="never")
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(REPO), *hook, "--all-files",
+                           "--color", "never"], cwd=str(demo), env=env, capture_output=True, timeout=600)
+    out = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
+    log = home / "pre-commit.log"
+    if proc.returncode == 3 or "An unexpected error has occurred" in out:
+        details = out + (log.read_text(errors="replace") if log.exists() else "")
+        if any(marker in details for marker in NO_NETWORK):
+            pytest.skip("pre-commit could not install jitlint's hook environment: no package index reachable")
+        pytest.fail(f"pre-commit failed:\n{details}")
+    return proc.returncode, out
+
+
+def test_pre_commit_hooks_fail_fix_then_pass(tmp_path):
+    """Real pre-commit, on a git repo with a bad and a good file: `jitlint` fails and `jitlint-fix`
+    fixes (and fails, as files changed); then `jitlint` passes."""
+    pytest.importorskip("pre_commit")
+    if not (REPO / ".git").exists():
+        pytest.skip("pre-commit try-repo needs jitlint's git checkout")
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    git("init", "-q", ".", cwd=demo)
+    write(demo, "bad.py", BAD)
+    write(demo, "good.py", GOOD)
+    git("add", ".", cwd=demo)
+    git("commit", "-q", "-m", "start", cwd=demo)
+
+    status, out = _try_repo(demo, tmp_path / "home")  # both hooks, in the manifest's order
+    assert status == 1, out
+    assert "bad.py:6:5: JIT103 `print()` of traced `x`" in out
+    assert "good.py" not in out
+    assert "- hook id: jitlint-fix\n- exit code: 1\n- files were modified by this hook" in out
+    fixed = (demo / "bad.py").read_text()
+    assert 'jax.debug.print("x = {!s}", x)' in fixed and "print(" not in fixed.replace("debug.print(", "")
+    assert (demo / "good.py").read_text() == GOOD
+
+    status, out = _try_repo(demo, tmp_path / "home", "jitlint")
+    assert status == 0, out
+    assert re.search(r"^jitlint\.+Passed$", out, re.MULTILINE), out
+
+
+# ------------------------------------------------------------------------------------------------ flake8
+
+def test_flake8_help_lists_the_plugin_its_option_and_the_jit_codes(tmp_path):
+    pytest.importorskip("flake8")
+    outcome = run_process([sys.executable, "-m", "flake8", "--help"], tmp_path)
+    assert outcome.status == 0, outcome.err
+    section = outcome.out.split("\njitlint:\n", 1)[1].split("\n\n", 1)[0]
+    assert "--jitlint-extend-jit-decorators" in section
+    listed = " ".join(section.split())
+    assert all(code in listed for code in RULES_BY_CODE)
+    assert f"jitlint: {jitlint.__version__}" in " ".join(outcome.out.split("Installed plugins:", 1)[1].split())
+
+
+def test_flake8_bug_report_names_the_plugin(tmp_path):
+    pytest.importorskip("flake8")
+    outcome = run_process([sys.executable, "-m", "flake8", "--bug-report"], tmp_path)
+    assert outcome.status == 0, outcome.err
+    assert {"plugin": "jitlint", "version": jitlint.__version__} in json.loads(outcome.out)["plugins"]
