@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -317,3 +318,25 @@ def test_exit_non_zero_on_fix(tmp_path, capsys):
     path.write_text(PRINTS)
     assert run_cli(capsys, "check", "--isolated", "--fix", "--exit-non-zero-on-fix", str(path)).status == 1
     assert run_cli(capsys, "check", "--isolated", "--fix", "--exit-non-zero-on-fix", str(path)).status == 0
+
+
+def test_verify_shows_progress_per_file_on_a_terminal(tmp_path, capsys, monkeypatch):
+    import jitlint.verify.command
+    from jitlint.verify.report import FileReport
+
+    for name in ("a.py", "b.py"):
+        write(tmp_path, name, CLEAN)
+    done = []
+
+    def fake_verify_file(path, *args, **kwargs):  # the real one runs JAX in a subprocess
+        done.append(path)
+        return FileReport(path)
+
+    monkeypatch.setattr(jitlint.verify.command, "verify_file", fake_verify_file)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    run_cli(capsys, "verify", "--isolated", str(tmp_path))
+    drawn = terminal.getvalue()
+    assert len(done) == 2
+    assert "verifying [------------------------------] 0/2 files" in drawn
+    assert drawn.endswith("2/2 files 0:00\r\x1b[K")

@@ -154,6 +154,7 @@ def verify_file(path: str, config, options: VerifyOptions, fixed_path: Optional[
 def run_verify(args: argparse.Namespace) -> int:
     """The ``verify`` command: 0 when every function verified, 1 otherwise, 2 for usage errors."""
     from jitlint.cli import STDIN, UsageError, iter_files, resolve_config
+    from jitlint.output.progress import Progress  # on a terminal only: each file takes seconds
 
     if STDIN in args.paths:
         raise UsageError("verify needs files: code read from stdin cannot be imported")
@@ -166,8 +167,11 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.fixed is not None and len(files) != 1:
         raise UsageError("--fixed needs exactly one PATH")
     reports: List[FileReport] = []
-    for path in files:
-        reports.append(verify_file(path, config, options, args.fixed, unsafe=not args.safe_fixes_only))
+    with Progress(len(files), "verifying", delay=0) as bar:
+        bar.advance(0)
+        for path in files:
+            reports.append(verify_file(path, config, options, args.fixed, unsafe=not args.safe_fixes_only))
+            bar.advance()
     device = next((r.device for r in reports if r.device), None)
     if args.format == "json":
         text = format_json(reports, device)
