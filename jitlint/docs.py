@@ -197,14 +197,15 @@ def fill_regions(text: str, regions: Dict[str, str]) -> str:
 
 # ------------------------------------------------------------------------------------- captured output
 
-#: (what the reader sees, the argv after `jitlint`) of each captured run, in the order shown
+#: (heading, what the reader sees, the argv after `jitlint`) of each captured run, in the order shown
 CAPTURED_RUNS = [
-    ("jitlint check examples/", ["check", "examples/"]),
-    ("jitlint check --statistics examples/", ["check", "--statistics", "examples/"]),
-    ("jitlint check --diff --unsafe-fixes examples/sampling.py", ["check", "--diff", "--unsafe-fixes",
-                                                                  "examples/sampling.py"]),
-    ("jitlint check --format github examples/training.py", ["check", "--format", "github", "examples/training.py"]),
-    ("jitlint rules", ["rules"]),
+    ("A check", "jitlint check examples/", ["check", "examples/"]),
+    ("Counts per code", "jitlint check --statistics examples/", ["check", "--statistics", "examples/"]),
+    ("The fixes, as a diff", "jitlint check --diff --unsafe-fixes examples/sampling.py",
+     ["check", "--diff", "--unsafe-fixes", "examples/sampling.py"]),
+    ("GitHub annotations", "jitlint check --format github examples/training.py",
+     ["check", "--format", "github", "examples/training.py"]),
+    ("The rules", "jitlint rules", ["rules"]),
 ]
 
 
@@ -275,9 +276,9 @@ def output_page(repo: Path) -> str:
                       + capture(["check", "examples/sampling.py"], repo, color=True)),
         "",
     ]
-    for shown, argv in CAPTURED_RUNS:
+    for heading, shown, argv in CAPTURED_RUNS:
         text = capture(argv, repo).rstrip("\n")
-        lines += [f"## `{shown}`", "", "```text", f"$ {shown}", text, "```", ""]
+        lines += [f"## {heading}", "", "```text", f"$ {shown}", text, "```", ""]
     return "\n".join(lines)
 
 
