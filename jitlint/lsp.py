@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 from urllib.parse import unquote, urlparse
 
 from jitlint import __version__
@@ -32,6 +32,8 @@ except ImportError:  # pragma: no cover - reported by run_server
 
 SOURCE = "jitlint"
 FIX_ALL = "source.fixAll.jitlint"
+#: seconds of quiet after a change before the document is linted again
+CHANGE_DELAY = 0.2
 _LINE = re.compile(r"\bline (\d+)\b(?! of )")
 
 
@@ -62,6 +64,8 @@ if LanguageServer is not None:
             super().__init__("jitlint", __version__,
                              text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
             self.linted: Dict[str, Linted] = {}
+            self.pending: Dict[str, Any] = {}  # uri -> the timer of a lint after a change
+            self.open_uris: Set[str] = set()
             self.config_errors: Dict[str, str] = {}
 
         # ---------------------------------------------------------------------------- linting
@@ -103,7 +107,29 @@ if LanguageServer is not None:
                 linted = self.lint(document)
             return linted
 
+        def publish_soon(self, uri: str) -> None:
+            """Lint after a pause in typing (a burst of changes is linted once)."""
+            import asyncio
+
+            pending = self.pending.pop(uri, None)
+            if pending is not None:
+                pending.cancel()
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.publish(uri)
+                return
+            self.pending[uri] = loop.call_later(CHANGE_DELAY, self._publish_pending, uri)
+
+        def _publish_pending(self, uri: str) -> None:
+            self.pending.pop(uri, None)
+            if uri in self.open_uris:
+                self.publish(uri)
+
         def publish(self, uri: str) -> None:
+            pending = self.pending.pop(uri, None)
+            if pending is not None:
+                pending.cancel()
             linted = self.lint(self.workspace.get_text_document(uri))
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=linted.diagnostics, version=linted.version))
@@ -230,11 +256,12 @@ def build_server() -> "JitlintServer":
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JitlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.open_uris.add(params.text_document.uri)
         ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: JitlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_soon(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JitlintServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -242,6 +269,10 @@ def build_server() -> "JitlintServer":
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.open_uris.discard(params.text_document.uri)
+        pending = ls.pending.pop(params.text_document.uri, None)
+        if pending is not None:
+            pending.cancel()
         ls.linted.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))

@@ -150,3 +150,21 @@ async def test_the_files_configuration_applies(client: LanguageClient, tmp_path)
     path = tmp_path / "pkg" / "relu.py"
     path.parent.mkdir()
     assert list(await open_document(client, path, SEEDED)) == []
+
+
+@pytest.mark.asyncio
+async def test_a_burst_of_changes_is_linted_once_and_close_clears(client: LanguageClient, tmp_path):
+    path = tmp_path / "relu.py"
+    uri = path.as_uri()
+    assert len(await open_document(client, path, SEEDED)) == 1
+    everything = types.Range(types.Position(0, 0), types.Position(100, 0))
+    waiting = client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    for version, text in ((2, CLEAN), (3, SEEDED), (4, CLEAN)):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(range=everything, text=text)]))
+    published = await waiting
+    assert (published.version, list(published.diagnostics)) == (4, [])
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[uri]) == []
