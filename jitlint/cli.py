@@ -232,8 +232,16 @@ def _discard_stdout() -> None:
         pass
 
 
+def has_internal_error(results: Sequence[FileResult]) -> bool:
+    """jitlint itself failed on a file, or one of its rules did (a JIT000 finding)."""
+    from jitlint.rules.base import INTERNAL_ERROR_CODE
+
+    return any((r.error is not None and r.error.internal) or any(d.code == INTERNAL_ERROR_CODE for d in r.diagnostics)
+               for r in results)
+
+
 def exit_status(results: Sequence[FileResult]) -> int:
-    if any(r.error is not None and r.error.internal for r in results):
+    if has_internal_error(results):
         return EXIT_ERROR
     if any(r.diagnostics or r.error is not None for r in results):
         return EXIT_FINDINGS
@@ -370,7 +378,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             tail = (f"{verb} {_plural(fixed, 'finding')} in {_plural(changed, 'file')}" if fixed else verb) + more + "."
             sys.stderr.write(tail + "\n")
         _write(report, args.output_file, sys.stdout)
-        if any(r.error is not None and r.error.internal for r in results):
+        if has_internal_error(results):
             return EXIT_ERROR
         return EXIT_FINDINGS if changed or any(r.error is not None for r in results) else EXIT_CLEAN
     stream = sys.stderr if STDIN in args.paths and not args.output_file else sys.stdout
@@ -387,7 +395,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         if args.verify:
             report += verification_text(verifications)
     _write(report, args.output_file, stream)
-    if args.exit_non_zero_on_fix and changed and not any(r.error is not None and r.error.internal for r in results):
+    if args.exit_non_zero_on_fix and changed and not has_internal_error(results):
         return EXIT_FINDINGS
     return exit_status(results)
 

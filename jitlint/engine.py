@@ -98,6 +98,9 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
         return []
     positions = _positions(module)
     lines = source.splitlines()
+    # a fix's edits are offsets into the module's code: offered only where LibCST gives back
+    # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
+    fixable = any(isinstance(f.fix, Fix) for f in raw) and module.code == source
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
         pos = positions.get(finding.node)
@@ -119,7 +122,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=finding.fix if isinstance(finding.fix, Fix) else None,
+            fix=finding.fix if fixable and isinstance(finding.fix, Fix) else None,
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
 
@@ -129,7 +132,8 @@ def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int,
     from jitlint.registry import RULES_BY_CODE
 
     return {key: diag for key, diag in seen.items()
-            if not any((key[0], other) in seen for other in RULES_BY_CODE[key[1]].superseded_by)}
+            if key[1] not in RULES_BY_CODE  # JIT000, an internal error, is never superseded
+            or not any((key[0], other) in seen for other in RULES_BY_CODE[key[1]].superseded_by)}
 
 
 def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,

@@ -179,8 +179,12 @@ class Cache:
             return None
 
     def put(self, key: str, result: "UnitResult") -> None:
+        from jitlint.rules.base import INTERNAL_ERROR_CODE
+
         if result.error is not None and result.error.internal:
             return
+        if any(d.code == INTERNAL_ERROR_CODE for ds in result.diagnostics.values() for d in ds):
+            return  # a crash of jitlint is never replayed from the cache
         target = self._file(key)
         try:
             os.makedirs(os.path.dirname(target), exist_ok=True)

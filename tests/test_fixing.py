@@ -90,6 +90,21 @@ def test_a_fix_that_breaks_the_code_is_not_applied(monkeypatch):
     assert result.error is not None and result.error.internal
 
 
+@pytest.mark.parametrize("source", [
+    FIXABLE.replace("@jax.jit", "\f@jax.jit"),  # a form feed that starts a line of code
+    FIXABLE.replace("\n", "\r"),  # old Mac line endings: the final lone CR
+], ids=["form-feed", "cr"])
+def test_no_fix_is_offered_where_libcst_does_not_give_back_the_source(source, tmp_path):
+    """LibCST drops these characters from its code, so edits computed on it would land off by
+    one (the fuzz test found print fixes that mangled the line): the findings stay, unfixed."""
+    result = lint_source(source)
+    assert [(d.line, d.code, d.fix) for d in result.diagnostics] == [(7, "JIT103", None), (8, "JIT201", None)]
+    assert fix_source(source, unsafe=True).fixed == source
+    path = write(tmp_path, "f.py", source.encode())
+    assert not fix_file(path, unsafe=True).written
+    assert open(path, "rb").read() == source.encode()
+
+
 def test_json_fix_edits_reproduce_the_fix():
     diag = [d for d in lint_source(FIXABLE).diagnostics if d.code == "JIT103"][0]
     payload = diag.to_json()["fix"]

@@ -5,11 +5,15 @@ analysis facts (:class:`jitlint.analysis.tracedness.Facts`) and calling
 ``self.report``.  One walker visits every traced body once and dispatches each
 node to every rule that has a method for its type (a batched visitor over the
 traced code only; nested functions are walked as bodies of their own).
+A rule that raises is stopped for that module and leaves one finding,
+:data:`INTERNAL_ERROR_CODE` ("internal error in rule JIT201
+(python-branch-on-tracer): ..."), at the node it was visiting; the other rules
+go on.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -17,6 +21,9 @@ from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import iter_children, short_code
 from jitlint.analysis.tracedness import BodyInfo, Facts
 from jitlint.analysis.values import Kind, Reason, Value
+
+#: the code of the finding that stands for a crash of jitlint itself in one rule
+INTERNAL_ERROR_CODE = "JIT000"
 
 
 @dataclass(frozen=True)
@@ -85,20 +92,31 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
     ``check_module`` (not for a helper module reached from another one)."""
     ctx = RuleContext(index, facts)
     rules = [cls(ctx) for cls in rule_classes]
-    dispatch: Dict[type, List] = {}
+    dispatch: Dict[type, List[Tuple[Rule, Callable[[cst.CSTNode], None]]]] = {}
 
-    def handlers(node_type: type) -> List:
+    def handlers(node_type: type) -> List[Tuple[Rule, Callable[[cst.CSTNode], None]]]:
         found = dispatch.get(node_type)
         if found is None:
             method = "visit_" + node_type.__name__
-            found = dispatch[node_type] = [getattr(r, method) for r in rules if hasattr(r, method)]
+            found = dispatch[node_type] = [(r, getattr(r, method)) for r in rules if hasattr(r, method)]
         return found
 
-    for rule in rules if module_level else ():
+    def crashed(rule: Rule, node: cst.CSTNode, exc: Exception) -> None:
+        """One internal-error finding for the rule; it is not run again on this module."""
+        ctx.findings.append(RawFinding(node, INTERNAL_ERROR_CODE, internal_error_message(rule, exc), None))
+        rules.remove(rule)
+        dispatch.clear()  # handler lists are built again without it (the one being walked is left alone)
+
+    for rule in list(rules) if module_level else ():
         check_module = getattr(rule, "check_module", None)
         if check_module is not None:
             ctx.body = None
-            check_module()
+            try:
+                check_module()
+            except RecursionError:
+                raise  # the caller retries on a deep stack
+            except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
+                crashed(rule, index.module, exc)
     for body in facts.bodies.values():
         ctx.body = body
         ctx.parents = {}
@@ -112,8 +130,13 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
         while stack:
             node, parent = stack.pop()
             ctx.parents[node] = parent
-            for handler in handlers(type(node)):
-                handler(node)
+            for rule, handler in handlers(type(node)):
+                try:
+                    handler(node)
+                except RecursionError:
+                    raise  # the caller retries on a deep stack
+                except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
+                    crashed(rule, node, exc)
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                 # decorators and defaults run here; the body is its own traced body (or not traced)
                 inner = list(node.decorators)
@@ -129,6 +152,11 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
     from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
 
     return attach_fixes(ctx.findings, index, facts)
+
+
+def internal_error_message(rule: Rule, exc: Exception) -> str:
+    detail = str(exc).splitlines()[0] if str(exc) else ""
+    return f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}" + (f": {detail}" if detail else "")
 
 
 def _params(node):

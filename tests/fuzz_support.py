@@ -1,0 +1,396 @@
+"""Programs for the robustness fuzz test, and the properties every one of them must keep.
+
+Two sources of programs:
+
+* grammar-valid random programs from ``hypothesmith`` (as flake8-bugbear
+  does), with every function decorated with ``@jax.jit`` so that the analysis
+  has traced code to chew on;
+* mutants of the repo's own fixtures (``tests/fixtures``): statements shuffled,
+  dropped, copied into other scopes, wrapped in ``if`` / ``for`` / ``while`` /
+  ``with`` / ``try``; names swapped; jit (and vmap, grad, partial-jit)
+  decorators and transform calls inserted; CRLF line endings and form feeds.
+
+:func:`check_program` runs the whole engine on one program -- the runner's
+unit (project analysis, every rule, fixes attached), and ``fix_source`` with
+unsafe fixes in both fix orders -- and asserts the properties of issue 8: no
+exception escapes, no rule reports an internal error, the fixed text parses
+(and compiles when the input did), fixing it again changes nothing, and each
+round's edits stay inside one top-level statement (or add whole import lines),
+so the file is byte-identical outside the rewritten statements.
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import warnings
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+import jitlint.fixes
+import jitlint.fixing
+from jitlint.config import Config
+from jitlint.diagnostics import Diagnostic, Edit, Fix
+from jitlint.fixing import decode_file, fix_bytes, fix_source
+from jitlint.rules.base import INTERNAL_ERROR_CODE
+from jitlint.runner import run_unit
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+#: every rule, those off by default included
+EVERY_RULE = Config(select=("ALL",))
+HEADER = "import functools\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom functools import partial\n"
+
+DECORATORS = [
+    "jax.jit", "jax.vmap", "jax.grad", "jax.checkpoint", "jax.jit(static_argnums=0)",
+    "partial(jax.jit, static_argnums=(0,))", "functools.partial(jax.jit, static_argnames='n')",
+    "jax.pmap", "jax.remat",
+]
+#: statements that trace a function ``{f}`` of the module (inserted at module level)
+TRACING_CALLS = [
+    "{f}_jit = jax.jit({f})",
+    "y = jax.vmap({f})(x)",
+    "out = lax.fori_loop(0, n, {f}, x)",
+    "carry, ys = lax.scan({f}, x, xs)",
+    "out = lax.while_loop(lambda c: c < 3, {f}, x)",
+    "out = lax.cond(x > 0, {f}, {f}, x)",
+    "g = jax.grad({f})",
+    "y = jax.jit({f}, static_argnames=('n',))(x, n=3)",
+]
+WRAPPERS = [
+    "if {name}:\n    pass\n",
+    "for {name} in range(3):\n    pass\n",
+    "for {name} in {name}:\n    pass\n",
+    "while {name} > 0:\n    pass\n",
+    "with {name}:\n    pass\n",
+    "try:\n    pass\nexcept Exception:\n    pass\n",
+    "if {name} > 0:\n    pass\nelse:\n    pass\n",
+]
+
+
+# ------------------------------------------------------------------ corpus
+def seed_corpus() -> List[Tuple[str, str]]:
+    """(name, text) of every Python fixture of the repo, decoded as Python would."""
+    out = []
+    for folder, dirs, files in os.walk(FIXTURES):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as fh:
+                    out.append((os.path.relpath(path, FIXTURES), decode_file(fh.read()).text))
+    return out
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: List[cst.CSTNode] = []
+        self.statements: List[cst.CSTNode] = []
+        self.functions: List[cst.FunctionDef] = []
+        self.names: List[str] = []
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.blocks.append(node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node.value)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.statements.append(node)
+        return super().on_visit(node)
+
+
+def _collect(module: cst.Module) -> _Collect:
+    found = _Collect()
+    module.visit(found)
+    return found
+
+
+def _with_body(block: cst.CSTNode, body: Sequence[cst.CSTNode]) -> cst.CSTNode:
+    if not body:
+        body = [cst.SimpleStatementLine([cst.Pass()])]
+    return block.with_changes(body=tuple(body))
+
+
+def _shuffle_block(module: cst.Module, rnd: random.Random) -> cst.Module:
+    block = rnd.choice(_collect(module).blocks)
+    body = list(block.body)
+    rnd.shuffle(body)
+    return module.deep_replace(block, _with_body(block, body))
+
+
+def _drop_statement(module: cst.Module, rnd: random.Random) -> cst.Module:
+    block = rnd.choice(_collect(module).blocks)
+    body = list(block.body)
+    if body:
+        body.pop(rnd.randrange(len(body)))
+    return module.deep_replace(block, _with_body(block, body))
+
+
+def _copy_statement(module: cst.Module, rnd: random.Random) -> cst.Module:
+    found = _collect(module)
+    if not found.statements:
+        return module
+    stmt = rnd.choice(found.statements)
+    block = rnd.choice(found.blocks)
+    body = list(block.body)
+    body.insert(rnd.randrange(len(body) + 1), stmt.deep_clone())
+    return module.deep_replace(block, _with_body(block, body))
+
+
+def _swap_names(module: cst.Module, rnd: random.Random) -> cst.Module:
+    names = sorted(set(_collect(module).names))
+    if len(names) < 2:
+        return module
+    old, new = rnd.sample(names, 2)
+
+    class Swap(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+            return updated.with_changes(value=new) if updated.value == old else updated
+
+    return module.visit(Swap())
+
+
+def _wrap_statement(module: cst.Module, rnd: random.Random) -> cst.Module:
+    found = _collect(module)
+    block = rnd.choice(found.blocks)
+    body = list(block.body)
+    if not body:
+        return module
+    i = rnd.randrange(len(body))
+    name = rnd.choice(found.names or ["x"])
+    wrapper = cst.parse_statement(rnd.choice(WRAPPERS).format(name=name))
+    inner = wrapper.body.with_changes(body=(body[i],))
+    body[i] = wrapper.with_changes(body=inner)
+    return module.deep_replace(block, _with_body(block, body))
+
+
+def _add_decorator(module: cst.Module, rnd: random.Random) -> cst.Module:
+    functions = _collect(module).functions
+    if not functions:
+        return module
+    fn = rnd.choice(functions)
+    decorator = cst.Decorator(cst.parse_expression(rnd.choice(DECORATORS)))
+    return module.deep_replace(fn, fn.with_changes(decorators=(decorator, *fn.decorators)))
+
+
+def _add_tracing_call(module: cst.Module, rnd: random.Random) -> cst.Module:
+    functions = _collect(module).functions
+    if not functions:
+        return module
+    stmt = cst.parse_statement(rnd.choice(TRACING_CALLS).format(f=rnd.choice(functions).name.value))
+    body = list(module.body)
+    body.insert(rnd.randrange(len(body) + 1), stmt)
+    return module.with_changes(body=tuple(body))
+
+
+class _Expressions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.BaseExpression] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression) and not isinstance(node, (cst.Name, cst.BaseString)):
+            self.found.append(node)
+        return True
+
+
+def _replace_expression(module: cst.Module, rnd: random.Random) -> cst.Module:
+    """One expression in place of another (the result may not even be valid Python)."""
+    visitor = _Expressions()
+    module.visit(visitor)
+    if len(visitor.found) < 2:
+        return module
+    old, new = rnd.sample(visitor.found, 2)
+    try:
+        return module.deep_replace(old, new.deep_clone())
+    except Exception:  # noqa: BLE001 - LibCST refuses this node in that place
+        return module
+
+
+def _add_parameter(module: cst.Module, rnd: random.Random) -> cst.Module:
+    functions = _collect(module).functions
+    if not functions:
+        return module
+    fn = rnd.choice(functions)
+    extra = rnd.choice(["n", "n=3", "*args", "**kwargs", "key=None", "x"])
+    params = module.code_for_node(fn.params)
+    text = f"def _({params + ', ' if params.strip() else ''}{extra}): pass\n"
+    try:
+        new_params = cst.ensure_type(cst.parse_statement(text), cst.FunctionDef).params
+    except Exception:  # noqa: BLE001 - a parameter list that cannot take this one
+        return module
+    return module.deep_replace(fn, fn.with_changes(params=new_params))
+
+
+MUTATIONS: List[Callable[[cst.Module, random.Random], cst.Module]] = [
+    _shuffle_block, _drop_statement, _copy_statement, _swap_names, _wrap_statement,
+    _add_decorator, _add_decorator, _add_tracing_call, _replace_expression, _add_parameter,
+]
+
+
+def mutate(text: str, rnd: random.Random, steps: int) -> str:
+    """``text`` after ``steps`` random mutations (and perhaps CRLF line endings or form feeds)."""
+    module = cst.parse_module(HEADER + text)
+    for _ in range(steps):
+        module = rnd.choice(MUTATIONS)(module, rnd)
+    out = module.code
+    roll = rnd.random()
+    if roll < 0.15:
+        out = out.replace("\r\n", "\n").replace("\n", "\r\n")
+    elif roll < 0.25:
+        out = re.sub(r"\n(?=def |@|class )", "\n\f", out)
+    return out
+
+
+def jit_everything(text: str) -> str:
+    """``text`` with ``@jax.jit`` on every function and the JAX imports in front."""
+
+    class Jit(cst.CSTTransformer):
+        def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+            decorator = cst.Decorator(cst.parse_expression("jax.jit"))
+            return updated.with_changes(decorators=(decorator, *updated.decorators))
+
+    try:
+        return HEADER + cst.parse_module(text).visit(Jit()).code
+    except Exception:  # noqa: BLE001 - hypothesmith text LibCST cannot take: linted as it is
+        return HEADER + text
+
+
+# -------------------------------------------------------------- properties
+def compiles(text: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(text, "<fuzz>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+def _top_level_spans(text: str) -> Optional[List[Tuple[int, int]]]:
+    """[start, end) offsets of every top-level statement (decorators and leading lines included)."""
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # noqa: BLE001
+        return None
+    pos = sum(len(module.code_for_node(h)) for h in module.header)
+    spans = []
+    for stmt in module.body:
+        size = len(module.code_for_node(stmt))
+        spans.append((pos, pos + size))
+        pos += size
+    return spans
+
+
+def _is_import_insertion(text: str, edit: Edit) -> bool:
+    if edit.start != edit.end or (edit.start > 0 and text[edit.start - 1] not in "\r\n"):
+        if not (edit.start == len(text) and edit.start == edit.end):
+            return False
+    lines = [line for line in edit.replacement.splitlines() if line.strip()]
+    return bool(lines) and all(line.startswith(("import ", "from ")) for line in lines)
+
+
+def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequence[Fix],
+                    taken: Sequence[int]) -> List[str]:
+    """Edits of one round that reach outside one top-level statement (and are not added imports)."""
+    spans = _top_level_spans(text)
+    if spans is None:
+        return [f"the text a round started from does not parse: {text!r:.200}"]
+    line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    by_fix = {id(d.fix): d for d in diagnostics if d.fix is not None}
+    out = []
+    for i in taken:
+        fix = fixes[i]
+        diag = by_fix.get(id(fix))
+        for edit in fix.edits:
+            if _is_import_insertion(text, edit):
+                continue
+            holders = [s for s in spans if s[0] <= edit.start and edit.end <= s[1]]
+            if not holders:
+                out.append(f"{fix.title}: edit {edit} spans more than one top-level statement")
+                continue
+            if diag is None or "static_arg" in fix.title:
+                continue  # static_argnames edits the jit call site, which may be elsewhere
+            finding_at = line_starts[diag.line - 1] if diag.line - 1 < len(line_starts) else len(text)
+            if not any(a <= finding_at < b for a, b in holders):
+                out.append(f"{diag.code} at line {diag.line}: edit {edit} outside the finding's statement")
+    return out
+
+
+@contextmanager
+def watching_rounds() -> Iterator[List[str]]:
+    """Check every round of ``fix_source`` run inside the block; the violations found."""
+    violations: List[str] = []
+    linted: Dict[str, Sequence[Diagnostic]] = {}
+    real_lint, real_apply = jitlint.fixing._lint, jitlint.fixing.apply_fixes
+
+    def lint(source, *args, **kwargs):
+        diagnostics, error = real_lint(source, *args, **kwargs)
+        linted[source] = diagnostics or ()
+        return diagnostics, error
+
+    def apply(source, fixes):
+        text, taken = real_apply(source, fixes)
+        violations.extend(edit_violations(source, linted.get(source, ()), fixes, taken))
+        return text, taken
+
+    jitlint.fixing._lint, jitlint.fixing.apply_fixes = lint, apply
+    builders_raise = jitlint.fixes.RAISE_ERRORS
+    jitlint.fixes.RAISE_ERRORS = True
+    try:
+        yield violations
+    finally:
+        jitlint.fixing._lint, jitlint.fixing.apply_fixes = real_lint, real_apply
+        jitlint.fixes.RAISE_ERRORS = builders_raise
+
+
+def _internal(diagnostics: Sequence[Diagnostic]) -> List[str]:
+    return [f"{d.line}:{d.column} {d.message}" for d in diagnostics if d.code == INTERNAL_ERROR_CODE]
+
+
+def check_program(text: str, prefer_static: Optional[bool] = None, unsafe: bool = True) -> str:
+    """Run the whole engine on ``text``; AssertionError naming the first property broken.
+
+    Returns what happened, for statistics: "error" (the input was refused with
+    a clear error), "fixed" or "clean".
+    """
+    valid = compiles(text)
+    unit = run_unit("fuzz.py", text.encode("utf-8", "surrogatepass"), EVERY_RULE, {}, [])
+    assert unit.error is None or not unit.error.internal, unit.error
+    if unit.error is not None:
+        # a program CPython compiles is refused only for nesting the parser cannot take
+        assert not valid or "nested" in unit.error.message, unit.error
+        return "error"
+    for diagnostics in unit.diagnostics.values():
+        assert not _internal(diagnostics), _internal(diagnostics)
+
+    with watching_rounds() as violations:
+        result = fix_source(text, "fuzz.py", EVERY_RULE, unsafe=unsafe, prefer_static=prefer_static)
+    assert result.error is None, result.error
+    assert not _internal(result.remaining), _internal(result.remaining)
+    assert not violations, violations
+    if not result.changed:
+        return "clean"
+    cst.parse_module(result.fixed)
+    assert not valid or compiles(result.fixed), f"the fixed program does not compile:\n{result.fixed}"
+    again = fix_source(result.fixed, "fuzz.py", EVERY_RULE, unsafe=unsafe, prefer_static=prefer_static)
+    # converged: within the round cap nothing applicable is left, so a second run changes nothing
+    assert again.error is None, again.error
+    assert again.fixed == result.fixed, f"a second run changed the fixed text:\n{result.fixed}"
+    if result.converged:
+        assert again.rounds == 0, again.applied
+    if "\r\n" in text and not re.search(r"(?<!\r)\n", text):
+        new = fix_bytes(text.encode("utf-8"), "fuzz.py", EVERY_RULE, unsafe=unsafe,
+                        prefer_static=prefer_static).new_bytes
+        assert new is not None and not re.search(rb"(?<!\r)\n", new), "CRLF line endings not kept"
+    return "fixed"
