@@ -343,3 +343,11 @@ def test_verify_shows_progress_per_file_on_a_terminal(tmp_path, capsys, monkeypa
     assert len(done) == 2
     assert "verifying [------------------------------] 0/2 files" in drawn
     assert drawn.endswith("2/2 files 0:00\r\x1b[K")
+
+
+def test_server_without_pygls_says_how_to_install_it(tmp_path):
+    code = ("import sys; sys.modules['pygls'] = None; sys.modules['lsprotocol'] = None; "
+            "from jitlint.cli import main; raise SystemExit(main(['server']))")
+    outcome = run_process([sys.executable, "-c", code], cwd=tmp_path)
+    assert (outcome.status, outcome.err) == (2, "jitlint: error: jitlint server needs pygls: "
+                                                "pip install 'jitlint[lsp]'\n")
