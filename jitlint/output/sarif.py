@@ -72,7 +72,6 @@ def _result(diag: Diagnostic, index: Dict[str, int], root: str) -> dict:
         "level": "error",
         "message": {"text": message},
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
-        "partialFingerprints": {"jitlint/v1": f"{diag.code}:{diag.message}"},
         "properties": {"reason": list(diag.reason)},
     }
     if diag.code in index:
