@@ -1,6 +1,7 @@
 """The documentation: generated pages are current, every rule has its page, mkdocs builds it strictly."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -77,3 +78,14 @@ def test_mkdocs_builds_strictly(tmp_path):
     for page in ("usage", "configuration", "fixes", "verifier", "integrations", "output"):
         assert (site / page / "index.html").is_file()
     assert docs.DOCS_URL in (REPO / "mkdocs.yml").read_text()
+
+
+def test_the_summary_line_quoted_in_readme_and_usage_is_what_jitlint_prints(capsys, monkeypatch):
+    from frontend_support import run_cli
+
+    monkeypatch.chdir(REPO)
+    printed = run_cli(capsys, "check", "--isolated", "examples/").out.splitlines()[-1]
+    for page in (REPO / "README.md", REPO / "docs" / "usage.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        quoted = re.findall(r"`(Found [^`]*)`", text)
+        assert quoted == [printed], f"{page.name} quotes a summary line jitlint no longer prints"
