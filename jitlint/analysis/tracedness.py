@@ -704,7 +704,7 @@ class Analyzer:
                 else:
                     values.append(self.ev(el.value, frame))
             best = strongest(values)
-            return Value(best.kind, best.reason, container=True)
+            return Value(best.kind, best.reason, container=True, mapping=True)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             return self._ev_comprehension(node, frame)
         if isinstance(node, cst.Lambda):
@@ -794,7 +794,8 @@ class Analyzer:
                 element = self.ev(node.elt, frame)
         finally:
             frame.env = saved
-        return Value(element.kind, element.reason, element=element, container=True)
+        return Value(element.kind, element.reason, element=element, container=True,
+                     mapping=isinstance(node, cst.DictComp))
 
     # ================================================================ calls
     def _arg_values(self, call: cst.Call, frame: Frame) -> List[Tuple[cst.Arg, Value]]:

@@ -69,6 +69,8 @@ class Value:
     is_bool: bool = False
     #: a concrete NumPy array (module constant): indexing it with a tracer fails
     numpy_array: bool = False
+    #: a dict: indexed by key, not by position
+    mapping: bool = False
 
     @property
     def traced(self) -> bool:

@@ -85,7 +85,7 @@ class ConcretizeTracer(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx = self.ctx
         base = ctx.value(node.value)
-        if base.kind is not Kind.STATIC or not is_python_container(base) or base.numpy_array:
+        if base.kind is not Kind.STATIC or not is_python_container(base) or base.numpy_array or base.mapping:
             return
         for element in node.slice:
             if isinstance(element.slice, cst.Index) and _traced_array(ctx.value(element.slice.value)):
