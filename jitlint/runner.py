@@ -278,11 +278,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     roots = list(roots)
     units = [p for p in paths if p in datas and may_contain_traced_code(datas[p], config)]
     unit_set = set(units)
-    for path in paths:
-        if path in datas and path not in unit_set:
-            error = quick_check(path, datas[path])
-            if error is not None:
-                results[path] = FileResult(path, error=error)
+    skipped = [p for p in paths if p in datas and p not in unit_set]
     cache = Cache(cache_dir) if cache_dir else None
     keys: Dict[str, str] = {}
     done: Dict[str, UnitResult] = {}
@@ -305,9 +301,13 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         method = "forkserver" if "jax" in sys.modules else "fork"
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                  initializer=_pool_init, initargs=(checked, config, roots)) as pool:
-            computed = list(_ticking(pool.map(_run_unit_in_pool, work, chunksize=max(1, len(work) // (jobs * 8))),
-                                     tick))
+            # largest files first, one at a time: the workers finish together
+            futures = {p: pool.submit(_run_unit_in_pool, (p, d))
+                       for p, d in sorted(work, key=lambda item: -len(item[1]))}
+            _quick_check_all(skipped, datas, results)
+            computed = list(_ticking((futures[p].result() for p in todo), tick))
     else:
+        _quick_check_all(skipped, datas, results)
         computed = list(_ticking((run_unit(p, d, config, checked, roots) for p, d in work), tick))
     for path, result in zip(todo, computed):
         done[path] = result
@@ -350,6 +350,13 @@ def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
             seen.add((d.line, d.code))
             out.append(d)
     return out
+
+
+def _quick_check_all(paths: Sequence[str], datas: Dict[str, bytes], results: Dict[str, FileResult]) -> None:
+    for path in paths:
+        error = quick_check(path, datas[path])
+        if error is not None:
+            results[path] = FileResult(path, error=error)
 
 
 def quick_check(path: str, data: bytes) -> Optional[FileError]:
