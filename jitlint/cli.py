@@ -350,7 +350,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
                 _write_source(outcome.new_bytes)
             else:
                 try:
-                    write_atomic(path, outcome.new_bytes)
+                    write_atomic(path, outcome.new_bytes, expected=data)
                 except OSError as exc:
                     error = FileError(display, 1, 1, f"cannot write: {exc.strerror or exc}")
         elif path == STDIN and not args.diff:

@@ -8,12 +8,14 @@ next round, on the new text.  The loop stops when nothing applicable is left
 or after :data:`MAX_ROUNDS` rounds.  A file is written only when its text
 changed, through a temporary file in the same folder and ``os.replace`` (so a
 crash never leaves half a file), keeping the file's mode, encoding and BOM.
-A file that does not parse is never written.
+A file that does not parse is never written, nor one that is read-only, nor
+one that changed on disk while it was being fixed.
 """
 from __future__ import annotations
 
 import codecs
 import difflib
+import errno
 import io
 import os
 import stat
@@ -175,18 +177,46 @@ def encode_file(text: str, like: Encoded) -> bytes:
     return codecs.BOM_UTF8 + data if like.bom else data
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace ``path`` by ``data`` at once: temp file in the same folder, then ``os.replace``; mode kept."""
-    folder = os.path.dirname(os.path.abspath(path))
-    st = os.stat(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".jitlint", dir=folder)
+class FileChangedError(OSError):
+    """The file on disk is no longer the text that was fixed (another tool wrote it meanwhile)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(errno.EAGAIN, "the file changed while it was being fixed", path)
+
+
+def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> None:
+    """Replace ``path`` by ``data`` at once: temp file in the same folder, then ``os.replace``.
+
+    The file keeps its mode (and owner, where that is allowed); a symlink stays a
+    link and its target is replaced.  A read-only file is not forced: PermissionError.
+    With ``expected`` (the bytes the fix was computed from), a file that no longer
+    holds them -- another tool, or a second jitlint, wrote it meanwhile -- is left
+    as it is: FileChangedError.
+    """
+    target = os.path.realpath(path)
+    st = os.stat(target)
+    if not stat.S_ISREG(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "not a regular file", path)
+    if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only", path)
+    folder = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".jitlint", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, path)
+        if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # only root may give a file away: it stays the writer's
+        if expected is not None:
+            with open(target, "rb") as fh:
+                if fh.read() != expected:
+                    raise FileChangedError(path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -237,7 +267,7 @@ def fix_file(path: str, config: Optional[Config] = None, *, unsafe: bool = False
     outcome = fix_bytes(data, path, config, unsafe=unsafe, prefer_static=prefer_static)
     if write and outcome.new_bytes is not None:
         try:
-            write_atomic(path, outcome.new_bytes)
+            write_atomic(path, outcome.new_bytes, expected=data)
         except OSError as exc:
             return FileFixResult(path, outcome.result, error=FileError(
                 path, 1, 1, f"cannot write: {exc.strerror or exc}"), new_bytes=outcome.new_bytes)
