@@ -296,8 +296,12 @@ class PrintInTracedCode(Rule):
     tracing and is not flagged.
 
     ## Fix safety
-    `jax.debug.print` prints on every call, with values; the output format of
-    arrays and the ordering of several prints can differ from `print`.
+    `print(...)` -> `jax.debug.print(...)` (arguments formatted with `{!s}`, as
+    `print` does) prints on every call, with values, and computes nothing
+    differently, under `jax.grad` too. It is SAFE when it is the function's only
+    print and its arguments are literals or plain values; with several prints
+    it is UNSAFE, because separate `jax.debug.print` calls are not ordered.
+    `file=` or `flush=` get no fix.
 
     ## References
     - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
