@@ -29,16 +29,29 @@ T = TypeVar("T")
 
 #: words that name a way into traced code; a file without any of them has no
 #: traced code of its own (its functions can still be traced as helpers of
-#: another module: those are loaded lazily by the units that call them)
-TRACE_WORDS = (b"jit", b"pmap", b"vmap", b"scan", b"fori_loop", b"while_loop", b"cond", b"switch",
-               b"checkpoint", b"remat", b"shard_map", b"map", b"eval_shape", b"make_jaxpr", b"checkify")
+#: another module: those are loaded lazily by the units that call them).
+#: Matched as words: `lax.cond` counts, `second` and `condition` do not.
+TRACE_WORDS = ("jit", "pmap", "vmap", "scan", "fori_loop", "while_loop", "cond", "switch", "checkpoint", "remat",
+               "shard_map", "filter_jit", "lax.map", "eval_shape", "make_jaxpr", "checkify", "associative_scan",
+               "custom_root", "custom_linear_solve")
 
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#]+)|import[ \t]+([^\n#]+))", re.M)
+_WORD_PATTERNS: Dict[Tuple[str, ...], "re.Pattern[bytes]"] = {}
+
+
+def _trace_word_pattern(extra: Tuple[str, ...]) -> "re.Pattern[bytes]":
+    pattern = _WORD_PATTERNS.get(extra)
+    if pattern is None:
+        words = TRACE_WORDS + tuple(name.rsplit(".", 1)[-1] for name in extra)
+        alternatives = b"|".join(re.escape(w.encode()) for w in words)
+        pattern = _WORD_PATTERNS[extra] = re.compile(rb"(?<![A-Za-z0-9])(?:" + alternatives + rb")(?![A-Za-z0-9])")
+    return pattern
 
 
 def may_contain_traced_code(data: bytes, config: Config) -> bool:
-    words = TRACE_WORDS + tuple(name.rsplit(".", 1)[-1].encode() for name in config.extend_jit_decorators)
-    return any(word in data for word in words)
+    return _trace_word_pattern(tuple(config.extend_jit_decorators)).search(data) is not None
+
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#]+)|import[ \t]+([^\n#]+))", re.M)
 
 
 # --------------------------------------------------------------------- imports

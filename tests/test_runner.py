@@ -171,3 +171,10 @@ def test_cost_grows_linearly_with_the_module(tmp_path):
     small.write_text(_module(600))
     large.write_text(_module(1200))
     assert _seconds(str(large)) < 3 * _seconds(str(small))
+
+
+def test_prefilter_matches_words_not_substrings():
+    assert may_contain_traced_code(b"out = lax.cond(p, f, g, x)", Config())
+    assert not may_contain_traced_code(b"# the second condition\nseconds = 1\n", Config())
+    assert not may_contain_traced_code(b"leaves = tree_map(f, t)  # jitter\n", Config())
+    assert may_contain_traced_code(b"y = eqx.filter_jit(f)(x)", Config())
