@@ -317,10 +317,10 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             # largest files first, one at a time: the workers finish together
             futures = {p: pool.submit(_run_unit_in_pool, (p, d))
                        for p, d in sorted(work, key=lambda item: -len(item[1]))}
-            _quick_check_all(skipped, datas, results)
+            _quick_check_all(skipped, datas, results, cache)
             computed = list(_ticking((futures[p].result() for p in todo), tick))
     else:
-        _quick_check_all(skipped, datas, results)
+        _quick_check_all(skipped, datas, results, cache)
         computed = list(_ticking((run_unit(p, d, config, checked, roots) for p, d in work), tick))
     for path, result in zip(todo, computed):
         done[path] = result
@@ -365,11 +365,23 @@ def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
     return out
 
 
-def _quick_check_all(paths: Sequence[str], datas: Dict[str, bytes], results: Dict[str, FileResult]) -> None:
+def _quick_check_all(paths: Sequence[str], datas: Dict[str, bytes], results: Dict[str, FileResult],
+                     cache: Optional[Cache] = None) -> None:
+    """Syntax checks of the files the pre-filter skips; a file seen unchanged before is not parsed again."""
     for path in paths:
+        key = None
+        if cache is not None:
+            key = "syntax-" + hashlib.sha256(code_key() + datas[path]).hexdigest()
+            hit = cache.get(key)
+            if hit is not None:
+                if hit.error is not None:
+                    results[path] = FileResult(path, error=replace(hit.error, path=path))
+                continue
         error = quick_check(path, datas[path])
         if error is not None:
             results[path] = FileResult(path, error=error)
+        if key is not None:
+            cache.put(key, UnitResult({}, error))
 
 
 def quick_check(path: str, data: bytes) -> Optional[FileError]:

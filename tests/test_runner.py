@@ -178,3 +178,21 @@ def test_prefilter_matches_words_not_substrings():
     assert not may_contain_traced_code(b"# the second condition\nseconds = 1\n", Config())
     assert not may_contain_traced_code(b"leaves = tree_map(f, t)  # jitter\n", Config())
     assert may_contain_traced_code(b"y = eqx.filter_jit(f)(x)", Config())
+
+
+def test_warm_cache_skips_the_syntax_check_of_unchanged_skipped_files(tmp_path, monkeypatch):
+    import jitlint.runner
+
+    plain = tmp_path / "plain.py"
+    plain.write_text("import numpy as np\n\n\ndef f(x):\n    return np.exp(x)\n")
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n")
+    cache = str(tmp_path / "cache")
+    first = lint_files([str(plain), str(broken)], Config(), cache_dir=cache)
+    calls = []
+    real = jitlint.runner.quick_check
+    monkeypatch.setattr(jitlint.runner, "quick_check", lambda p, d: calls.append(p) or real(p, d))
+    second = lint_files([str(plain), str(broken)], Config(), cache_dir=cache)
+    assert calls == []
+    assert [r.error for r in second] == [r.error for r in first]
+    assert second[1].error is not None and "syntax error" in second[1].error.message
