@@ -100,7 +100,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
     lines = source.splitlines()
     # a fix's edits are offsets into the module's code: offered only where LibCST gives back
     # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
-    fixable = any(isinstance(f.fix, Fix) for f in raw) and module.code == source
+    fixable = any(f.fix is not None for f in raw) and module.code == source
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
         pos = positions.get(finding.node)
@@ -122,9 +122,16 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=finding.fix if fixable and isinstance(finding.fix, Fix) else None,
+            fix=_fix_of(finding) if fixable else None,
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
+
+
+def _fix_of(finding: RawFinding) -> Optional[Fix]:
+    from jitlint.fixes import DeferredFix
+
+    fix = finding.fix.build() if isinstance(finding.fix, DeferredFix) else finding.fix
+    return fix if isinstance(fix, Fix) else None
 
 
 def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:

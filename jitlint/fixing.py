@@ -180,9 +180,6 @@ def encode_file(text: str, like: Encoded) -> bytes:
 class FileChangedError(OSError):
     """The file on disk is no longer the text that was fixed (another tool wrote it meanwhile)."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(errno.EAGAIN, "the file changed while it was being fixed", path)
-
 
 def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> None:
     """Replace ``path`` by ``data`` at once: temp file in the same folder, then ``os.replace``.
@@ -215,7 +212,7 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> No
         if expected is not None:
             with open(target, "rb") as fh:
                 if fh.read() != expected:
-                    raise FileChangedError(path)
+                    raise FileChangedError(errno.EAGAIN, "the file changed while it was being fixed", path)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -2,8 +2,11 @@
 
 Decoding follows Python (BOM, then the coding cookie, else UTF-8). Input that
 would make LibCST's parser exhaust its stack or memory (brackets nested more
-deeply than Python itself accepts, runs of thousands of prefix operators) is
-refused before parsing; the parse and the analysis run on a large stack.
+deeply than Python itself accepts, runs of thousands of prefix operators,
+chains of operators longer than Python compiles, a statement of megabytes)
+is refused before parsing, with a SourceError that says so; long chains are
+parsed on a large stack, and the analysis is retried on one when it recurses
+too deeply.
 """
 from __future__ import annotations
 
@@ -22,6 +25,16 @@ import libcst as cst
 MAX_BRACKET_DEPTH = 200
 #: the longest run of prefix operators (``-``, ``not``, ``lambda:``, ...) accepted
 MAX_PREFIX_RUN = 1000
+#: LibCST nests chains that CPython keeps flat (``x and y and ...``) or caps near 3,000
+#: (``a + b + ...``, ``a.b.c``, ``f()()``, ``x[0][0]``, ``elif``), and its native parser
+#: overflows the stack -- a segmentation fault -- a few thousand links deep: a longer chain is
+#: parsed on a large stack, once CPython's own parser has agreed to build it
+CHAIN_ON_CALLING_THREAD = 1000
+#: links in one chain past which a file is refused (the analysis of one is quadratic)
+MAX_CHAIN = 3000
+#: characters in one statement past which a file is refused: minified or generated code (a 5 MB
+#: line takes LibCST minutes and gigabytes)
+MAX_STATEMENT_CHARS = 200_000
 #: Deeply nested code (hundreds of nested calls) outgrows Python's default
 #: recursion limit in the analysis; it is retried on a thread with a large
 #: stack and this limit before it is reported as an error.
@@ -39,6 +52,20 @@ _BRACKETS_AND_SKIPPED = re.compile(r'''
     | (?P<open>[(\[{])
     | (?P<close>[)\]}])
 ''', re.VERBOSE | re.DOTALL)
+
+#: what delimits statements and chains: comments, strings and line continuations (skipped),
+#: brackets, newlines, what separates (``,;:=``) and the operators and keywords that chain (the
+#: lookahead skips the characters no token starts with: a third of the time)
+_TOKEN = re.compile(r'''(?=[#\\"'()\[\]{}\r\n,;:=*/<>+\-%@&|^.~aoielrRbBuUfF])(?:
+      (?P<skip>\#[^\r\n]*|\\\r?\n
+        |[rRbBuUfF]{0,2}(?:"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
+                         |"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'))
+    | (?P<open>[(\[{])
+    | (?P<close>[)\]}])
+    | (?P<newline>\r\n?|\n)
+    | (?P<separator>[,;:=])
+    | (?P<link>\*\*|//|<<|>>|[-+*/%@&|^.~]|\b(?:and|or|if|else)\b)
+)''', re.VERBOSE | re.DOTALL)
 
 _PREFIX = r"(?:[-+~]|not\s|await\s|lambda\b[^:\r\n]*:)\s*"
 _PREFIX_RUN = re.compile(r"%s(?:%s){%d}" % (_PREFIX, _PREFIX, MAX_PREFIX_RUN - 1))
@@ -131,6 +158,68 @@ def check_nesting(source: str) -> None:
                                         "in a row")
 
 
+def _largest_statement(source: str) -> Tuple[int, int, int, int]:
+    """(characters, offset) of the longest statement; (links, offset) of the longest chain.
+
+    A chain is a run of operators, dots and trailing brackets at one bracket depth
+    with no separator in between: ``a.b(c)[d] + e`` is four links long, ``[a + b, c]``
+    one.  It bounds how deeply LibCST nests the expression.
+    """
+    runs = [0]
+    start = 0
+    longest = chain = (0, 0)
+    for match in _TOKEN.finditer(source):
+        kind = match.lastgroup
+        if kind == "skip":
+            continue
+        if kind == "link":
+            runs[-1] += 1
+        elif kind == "separator":
+            runs[-1] = 0
+        elif kind == "open":
+            runs[-1] += 1
+            chain = max(chain, (runs[-1], -start))
+            runs.append(0)
+            continue
+        elif kind == "close":
+            if len(runs) > 1:
+                chain = max(chain, (runs.pop(), -start))
+            continue
+        elif len(runs) == 1:  # a newline that ends a statement
+            chain = max(chain, (runs[0], -start))
+            longest = max(longest, (match.start() - start, -start))
+            runs[0] = 0
+            start = match.end()
+            continue
+        else:
+            continue
+    chain = max([chain] + [(run, -start) for run in runs])
+    longest = max(longest, (len(source) - start, -start))
+    return longest[0], -longest[1], chain[0], -chain[1]
+
+
+def check_size(source: str) -> bool:
+    """SourceError for a statement too long or a chain too deep to lint; True when the parse needs a large stack."""
+    chars, offset, links, chain_offset = _largest_statement(source)
+    if chars > MAX_STATEMENT_CHARS:
+        line, _ = _line_and_column(source, offset)
+        raise SourceError(line, 1, f"too long to lint: the statement on this line is {chars:,} characters long "
+                                   f"(minified or generated code? the limit is {MAX_STATEMENT_CHARS:,})")
+    if links <= CHAIN_ON_CALLING_THREAD and source.count("elif") <= CHAIN_ON_CALLING_THREAD:
+        return False
+    line, _ = _line_and_column(source, chain_offset)
+    try:
+        ast.parse(source)
+    except (RecursionError, MemoryError):
+        raise SourceError(line, 1, "too deeply nested to parse: Python itself cannot compile it") from None
+    except (SyntaxError, ValueError):
+        pass  # LibCST knows newer syntax than the running Python: it decides
+    if links > MAX_CHAIN:
+        raise SourceError(line, 1, f"too deeply nested to lint: a chain of {links:,} operators "
+                                   f"(the limit is {MAX_CHAIN:,})")
+    return True
+
+
 def _run_on_deep_stack(work: Callable[[], _T], recursion_limit: Optional[int]) -> _T:
     """``work()`` on a new thread with a large stack (and the given recursion limit)."""
     outcome: Dict[str, Any] = {}
@@ -176,13 +265,16 @@ def parse(source: str) -> cst.Module:
         line, column = _line_and_column(source, source.index("\x00"))
         raise SourceError(line, column, "source contains a NUL byte")
     check_nesting(source)
+    deep = check_size(source)
     try:
-        # nesting is bounded now (check_nesting), so the parser is safe on this thread's
-        # stack; only what still recurses too deep is retried on a large one
+        # nesting is bounded now (check_nesting, check_size), so the parser is safe on this
+        # thread's stack unless a long chain needs a large one
         try:
-            return cst.parse_module(source)
+            if not deep:
+                return cst.parse_module(source)
         except RecursionError:
-            return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=DEEP_RECURSION_LIMIT)
+            pass
+        return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=DEEP_RECURSION_LIMIT)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(source, exc) from None
     except RecursionError:

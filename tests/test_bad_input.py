@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from frontend_support import CLEAN, SEEDED, SEEDED_FINDING, Outcome, run_cli, write
+from frontend_support import CLEAN, SEEDED, SEEDED_FINDING, Outcome, console_script, run_cli, run_process, write
 from jitlint.engine import lint_bytes, lint_source
 
 
@@ -269,3 +269,187 @@ def test_clean_modern_syntax_reports_nothing(tmp_path, capsys):
     path = write(tmp_path, "modern.py", MODERN.split("\n\n\n@jax.jit")[0] + "\n" + CLEAN)
     outcome = run_cli(capsys, "check", "--isolated", str(path))
     assert (outcome.status, outcome.out, outcome.err) == (0, "All checks passed.\n", "")
+
+
+# ------------------------------------------------------------ --fix and --diff
+# The same hostile files under --fix and --diff: one error line, exit 1, the good file next to
+# them still fixed (or diffed), and the bad file never written (not even rewritten as it was).
+
+SEEDED_FIXED = SEEDED.replace("import jax\n", "import jax\nimport jax.numpy as jnp\n").replace(
+    "    if x > 0:\n        return x\n    return 0.0\n", "    return jnp.where(x > 0, x, 0.0)\n")
+#: a minified module: one 5 MB line
+MINIFIED = "import jax; f = jax.jit(lambda x: x); data = [" + "1, " * (5 * 1024 * 1024 // 3) + "]\n"
+
+
+def _deep_binop(n: int) -> str:
+    return SEEDED.replace("    if x > 0:", "    y = " + " + ".join(["x"] * n) + "\n    if x > 0:")
+
+
+#: name -> (bytes of the bad file, the error after "path:")
+HOSTILE = {
+    "syntax-error": (b"import jax\n\ndef f(:\n    pass\n", r"3:\d+: error: syntax error: [^\n]+"),
+    "invalid-utf8": (b"x = 1\nname = 'caf\xe9'\n",
+                     re.escape("2:12: error: cannot decode as utf-8: invalid continuation byte (byte 0xe9)")),
+    "unknown-cookie": (b"# -*- coding: klingon -*-\nx = 1\n",
+                       re.escape("1:1: error: cannot decode: unknown encoding: klingon")),
+    "nul-byte": (SEEDED.replace("return 0.0", "return 0.0\x00").encode(),
+                 re.escape("7:15: error: source contains a NUL byte")),
+    "brackets-1000-deep": (nested(1000, "(", ")").encode(),
+                           r"5:\d+: error: syntax error: too many nested parentheses \(Python allows 200 levels\)"),
+    "operators-5000-long": (_deep_binop(5000).encode(),
+                            re.escape("5:1: error: too deeply nested to parse: Python itself cannot compile it")),
+    "5MB-single-line": (MINIFIED.encode(), re.escape(
+        f"1:1: error: too long to lint: the statement on this line is {len(MINIFIED) - 1:,} characters long "
+        "(minified or generated code? the limit is 200,000)")),
+}
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_file_under_fix_and_diff(tmp_path, capsys, kind, mode):
+    data, error = HOSTILE[kind]
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(data)
+    good = write(tmp_path, "zz_good.py", SEEDED)
+    before = bad.stat()
+    outcome = run_cli(capsys, "check", "--isolated", "--no-reason", "-q", mode, "--unsafe-fixes", str(bad), str(good))
+    assert outcome.status == 1
+    assert re.fullmatch(re.escape(str(bad)) + ":" + error + "\n", outcome.err), outcome.err
+    assert_no_traceback(outcome)
+    after = bad.stat()
+    assert bad.read_bytes() == data and (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+    if mode == "--fix":
+        assert good.read_text() == SEEDED_FIXED
+    else:
+        assert good.read_text() == SEEDED and f"+++ {good}\n" in outcome.out and str(bad) not in outcome.out
+    assert sorted(os.listdir(tmp_path)) == ["bad.py", "zz_good.py"]
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+def test_unreadable_paths_under_fix_and_diff(tmp_path, capsys, mode):
+    missing = tmp_path / "nope.py"
+    loop = tmp_path / "loop.py"
+    loop.symlink_to(tmp_path / "loop2.py")
+    (tmp_path / "loop2.py").symlink_to(loop)
+    good = write(tmp_path, "zz_good.py", SEEDED)
+    outcome = run_cli(capsys, "check", "--isolated", "--no-reason", "-q", mode, "--unsafe-fixes",
+                      str(missing), str(loop), str(good))
+    assert outcome.status == 1
+    assert outcome.err == (f"{missing}:1:1: error: cannot read: No such file or directory\n"
+                           f"{loop}:1:1: error: cannot read: Too many levels of symbolic links\n")
+    assert (good.read_text() == SEEDED_FIXED) == (mode == "--fix")
+    assert loop.is_symlink() and not missing.exists()
+
+
+def test_symlink_loop_inside_a_walked_folder_is_reported_and_the_rest_fixed(tmp_path, capsys):
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    good = write(tmp_path, "zz_good.py", SEEDED)
+    for argv in (["check"], ["check", "--fix", "--unsafe-fixes"]):
+        outcome = run_cli(capsys, *argv, "--isolated", "--no-reason", "-q", str(tmp_path))
+        assert outcome.status == 1
+        assert outcome.err.count("error: cannot read: Too many levels of symbolic links\n") == 2, outcome.err
+    assert good.read_text() == SEEDED_FIXED
+
+
+def test_unreadable_file_under_fix(tmp_path, capsys):
+    locked = write(tmp_path, "locked.py", SEEDED)
+    good = write(tmp_path, "zz_good.py", SEEDED)
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            pytest.skip("running with privileges that read any file")
+        outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(locked), str(good))
+    finally:
+        locked.chmod(0o644)
+    assert (outcome.status, outcome.err) == (1, f"{locked}:1:1: error: cannot read: Permission denied\n")
+    assert locked.read_text() == SEEDED and good.read_text() == SEEDED_FIXED
+
+
+def test_directory_named_like_a_module_is_walked_by_fix(tmp_path, capsys):
+    inner = write(tmp_path, "x.py/inner.py", SEEDED)
+    outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(tmp_path / "x.py"))
+    assert (outcome.status, outcome.err) == (0, "")
+    assert inner.read_text() == SEEDED_FIXED
+
+
+def test_empty_file_under_fix_is_clean_and_not_written(tmp_path, capsys):
+    empty = write(tmp_path, "empty.py", "")
+    before = empty.stat()
+    for mode in ("--fix", "--diff"):
+        outcome = run_cli(capsys, "check", "--isolated", "-q", mode, "--unsafe-fixes", str(empty))
+        assert (outcome.status, outcome.out, outcome.err) == (0, "", "")
+    after = empty.stat()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "mixed"])
+def test_fix_keeps_every_line_ending(tmp_path, capsys, newline):
+    lines = SEEDED.splitlines(keepends=True)
+    endings = ["\r\n"] * len(lines) if newline == "\r\n" else ["\n", "\r\n"] * len(lines)
+    data = "".join(line.rstrip("\n") + ending for line, ending in zip(lines, endings))
+    path = tmp_path / "f.py"
+    path.write_bytes(data.encode())
+    outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(path))
+    assert outcome.status == 0
+    fixed = path.read_bytes().decode()
+    assert fixed.replace("\r\n", "\n") == SEEDED_FIXED
+    kept = [line for line in data.splitlines(keepends=True) if "if x > 0" not in line and "return" not in line]
+    assert all(line in fixed.splitlines(keepends=True) for line in kept)  # each with its own ending
+    if newline == "\r\n":
+        assert not re.search(r"(?<!\r)\n", fixed)
+
+
+def test_form_feed_on_a_line_of_its_own_is_kept_by_fix(tmp_path, capsys):
+    path = write(tmp_path, "f.py", SEEDED.replace("\n@jax.jit", "\n\f\n@jax.jit"))
+    outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(path))
+    assert outcome.status == 0
+    assert path.read_text() == SEEDED_FIXED.replace("\n@jax.jit", "\n\f\n@jax.jit")
+
+
+def test_stdin_with_bad_source_under_fix_and_diff(capsys, monkeypatch):
+    data = b"def f(:\n"
+    for mode, echoed in (("--fix", data.decode()), ("--diff", "")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        outcome = run_cli(capsys, "check", "--isolated", "-q", mode, "-", "--stdin-filename", "pkg/mod.py")
+        assert outcome.status == 1
+        assert outcome.out == echoed  # --fix passes the source through untouched
+        assert re.fullmatch(r"pkg/mod\.py:1:\d+: error: syntax error: [^\n]+\n", outcome.err), outcome.err
+
+
+# -------------------------------------------------- crashes and blow-ups of the parser
+@pytest.mark.parametrize("make, error", [
+    # LibCST's native parser overflowed its stack on these (a segmentation fault) before any
+    # error could be reported: Python itself cannot compile the first, the second is flat in
+    # Python (any length compiles) but nested in LibCST
+    (lambda: _deep_binop(8000), "too deeply nested to parse: Python itself cannot compile it"),
+    (lambda: SEEDED.replace("    if x > 0:", "    y = " + " and ".join(["x"] * 10000) + "\n    if x > 0:"),
+     "too deeply nested to lint: a chain of 9,999 operators (the limit is 3,000)"),
+])
+def test_chains_that_crashed_the_parser_are_one_error(tmp_path, make, error):
+    bad = write(tmp_path, "deep.py", make())
+    good = write(tmp_path, "zz_good.py", SEEDED)
+    for mode in ([], ["--fix", "--unsafe-fixes"]):
+        outcome = run_process([console_script(), "check", "--isolated", "--no-cache", "-q", "--no-reason", *mode,
+                               str(bad), str(good)], tmp_path)
+        assert outcome.status == 1, outcome.err
+        assert outcome.err == f"{bad}:5:1: error: {error}\n"
+    assert good.read_text() == SEEDED_FIXED
+
+
+@pytest.mark.parametrize("expression", [
+    " + ".join(["x"] * 1000),
+    " and ".join(["x"] * 300),
+    "x" + ".real" * 1000,
+    "x" + "[0]" * 300,
+    " if x else ".join(["x"] * 300),
+    " < ".join(["x"] * 1000),
+])
+def test_long_chains_python_accepts_are_linted_and_fixed(tmp_path, capsys, expression):
+    path = write(tmp_path, "chain.py", SEEDED.replace("    if x > 0:", f"    y = {expression}\n    if x > 0:"))
+    outcome = check(capsys, path)
+    assert (outcome.status, outcome.err) == (1, "")
+    assert finding_line(path, (6, 8, "JIT201")) in outcome.out
+    outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(path))
+    assert outcome.err == ""
+    assert "jnp.where(x > 0, x, 0.0)" in path.read_text()

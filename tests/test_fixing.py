@@ -105,6 +105,38 @@ def test_no_fix_is_offered_where_libcst_does_not_give_back_the_source(source, tm
     assert open(path, "rb").read() == source.encode()
 
 
+def test_fixes_are_built_only_for_the_findings_reported(monkeypatch):
+    """Nested conditional expressions on one line are n JIT201 findings and one report: building
+    a fix for each took O(n) apiece, minutes for 1,000 of them.  Only reported findings get one."""
+    import jitlint.fixes
+
+    built = []
+    real = jitlint.fixes.build_fix
+    monkeypatch.setattr(jitlint.fixes, "build_fix", lambda code, node, ctx: built.append(code) or real(code, node, ctx))
+    nested = " if x > 0 else ".join(["x"] * 50)
+    source = FIXABLE.replace("return x if x > 0 else -x", f"return {nested}")
+    result = lint_source(source)
+    assert [(d.line, d.code) for d in result.diagnostics] == [(7, "JIT103"), (8, "JIT201")]
+    assert sorted(built) == ["JIT103", "JIT201"]
+    assert all(d.fix is not None for d in result.diagnostics)
+
+
+def test_static_argnames_looks_at_a_function_once_for_all_its_findings(monkeypatch):
+    """A chain of n ``elif`` is n findings in one function: each walked the whole function (900
+    took a minute to fix); now once per function and parameter."""
+    from jitlint.fixes import static_args
+
+    walks = []
+    real = static_args._only_static_uses
+    monkeypatch.setattr(static_args, "_only_static_uses",
+                        lambda fn, name, ctx: walks.append(name) or real(fn, name, ctx))
+    chain = "".join(f"    elif n > {i}:\n        y = {i}\n" for i in range(50))
+    source = f"import jax\n\n\n@jax.jit\ndef f(x, n):\n    if n > 0:\n        y = 0\n{chain}    return x * y\n"
+    result = lint_source(source)
+    assert len([d for d in result.diagnostics if d.code == "JIT201"]) == 51
+    assert walks == ["n"]
+
+
 def test_json_fix_edits_reproduce_the_fix():
     diag = [d for d in lint_source(FIXABLE).diagnostics if d.code == "JIT103"][0]
     payload = diag.to_json()["fix"]

@@ -202,4 +202,3 @@ def test_flake8_reports_an_analysis_crash_as_one_finding(tmp_path):
     assert "Traceback" not in outcome.err, outcome.err
     assert outcome.out == f"{path}:1:1: JIT000 internal error: RuntimeError: analysis fell over\n"
     assert outcome.status == 1
-

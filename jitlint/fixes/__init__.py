@@ -92,22 +92,41 @@ def preferring_static(prefer: Optional[bool]) -> Iterator[None]:
         _PREFER_STATIC.reset(token)
 
 
+class DeferredFix:
+    """The fix of one finding, built when it is asked for.
+
+    Only the findings that are reported need a fix: the rest (a second finding
+    of a rule on one line, one under ``# noqa``) would cost a rewrite each -- for
+    ``a if p else b if q else ...`` nested n deep, n rewrites of O(n) each.
+    """
+
+    def __init__(self, code: str, node: cst.CSTNode, context: Callable[[], FixContext]) -> None:
+        self.code, self.node, self._context = code, node, context
+        self._built = False
+        self._fix: Optional[Fix] = None
+
+    def build(self) -> Optional[Fix]:
+        if not self._built:
+            self._fix, self._built = build_fix(self.code, self.node, self._context()), True
+        return self._fix
+
+
 def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: "Facts",
                  source: Optional[str] = None) -> List["RawFinding"]:
-    """The findings, each with the fix its rule's builders offer (if any)."""
+    """The findings, each with the fix its rule's builders offer (if any), as a :class:`DeferredFix`."""
     from dataclasses import replace
 
-    out: List["RawFinding"] = []
-    ctx: Optional[FixContext] = None
-    for finding in findings:
-        if finding.fix is None and finding.code in FIXABLE_CODES:
-            if ctx is None:
-                ctx = FixContext(index.module, index, facts, source, _PREFER_STATIC.get())
-            fix = build_fix(finding.code, finding.node, ctx)
-            if fix is not None:
-                finding = replace(finding, fix=fix)
-        out.append(finding)
-    return out
+    prefer_static = _PREFER_STATIC.get()
+    shared: List[FixContext] = []
+
+    def context() -> FixContext:
+        if not shared:
+            shared.append(FixContext(index.module, index, facts, source, prefer_static))
+        return shared[0]
+
+    return [replace(f, fix=DeferredFix(f.code, f.node, context))
+            if f.fix is None and f.code in FIXABLE_CODES else f for f in findings]
 
 
-__all__ = ["FIXABLE_CODES", "FixContext", "attach_fixes", "build_fix", "builders_for", "preferring_static"]
+__all__ = ["FIXABLE_CODES", "DeferredFix", "FixContext", "attach_fixes", "build_fix", "builders_for",
+           "preferring_static"]

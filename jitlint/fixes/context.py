@@ -43,6 +43,8 @@ class FixContext:
         self._module_names: Optional[Set[str]] = None
         self._aliases: Optional[Dict[str, str]] = None
         self._given: Dict[Optional[cst.CSTNode], Set[str]] = {}
+        #: what builders work out once per file and share between findings (keyed by builder and node)
+        self.memo: Dict[Tuple[object, ...], object] = {}
 
     @property
     def source(self) -> str:

@@ -65,10 +65,18 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     order = [p.name.value for p, _ in fn.params]
     params.sort(key=order.index)
-    body = block_statements(fn.node.body)
-    reassigned = assigned_in(body)
+    # once per function and parameter, not once per finding (a chain of n `elif` has n findings)
+    key = ("static_args.assigned", fn.node)
+    if key not in ctx.memo:
+        ctx.memo[key] = assigned_in(block_statements(fn.node.body))
+    reassigned = ctx.memo[key]
     for p in params:
-        if p in reassigned or not _only_static_uses(fn.node, p, ctx):
+        if p in reassigned:  # type: ignore[operator]
+            return None
+        key = ("static_args.only_static_uses", fn.node, p)
+        if key not in ctx.memo:
+            ctx.memo[key] = _only_static_uses(fn.node, p, ctx)
+        if not ctx.memo[key]:
             return None
     entries = [e for e in ctx.index.entries if e.function is fn]
     if len(entries) != 1:
