@@ -18,6 +18,7 @@ import re
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
@@ -318,7 +319,10 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             futures = {p: pool.submit(_run_unit_in_pool, (p, d))
                        for p, d in sorted(work, key=lambda item: -len(item[1]))}
             _quick_check_all(skipped, datas, results, cache)
-            computed = list(_ticking((futures[p].result() for p in todo), tick))
+            computed = list(_ticking((_result_or_none(futures[p]) for p in todo), tick))
+        for i, result in enumerate(computed):
+            if result is None:  # a worker died (a crash in native code): its files again, one process each
+                computed[i] = _run_unit_alone(todo[i], datas[todo[i]], config, checked, roots, method)
     else:
         _quick_check_all(skipped, datas, results, cache)
         computed = list(_ticking((run_unit(p, d, config, checked, roots) for p, d in work), tick))
@@ -347,6 +351,25 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
         out.append(FileResult(path, tuple(_one_per_line(diags)), source=_text(datas[path]) if diags else None))
     return out
+
+
+def _result_or_none(future) -> Optional[UnitResult]:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return None
+
+
+def _run_unit_alone(path: str, data: bytes, config: Config, checked: Dict[str, str], roots: Sequence[str],
+                    method: str) -> UnitResult:
+    """One unit in a process of its own: a crash that kills it is that file's internal error."""
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
+                                 initializer=_pool_init, initargs=(checked, config, roots)) as pool:
+            return pool.submit(_run_unit_in_pool, (path, data)).result()
+    except BrokenProcessPool:
+        return UnitResult({}, FileError(path, 1, 1, "internal error: jitlint crashed on this file "
+                                                    "(its worker process died)", internal=True))
 
 
 def _ticking(items: Iterable[T], tick: Callable[[int], None]) -> Iterator[T]:

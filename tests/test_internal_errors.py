@@ -202,3 +202,28 @@ def test_flake8_reports_an_analysis_crash_as_one_finding(tmp_path):
     assert "Traceback" not in outcome.err, outcome.err
     assert outcome.out == f"{path}:1:1: JIT000 internal error: RuntimeError: analysis fell over\n"
     assert outcome.status == 1
+
+
+WORKER_DIES_ON_BAD_FILES = (
+    "import os, signal\n"
+    "import jitlint.runner\n"
+    "CRASH = '# crash the analysis'\n"
+    "original = jitlint.runner._analyse_unit\n"
+    "def analyse(path, source, *args):\n"
+    "    if CRASH in source:\n"
+    "        os.kill(os.getpid(), signal.SIGSEGV)  # as a crash in LibCST's native parser would\n"
+    "    return original(path, source, *args)\n"
+    "jitlint.runner._analyse_unit = analyse\n"
+)
+
+
+def test_a_worker_that_dies_costs_only_its_own_file(tmp_path):
+    """A segmentation fault in a worker (native code) breaks the whole pool; its files are run
+    again one process each, so the one that crashes is named and the others are reported."""
+    bad = write(tmp_path, "bad.py", BAD)
+    good = [write(tmp_path, f"good{i}.py", SEEDED) for i in range(5)]
+    outcome = run_patched(WORKER_DIES_ON_BAD_FILES, ["check", "--isolated", "--no-reason", "-q", "--no-cache",
+                                                     "-j", "2", str(bad), *map(str, good)])
+    assert outcome.status == 2
+    assert outcome.err == f"{bad}:1:1: error: internal error: jitlint crashed on this file (its worker process died)\n"
+    assert outcome.out.count("JIT201") == 5 and str(bad) not in outcome.out
