@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 import tokenize
+import warnings
 from itertools import accumulate
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
@@ -209,7 +210,9 @@ def check_size(source: str) -> bool:
         return False
     line, _ = _line_and_column(source, chain_offset)
     try:
-        ast.parse(source)
+        with warnings.catch_warnings():  # the user's invalid escapes are not jitlint's to report
+            warnings.simplefilter("ignore")
+            ast.parse(source)
     except (RecursionError, MemoryError):
         raise SourceError(line, 1, "too deeply nested to parse: Python itself cannot compile it") from None
     except (SyntaxError, ValueError):
