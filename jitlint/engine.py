@@ -98,9 +98,23 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
         return []
     positions = _positions(module)
     lines = source.splitlines()
-    # a fix's edits are offsets into the module's code: offered only where LibCST gives back
-    # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
-    fixable = any(f.fix is not None for f in raw) and module.code == source
+    # a fix's edits are offsets into the module's code: offered only where LibCST gives back the
+    # source exactly (it drops a form feed that starts a line of code, and a final lone CR); the
+    # code is generated once, when the first reported finding wants its fix
+    generated: List[str] = []
+
+    def fix_of(finding: RawFinding) -> Optional[Fix]:
+        from jitlint.fixes import DeferredFix
+
+        if finding.fix is None:
+            return None
+        if not generated:
+            generated.append(module.code)
+        if generated[0] != source:
+            return None
+        fix = finding.fix.build(generated[0]) if isinstance(finding.fix, DeferredFix) else finding.fix
+        return fix if isinstance(fix, Fix) else None
+
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
         pos = positions.get(finding.node)
@@ -122,16 +136,9 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=_fix_of(finding) if fixable else None,
+            fix=fix_of(finding),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
-
-
-def _fix_of(finding: RawFinding) -> Optional[Fix]:
-    from jitlint.fixes import DeferredFix
-
-    fix = finding.fix.build() if isinstance(finding.fix, DeferredFix) else finding.fix
-    return fix if isinstance(fix, Fix) else None
 
 
 def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:

@@ -100,14 +100,15 @@ class DeferredFix:
     ``a if p else b if q else ...`` nested n deep, n rewrites of O(n) each.
     """
 
-    def __init__(self, code: str, node: cst.CSTNode, context: Callable[[], FixContext]) -> None:
+    def __init__(self, code: str, node: cst.CSTNode, context: Callable[[Optional[str]], FixContext]) -> None:
         self.code, self.node, self._context = code, node, context
         self._built = False
         self._fix: Optional[Fix] = None
 
-    def build(self) -> Optional[Fix]:
+    def build(self, source: Optional[str] = None) -> Optional[Fix]:
+        """The fix; ``source`` is the module's code, when the caller has generated it already."""
         if not self._built:
-            self._fix, self._built = build_fix(self.code, self.node, self._context()), True
+            self._fix, self._built = build_fix(self.code, self.node, self._context(source)), True
         return self._fix
 
 
@@ -119,9 +120,9 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
     prefer_static = _PREFER_STATIC.get()
     shared: List[FixContext] = []
 
-    def context() -> FixContext:
+    def context(code: Optional[str]) -> FixContext:
         if not shared:
-            shared.append(FixContext(index.module, index, facts, source, prefer_static))
+            shared.append(FixContext(index.module, index, facts, source or code, prefer_static))
         return shared[0]
 
     return [replace(f, fix=DeferredFix(f.code, f.node, context))
