@@ -11,6 +11,7 @@ too deeply.
 from __future__ import annotations
 
 import ast
+import contextvars
 import io
 import re
 import sys
@@ -224,15 +225,17 @@ def check_size(source: str) -> bool:
 
 
 def _run_on_deep_stack(work: Callable[[], _T], recursion_limit: Optional[int]) -> _T:
-    """``work()`` on a new thread with a large stack (and the given recursion limit)."""
+    """``work()`` on a new thread with a large stack (and the given recursion limit), in the
+    caller's context (a new thread starts with empty context variables: the fix order would be lost)."""
     outcome: Dict[str, Any] = {}
+    context = contextvars.copy_context()
 
     def target() -> None:
         previous = sys.getrecursionlimit()
         if recursion_limit is not None:
             sys.setrecursionlimit(max(previous, recursion_limit))
         try:
-            outcome["value"] = work()
+            outcome["value"] = context.run(work)
         except BaseException as exc:  # noqa: B036 - handed back to the caller's thread
             outcome["error"] = exc
         finally:

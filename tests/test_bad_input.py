@@ -192,6 +192,18 @@ def test_deep_analysis_does_not_leave_the_recursion_limit_raised():
     assert sys.getrecursionlimit() == limit
 
 
+@pytest.mark.parametrize("prefer_static", [True, False])
+def test_deep_analysis_keeps_the_fix_order_asked_for(prefer_static):
+    """The retry on a large stack runs in a new thread: it must see the caller's fix order."""
+    from jitlint.fixing import fix_source
+
+    flag_only = SEEDED.replace("relu(x)", "relu(x, flag)").replace("if x > 0", "if flag > 0")
+    for depth in (1, 190):  # 190 nested calls: analysed again on the large stack
+        source = flag_only.replace("    if flag", "    y = " + "g(" * depth + "x" + ")" * depth + "\n    if flag")
+        fixed = fix_source(source, unsafe=True, prefer_static=prefer_static).fixed
+        assert ("static_argnames" in fixed, "jnp.where" in fixed) == (prefer_static, not prefer_static), depth
+
+
 def test_stdin_with_bad_source_reports_under_stdin_filename(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"def f(:\n"), encoding="utf-8"))
     outcome = run_cli(capsys, "check", "--isolated", "-", "--stdin-filename", "pkg/mod.py")
