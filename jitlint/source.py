@@ -167,34 +167,27 @@ def _largest_statement(source: str) -> Tuple[int, int, int, int]:
     with no separator in between: ``a.b(c)[d] + e`` is four links long, ``[a + b, c]``
     one.  It bounds how deeply LibCST nests the expression.
     """
-    runs = [0]
-    start = 0
+    runs = [0]  # the chain being measured at each open bracket depth
+    start = 0  # the offset of the statement
     longest = chain = (0, 0)
     for match in _TOKEN.finditer(source):
         kind = match.lastgroup
-        if kind == "skip":
-            continue
         if kind == "link":
             runs[-1] += 1
-        elif kind == "separator":
-            runs[-1] = 0
         elif kind == "open":
-            runs[-1] += 1
-            chain = max(chain, (runs[-1], -start))
+            runs[-1] += 1  # a call or subscript trailer links too
             runs.append(0)
-            continue
-        elif kind == "close":
-            if len(runs) > 1:
-                chain = max(chain, (runs.pop(), -start))
-            continue
-        elif len(runs) == 1:  # a newline that ends a statement
+        elif kind == "separator" or (kind == "close" and len(runs) > 1):
+            chain = max(chain, (runs[-1], -start))
+            if kind == "close":
+                runs.pop()
+            else:
+                runs[-1] = 0
+        elif kind == "newline" and len(runs) == 1:  # the end of a statement
             chain = max(chain, (runs[0], -start))
             longest = max(longest, (match.start() - start, -start))
             runs[0] = 0
             start = match.end()
-            continue
-        else:
-            continue
     chain = max([chain] + [(run, -start) for run in runs])
     longest = max(longest, (len(source) - start, -start))
     return longest[0], -longest[1], chain[0], -chain[1]

@@ -435,6 +435,8 @@ def test_stdin_with_bad_source_under_fix_and_diff(capsys, monkeypatch):
     # error could be reported: Python itself cannot compile the first, the second is flat in
     # Python (any length compiles) but nested in LibCST
     (lambda: _deep_binop(8000), "too deeply nested to parse: Python itself cannot compile it"),
+    (lambda: SEEDED.replace("    if x > 0:", "    y = [" + " + ".join(["x"] * 8000) + ", 0]\n    if x > 0:"),
+     "too deeply nested to parse: Python itself cannot compile it"),
     (lambda: SEEDED.replace("    if x > 0:", "    y = " + " and ".join(["x"] * 10000) + "\n    if x > 0:"),
      "too deeply nested to lint: a chain of 9,999 operators (the limit is 3,000)"),
 ])
