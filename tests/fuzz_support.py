@@ -293,9 +293,10 @@ def _top_level_spans(text: str) -> Optional[List[Tuple[int, int]]]:
 
 
 def _is_import_insertion(text: str, edit: Edit) -> bool:
-    if edit.start != edit.end or (edit.start > 0 and text[edit.start - 1] not in "\r\n"):
-        if not (edit.start == len(text) and edit.start == edit.end):
-            return False
+    """Whole import lines inserted at the start of a line (or at the end of the text)."""
+    at_line_start = edit.start in (0, len(text)) or text[edit.start - 1] in "\r\n"
+    if edit.start != edit.end or not at_line_start:
+        return False
     lines = [line for line in edit.replacement.splitlines() if line.strip()]
     return bool(lines) and all(line.startswith(("import ", "from ")) for line in lines)
 

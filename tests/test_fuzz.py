@@ -25,7 +25,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from fuzz_support import check_program, jit_everything, mutate, seed_corpus
+from fuzz_support import check_program, edit_violations, jit_everything, mutate, seed_corpus
+from jitlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 
 LONG_RUN = int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "0"))
 SEEDS = seed_corpus()
@@ -74,3 +75,36 @@ def test_mutated_fixtures(seed, rnd, steps, prefer_static, unsafe):
 def test_every_fixture_fixes_soundly(name, prefer_static):
     text = dict(SEEDS)[name]
     check_program(text, prefer_static=prefer_static)
+
+
+# ---------------------------------------------------------------- the oracle itself
+TWO_DEFS = "import jax\n\n\ndef f(x):\n    return x\n\n\ndef g(x):\n    return x\n"
+
+
+def _fix_at_line_5(*edits: Edit):
+    fix = Fix(Applicability.SAFE, "test", edits)
+    return [Diagnostic("f.py", 5, 5, 5, 13, "JIT103", "m", fix=fix)], [fix]
+
+
+@pytest.mark.parametrize("edit, ok", [
+    (Edit(TWO_DEFS.index("return x"), TWO_DEFS.index("return x") + 8, "return -x"), True),
+    (Edit(11, 11, "from jax import lax\n"), True),  # an import line the fix needs
+    (Edit(TWO_DEFS.rindex("return x"), TWO_DEFS.rindex("return x") + 8, "return -x"), False),  # g, not f
+    (Edit(TWO_DEFS.index("return x"), TWO_DEFS.rindex("return x"), ""), False),  # across two statements
+    (Edit(TWO_DEFS.index("def g"), TWO_DEFS.index("def g"), "x = 1\n"), False),  # not an import, not in f
+])
+def test_the_edit_check_tells_a_sound_fix_from_a_stray_one(edit, ok):
+    diagnostics, fixes = _fix_at_line_5(edit)
+    assert (edit_violations(TWO_DEFS, diagnostics, fixes, [0]) == []) == ok
+
+
+def test_check_program_catches_a_fix_that_breaks_the_code(monkeypatch):
+    from dataclasses import replace
+
+    def attach(findings, index, facts, source=None):
+        broken = Fix(Applicability.SAFE, "broken", (Edit(0, 0, "def (:\n"),))
+        return [replace(f, fix=broken) for f in findings]
+
+    monkeypatch.setattr("jitlint.fixes.attach_fixes", attach)
+    with pytest.raises(AssertionError, match="does not parse"):
+        check_program("import jax\n\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
