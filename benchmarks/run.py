@@ -6,8 +6,10 @@ Usage:  python benchmarks/run.py [CORPUS] [--rounds N] [--output benchmarks/RESU
 CORPUS defaults to ./realcode (made by ../shared/tools/make_realcode.sh).  Every
 command runs in its own process, in alternating order, for N rounds; the table
 gives the median wall time, the ratio to the LibCST parse floor, and the peak
-resident memory of the command's own process (from wait4).  Numbers are only
-compared within one run: the machines are shared and noisy.
+resident memory of the command's own process (from wait4).  A second table times
+generated modules (tests/synthetic.py) at two sizes, the second twice the first,
+to show that the cost grows with the lines.  Numbers are only compared within
+one run: the machines are shared and noisy.
 """
 from __future__ import annotations
 
@@ -25,6 +27,16 @@ from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+
+from synthetic import helper_chain, jitted_functions, lines_per_function  # noqa: E402
+
+#: (label, generator, small size, large size) of the generated modules
+SCALING = [
+    ("jitted functions (10,000 -> 20,000 lines)", jitted_functions,
+     round(10_000 / lines_per_function(jitted_functions)), round(20_000 / lines_per_function(jitted_functions))),
+    ("helper chain (1,000 -> 2,000 functions)", helper_chain, 1_000, 2_000),
+]
 
 PARSE_FLOOR = r"""
 import os, sys, libcst
@@ -43,8 +55,11 @@ for folder, dirs, files in os.walk(root):
 """
 
 
+JITLINT = [PY, "-m", "jitlint", "check", "--quiet", "--format", "json", "--isolated"]
+
+
 def commands(corpus: str, cache: str) -> Dict[str, List[str]]:
-    jitlint = [PY, "-m", "jitlint", "check", "--quiet", "--format", "json", "--isolated"]
+    jitlint = JITLINT
     flake8 = [PY, "-m", "flake8", "--isolated", "-j1", "--exit-zero"]
     return {
         "libcst parse floor": [PY, "-c", PARSE_FLOOR, corpus],
@@ -69,6 +84,36 @@ def run_once(argv: List[str]) -> Tuple[float, int]:
     return elapsed, usage.ru_maxrss // 1024
 
 
+def scaling_commands(folder: str) -> Dict[Tuple[str, str, int], List[str]]:
+    """For each generated module and size: the parse floor and ``jitlint check -j1 --no-cache``."""
+    cmds: Dict[Tuple[str, str, int], List[str]] = {}
+    for label, generator, *sizes in SCALING:
+        for size in sizes:
+            sub = os.path.join(folder, f"{generator.__name__}_{size}")
+            os.makedirs(sub)
+            with open(os.path.join(sub, "module.py"), "w", encoding="utf-8") as fh:
+                fh.write(generator(size))
+            cmds[(label, "parse", size)] = [PY, "-c", PARSE_FLOOR, sub]
+            cmds[(label, "jitlint", size)] = JITLINT + ["-j1", "--no-cache", sub]
+    return cmds
+
+
+def scaling_rows(times: Dict[Tuple[str, str, int], List[float]], folder: str) -> List[str]:
+    rows = ["| generated module | lines | LibCST parse | jitlint -j1 | jitlint / parse |",
+            "|---|---|---|---|---|"]
+    growth = []
+    for label, generator, small, large in SCALING:
+        cost = {}
+        for size in (small, large):
+            with open(os.path.join(folder, f"{generator.__name__}_{size}", "module.py"), "rb") as fh:
+                lines = fh.read().count(b"\n")
+            parse = statistics.median(times[(label, "parse", size)])
+            cost[size] = statistics.median(times[(label, "jitlint", size)])
+            rows.append(f"| {label}, n={size} | {lines} | {parse:.2f} s | {cost[size]:.2f} s | {cost[size] / parse:.2f}x |")
+        growth.append(f"- {label}: twice the input costs {cost[large] / cost[small]:.2f}x the time (linear: 2.00)")
+    return rows + [""] + growth
+
+
 def count(corpus: str) -> Tuple[int, int]:
     files = lines = 0
     for folder, dirs, names in os.walk(corpus):
@@ -91,11 +136,14 @@ def main() -> int:
     if not os.path.isdir(corpus):
         raise SystemExit(f"no corpus at {corpus}: run ../shared/tools/make_realcode.sh first")
     cache = tempfile.mkdtemp(prefix="jitlint-bench-cache-")
+    generated = tempfile.mkdtemp(prefix="jitlint-bench-generated-")
     try:
         cmds = commands(corpus, cache)
         times: Dict[str, List[float]] = {name: [] for name in cmds}
         memory: Dict[str, int] = {name: 0 for name in cmds}
         names = list(cmds)
+        scaling = scaling_commands(generated)
+        scaling_times: Dict[Tuple[str, str, int], List[float]] = {key: [] for key in scaling}
         for r in range(args.rounds):
             order = names if r % 2 == 0 else list(reversed(names))
             for name in order:
@@ -105,8 +153,15 @@ def main() -> int:
                 times[name].append(elapsed)
                 memory[name] = max(memory[name], rss)
                 print(f"round {r + 1}: {name}: {elapsed:.2f} s, {rss} MB", file=sys.stderr)
+            keys = list(scaling) if r % 2 == 0 else list(reversed(list(scaling)))
+            for key in keys:
+                elapsed, _ = run_once(scaling[key])
+                scaling_times[key].append(elapsed)
+                print(f"round {r + 1}: {key}: {elapsed:.2f} s", file=sys.stderr)
+        growth = scaling_rows(scaling_times, generated)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(generated, ignore_errors=True)
     files, lines = count(corpus)
     floor = statistics.median(times["libcst parse floor"])
     cold = statistics.median(times["jitlint check -j1 --no-cache"])
@@ -138,6 +193,10 @@ def main() -> int:
         f"- what the JIT plugin adds to a flake8 run (`--select JIT` minus `--select E9`, flake8 runs its own "
         f"checks either way): {flake8_jit - flake8_alone:.1f} s = {(flake8_jit - flake8_alone) / cold:.2f}x "
         "`jitlint check -j1` (target <= 1)",
+        "",
+        "Scaling (generated modules from tests/synthetic.py, one file each, median of the same rounds):",
+        "",
+        *growth,
         "",
     ])
     with open(args.output, "w", encoding="utf-8") as fh:

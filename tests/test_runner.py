@@ -8,6 +8,7 @@ import pytest
 import jitlint.engine
 from jitlint.config import Config
 from jitlint.runner import imported_modules, lint_files, may_contain_traced_code
+from synthetic import helper_chain, jitted_functions
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 
@@ -137,23 +138,6 @@ def test_processes_give_the_same_results_in_the_same_order(tmp_path):
     assert sum(len(r.diagnostics) for r in one) > 50
 
 
-def _module(functions):
-    parts = ["import jax", "import jax.numpy as jnp", ""]
-    for i in range(functions):
-        parts += [
-            "@jax.jit",
-            f"def f{i}(x, n):",
-            "    y = jnp.sin(x) * 2.0",
-            "    for j in range(3):",
-            "        y = y + j",
-            "    if y.sum() > 0:",
-            "        y = -y",
-            "    return y + n",
-            "",
-        ]
-    return "\n".join(parts) + "\n"
-
-
 def _seconds(path):
     best = float("inf")
     for _ in range(2):
@@ -164,12 +148,14 @@ def _seconds(path):
     return best
 
 
-def test_cost_grows_linearly_with_the_module(tmp_path):
-    """Loose: doubling the input (600 -> 1,200 functions, ~5,400 -> ~10,800 lines)
-    must less than triple the time. (The benchmark measures a 20,000-line module.)"""
+@pytest.mark.parametrize("generator, size", [(jitted_functions, 600), (helper_chain, 700)])
+def test_cost_grows_linearly_with_the_module(tmp_path, generator, size):
+    """Loose: doubling the input (600 -> 1,200 jitted functions, ~5,400 -> ~10,800 lines;
+    a chain of 700 -> 1,400 helpers) must less than triple the time. The benchmark
+    (benchmarks/run.py) times the 10,000- and 20,000-line sizes."""
     small, large = tmp_path / "small.py", tmp_path / "large.py"
-    small.write_text(_module(600))
-    large.write_text(_module(1200))
+    small.write_text(generator(size))
+    large.write_text(generator(2 * size))
     assert _seconds(str(large)) < 3 * _seconds(str(small))
 
 
