@@ -109,7 +109,8 @@ def scaling_rows(times: Dict[Tuple[str, str, int], List[float]], folder: str) ->
                 lines = fh.read().count(b"\n")
             parse = statistics.median(times[(label, "parse", size)])
             cost[size] = statistics.median(times[(label, "jitlint", size)])
-            rows.append(f"| {label}, n={size} | {lines} | {parse:.2f} s | {cost[size]:.2f} s | {cost[size] / parse:.2f}x |")
+            rows.append(f"| {label}, n={size} | {lines} | {parse:.2f} s | {cost[size]:.2f} s "
+                        f"| {cost[size] / parse:.2f}x |")
         growth.append(f"- {label}: twice the input costs {cost[large] / cost[small]:.2f}x the time (linear: 2.00)")
     return rows + [""] + growth
 

@@ -1,6 +1,5 @@
 """The runner: pre-filter, cross-module units, cache and its invalidation, processes, scaling."""
 import os
-import shutil
 import time
 
 import pytest
