@@ -79,8 +79,11 @@ class SourceError(Exception):
     """Input that cannot be linted: where, and why, in words for the user."""
 
     def __init__(self, line: int, column: int, message: str) -> None:
-        super().__init__(message)
+        super().__init__(line, column, message)  # all three, so that it pickles (process pool)
         self.line, self.column, self.message = line, column, message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def _line_and_column(text: str, offset: int) -> Tuple[int, int]:

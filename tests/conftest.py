@@ -1,8 +1,8 @@
 import os
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
-
 import pytest
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 
 
 @pytest.fixture(autouse=True)

@@ -467,3 +467,13 @@ def test_long_chains_python_accepts_are_linted_and_fixed(tmp_path, capsys, expre
     outcome = run_cli(capsys, "check", "--isolated", "-q", "--fix", "--unsafe-fixes", str(path))
     assert outcome.err == ""
     assert "jnp.where(x > 0, x, 0.0)" in path.read_text()
+
+
+def test_a_source_error_survives_the_trip_between_processes():
+    import pickle
+
+    from jitlint.source import SourceError
+
+    err = pickle.loads(pickle.dumps(SourceError(3, 7, "invalid UTF-8 at byte 12")))
+    assert (err.line, err.column, str(err)) == (3, 7, err.message)
+    assert err.message == "invalid UTF-8 at byte 12"
