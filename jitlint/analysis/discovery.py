@@ -12,6 +12,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.syntax import (
     assigned_names,
+    call_argument,
     dotted_name,
     int_value,
     iter_children,
@@ -133,6 +134,27 @@ class GlobalInfo:
     numpy_array: bool = False
 
 
+def _declares_static(value: cst.BaseExpression) -> bool:
+    """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``
+    or ``static_field(...)``, whichever library the ``field`` comes from."""
+    if not isinstance(value, cst.Call):
+        return False
+    name = dotted_name(value.func) or ""
+    last = name.rsplit(".", 1)[-1]
+    if last == "static_field":
+        return True
+    if last != "field":
+        return False
+    for arg in value.args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        code = cst.Module([]).code_for_node(arg.value).replace(" ", "")
+        if key == "static" and code == "True" or key == "pytree_node" and code == "False":
+            return True
+        if key == "metadata" and ("static=True" in code or "'static':True" in code or '"static":True' in code):
+            return True
+    return False
+
+
 class ModuleIndex:
     """Everything jitlint needs to know about a module before analysing values."""
 
@@ -179,6 +201,9 @@ class ModuleIndex:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
             self._call_entries(call, scope, cls)
+        #: attribute names that a pytree class of this module declares static (metadata):
+        #: reading them from a traced pytree gives a Python value
+        self.static_fields: Set[str] = self._static_fields()
 
     # ----------------------------------------------------------------- names
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
@@ -308,6 +333,51 @@ class ModuleIndex:
                 body = getattr(block, "body", ())
                 for inner in body if isinstance(body, (list, tuple)) else ():
                     yield from self._bindings(inner)
+
+    # ------------------------------------------------------ pytree metadata
+    def _static_fields(self) -> Set[str]:
+        """Fields made static by ``register_dataclass(meta_fields=...)``, ``field(static=True)``
+        (equinox), ``field(pytree_node=False)`` (flax), ``field(metadata={"static": True})``
+        (jax), ``static_field()``, and every field of a ``register_static`` class."""
+        out: Set[str] = set()
+        static_classes: Set[str] = set()
+        registrations: List[cst.Call] = []
+        for cls in self.classes.values():
+            for dec in cls.decorators:
+                q = self.qualify(dec.func if isinstance(dec, cst.Call) else dec) or ""
+                if q in ("functools.partial", "partial") and isinstance(dec, cst.Call) and dec.args:
+                    q = self.qualify(dec.args[0].value) or ""  # partial(register_dataclass, meta_fields=...)
+                    dec = dec.with_changes(args=dec.args[1:])
+                if q.endswith("register_static"):
+                    static_classes.add(cls.name)
+                elif q.endswith("register_dataclass") and isinstance(dec, cst.Call):
+                    # as a decorator the class is not an argument: meta_fields is the second
+                    registrations.append(dec.with_changes(args=(cst.Arg(cst.Name(cls.name)), *dec.args)))
+        for call, scope, _ in self._pending_calls:
+            q = (self.qualify(call.func) or "") if scope is None else ""
+            first = call_argument(call, 0, None)
+            if q.endswith("register_static") and first is not None and isinstance(first.value, cst.Name):
+                static_classes.add(first.value.value)
+            elif q.endswith("register_dataclass"):
+                registrations.append(call)
+        for call in registrations:
+            meta = call_argument(call, 2, "meta_fields")
+            for el in (literal_elements(meta.value) or ()) if meta is not None else ():
+                name = string_value(el)
+                if name is not None:
+                    out.add(name)
+        for cls in self.classes.values():
+            every = cls.name in static_classes
+            for stmt in cls.node.body.body:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        if every or (small.value is not None and _declares_static(small.value)):
+                            out.add(small.target.value)
+                    elif isinstance(small, cst.Assign) and _declares_static(small.value):
+                        out.update(n.value for t in small.targets for n in assigned_names(t.target))
+        return out
 
     # ------------------------------------------------------------------ walk
     def _walk(self, root: cst.CSTNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
@@ -680,7 +750,18 @@ class ModuleIndex:
         return tuple(out)
 
     def _transform_call(self, call: cst.Call):
-        """For ``T(f, kw)`` / ``T(**kw)(f)`` / ``partial(T, kw)(f)``: (transform, kwargs source, target arg)."""
+        """For ``T(f, kw)`` / ``T(**kw)(f)`` / ``partial(T, kw)(f)``: (transform, kwargs source, target arg).
+        ``T(jax.grad(f))`` traces ``f`` itself: grad keeps the signature, and under a staging
+        transform every jit failure comes back (JAX_HAZARDS F note 2)."""
+        t, kwargs, target = self._transform_call_parts(call)
+        while isinstance(target, cst.Call) and self.qualify(target.func) in jax_api.NON_STAGING:
+            inner = [a for a in target.args if a.keyword is None and not a.star]
+            if not inner:
+                break
+            target = inner[0].value
+        return t, kwargs, target
+
+    def _transform_call_parts(self, call: cst.Call):
         t = self.transform_of(call.func)
         if t is not None:
             positional = [a for a in call.args if a.keyword is None and not a.star]

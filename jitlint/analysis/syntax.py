@@ -169,3 +169,71 @@ def call_argument(call: cst.Call, position: Optional[int], keyword: Optional[str
 def has_keyword(call: cst.Call, keyword: str) -> bool:
     return any(a.keyword is not None and a.keyword.value == keyword for a in call.args) or any(
         a.star == "**" for a in call.args)
+
+
+#: methods that only a mapping has (a JAX array has none of them)
+_MAPPING_METHODS = frozenset({"items", "keys", "values", "get", "setdefault", "update"})
+#: str methods: a loop variable that calls one iterates over keys, not array rows
+_STR_METHODS = frozenset({"startswith", "endswith", "split", "rsplit", "lower", "upper", "strip",
+                          "replace", "partition", "rpartition", "isdigit", "format"})
+_KEY_ORDER = frozenset({"sorted", "list", "tuple", "reversed", "set", "iter"})
+
+
+def _is_string(node: cst.CSTNode) -> bool:
+    return type(node) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _iterated_name(node: cst.CSTNode) -> Optional[str]:
+    """``d`` for ``d``, ``sorted(d)``, ``list(d)``...: the name whose elements a loop binds."""
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in _KEY_ORDER \
+            and len(node.args) == 1 and not node.args[0].star:
+        node = node.args[0].value
+    return node.value if type(node) is cst.Name else None
+
+
+def mapping_names(body: cst.CSTNode) -> frozenset:
+    """Names that the code under ``body`` uses as a dict: ``d["key"]``, ``d.items()``,
+    ``"key" in d``, ``**d``, or ``for k in d`` whose ``k`` indexes ``d`` or is used as a string.
+
+    A pytree argument of unknown structure is either an array or a container; such use says
+    which, and iterating over a dict gives its keys, which are static under tracing."""
+    found = set()
+    loops: Dict[str, str] = {}  # loop variable -> the name it iterates over
+    subscripts: List[Tuple[str, str]] = []  # (indexed name, index name)
+    string_uses: List[str] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Subscript and type(node.value) is cst.Name and len(node.slice) == 1 \
+                and type(node.slice[0].slice) is cst.Index:
+            index = node.slice[0].slice.value
+            if _is_string(index):
+                found.add(node.value.value)
+            elif type(index) is cst.Name:
+                subscripts.append((node.value.value, index.value))
+        elif kind is cst.Attribute and type(node.value) is cst.Name:
+            if node.attr.value in _MAPPING_METHODS:
+                found.add(node.value.value)
+            elif node.attr.value in _STR_METHODS:
+                string_uses.append(node.value.value)
+        elif kind is cst.Comparison and _is_string(node.left):
+            for comp in node.comparisons:
+                if type(comp.operator) in (cst.In, cst.NotIn) and type(comp.comparator) is cst.Name:
+                    found.add(comp.comparator.value)
+        elif (kind is cst.Arg or kind is cst.StarredDictElement) and node.star == "**" \
+                if kind is cst.Arg else kind is cst.StarredDictElement:
+            if type(node.value) is cst.Name:
+                found.add(node.value.value)
+        elif kind is cst.For or kind is cst.CompFor:
+            over = _iterated_name(node.iter)
+            if over is not None and type(node.target) is cst.Name:
+                loops[node.target.value] = over
+        stack.extend(iter_children(node))
+    for indexed, key in subscripts:
+        if loops.get(key) == indexed:
+            found.add(indexed)
+    for name in string_uses:
+        if name in loops:
+            found.add(loops[name])
+    return frozenset(found)

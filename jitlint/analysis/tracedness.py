@@ -17,7 +17,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import assigned_names, int_value, params_of, string_value
+from jitlint.analysis.syntax import assigned_names, int_value, mapping_names, params_of, string_value
 from jitlint.analysis.values import (
     MAYBE,
     STATIC,
@@ -105,6 +105,22 @@ class Analyzer:
         self.facts = Facts(index)
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
+        self._mapping_names: Dict[FunctionInfo, frozenset] = {}
+        #: inside ``with jax.ensure_compile_time_eval():`` JAX operations on constants are concrete
+        self.compile_time_eval = 0
+
+    def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
+        """A traced value of unknown structure that the function uses as a dict: a pytree
+        container whose keys (what iterating gives) are static."""
+        if value.kind is not Kind.TRACED or value.items is not None or value.element is not None \
+                or value.container or value.is_array:
+            return value
+        names = self._mapping_names.get(fn)
+        if names is None:
+            names = self._mapping_names[fn] = mapping_names(fn.node.body)
+        if name not in names:
+            return value
+        return replace(value, container=True, mapping=True, element=STATIC)
 
     # ============================================================== entries
     def run(self) -> Facts:
@@ -334,11 +350,20 @@ class Analyzer:
         if isinstance(stmt, cst.While):
             return self._loop(stmt, frame, lambda: self.ev(stmt.test, frame))
         if isinstance(stmt, cst.With):
+            concrete = False
             for item in stmt.items:
                 v = self.ev(item.item, frame)
                 if item.asname is not None:
                     self.bind(item.asname.name, v if v.kind else STATIC, frame)
-            env = self._branch(stmt.body, frame, frame.env)
+                call = item.item
+                if isinstance(call, cst.Call) and (self.index.qualify(call.func) or "").endswith(
+                        "ensure_compile_time_eval"):
+                    concrete = True
+            self.compile_time_eval += concrete
+            try:
+                env = self._branch(stmt.body, frame, frame.env)
+            finally:
+                self.compile_time_eval -= concrete
             if env is None:
                 return False
             frame.env = env
@@ -609,6 +634,8 @@ class Analyzer:
                 else:
                     scope = "builtin"
                     value = STATIC
+        if scope != "global" and value.kind is Kind.TRACED:
+            value = self.as_mapping(value, name, fn)
         if record:
             self.facts.read_scope[node] = scope
             self.facts.record(node, value)
@@ -741,7 +768,8 @@ class Analyzer:
             return STATIC
         base = self.ev(node.value, frame)
         attr = node.attr.value
-        if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES:
+        if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
+                or attr in self.index.static_fields:
             return STATIC
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array)
@@ -994,6 +1022,8 @@ class Analyzer:
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
+            elif self.compile_time_eval:
+                return Value(best.kind)  # `with jax.ensure_compile_time_eval():` computes it now
             else:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                       "code is traced, even on constants")
