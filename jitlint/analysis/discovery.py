@@ -132,6 +132,8 @@ class GlobalInfo:
     #: index in the module body of the last module-level statement that binds it
     last_statement: int = 0
     numpy_array: bool = False
+    #: a tuple or list literal: indexing it with a tracer fails
+    sequence: bool = False
 
 
 def _declares_static(value: cst.BaseExpression) -> bool:
@@ -182,6 +184,8 @@ class ModuleIndex:
         #: module globals whose attributes a function assigns
         self.attribute_mutated_in_functions: Dict[str, Set[FunctionInfo]] = {}
         self.logger_names: Set[str] = set()
+        #: module globals holding a host random generator (``np.random.default_rng(0)``)
+        self.host_rng_names: Set[str] = set()
         self.calls_by_name: Dict[str, List[cst.Call]] = {}
         #: (scope, name) -> calls of ``name(...)`` made directly in that scope
         self.scope_calls: Dict[Tuple[Optional[FunctionInfo], str], List[cst.Call]] = {}
@@ -268,9 +272,36 @@ class ModuleIndex:
                 for name in names_here:
                     self.globals[name].assignments += 2 if in_loop else 1
 
+    def _numpy_expression(self, value: cst.BaseExpression, depth: int = 0) -> bool:
+        """``np.sin(t).astype(np.float32)``, ``np.arange(8)[::-1]``, ``2 * np.ones(3)``: a NumPy array."""
+        if depth > 8:
+            return False
+        if isinstance(value, cst.Call):
+            q = self.qualify(value.func)
+            if q is not None:
+                return q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in (
+                    "numpy.dtype", "numpy.finfo", "numpy.iinfo") and not q.endswith(("int32", "float32", "int64",
+                                                                                    "float64", "bool_"))
+            func = value.func
+            return isinstance(func, cst.Attribute) and func.attr.value in jax_api.NUMPY_ARRAY_METHODS \
+                and self._numpy_expression(func.value, depth + 1)
+        if isinstance(value, cst.Subscript):
+            return self._numpy_expression(value.value, depth + 1)
+        if isinstance(value, cst.BinaryOperation):
+            return self._numpy_expression(value.left, depth + 1) or self._numpy_expression(value.right, depth + 1)
+        return False
+
     def _classify_global(self, info: GlobalInfo, value: cst.BaseExpression, name: str) -> None:
+        if isinstance(value, (cst.Tuple, cst.List)):
+            info.sequence = True
         if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
             info.mutable_container = True
+        elif isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.HOST_RNG_FACTORIES:
+            self.host_rng_names.add(name)
+        elif isinstance(value, cst.Call) and self.qualify(value.func) is None and self._numpy_expression(value):
+            info.numpy_array = True  # np.sin(t).astype(np.float32)
+        elif isinstance(value, (cst.Subscript, cst.BinaryOperation)) and self._numpy_expression(value):
+            info.numpy_array = True
         elif isinstance(value, cst.Call):
             q = self.qualify(value.func)
             callee = q or (value.func.value if isinstance(value.func, cst.Name) else None)
@@ -651,8 +682,9 @@ class ModuleIndex:
             top = fn
             while top.parent is not None:
                 top = top.parent
-            if "register" in top.name:
-                continue  # a registration API (`register_impl(prim)(fn)`): used while importing
+            if "register" in top.name and not any(scope is not None and called == top.name
+                                                  for scope, called in self.scope_calls):
+                continue  # a registration API (`register_impl(prim)(fn)`), not called by this module's code
             if top.cls is not None or top.name not in self.import_time_names:
                 return True
         return False

@@ -194,6 +194,14 @@ STATIC_JAX_FUNCTIONS = frozenset(
     }
 )
 
+#: array methods whose result is an array of the same library (NumPy stays NumPy)
+NUMPY_ARRAY_METHODS = frozenset({"astype", "reshape", "copy", "transpose", "ravel", "flatten", "squeeze",
+                                 "view", "clip", "round", "cumsum", "sum", "mean"})
+
+#: constructors of host (Python / NumPy) random generators: a draw inside traced code is a constant
+HOST_RNG_FACTORIES = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator",
+                                "random.Random", "random.SystemRandom"})
+
 #: attributes of an array that are static under tracing
 STATIC_ATTRIBUTES = frozenset(
     {

@@ -518,7 +518,15 @@ class Analyzer:
                     if isinstance(local, cst.Name):
                         frame.env[local.value] = STATIC
         elif isinstance(small, cst.Del):
-            pass
+            targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
+            for target in targets:
+                target = target.value if isinstance(target, cst.Element) else target
+                if isinstance(target, cst.Subscript):
+                    self.ev(target.value, frame)  # `del CACHE[key]` reads CACHE
+                    for el in target.slice:
+                        self._ev_slice(el.slice, frame)
+                elif isinstance(target, cst.Attribute):
+                    self.ev(target.value, frame)
         return True
 
     def _define_function(self, node: cst.FunctionDef, frame: Frame) -> None:
@@ -629,6 +637,8 @@ class Analyzer:
                         value = Value(jax_array=True, is_array=True)
                     elif g.numpy_array:
                         value = Value(numpy_array=True)
+                    elif g.sequence and g.assignments == 1:
+                        value = Value(container=True)
                     else:
                         value = STATIC
                 else:

@@ -188,11 +188,26 @@ class OuterStateWrite(Rule):
         self._targets(node, [t.target for t in node.targets], node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        fn = self.ctx.function
+        if isinstance(target, cst.Name) and target.value in fn.nonlocal_names and self.ctx.body.boundary \
+                and not self.ctx.is_traced(node.value) and not self.ctx.body.abstract_only:
+            # a counter or running total in a closure: it counts traces, not calls or steps
+            self.report(target, f"`{self.ctx.code(node)}` updates nonlocal `{target.value}` once, at trace time, "
+                                "not on every call or iteration", _why_traced(self))
+            return
         self._targets(node, [node.target], node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._targets(node, [node.target], node.value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = [el.value for el in node.target.elements] if isinstance(node.target, (cst.Tuple, cst.List)) \
+            else [node.target]
+        for target in targets:
+            if isinstance(target, cst.Subscript) and not self.ctx.body.abstract_only:
+                self._check_container_target(target, target.value)  # `del CACHE[key]`
 
     def _check_name_target(self, name: cst.Name, value: cst.BaseExpression) -> None:
         fn = self.ctx.function
@@ -388,6 +403,8 @@ class SideEffectInTracedCode(Rule):
                 return f"random draw `{ctx.code(func)}()`"
             if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
                 return f"`{ctx.code(func)}()`"
+            if head in ("datetime.datetime", "datetime.date") and tail in ("now", "today", "utcnow"):
+                return f"`{ctx.code(func)}()`"
             return None
         if isinstance(func, cst.Name):
             if ctx.facts.read_scope.get(func) != "builtin":
@@ -400,6 +417,12 @@ class SideEffectInTracedCode(Rule):
                 if scope == "global" or (scope == "closure" and ctx.body.boundary):
                     return f"`next()` on outer iterator `{arg.value}`"
             return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in ctx.index.host_rng_names and ctx.facts.read_scope.get(func.value) == "global":
+            return f"random draw `{ctx.code(func)}()` from a host generator"
+        if isinstance(func, cst.Attribute) and func.attr.value in ("write_text", "write_bytes") \
+                and isinstance(ctx.parent(node), cst.Expr):
+            return f"file write `{ctx.code(func)}()`"
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS:
             receiver = func.value
             if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
