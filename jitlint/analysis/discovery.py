@@ -646,11 +646,36 @@ class ModuleIndex:
                     return m, not m.is_static_method
             elif owner in self.classes:
                 return self.find_method(self.classes[owner], method), False
-            elif owner in self.globals and self.globals[owner].instance_of in self.classes:
-                # a module-level instance: `jax.jit(model.apply)` binds it
-                found = self.find_method(self.classes[self.globals[owner].instance_of], method)
-                return found, found is not None and not found.is_static_method
+            else:
+                # an instance: `jax.jit(model.apply)` binds it (a module-level one, or one the
+                # enclosing function makes); a Flax linen module's `apply` runs its __call__
+                cls_name = self._local_instance_class(owner, scope)
+                if cls_name is None and owner in self.globals:
+                    cls_name = self.globals[owner].instance_of
+                if cls_name in self.classes:
+                    found = self.find_method(self.classes[cls_name], method)
+                    if found is None and method == "apply":
+                        found = self.find_method(self.classes[cls_name], "__call__")
+                    return found, found is not None and not found.is_static_method
         return None, False
+
+    def _local_instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
+        """``C`` when the function ``scope`` binds ``name`` once, to ``C(...)`` of a class of this module."""
+        if scope is None or isinstance(scope.node, cst.Lambda):
+            return None
+        found: List[str] = []
+        stack: List[cst.CSTNode] = [scope.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                value = node.value
+                found.append(value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                             else "")
+            stack.extend(iter_children(node))
+        return found[0] if len(found) == 1 and found[0] in self.classes else None
 
     def rebound_after(self, name: str, fn: FunctionInfo) -> bool:
         """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
