@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
@@ -316,8 +316,12 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                  initializer=_pool_init, initargs=(checked, config, roots)) as pool:
             # largest files first, one at a time: the workers finish together
-            futures = {p: pool.submit(_run_unit_in_pool, (p, d))
-                       for p, d in sorted(work, key=lambda item: -len(item[1]))}
+            futures: Dict[str, Optional[Future]] = {}
+            for p, d in sorted(work, key=lambda item: -len(item[1])):
+                try:
+                    futures[p] = pool.submit(_run_unit_in_pool, (p, d))
+                except BrokenProcessPool:  # a worker died already: the rest run alone below
+                    futures[p] = None
             _quick_check_all(skipped, datas, results, cache)
             computed = list(_ticking((_result_or_none(futures[p]) for p in todo), tick))
         for i, result in enumerate(computed):
@@ -353,7 +357,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     return out
 
 
-def _result_or_none(future) -> Optional[UnitResult]:
+def _result_or_none(future: Optional[Future]) -> Optional[UnitResult]:
+    if future is None:
+        return None
     try:
         return future.result()
     except BrokenProcessPool:

@@ -291,5 +291,11 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
         return SourceError(py_exc.lineno or 1, py_exc.offset or 1, f"syntax error: {py_exc.msg}")
     except (RecursionError, MemoryError, ValueError):
         pass
+    else:
+        # CPython compiles it (a backslash before a CRLF at the end of the file is one such
+        # case: importable, though `python file.py` refuses it): not checked, and said so
+        message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message).splitlines()[0]
+        return SourceError(exc.raw_line, exc.raw_column + 1, "not checked: Python compiles this file but "
+                                                             f"LibCST, jitlint's parser, rejects it ({message})")
     message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message)
     return SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")

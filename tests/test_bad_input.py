@@ -477,3 +477,14 @@ def test_a_source_error_survives_the_trip_between_processes():
     err = pickle.loads(pickle.dumps(SourceError(3, 7, "invalid UTF-8 at byte 12")))
     assert (err.line, err.column, str(err)) == (3, 7, err.message)
     assert err.message == "invalid UTF-8 at byte 12"
+
+
+def test_code_python_compiles_but_libcst_rejects_is_not_called_a_syntax_error():
+    """Found by the hypothesmith fuzz: a backslash continuation before a CRLF at the end of the
+    file compiles (and imports) in CPython, but LibCST's tokenizer rejects it."""
+    source = "import jax\nf = jax.jit\n\\\r\n"
+    compile(source, "x.py", "exec")
+    result = lint_source(source, "x.py")
+    assert result.error is not None and not result.error.internal
+    assert result.error.message.startswith("not checked: Python compiles this file but LibCST")
+    assert "syntax error" not in result.error.message

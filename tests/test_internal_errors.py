@@ -227,3 +227,31 @@ def test_a_worker_that_dies_costs_only_its_own_file(tmp_path):
     assert outcome.status == 2
     assert outcome.err == f"{bad}:1:1: error: internal error: jitlint crashed on this file (its worker process died)\n"
     assert outcome.out.count("JIT201") == 5 and str(bad) not in outcome.out
+
+
+def test_a_pool_that_breaks_while_files_are_handed_out_runs_the_rest_alone(tmp_path, monkeypatch):
+    """A worker can die before every file has been submitted: ``submit`` itself then raises
+    BrokenProcessPool; the files not handed out yet are run one process each, like the others."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    import jitlint.runner
+    from jitlint.config import Config
+    from jitlint.runner import lint_files
+
+    real = jitlint.runner.ProcessPoolExecutor
+    submitted: List[int] = []
+
+    class BreaksAfterTwo(real):
+        def submit(self, fn, *args, **kwargs):
+            if self._max_workers > 1:
+                submitted.append(1)
+                if len(submitted) > 2:
+                    raise BrokenProcessPool("a worker died")
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(jitlint.runner, "ProcessPoolExecutor", BreaksAfterTwo)
+    paths = [write(tmp_path, f"good{i}.py", SEEDED) for i in range(5)]
+    results = lint_files([str(p) for p in paths], Config(), jobs=2)
+    assert len(submitted) == 5
+    assert [r.error for r in results] == [None] * 5
+    assert [[d.code for d in r.diagnostics] for r in results] == [["JIT201"]] * 5
