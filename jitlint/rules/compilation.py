@@ -1,16 +1,38 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-from typing import Iterable, List, Set
+import weakref
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo
+from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
+from jitlint.analysis.syntax import assigned_names, iter_children
 from jitlint.rules.base import Rule
 
 #: transforms that compile and cache per function object
 _COMPILING = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
                         "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit"})
+#: transforms that return a new function object on every call (``jax.jit(jax.grad(f))`` in a loop
+#: compiles every time; verified with jax 0.10.2; ``jax.checkpoint`` is cached and is not here)
+_FRESH_FUNCTION_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jacfwd", "jax.jacrev",
+                                        "jax.hessian"})
+#: methods that run once per object: a jit of a bound method there is made once
+_SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__", "__setstate__"})
+#: operators whose result keeps changing when an operand does (not ``%``, ``&``: bounded)
+_GROWING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.LeftShift)
+_GROWING_ASSIGN_OPERATORS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign,
+                             cst.FloorDivideAssign, cst.PowerAssign, cst.LeftShiftAssign)
+#: NumPy functions that return a new ndarray (unhashable)
+_NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
+    "array", "asarray", "arange", "zeros", "ones", "empty", "full", "linspace", "logspace", "eye", "identity",
+    "zeros_like", "ones_like", "empty_like", "full_like", "concatenate", "stack", "vstack", "hstack", "argsort",
+    "sort", "flip", "cumsum", "tile", "repeat", "unique", "diag", "tril", "triu", "outer", "meshgrid"))
+#: jax.numpy functions that do not return arrays
+_NOT_ARRAY_JAX_FUNCTIONS = frozenset({"jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.numpy.set_printoptions",
+                                      "jax.numpy.printoptions", "jax.random.key_impl"})
 _FROZEN_DECORATORS = ("frozen=True", "struct.dataclass", "register_static", "register_dataclass",
                       "register_pytree_node_class", "register_pytree_with_keys_class")
 
@@ -36,11 +58,53 @@ def _static_params(entry: EntryPoint) -> Set[str]:
 
 
 def _what(fn: FunctionInfo, entry: EntryPoint) -> str:
+    if entry.self_bound:
+        return "a bound method"
     if isinstance(fn.node, cst.Lambda):
         return "a lambda"
     if entry.partial_positional or entry.partial_keywords:
         return "a `functools.partial`"
     return "a nested function"
+
+
+def _method_of(scope: FunctionInfo) -> str:
+    """The name of the outermost function around ``scope`` (a method's own name)."""
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope.name
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool) -> bool:
+    """Arithmetic (``+ - * / // ** <<``) that uses a name of ``varying``: it changes when that name does.
+
+    Other operands may be names, attributes and items (numbers only, with ``numbers_only``); a call,
+    ``%`` or a comparison makes the answer no (their values can repeat).
+    """
+    if not isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        return False
+    found = False
+    stack: List[cst.BaseExpression] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation):
+            if not isinstance(node.operator, _GROWING_OPERATORS):
+                return False
+            stack += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            stack.append(node.expression)
+        elif isinstance(node, cst.Name) and node.value in varying:
+            found = True
+        elif isinstance(node, (cst.Integer, cst.Float)):
+            continue
+        elif numbers_only or not isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+    return found
 
 
 def _runs_once(scope: FunctionInfo) -> bool:
@@ -60,15 +124,158 @@ def _visible_calls(rule: Rule, entry: EntryPoint) -> Iterable[cst.Call]:
         yield from rule.ctx.index.calls_by_name.get(name, ())
 
 
+#: a function scope, the module (None) or a class body
+_Scope = Union[FunctionInfo, cst.ClassDef, None]
+_Loops = Tuple[cst.CSTNode, ...]
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """One binding of a name: the node that binds it, the value of a plain ``name = value``, the loops around it."""
+
+    node: cst.CSTNode
+    value: Optional[cst.BaseExpression]
+    loops: _Loops
+
+
+class _Layout:
+    """Where each call sits -- its scope, the loops around it in that scope, whether it runs once
+    per element of a comprehension -- and every binding of each name in each scope.
+
+    Built once per module, on the first question that needs it (one walk of the tree).
+    """
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.scope_of: Dict[cst.Call, _Scope] = {}
+        #: calls and definitions -> the loops around them, outermost first, in their own scope
+        self.loops_of: Dict[cst.CSTNode, _Loops] = {}
+        #: calls evaluated once per element of a comprehension (its element, conditions, inner iterables)
+        self.per_element: Set[cst.Call] = set()
+        self.bindings: Dict[Tuple[_Scope, str], List[_Binding]] = {}
+        #: names declared ``global`` or ``nonlocal`` somewhere: their bindings are not all in one scope
+        self.declared: Set[str] = set()
+        self._walk(index)
+
+    def _bind(self, scope: _Scope, target: cst.CSTNode, node: cst.CSTNode,
+              value: Optional[cst.BaseExpression], loops: _Loops) -> None:
+        for name in assigned_names(target):
+            plain = value if target is name else None
+            self.bindings.setdefault((scope, name.value), []).append(_Binding(node, plain, loops))
+
+    def _walk(self, index: ModuleIndex) -> None:
+        stack: List[Tuple[cst.CSTNode, _Scope, _Loops, bool]] = [(index.module, None, (), False)]
+        push = stack.append
+        while stack:
+            node, scope, loops, each = stack.pop()
+            kind = type(node)
+            if kind is cst.Call:
+                self.scope_of[node] = scope
+                if loops:
+                    self.loops_of[node] = loops
+                if each:
+                    self.per_element.add(node)
+            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
+                if loops:
+                    self.loops_of[node] = loops
+                if kind is not cst.Lambda:
+                    self._bind(scope, node.name, node, None, loops)
+                inner: _Scope = node if kind is cst.ClassDef else index.infos.get(node)
+                for child in iter_children(node):
+                    push((child, inner, (), False) if child is node.body else (child, scope, loops, each))
+                continue
+            elif kind is cst.For or kind is cst.While:
+                inside = loops + (node,)
+                if kind is cst.For:
+                    self._bind(scope, node.target, node, None, inside)
+                for child in iter_children(node):
+                    push((child, scope, inside if child is node.body else loops, each))
+                continue
+            elif kind in _COMPREHENSIONS:
+                # the first iterable runs once; the element, the conditions and the inner iterables once per
+                # element; the targets count as bindings of the enclosing scope (name lookups then give up)
+                parts = (node.key, node.value) if kind is cst.DictComp else (node.elt,)
+                stack.extend((part, scope, loops, True) for part in parts)
+                comp_for: Optional[cst.CompFor] = node.for_in
+                first = True
+                while comp_for is not None:
+                    self._bind(scope, comp_for.target, comp_for, None, loops)
+                    push((comp_for.iter, scope, loops, each if first else True))
+                    stack.extend((cond.test, scope, loops, True) for cond in comp_for.ifs)
+                    first = False
+                    comp_for = comp_for.inner_for_in
+                continue
+            elif kind is cst.Assign:
+                for t in node.targets:
+                    self._bind(scope, t.target, node, node.value, loops)
+            elif kind is cst.AugAssign or (kind is cst.AnnAssign and node.value is not None):
+                self._bind(scope, node.target, node, node.value if kind is cst.AnnAssign else None, loops)
+            elif kind is cst.NamedExpr or kind is cst.Del:
+                self._bind(scope, node.target, node, None, loops)
+            elif kind is cst.AsName:
+                self._bind(scope, node.name, node, None, loops)
+            elif kind is cst.Global or kind is cst.Nonlocal:
+                self.declared.update(item.name.value for item in node.names)
+            elif (kind is cst.Import or kind is cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    head = alias.name
+                    while isinstance(head, cst.Attribute):
+                        head = head.value
+                    if alias.asname is None:
+                        self._bind(scope, head, node, None, loops)
+            elif kind is cst.MatchAs or kind is cst.MatchStar:
+                if node.name is not None:
+                    self._bind(scope, node.name, node, None, loops)
+            elif kind is cst.MatchMapping and node.rest is not None:
+                self._bind(scope, node.rest, node, None, loops)
+            for child in iter_children(node):
+                push((child, scope, loops, each))
+
+    def rebinds(self, scope: _Scope, name: str, loop: cst.CSTNode) -> bool:
+        """``loop`` binds ``name`` in ``scope`` on every iteration (its target, or in its body)."""
+        return any(loop in b.loops for b in self.bindings.get((scope, name), ()))
+
+    def value_of(self, name: str, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The value ``name`` certainly has at ``call``: the one ``name = value`` that binds it in the
+        scope it resolves to (no parameter, no other binding, no ``global``/``nonlocal``); else None."""
+        if name in self.declared or call not in self.scope_of:
+            return None
+        scope = self.scope_of[call]
+        while not isinstance(scope, cst.ClassDef):
+            found = self.bindings.get((scope, name), ())
+            is_param = scope is not None and any(p.name.value == name for p, _ in scope.params)
+            if found or is_param:
+                return found[0].value if len(found) == 1 and not is_param else None
+            if scope is None:
+                return None
+            scope = scope.parent
+        return None  # names in class bodies: not followed
+
+
+_LAYOUTS: "weakref.WeakKeyDictionary[ModuleIndex, _Layout]" = weakref.WeakKeyDictionary()
+
+
+def _layout(index: ModuleIndex) -> _Layout:
+    layout = _LAYOUTS.get(index)
+    if layout is None:
+        layout = _LAYOUTS[index] = _Layout(index)
+    return layout
+
+
 class RecompilationHazard(Rule):
     """## What it does
     Flags code that makes `jax.jit` compile again and again: a jit wrapper
-    created per call or per loop iteration around a fresh callable (a
-    `lambda`, a nested `def`, a `functools.partial`), and a static argument
-    given a value that changes on every call (a loop counter).
+    created per call, per loop iteration or per element of a comprehension
+    around a fresh callable (a `lambda`, a nested `def`, a
+    `functools.partial`, a bound method `self.f`, the result of `jax.grad` /
+    `jax.vmap` / ...), and a static argument given a value that changes on
+    every iteration (a loop counter, arithmetic on one, or a variable the
+    loop reassigns, such as a decaying learning rate).
 
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
-    flagged: the compilation cache is keyed on the function object.
+    flagged: the compilation cache is keyed on the function object. Neither
+    is a wrapper made once per call and then applied in a loop or a
+    comprehension: its compilation is amortised.
 
     ## Why is this bad?
     The cache is keyed on the function object and the static arguments. A new
@@ -112,48 +319,127 @@ class RecompilationHazard(Rule):
                 continue  # inside traced code jit is inlined, not compiled per call
             self._fresh_wrapper(entry)
             self._changing_static(entry)
+        self._fresh_transform_results(traced_scopes)
 
     def _fresh_wrapper(self, entry: EntryPoint) -> None:
         """A jit wrapper around a new function object each time, used once.
 
-        Created in a loop around a callable made in that loop; or, outside loops,
-        made and called once per call of the enclosing function (a wrapper that is
-        then called many times in a loop amortises its compilation and is fine).
-        Functions run once by design -- tests, ``main`` -- are left alone.
+        Created in a loop (or a comprehension's element) around a callable made there:
+        compiled on every iteration, whatever the function is called.  Outside loops,
+        made and called once per call of the enclosing function (a wrapper that is then
+        called many times, in a loop or a comprehension, amortises its compilation and
+        is fine); functions run once by design -- tests, ``main`` -- are left alone.
         """
         index = self.ctx.index
         fn = entry.function
         site = entry.site
         scope = entry.scope
-        if scope is not None and _runs_once(scope):
-            return
         if isinstance(site, cst.Decorator):
             if fn.parent is None:
                 return
+            if fn.defined_in_loop:
+                if _runs_once(fn.parent) and self._configured_per_iteration(fn.node, fn.parent):
+                    return
+                self.report(site, f"`{fn.name}` is jitted anew on every loop iteration: each new function object "
+                                  "is traced and compiled again")
+                return
             calls = index.scope_calls.get((fn.parent, fn.name), [])
-            if fn.defined_in_loop or (len(calls) == 1 and calls[0] not in index.calls_in_loops):
+            if not _runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]):
                 self.report(site, f"`{fn.name}` is jitted anew on every call of `{fn.parent.label}` and used once: "
                                   "each new function object is traced and compiled again")
             return
         if not isinstance(site, cst.Call):
             return
         made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords)
+        if entry.self_bound:
+            # `self.method` is a new bound-method object on every access (verified: one trace per call)
+            made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS
         if not made_per_call and fn.parent is None:
             return  # a top-level function: the cache is keyed on it, no recompilation
         if site in index.calls_in_loops:
             if made_per_call or fn.defined_in_loop:
+                if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
+                    return
                 self.report(site, f"`jax.jit` of {_what(fn, entry)} on every loop iteration: a fresh callable is "
                                   "traced and compiled each time")
             return
         if scope is None:
             return
+        if made_per_call and site in _layout(index).per_element:
+            if _runs_once(scope) and self._configured_per_iteration(site, scope):
+                return
+            self.report(site, f"`jax.jit` of {_what(fn, entry)} for every element of a comprehension: a fresh "
+                              "callable is traced and compiled each time")
+            return
+        if _runs_once(scope):
+            return
         calls = [c for name in entry.call_names if not name.startswith(("self.", "."))
                  for c in index.scope_calls.get((scope, name), [])]
-        if site in index.called_immediately:
-            calls.append(index.called_immediately[site])
-        if len(calls) == 1 and calls[0] not in index.calls_in_loops:
+        calls += self._immediate_uses(site)
+        if len(calls) == 1 and not self._repeated(calls[0]):
             self.report(site, f"`jax.jit` of {_what(fn, entry)} on every call of `{scope.label}`, used once: a "
                               "fresh callable is traced and compiled each time")
+
+    def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
+        """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
+        (or a comprehension) uses a name that the innermost loop around it rebinds, so each
+        iteration compiles a different function on purpose (a sweep over dtypes or tile sizes),
+        not the same one again."""
+        layout = _layout(self.ctx.index)
+        loops = layout.loops_of.get(node)
+        used = set()
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, cst.Name):
+                used.add(item.value)
+            stack.extend(iter_children(item))
+        if node in layout.per_element:  # the element of a comprehension: its targets change
+            return any(isinstance(b.node, cst.CompFor) for name in used for b in layout.bindings.get((scope, name), ()))
+        return bool(loops) and any(layout.rebinds(scope, name, loops[-1]) for name in used)
+
+    def _repeated(self, call: cst.Call) -> bool:
+        return call in self.ctx.index.calls_in_loops or call in _layout(self.ctx.index).per_element
+
+    def _immediate_uses(self, site: cst.Call) -> List[cst.Call]:
+        """``jax.jit(f)(x)``, or ``jax.grad(jax.jit(f))(x)``: the one call that uses the wrapper."""
+        index = self.ctx.index
+        outer = index.called_immediately.get(site)
+        if outer is not None:
+            return [outer]
+        for inner, use in index.called_immediately.items():
+            if index.qualify(inner.func) in _FRESH_FUNCTION_TRANSFORMS and any(
+                    arg.value is site for arg in inner.args):
+                return [use]
+        return []
+
+    def _fresh_transform_results(self, traced_scopes) -> None:
+        """``jax.jit(jax.grad(loss))`` in a loop: ``jax.grad`` returns a new function object each time."""
+        index = self.ctx.index
+        for call in index.calls_in_loops:
+            target = self._fresh_transform_target(call)
+            if target is None:
+                continue
+            scope = _layout(index).scope_of.get(call)
+            if isinstance(scope, FunctionInfo) and (
+                    scope in traced_scopes or _runs_once(scope) and self._configured_per_iteration(call, scope)):
+                continue
+            transform = self.ctx.code(target.func)
+            self.report(call, f"`jax.jit` of a `{transform}(...)` result on every loop iteration: it is a fresh "
+                              "callable, traced and compiled each time")
+
+    def _fresh_transform_target(self, call: cst.Call) -> Optional[cst.Call]:
+        index = self.ctx.index
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        t = index.transform_of(call.func)
+        if t is None or t.name not in _COMPILING:
+            return None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        target = positional[0].value if positional else None
+        if isinstance(target, cst.Call) and index.qualify(target.func) in _FRESH_FUNCTION_TRANSFORMS:
+            return target
+        return None
 
     def _changing_static(self, entry: EntryPoint) -> None:
         index = self.ctx.index
@@ -178,21 +464,66 @@ class RecompilationHazard(Rule):
                     position += 1
                 else:
                     name = arg.keyword.value
-                if (name in static or filter_static) and isinstance(arg.value, cst.Name) \
-                        and arg.value.value in loop_vars:
-                    self.report(call, f"static argument `{name}` changes on every iteration (`{arg.value.value}`): "
+                if name not in static and not filter_static:
+                    continue
+                how = self._changes_per_iteration(arg.value, call, loop_vars, numbers_only=name not in static)
+                if how is not None:
+                    self.report(call, f"static argument `{name}` changes on every iteration ({how}): "
                                       "each new value compiles the function again")
-                    return
+                    break  # one finding per call
+
+    def _changes_per_iteration(self, value: cst.BaseExpression, call: cst.Call, loop_vars: Set[str],
+                               numbers_only: bool) -> Optional[str]:
+        """Why ``value`` changes from one iteration to the next, or None if it need not.
+
+        A loop counter (``range``, ``enumerate``, literal numbers), arithmetic on one
+        (``4 + 2 * epoch``), or a name the loop itself reassigns from its old value or
+        from a counter (``lr = lr * 0.95``, ``n += 1``).  ``numbers_only`` (a filter
+        transform keeps only Python numbers static): every part must be a Python number.
+        """
+        code = self.ctx.code
+        if isinstance(value, cst.Name) and value.value in loop_vars:
+            return f"`{value.value}`"
+        if not isinstance(value, cst.Name):
+            return f"`{code(value)}`" if _grows_with(value, loop_vars, numbers_only) else None
+        layout = _layout(self.ctx.index)
+        scope = layout.scope_of.get(call)
+        name = value.value
+        if name in layout.declared or isinstance(scope, cst.ClassDef):
+            return None
+        if numbers_only and scope is not None and any(p.name.value == name for p, _ in scope.params):
+            return None  # maybe not a Python number
+        varying = loop_vars | {name}
+        loops = set(layout.loops_of.get(call, ()))
+        changing = None
+        for b in layout.bindings.get((scope, name), ()):
+            if isinstance(b.node, cst.AugAssign):
+                number = _is_number(b.node.value) or _grows_with(b.node.value, varying, True)
+                grows = isinstance(b.node.operator, _GROWING_ASSIGN_OPERATORS)
+            elif b.value is not None:
+                number = _is_number(b.value) or _grows_with(b.value, varying, True)
+                grows = _grows_with(b.value, varying, numbers_only)
+            else:
+                number = grows = False
+            if numbers_only and not number:
+                return None  # maybe not a Python number
+            if grows and changing is None and loops.intersection(b.loops):
+                changing = f"`{name}` is reassigned in the loop: `{code(b.node)}`"
+        return changing
 
 
 class BadStaticArguments(Rule):
     """## What it does
     Flags `static_argnames` naming a parameter that does not exist,
     `static_argnums` out of range, an unhashable value (list, dict, set,
-    array) passed to or defaulted for a static parameter, and a parameter
-    passed by keyword when both `static_argnums` and `static_argnames` are
-    given (JAX then does not map one onto the other, so it is silently
-    traced).
+    NumPy or JAX array) passed to a static parameter -- written at the call
+    or held by a variable whose only assignment gives it one -- and a
+    parameter passed by keyword when both `static_argnums` and
+    `static_argnames` are given (JAX then does not map one onto the other, so
+    it is silently traced).
+
+    An unhashable default is not flagged: a default that is not passed is
+    never hashed.
 
     ## Why is this bad?
     `ValueError: Jitted function has invalid argnames {'nope'} in
@@ -248,9 +579,6 @@ class BadStaticArguments(Rule):
                 if bad:
                     self.report(arg, f"`{key}={bad[0]}` is out of range: `{fn.label}` takes "
                                      f"{len(positional)} positional argument(s)")
-        for p, _ in fn.params:
-            if p.name.value in _static_params(entry) and p.default is not None and _unhashable(p.default):
-                self.report(p, f"static parameter `{p.name.value}` defaults to an unhashable value")
 
     def _check_calls(self, entry: EntryPoint) -> None:
         static = _static_params(entry)
@@ -275,19 +603,56 @@ class BadStaticArguments(Rule):
                     if entry.both_static_kinds and name in nums_names and name not in (entry.static_names or ()):
                         self.report(call, f"`{name}` is passed by keyword, but it is static only by position "
                                           "(`static_argnums` and `static_argnames` are both given): it is traced")
-                        return
-                if name in static and _unhashable(arg.value):
-                    self.report(call, f"unhashable value `{self.ctx.code(arg.value)}` passed to static "
-                                      f"argument `{name}`")
-                    return
+                        break  # one finding per call
+                what = self._unhashable_argument(arg.value, call) if name in static else None
+                if what is not None:
+                    self.report(call, f"unhashable value {what} passed to static argument `{name}`")
+                    break
+
+    def _unhashable_argument(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
+        """How a message shows an unhashable argument: the expression, or a name certainly bound
+        to one (by its only binding); None if it may be hashable."""
+        index = self.ctx.index
+        if isinstance(value, cst.Name):
+            bound = _layout(index).value_of(value.value, call)
+            if bound is not None and _unhashable(bound, index):
+                return f"`{value.value}` (`{value.value} = {self.ctx.code(bound)}`)"
+            return None
+        return f"`{self.ctx.code(value)}`" if _unhashable(value, index) else None
 
 
-def _unhashable(node: cst.BaseExpression) -> bool:
+def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
+    """The ``self.x`` attributes an assignment target stores to (tuples unpacked)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _stored(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _stored(target.value)
+    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        yield target
+
+
+def _unhashable(node: cst.BaseExpression, index: ModuleIndex) -> bool:
+    """A list, dict, set (literal, comprehension or constructor), a NumPy or JAX array, or a slice
+    or arithmetic of one (``np.arange(n)[::-1]``)."""
     if isinstance(node, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
         return True
+    if isinstance(node, cst.Subscript):
+        return all(isinstance(el.slice, cst.Slice) for el in node.slice) and _unhashable(node.value, index)
+    if isinstance(node, cst.BinaryOperation):
+        return _unhashable(node.left, index) or _unhashable(node.right, index)
     if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
         tail = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-        return tail in ("list", "dict", "set", "array", "asarray", "zeros", "ones")
+        if tail in ("list", "dict", "set", "array", "asarray", "zeros", "ones"):
+            return True
+        q = index.qualify(node.func)
+        if q is None:
+            return False
+        if q in jax_api.MUTABLE_FACTORIES or q in _NUMPY_ARRAY_FUNCTIONS:
+            return True
+        # jax.numpy / jax.random results are jax.Arrays (classes and non-array helpers aside)
+        return (q.startswith(("jax.numpy.", "jax.random.")) and jax_api.is_array_function(q)
+                and q not in _NOT_ARRAY_JAX_FUNCTIONS and not q.rsplit(".", 1)[-1][:1].isupper())
     return False
 
 
@@ -350,15 +715,24 @@ class MutableStaticSelf(Rule):
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
 
     def _attributes_read(self, fn: FunctionInfo, depth: int = 0) -> Set[str]:
-        """``self.x`` read in the method and in the methods it calls on self (one level)."""
-        from jitlint.analysis.syntax import iter_children
+        """``self.x`` read (loaded) in the method and in the methods it calls on self (one level).
 
+        A written attribute is not read: ``self.x = ...``, ``del self.x``, and the target of
+        ``self.x += 1`` (a read too, but the write inside traced code is JIT102's finding).
+        """
         out: Set[str] = set()
+        written: Set[cst.CSTNode] = set()
         stack = [fn.node.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-                out.add(node.attr.value)
+                if node not in written:
+                    out.add(node.attr.value)
+                continue
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for t in targets:
+                    written.update(_stored(t))
             stack.extend(iter_children(node))
         if depth == 0 and fn.cls is not None:
             for name in list(out):
