@@ -130,9 +130,13 @@ class MutableGlobalRead(Rule):
 class OuterStateWrite(Rule):
     """## What it does
     Flags writes to state outside the traced function: assignment after
-    `global` / `nonlocal`, item assignment or in-place methods (`append`,
-    `update`, ...) on a module-level or enclosing container, and attribute
-    assignment on `self` or on a module.
+    `global`, item assignment, `del` or in-place methods (`append`,
+    `update`, ...) on a module-level or enclosing container, attribute
+    assignment on `self` or on a module, a traced value stored in a
+    `nonlocal`, and a `nonlocal` counter updated in a jitted function or a
+    `lax` body (`n_calls += 1` counts traces, not calls). Storing a static
+    value in a `nonlocal` (`seen_shape = x.shape`) is the usual way to get
+    trace-time facts out, and is not flagged.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -345,8 +349,10 @@ class PrintInTracedCode(Rule):
 class SideEffectInTracedCode(Rule):
     """## What it does
     Flags Python side effects inside traced code other than `print`: `logging`
-    calls, `open()` and file writes, `time.*`, Python's `random.*`,
-    `numpy.random.*`, and `next()` on an iterator from outside.
+    calls, `open()` and file writes (`Path.write_text` too), `time.*`,
+    `datetime.now()`, Python's `random.*`, `numpy.random.*`, draws from a
+    module-level host generator (`RNG = np.random.default_rng(0)`), and
+    `next()` on an iterator from outside.
 
     ## Why is this bad?
     They run once, at trace time. A log records a tracer once and nothing on
