@@ -238,6 +238,21 @@ def test_static_is_not_offered_for_data_parameters():
     assert diag.fix is not None and "fori_loop" in diag.fix.title
 
 
+@pytest.mark.parametrize("name, static", [("step", False), ("global_step", False), ("epoch", False),
+                                          ("mode_id", True), ("n_layers", True)])
+def test_static_is_not_offered_for_a_step_counter(name, static):
+    # a counter has a new value on every call: static_argnames would compile each time
+    _, diag = only(f"""
+        @jax.jit
+        def f(x, {name}):
+            if {name} < 100:
+                x = x * 2
+            return x
+        """, "JIT201")
+    assert diag.fix is not None
+    assert ("static_argnames" in diag.fix.title) is static, diag.fix.title
+
+
 # ---------------------------------------------------------------- safety
 
 def test_single_print_of_traced_value_is_safe():

@@ -55,6 +55,15 @@ SHAPE_METHODS = frozenset({"reshape", "transpose", "sum", "mean", "max", "min", 
 STATIC_BUILTINS = frozenset({"int", "len", "min", "max", "abs", "bool", "round", "range"})
 
 
+#: parameter names that count steps or time: a different value on (nearly) every call
+_COUNTER_NAMES = frozenset({"step", "t", "i", "it", "epoch", "iteration", "iter", "count", "counter", "time",
+                            "timestep", "num_updates", "update_count"})
+
+
+def _counter_like(name: str) -> bool:
+    return name in _COUNTER_NAMES or name.endswith(("_step", "_count", "_iter", "_epoch"))
+
+
 def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """Add the parameters behind ``node`` to the ``static_argnames`` of their ``jax.jit``."""
     fn = ctx.enclosing_function(node)
@@ -63,6 +72,8 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     params = _traced_parameters(node, fn, ctx)
     if not params:
         return None
+    if any(_counter_like(p) for p in params):
+        return None  # a step counter takes a new value on every call: static would compile each time
     order = [p.name.value for p, _ in fn.params]
     params.sort(key=order.index)
     # once per function and parameter, not once per finding (a chain of n `elif` has n findings)
