@@ -333,13 +333,27 @@ ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
     }
 )
 
-#: jax.numpy functions returning boolean arrays (masks)
+#: jax functions returning boolean arrays (masks)
 BOOLEAN_ARRAY_FUNCTIONS = frozenset(
     "jax.numpy." + n
     for n in ("isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or", "logical_not",
               "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isin",
               "isclose", "signbit", "iscomplex", "isreal")
-)
+) | frozenset({"jax.random.bernoulli"})
+
+#: spellings of the boolean dtype: ``x.astype(bool)`` is a mask
+BOOL_DTYPES = frozenset({"jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"})
+#: the same as strings (``x.astype("bool")``); the builtin ``bool`` counts too
+BOOL_DTYPE_STRINGS = frozenset({"bool", "bool_", "?"})
+#: functions that cast an array to a dtype: name -> (position, keyword) of the dtype
+DTYPE_CAST_FUNCTIONS = {
+    "jax.numpy.astype": (1, "dtype"),
+    "jax.numpy.asarray": (1, "dtype"),
+    "jax.numpy.array": (1, "dtype"),
+    "jax.lax.convert_element_type": (1, "new_dtype"),
+}
+#: array methods that cast: name -> (position, keyword) of the dtype
+DTYPE_CAST_METHODS = {"astype": (0, "dtype")}
 
 #: JAX libraries whose functions return arrays computed from array arguments
 ECOSYSTEM_PACKAGES = ("optax.", "equinox.", "flax.", "haiku.", "distrax.", "numpyro.", "diffrax.",
@@ -454,6 +468,109 @@ NUMPY_FAILS_ON_TRACER = {
     "linalg.solve": "np.linalg.solve(np.eye(3) + x[:, None], x)",
     "linalg.inv": "np.linalg.inv(x[:, None] * np.eye(3))",
     "linalg.det": "np.linalg.det(x[:, None] * np.eye(3))",
+    # more ufuncs
+    "log2": "np.log2(x)",
+    "log10": "np.log10(x)",
+    "exp2": "np.exp2(x)",
+    "cbrt": "np.cbrt(x)",
+    "reciprocal": "np.reciprocal(x)",
+    "negative": "np.negative(x)",
+    "subtract": "np.subtract(x, 1.0)",
+    "divide": "np.divide(x, 2.0)",
+    "true_divide": "np.true_divide(x, 2.0)",
+    "floor_divide": "np.floor_divide(x, 2.0)",
+    "mod": "np.mod(x, 2.0)",
+    "remainder": "np.remainder(x, 2.0)",
+    "logaddexp": "np.logaddexp(x, x)",
+    "hypot": "np.hypot(x, x)",
+    "rint": "np.rint(x)",
+    "trunc": "np.trunc(x)",
+    "deg2rad": "np.deg2rad(x)",
+    "rad2deg": "np.rad2deg(x)",
+    "heaviside": "np.heaviside(x, 0.5)",
+    "sinc": "np.sinc(x)",
+    "fmax": "np.fmax(x, x)",
+    "fmin": "np.fmin(x, x)",
+    "conj": "np.conj(x)",
+    "angle": "np.angle(x)",
+    "logical_and": "np.logical_and(x > 0, x < 2)",
+    "logical_or": "np.logical_or(x > 0, x < 2)",
+    "logical_not": "np.logical_not(x > 0)",
+    "greater": "np.greater(x, 0.0)",
+    "less": "np.less(x, 0.0)",
+    "equal": "np.equal(x, x)",
+    # statistics and reductions that convert their input
+    "median": "np.median(x)",
+    "percentile": "np.percentile(x, 50.0)",
+    "quantile": "np.quantile(x, 0.5)",
+    "average": "np.average(x)",
+    "nansum": "np.nansum(x)",
+    "nanmean": "np.nanmean(x)",
+    "nanmax": "np.nanmax(x)",
+    "nanmin": "np.nanmin(x)",
+    "ptp": "np.ptp(x)",
+    "cov": "np.cov(x)",
+    "corrcoef": "np.corrcoef(x, x)",
+    "histogram": "np.histogram(x)",
+    "count_nonzero": "np.count_nonzero(x)",
+    "nan_to_num": "np.nan_to_num(x)",
+    "interp": "np.interp(x, x, x)",
+    "polyval": "np.polyval(x, x)",
+    "convolve": "np.convolve(x, x)",
+    # sorting and searching
+    "argsort": "np.argsort(x)",
+    "argpartition": "np.argpartition(x, 1)",
+    "partition": "np.partition(x, 1)",
+    "unique": "np.unique(x)",
+    "nonzero": "np.nonzero(x)",
+    "argwhere": "np.argwhere(x)",
+    "isin": "np.isin(x, x)",
+    "select": "np.select([x > 0], [x])",
+    # products
+    "tensordot": "np.tensordot(x, x, 1)",
+    "inner": "np.inner(x, x)",
+    "vdot": "np.vdot(x, x)",
+    "kron": "np.kron(x, x)",
+    "trace": "np.trace(x[:, None] * x)",
+    # building and reshaping arrays
+    "tril": "np.tril(x[:, None] * x)",
+    "triu": "np.triu(x[:, None] * x)",
+    "diag": "np.diag(x)",
+    "roll": "np.roll(x, 1)",
+    "tile": "np.tile(x, 2)",
+    "pad": "np.pad(x, 1)",
+    "delete": "np.delete(x, 0)",
+    "insert": "np.insert(x, 0, 1.0)",
+    "meshgrid": "np.meshgrid(x, x)",
+    "expand_dims": "np.expand_dims(x, 0)",
+    "atleast_1d": "np.atleast_1d(x)",
+    "atleast_2d": "np.atleast_2d(x)",
+    "broadcast_to": "np.broadcast_to(x, (2, 3))",
+    "dstack": "np.dstack([x, x])",
+    "column_stack": "np.column_stack([x, x])",
+    "copy": "np.copy(x)",
+    "full_like": "np.full_like(x, 1.0)",
+    "empty_like": "np.empty_like(x)",
+    # scalar-type casts
+    "float64": "np.float64(x[0])",
+    "float16": "np.float16(x[0])",
+    "int64": "np.int64(x[0])",
+    "int8": "np.int8(x[0])",
+    "uint8": "np.uint8(x[0])",
+    # linalg and fft
+    "linalg.eigh": "np.linalg.eigh(x[:, None] * x)",
+    "linalg.eig": "np.linalg.eig(x[:, None] * x)",
+    "linalg.eigvalsh": "np.linalg.eigvalsh(x[:, None] * x)",
+    "linalg.svd": "np.linalg.svd(x[:, None] * x)",
+    "linalg.cholesky": "np.linalg.cholesky(x[:, None] * x + np.eye(3))",
+    "linalg.qr": "np.linalg.qr(x[:, None] * x)",
+    "linalg.pinv": "np.linalg.pinv(x[:, None] * x)",
+    "linalg.slogdet": "np.linalg.slogdet(x[:, None] * x)",
+    "linalg.lstsq": "np.linalg.lstsq(x[:, None] * np.eye(3), x)",
+    "fft.fft": "np.fft.fft(x)",
+    "fft.ifft": "np.fft.ifft(x)",
+    "fft.rfft": "np.fft.rfft(x)",
+    "fft.irfft": "np.fft.irfft(x)",
 }
 
 NUMPY_WORKS_ON_TRACER = {
@@ -478,6 +595,18 @@ NUMPY_WORKS_ON_TRACER = {
     "shape": "np.shape(x)",
     "ndim": "np.ndim(x)",
     "size": "np.size(x)",
+    "flip": "np.flip(x)",
+    "repeat": "np.repeat(x, 2)",
+    "cumprod": "np.cumprod(x)",
+    "searchsorted": "np.searchsorted(x, 0.5)",
+    "array_equal": "np.array_equal(x, x)",
+    "swapaxes": "np.swapaxes(x[None], 0, 1)",
+    "moveaxis": "np.moveaxis(x[None], 0, 1)",
+    "split": "np.split(x, 3)",
+    "array_split": "np.array_split(x, 3)",
+    "around": "np.around(x)",
+    "real": "np.real(x)",
+    "imag": "np.imag(x)",
 }
 
 
@@ -505,6 +634,14 @@ SIZE_KEYWORD_FUNCTIONS = {
     "jax.numpy.union1d": "size",
     "jax.numpy.bincount": "length",
 }
+
+#: array methods with a value-dependent output size unless the keyword is passed (JIT401)
+SIZE_KEYWORD_METHODS = {"nonzero": "size"}
+
+#: counts that fix the output size: with a traced count the size depends on traced values unless the
+#: keyword is passed (JIT401). name -> ((position, keyword) of the counts, keyword that bounds the size)
+COUNT_ARGUMENTS = {"jax.numpy.repeat": ((1, "repeats"), "total_repeat_length")}
+COUNT_METHODS = {"repeat": ((0, "repeats"), "total_repeat_length")}
 
 #: arguments that must be static shapes or sizes (JIT402): name -> (position, keyword) pairs
 SHAPE_ARGUMENTS = {
@@ -540,6 +677,26 @@ SHAPE_ARGUMENTS = {
     "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
     "jax.lax.iota": ((1, "size"),),
     "jax.lax.broadcast": ((1, "sizes"),),
+    "jax.lax.top_k": ((1, "k"),),
+    "jax.lax.approx_max_k": ((1, "k"),),
+    "jax.lax.approx_min_k": ((1, "k"),),
+    "jax.lax.slice": ((1, "start_indices"), (2, "limit_indices"), (3, "strides")),
+    "jax.lax.slice_in_dim": ((1, "start_index"), (2, "limit_index"), (3, "stride"), (4, "axis")),
+    "jax.lax.index_in_dim": ((1, "index"), (2, "axis")),
+    "jax.lax.dynamic_slice_in_dim": ((2, "slice_size"), (3, "axis")),
+    "jax.image.resize": ((1, "shape"),),
+    "jax.image.scale_and_translate": ((1, "shape"),),
+}
+
+#: arguments that are either an array (traced is fine) or an int size (must be static), JIT402:
+#: reported only when the traced argument is clearly an int (an ``int`` parameter, a count-like name)
+SIZE_OR_ARRAY_ARGUMENTS = {
+    "jax.random.permutation": ((1, "x"),),
+    "jax.random.choice": ((1, "a"),),
+    "jax.numpy.histogram": ((1, "bins"),),
+    "jax.numpy.histogram_bin_edges": ((1, "bins"),),
+    "jax.numpy.histogram2d": ((2, "bins"),),
+    "jax.numpy.histogramdd": ((1, "bins"),),
 }
 
 #: array methods whose arguments are shapes

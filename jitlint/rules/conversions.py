@@ -144,14 +144,21 @@ class NumpyOnTracer(Rule):
         q = ctx.qualify(node.func)
         if q is None:
             return
-        fails = jax_api.numpy_fails_on_tracer(q) or (
-            q.startswith("scipy.") and q.count(".") >= 2)
-        if not fails:
+        if jax_api.numpy_fails_on_tracer(q):
+            library = "NumPy"
+        elif q.startswith("scipy.") and q.count(".") >= 2:
+            library = "SciPy"
+        else:
             return
+        name = ctx.code(node.func)
+        if "." not in name:  # `from scipy.special import logsumexp`: say where it comes from
+            name = f"{name}` (`{q}`)"
+        else:
+            name = f"{name}`"
         for arg in node.args:
             value = ctx.value(arg.value)
             if value.kind is Kind.TRACED:
-                self.report(node, f"NumPy function `{ctx.code(node.func)}` called on traced "
+                self.report(node, f"{library} function `{name} called on traced "
                                   f"`{ctx.code(arg.value)}`", value.reason)
                 return
 

@@ -1,22 +1,57 @@
 """JIT4xx: shapes that depend on traced values."""
 from __future__ import annotations
 
+import re
+from typing import Optional
+
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import call_argument, has_keyword
-from jitlint.analysis.values import Kind
-from jitlint.rules.base import Rule
+from jitlint.analysis.values import Kind, Reason
+from jitlint.rules.base import Rule, RuleContext
 from jitlint.rules.control_flow import is_python_container
+
+
+def _casts_to_bool(ctx: RuleContext, node: cst.BaseExpression) -> bool:
+    """``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``: a boolean array, a mask as an index."""
+    if not isinstance(node, cst.Call):
+        return False
+    q = ctx.qualify(node.func)
+    if q is not None:
+        where = jax_api.DTYPE_CAST_FUNCTIONS.get(q)
+    elif isinstance(node.func, cst.Attribute):
+        receiver = ctx.value(node.func.value)
+        if receiver.kind is not Kind.TRACED and not receiver.jax_array:
+            return False  # a value jitlint cannot place may be a host (NumPy) array
+        where = jax_api.DTYPE_CAST_METHODS.get(node.func.attr.value)
+    else:
+        where = None
+    if where is None:
+        return False
+    arg = call_argument(node, *where)
+    if arg is None:
+        return False
+    dtype = arg.value
+    if isinstance(dtype, cst.Name) and dtype.value == "bool" and ctx.facts.read_scope.get(dtype) == "builtin":
+        return True
+    if isinstance(dtype, cst.SimpleString):
+        return dtype.evaluated_value in jax_api.BOOL_DTYPE_STRINGS
+    return ctx.qualify(dtype) in jax_api.BOOL_DTYPES
 
 
 class ValueDependentShape(Rule):
     """## What it does
     Flags operations whose output shape depends on traced values: boolean-mask
-    indexing (`x[x > 0]`, `x.at[mask].set(v)`) with a traced mask,
-    `jnp.nonzero` / `argwhere` / `flatnonzero` / `unique` / `compress` /
-    `extract` / set operations without `size=`, `jnp.bincount` without
-    `length=`, and one-argument `jnp.where`.
+    indexing (`x[x > 0]`, `x.at[mask].set(v)`) with a traced mask (a
+    comparison, `jnp.isnan(x)`, `jax.random.bernoulli(...)`,
+    `m.astype(bool)`), `jnp.nonzero` / `argwhere` / `flatnonzero` / `unique`
+    / `compress` / `extract` / set operations and the `.nonzero()` method
+    without `size=`, `jnp.bincount` without `length=`, `jnp.repeat(x, counts)`
+    with traced `counts` and no `total_repeat_length=`, and one-argument
+    `jnp.where`. Those functions are flagged on module-level NumPy or JAX
+    constants too: inside traced code `jnp` turns a constant into a traced
+    array (`np.nonzero(CONST)` stays static).
 
     ## Why is this bad?
     XLA compiles for fixed shapes. `x[x > 0]` raises
@@ -60,7 +95,7 @@ class ValueDependentShape(Rule):
             if not isinstance(element.slice, cst.Index):
                 continue
             index = ctx.value(element.slice.value)
-            if index.kind is Kind.TRACED and index.is_bool:
+            if index.kind is Kind.TRACED and (index.is_bool or _casts_to_bool(ctx, element.slice.value)):
                 self.report(node, f"boolean mask `{ctx.code(element.slice.value)}` makes the shape of "
                                   f"`{ctx.code(node)}` depend on traced values", index.reason)
                 return
@@ -69,31 +104,83 @@ class ValueDependentShape(Rule):
         ctx = self.ctx
         q = ctx.qualify(node.func)
         if q is None:
+            if isinstance(node.func, cst.Attribute):
+                self._method(node, node.func)
             return
         short = q.replace("jax.numpy.", "jnp.")
+        count = jax_api.COUNT_ARGUMENTS.get(q)
+        if count is not None:
+            self._traced_count(node, count, f"`{short}()`")
+            return
         keyword = jax_api.SIZE_KEYWORD_FUNCTIONS.get(q)
         if keyword is not None:
             if has_keyword(node, keyword) or not node.args:
                 return
             value = ctx.value(node.args[0].value)
-            if value.kind is Kind.TRACED or value.jax_array:
+            if value.kind is Kind.TRACED or value.jax_array or value.numpy_array:
                 self.report(node, f"`{short}()` without `{keyword}=` has an output shape that depends on "
-                                  "traced values", value.reason)
+                                  "traced values", self._why(node.args[0].value))
         elif q == "jax.numpy.where":
             positional = [a for a in node.args if a.keyword is None and not a.star]
             if len(positional) == 1 and len(node.args) == 1:
                 value = ctx.value(positional[0].value)
-                if value.kind is Kind.TRACED:
+                if value.kind is Kind.TRACED or value.jax_array or value.numpy_array:
                     self.report(node, "one-argument `jnp.where()` has an output shape that depends on traced "
-                                      "values; pass `size=` or use three arguments", value.reason)
+                                      "values; pass `size=` or use three arguments", self._why(positional[0].value))
+
+    def _why(self, arg: cst.BaseExpression) -> Optional[Reason]:
+        value = self.ctx.value(arg)
+        if value.kind is Kind.TRACED:
+            return value.reason
+        # a module-level constant: jnp turns it into a traced array inside traced code
+        return Reason(arg, "`{code}` is a module-level constant, but inside traced code `jnp` turns it into a "
+                           "traced array: use the NumPy function (`np.nonzero`, `np.unique`, ...) for a static "
+                           "result")
+
+    def _method(self, node: cst.Call, func: cst.Attribute) -> None:
+        """``(g != 0).nonzero()``, ``x.repeat(counts)`` on a traced array."""
+        ctx = self.ctx
+        method = func.attr.value
+        receiver = ctx.value(func.value)
+        if (receiver.kind is not Kind.TRACED and not receiver.jax_array) or is_python_container(receiver):
+            return
+        keyword = jax_api.SIZE_KEYWORD_METHODS.get(method)
+        if keyword is not None and not has_keyword(node, keyword):
+            self.report(node, f"`.{method}()` without `{keyword}=` has an output shape that depends on traced "
+                              "values", receiver.reason)
+            return
+        count = jax_api.COUNT_METHODS.get(method)
+        if count is not None:
+            self._traced_count(node, count, f"`.{method}()`")
+
+    def _traced_count(self, node: cst.Call, count, label: str) -> None:
+        (position, name), bound = count
+        if has_keyword(node, bound):
+            return
+        arg = call_argument(node, position, name)
+        if arg is None:
+            return
+        value = self.ctx.value(arg.value)
+        if value.kind is Kind.TRACED and not is_python_container(value):
+            self.report(node, f"{label} with traced {name} `{self.ctx.code(arg.value)}` and without "
+                              f"`{bound}=` has an output shape that depends on traced values", value.reason)
+
+
+#: names that hold a count, not an array: ``n``, ``num_bins``, ``n_items``, ``batch_size``, ``seq_len``
+_COUNT_NAME = re.compile(r"^_*(n|num|nbins|size|length|count|n_\w+|num_\w+|\w+_(size|len|length|count|num))$")
 
 
 class TracedShape(Rule):
     """## What it does
     Flags a traced value used where JAX needs a static integer: a shape or
     size (`jnp.zeros(n)`, `jnp.arange(n)`, `x.reshape(n, -1)`,
-    `jax.random.normal(key, (n,))`), an `axis=`, or a slice bound
-    (`x[:n]`, `x[i:i + k]`).
+    `jax.random.normal(key, (n,))`, `jax.image.resize(img, (h, w, c), ...)`,
+    `lax.top_k(x, k)`, the size of `lax.dynamic_slice_in_dim`), an `axis=`,
+    the indices of `lax.slice` / `lax.slice_in_dim`, or a slice bound
+    (`x[:n]`, `x[i:i + k]`). Where an argument may be an array or an int
+    (`jax.random.permutation(key, n)`, `jnp.histogram(x, bins=n)`), only a
+    clear int is flagged: an `int` parameter or a count-like name (`n`,
+    `num_bins`, `batch_size`).
 
     ## Why is this bad?
     Shapes are fixed at compile time:
@@ -133,6 +220,32 @@ class TracedShape(Rule):
         value = self.ctx.value(node)
         return value.kind is Kind.TRACED
 
+    def _clearly_int(self, node: cst.BaseExpression) -> bool:
+        """A traced value that is an int size, not an array: an ``int`` parameter or a count-like name,
+        possibly in integer arithmetic (``n + 1``)."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(
+                node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)):
+            sides = [node.left, node.right]
+            if all(isinstance(side, cst.Integer) or self._clearly_int(side) for side in sides):
+                return any(not isinstance(side, cst.Integer) for side in sides)
+            return False
+        value = self.ctx.value(node)
+        if value.kind is not Kind.TRACED or value.is_array or is_python_container(value):
+            return False
+        if isinstance(node, cst.Attribute):
+            return bool(_COUNT_NAME.match(node.attr.value))
+        if not isinstance(node, cst.Name):
+            return False
+        if _COUNT_NAME.match(node.value):
+            return True
+        if self.ctx.body is None:
+            return False
+        for param, _ in self.ctx.function.params:
+            if param.name.value == node.value and param.annotation is not None:
+                annotation = param.annotation.annotation
+                return isinstance(annotation, cst.Name) and annotation.value == "int"
+        return False
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         for element in node.slice:
             s = element.slice
@@ -147,6 +260,13 @@ class TracedShape(Rule):
         ctx = self.ctx
         q = ctx.qualify(node.func)
         if q is not None:
+            for position, keyword in jax_api.SIZE_OR_ARRAY_ARGUMENTS.get(q, ()):
+                arg = call_argument(node, position, keyword)
+                if arg is not None and self._clearly_int(arg.value):
+                    self.report(node, f"traced int `{ctx.code(arg.value)}` passed as `{keyword}` of "
+                                      f"`{ctx.code(node.func)}()`: an int there is a size, which must be static",
+                                ctx.value(arg.value).reason)
+                    return
             for position, keyword in jax_api.SHAPE_ARGUMENTS.get(q, ()):
                 arg = call_argument(node, position, keyword)
                 if arg is not None and self._traced(arg.value):
