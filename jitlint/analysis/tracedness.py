@@ -17,7 +17,8 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import assigned_names, int_value, mapping_names, params_of, string_value
+from jitlint.analysis.syntax import (assigned_names, call_argument, int_value, mapping_names, params_of,
+                                     string_value)
 from jitlint.analysis.values import (
     MAYBE,
     STATIC,
@@ -94,6 +95,20 @@ class Frame:
 
 def _param_name(p: cst.Param) -> str:
     return p.name.value
+
+
+def casts_to_bool(call: cst.Call, where: Optional[Tuple[int, str]], qualify, read_scope) -> bool:
+    """Whether the dtype argument of a cast (``where``: its position and keyword) is bool:
+    ``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``, ``x.astype("bool")``."""
+    arg = call_argument(call, *where) if where is not None else None
+    if arg is None:
+        return False
+    dtype = arg.value
+    if isinstance(dtype, cst.Name) and dtype.value == "bool":
+        return read_scope.get(dtype) == "builtin"
+    if isinstance(dtype, cst.SimpleString):
+        return string_value(dtype) in jax_api.BOOL_DTYPE_STRINGS
+    return qualify(dtype) in jax_api.BOOL_DTYPES
 
 
 class Analyzer:
@@ -1038,7 +1053,8 @@ class Analyzer:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                       "code is traced, even on constants")
             return traced(reason, is_array=True,
-                          is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS)
+                          is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS or casts_to_bool(
+                              call, jax_api.DTYPE_CAST_FUNCTIONS.get(q), self.index.qualify, self.facts.read_scope))
         if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
                 or q in jax_api.NUMPY_STATIC_FUNCTIONS:
             return STATIC
@@ -1134,7 +1150,9 @@ class Analyzer:
         if method in ("format", "join"):
             return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", receiver.reason))
         return traced(Reason(call, "`{code}` is computed from a traced value", receiver.reason),
-                      is_array=receiver.is_array)
+                      is_array=receiver.is_array,
+                      is_bool=casts_to_bool(call, jax_api.DTYPE_CAST_METHODS.get(method), self.index.qualify,
+                                            self.facts.read_scope))
 
     def _call_user(self, call: cst.Call, fn: FunctionInfo, closure: Optional[Closure], args, frame: Frame,
                    self_value: Optional[Value], target: Optional["Analyzer"] = None) -> Value:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import call_argument, has_keyword
+from jitlint.analysis.tracedness import casts_to_bool
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext
 from jitlint.rules.control_flow import is_python_container
@@ -27,17 +28,7 @@ def _casts_to_bool(ctx: RuleContext, node: cst.BaseExpression) -> bool:
         where = jax_api.DTYPE_CAST_METHODS.get(node.func.attr.value)
     else:
         where = None
-    if where is None:
-        return False
-    arg = call_argument(node, *where)
-    if arg is None:
-        return False
-    dtype = arg.value
-    if isinstance(dtype, cst.Name) and dtype.value == "bool" and ctx.facts.read_scope.get(dtype) == "builtin":
-        return True
-    if isinstance(dtype, cst.SimpleString):
-        return dtype.evaluated_value in jax_api.BOOL_DTYPE_STRINGS
-    return ctx.qualify(dtype) in jax_api.BOOL_DTYPES
+    return casts_to_bool(node, where, ctx.qualify, ctx.facts.read_scope)
 
 
 class ValueDependentShape(Rule):
