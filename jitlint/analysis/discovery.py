@@ -132,8 +132,9 @@ class GlobalInfo:
     #: index in the module body of the last module-level statement that binds it
     last_statement: int = 0
     numpy_array: bool = False
-    #: a tuple or list literal: indexing it with a tracer fails
+    #: a tuple, list or dict literal: indexing it with a tracer fails
     sequence: bool = False
+    mapping: bool = False
 
 
 def _declares_static(value: cst.BaseExpression) -> bool:
@@ -292,8 +293,9 @@ class ModuleIndex:
         return False
 
     def _classify_global(self, info: GlobalInfo, value: cst.BaseExpression, name: str) -> None:
-        if isinstance(value, (cst.Tuple, cst.List)):
+        if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
             info.sequence = True
+            info.mapping = isinstance(value, cst.Dict)
         if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
             info.mutable_container = True
         elif isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.HOST_RNG_FACTORIES:

@@ -653,7 +653,7 @@ class Analyzer:
                     elif g.numpy_array:
                         value = Value(numpy_array=True)
                     elif g.sequence and g.assignments == 1:
-                        value = Value(container=True)
+                        value = Value(container=True, mapping=g.mapping)
                     else:
                         value = STATIC
                 else:

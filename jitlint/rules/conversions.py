@@ -85,13 +85,25 @@ class ConcretizeTracer(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx = self.ctx
         base = ctx.value(node.value)
-        if base.kind is not Kind.STATIC or not is_python_container(base) or base.numpy_array or base.mapping:
-            return
+        if not is_python_container(base) or base.numpy_array:
+            return  # (a Python list or dict, whatever it holds: its index must be a Python value)
         for element in node.slice:
             if isinstance(element.slice, cst.Index) and _traced_array(ctx.value(element.slice.value)):
                 index = element.slice.value
-                self.report(node, f"Python sequence `{ctx.code(node.value)}` indexed with traced "
-                                  f"`{ctx.code(index)}`", ctx.value(index).reason)
+                what = "dict `{}` looked up with traced key" if base.mapping else "sequence `{}` indexed with traced"
+                self.report(node, f"Python {what.format(ctx.code(node.value))} `{ctx.code(index)}`",
+                            ctx.value(index).reason)
+                return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """``[0.0] * n``: repeating a Python list or tuple needs a Python int."""
+        if not isinstance(node.operator, cst.Multiply):
+            return
+        ctx = self.ctx
+        for seq, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(seq, (cst.List, cst.Tuple)) and _traced_array(ctx.value(count)):
+                self.report(node, f"Python sequence `{ctx.code(seq)}` repeated a traced `{ctx.code(count)}` times",
+                            ctx.value(count).reason)
                 return
 
 
