@@ -22,8 +22,9 @@ class ConcretizeTracer(Rule):
     """## What it does
     Flags conversions of a traced value to a concrete Python value: `bool()`,
     `int()`, `float()`, `complex()`, `hash()`, `.item()`, `.tolist()`,
-    `.tobytes()`, `math.*` functions, `operator.index`, and indexing a Python
-    list or tuple with a traced index.
+    `.tobytes()`, `math.*` functions, `operator.index`, indexing a Python
+    list or tuple (or looking up a Python dict) with a traced index, and
+    repeating a Python list by a traced count (`[0.0] * n`).
 
     ## Why is this bad?
     A tracer has no value while JAX traces: `int(x)` raises
