@@ -164,14 +164,9 @@ class RangeOverTracer(Rule):
     name = "range-over-tracer"
     fix_title = "Use `lax.fori_loop`, or make the bound static"
 
-    def visit_For(self, node: cst.For) -> None:
-        self._check(node.iter)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._check(node.iter)
-
-    def _check(self, it: cst.BaseExpression) -> None:
-        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+    def visit_Call(self, it: cst.Call) -> None:
+        # wherever it is: `reversed(range(n))`, `enumerate(range(n))`, `list(range(n))` fail as well
+        if not (isinstance(it.func, cst.Name) and it.func.value == "range"):
             return
         if self.ctx.facts.read_scope.get(it.func) != "builtin":
             return
