@@ -137,6 +137,20 @@ class GlobalInfo:
     mapping: bool = False
 
 
+def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
+    """The values of the return statements of a function body (nested functions excluded)."""
+    out: List[Optional[cst.BaseExpression]] = []
+    stack: List[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            out.append(node.value)
+        stack.extend(iter_children(node))
+    return out
+
+
 def _declares_static(value: cst.BaseExpression) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``
     or ``static_field(...)``, whichever library the ``field`` comes from."""
@@ -633,7 +647,17 @@ class ModuleIndex:
                 if expr.value in s.nested:
                     return s.nested[expr.value], False
                 s = s.parent
-            return self.functions.get(expr.value), False
+            if expr.value in self.functions:
+                return self.functions[expr.value], False
+            # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
+            cls_name = self._local_instance_class(expr.value, scope)
+            if cls_name is None and expr.value in self.globals and self.globals[expr.value].assignments == 1:
+                cls_name = self.globals[expr.value].instance_of
+            if cls_name in self.classes:
+                found = self.find_method(self.classes[cls_name], "__call__")
+                if found is not None:
+                    return found, not found.is_static_method
+            return None, False
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             owner = expr.value.value
             method = expr.attr.value
@@ -663,9 +687,17 @@ class ModuleIndex:
 
     def _local_instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
         """``C`` when the function ``scope`` binds ``name`` once, to ``C(...)`` of a class of this module."""
+        value = self._single_local_value(name, scope)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.classes:
+            return value.func.value
+        return None
+
+    def _single_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
+        """The value of ``name = value`` when that is the only binding of ``name`` in the
+        function ``scope`` (nested functions and classes not included)."""
         if scope is None or isinstance(scope.node, cst.Lambda):
             return None
-        found: List[str] = []
+        found: List[Optional[cst.BaseExpression]] = []
         stack: List[cst.CSTNode] = [scope.node.body]
         while stack:
             node = stack.pop()
@@ -673,11 +705,22 @@ class ModuleIndex:
                 continue
             if isinstance(node, cst.Assign) and any(
                     isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
-                value = node.value
-                found.append(value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                             else "")
+                found.append(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and isinstance(node.target, cst.Name) \
+                    and node.target.value == name:
+                found.append(None)
             stack.extend(iter_children(node))
-        return found[0] if len(found) == 1 and found[0] in self.classes else None
+        return found[0] if len(found) == 1 else None
+
+    def _single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
+        """``name``'s only value: in the enclosing function, else at module level."""
+        if scope is not None and name in scope.local_names:
+            return self._single_local_value(name, scope)
+        info = self.globals.get(name)
+        if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
+                or name in self.global_written:
+            return None
+        return info.node.value
 
     def rebound_after(self, name: str, fn: FunctionInfo) -> bool:
         """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
@@ -813,12 +856,25 @@ class ModuleIndex:
         ``T(jax.grad(f))`` traces ``f`` itself: grad keeps the signature, and under a staging
         transform every jit failure comes back (JAX_HAZARDS F note 2)."""
         t, kwargs, target = self._transform_call_parts(call)
-        while isinstance(target, cst.Call) and self.qualify(target.func) in jax_api.NON_STAGING:
+        while isinstance(target, cst.Call) and (self.qualify(target.func) in jax_api.NON_STAGING
+                                                or self._is_user_decorator(target.func)):
+            # `jax.jit(jax.grad(f))`; `jax.jit(with_logging(f))`, as `@jax.jit @with_logging def f`
             inner = [a for a in target.args if a.keyword is None and not a.star]
             if not inner:
                 break
             target = inner[0].value
         return t, kwargs, target
+
+    def _is_user_decorator(self, func: cst.BaseExpression) -> bool:
+        """A module-level function of this module that takes a function and returns a wrapper
+        (it defines a nested function and returns it)."""
+        if not isinstance(func, cst.Name) or func.value not in self.functions:
+            return False
+        fn = self.functions[func.value]
+        if not isinstance(fn.node, cst.FunctionDef) or not fn.nested:
+            return False
+        returned = [n for n in _returns(fn.node.body)]
+        return bool(returned) and all(isinstance(r, cst.Name) and r.value in fn.nested for r in returned)
 
     def _transform_call_parts(self, call: cst.Call):
         t = self.transform_of(call.func)
@@ -875,7 +931,12 @@ class ModuleIndex:
                 arg = positional[pos] if pos < len(positional) else keywords.get(kw)
                 if arg is None:
                     continue
-                targets = literal_elements(arg.value) if kw == "branches" else None
+                targets = None
+                if kw == "branches":
+                    branches = arg.value
+                    if isinstance(branches, cst.Name):  # `BRANCHES = (f, g)` ... lax.switch(i, BRANCHES, x)
+                        branches = self._single_value(branches.value, scope) or branches
+                    targets = literal_elements(branches)
                 for target in targets if targets is not None else [arg.value]:
                     self._add_target_entry(target, scope, cls, f"`{short}`", call, None, all_traced=True)
             return
