@@ -253,6 +253,26 @@ def test_static_is_not_offered_for_a_step_counter(name, static):
     assert ("static_argnames" in diag.fix.title) is static, diag.fix.title
 
 
+def test_static_is_not_offered_through_flax_apply():
+    # `jax.jit(model.apply)` runs `__call__`, but `apply(variables, *args)` takes the arguments:
+    # static_argnames=("num_steps",) would not reach `__call__`'s parameter
+    _, diag = only("""
+        import flax.linen as nn
+
+
+        class Net(nn.Module):
+            def __call__(self, x, num_steps):
+                for _ in range(num_steps):
+                    x = x * 2
+                return x
+
+
+        model = Net()
+        forward = jax.jit(model.apply)
+        """, "JIT202")
+    assert diag.fix is None or "static" not in diag.fix.title
+
+
 # ---------------------------------------------------------------- safety
 
 def test_single_print_of_traced_value_is_safe():
@@ -477,6 +497,151 @@ def test_static_argnums_spec_and_keyword_only_parameter_get_both():
             return x
         """, prefer=True)
     assert '@partial(jax.jit, static_argnums=(0,), static_argnames=("k", "n"))' in out
+
+
+# ------------------------------------------------------- NumPy -> jax.numpy
+
+NUMPY_HEADER = "import jax\nimport numpy as np\n\n\n"
+
+NUMPY_NO_FIX = {
+    "np.unique: jnp.unique has a value-dependent size (JIT401)": """
+        @jax.jit
+        def f(x):
+            return np.unique(x)
+        """,
+    "np.nonzero: jnp.nonzero has a value-dependent size (JIT401)": """
+        @jax.jit
+        def f(x):
+            return np.nonzero(x)
+        """,
+    "one-argument np.where is nonzero": """
+        @jax.jit
+        def f(x):
+            return np.where(x > 0)
+        """,
+    "out= (jax arrays are immutable)": """
+        @jax.jit
+        def f(x, buf):
+            return np.exp(x, out=buf)
+        """,
+    "positional out of a ufunc": """
+        @jax.jit
+        def f(x, buf):
+            return np.add(x, 1.0, buf)
+        """,
+    "a ufunc's where=": """
+        @jax.jit
+        def f(x):
+            return np.sqrt(x, where=x > 0)
+        """,
+    "casting=": """
+        @jax.jit
+        def f(x):
+            return np.concatenate([x, x], casting="same_kind")
+        """,
+    "order=": """
+        @jax.jit
+        def f(x):
+            return np.ravel(x, order="F")
+        """,
+    "subok=": """
+        @jax.jit
+        def f(x):
+            return np.zeros_like(x, subok=False)
+        """,
+    "a_min= (jnp.clip takes min=)": """
+        @jax.jit
+        def f(x):
+            return np.clip(x, a_min=0.0, a_max=1.0)
+        """,
+    "**kwargs": """
+        @jax.jit
+        def f(x, opts):
+            return np.percentile(x, 50.0, **opts)
+        """,
+    "traced reps: jnp.tile needs them static (JIT402)": """
+        @jax.jit
+        def f(x):
+            n = x.sum().astype(int)
+            return np.tile(x, n)
+        """,
+    "traced axis": """
+        @jax.jit
+        def f(x, k):
+            return np.append(x, x, axis=k)
+        """,
+    "NumPy array indexed with a tracer": """
+        TABLE = np.arange(4.0)
+
+        @jax.jit
+        def f(i):
+            return TABLE[i]
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(NUMPY_NO_FIX))
+def test_numpy_call_without_fix(case):
+    _, diag = only(NUMPY_NO_FIX[case], "JIT302", header=NUMPY_HEADER)
+    assert diag.fix is None, diag.fix
+
+
+def test_numpy_call_fix_is_unsafe_and_names_the_function():
+    _, diag = only("""
+        @jax.jit
+        def f(x):
+            return np.log10(x)
+        """, "JIT302", header=NUMPY_HEADER)
+    assert diag.fix is not None
+    assert diag.fix.applicability is Applicability.UNSAFE
+    assert diag.fix.title == "Use `jnp.log10` (jax.numpy), which traces"
+
+
+def test_numpy_call_fix_is_not_applied_with_safe_fixes_only():
+    body = """
+        @jax.jit
+        def f(x):
+            return np.exp(x)
+        """
+    assert fixed(body, header=NUMPY_HEADER, unsafe=False) == textwrap.dedent(body)
+
+
+def test_numpy_import_added_once_for_two_calls():
+    source, diags = findings("""
+        @jax.jit
+        def f(x):
+            a = np.exp(x)
+            b = np.log1p(x)
+            return a + b
+        """, header=NUMPY_HEADER)
+    fixes = [d.fix for d in diags if d.code == "JIT302"]
+    assert len(fixes) == 2 and all(f is not None for f in fixes)
+    result = fix_source(source, "case.py", Config(), unsafe=True)
+    assert result.rounds == 1, "both calls are fixed in one round"
+    assert result.fixed.count("import jax.numpy as jnp\n") == 1
+    assert result.fixed.startswith(NUMPY_HEADER.rstrip("\n") + "\nimport jax.numpy as jnp\n")
+    assert "a = jnp.exp(x)\n" in result.fixed and "b = jnp.log1p(x)\n" in result.fixed
+
+
+def test_numpy_call_fix_keeps_arguments_and_static_ones():
+    out = fixed("""
+        @jax.jit
+        def f(x):
+            return np.append(x, x[:1], axis=0), np.tile(x, x.shape[0]), np.sort(x, axis=-1, stable=True)
+        """, header=NUMPY_HEADER)
+    assert ("jnp.append(x, x[:1], axis=0), jnp.tile(x, x.shape[0]), jnp.sort(x, axis=-1, stable=True)"
+            in out)
+
+
+def test_numpy_call_fix_spells_jax_numpy_through_jax_when_jnp_is_taken():
+    out = fixed("""
+        jnp = "not the module"
+
+        @jax.jit
+        def f(x):
+            return np.exp(x)
+        """, header=NUMPY_HEADER)
+    assert "return jax.numpy.exp(x)" in out and "import jax.numpy" not in out
 
 
 # ------------------------------------------------------------ robustness

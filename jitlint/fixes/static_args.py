@@ -93,6 +93,10 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if len(entries) != 1:
         return None  # traced in several places (or only as a helper): one spec cannot cover them
     entry = entries[0]
+    if isinstance(entry.site, cst.Call):
+        target = next((a.value for a in entry.site.args if a.keyword is None and not a.star), None)
+        if isinstance(target, cst.Attribute) and target.attr.value != fn.name:
+            return None  # `jax.jit(model.apply)` runs `__call__`: apply's own signature decides the positions
     t = entry.transform
     if t is None or not t.static_argnames_kw or not t.static_argnums_kw or entry.partial_positional \
             or entry.partial_keywords:
