@@ -126,7 +126,9 @@ class PythonBranchOnTracer(Rule):
 
 class RangeOverTracer(Rule):
     """## What it does
-    Flags `for ... in range(n)` where `n` (or a start/stop/step) is traced.
+    Flags `range(n)` in traced code where `n` (or a start/stop/step) is
+    traced: `for ... in range(n)`, and wrapped forms such as
+    `reversed(range(n))`, `enumerate(range(n))` or `list(range(n))`.
 
     ## Why is this bad?
     `range` needs a Python int: `jax.errors.TracerIntegerConversionError: The
