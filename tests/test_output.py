@@ -60,12 +60,28 @@ def test_summary_counts_safe_and_unsafe_fixes(tmp_path, capsys):
 
 def test_help_note_when_the_rule_has_a_remedy_but_no_fix_for_this_finding(tmp_path, capsys):
     source = SEEDED.replace("    if x > 0:\n        return x\n    return 0.0\n",
-                            "    assert x > 0, 'positive'\n    return x\n")
-    path = write(tmp_path, "asserts.py", source)
+                            "    if x > 0:\n        raise ValueError('positive')\n    return x\n")
+    path = write(tmp_path, "raises.py", source)
     report = run_cli(capsys, "check", "--isolated", "--format", "json", str(path)).json()
     assert [(d["code"], d["fix"]) for d in report] == [("JIT201", None)]
     text = run_cli(capsys, "check", "--isolated", str(path)).out
     assert f"   = help: {RULES_BY_CODE['JIT201'].fix_title}\n" in text
+
+
+@pytest.mark.parametrize("body, advice", [
+    ("    assert x > 0, 'positive'\n    return x\n", "`checkify.check`"),
+    ("    for _ in range(3):\n        if x > 0:\n            break\n        x = x + 1\n    return x\n",
+     "`lax.while_loop`"),
+])
+def test_a_finding_neither_rewrite_fits_gets_the_advice_that_does(tmp_path, capsys, body, advice):
+    source = SEEDED.replace("    if x > 0:\n        return x\n    return 0.0\n", body)
+    path = write(tmp_path, "advice.py", source)
+    report = run_cli(capsys, "check", "--isolated", "--format", "json", str(path)).json()
+    assert [(d["code"], d["fix"]["applicability"], d["fix"]["edits"]) for d in report] == [
+        ("JIT201", "display-only", [])]
+    assert advice in report[0]["fix"]["title"]
+    text = run_cli(capsys, "check", "--isolated", str(path)).out
+    assert "= suggestion: " in text and advice in text and "Found 1 finding in 1 file.\n" in text
 
 
 def test_no_colour_when_piped_and_colour_when_asked(capsys):

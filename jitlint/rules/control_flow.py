@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
 
@@ -79,20 +80,28 @@ class PythonBranchOnTracer(Rule):
     name = "python-branch-on-tracer"
     fix_title = "Use `jnp.where` or `lax.cond`, or make the parameter static"
 
-    def _check(self, test: cst.BaseExpression, what: str) -> None:
+    def _check(self, test: cst.BaseExpression, what: str, advice: Optional[str] = None) -> None:
         test = truth_operand(test)
         value = self.ctx.value(test)
         if value.kind is Kind.TRACED and not is_python_container(value):
-            self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason)
+            # where neither rewrite applies, the advice that does (shown as the finding's help)
+            hint = Fix(Applicability.DISPLAY_ONLY, advice, ()) if advice else None
+            self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason, hint)
 
     def visit_If(self, node: cst.If) -> None:
-        self._check(node.test, "`if`")
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        first = body[0].body[0] if body and isinstance(body[0], cst.SimpleStatementLine) else None
+        advice = None
+        if isinstance(first, cst.Break):
+            advice = "Stop the loop in the condition of a `lax.while_loop` instead of `break`"
+        self._check(node.test, "`if`", advice)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._check(node.test, "conditional expression")
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._check(node.test, "`assert`")
+        self._check(node.test, "`assert`", "Check traced values with `checkify.check` "
+                                           "(`jax.experimental.checkify`), which raises after the call")
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._check(node.test, "comprehension `if`")
