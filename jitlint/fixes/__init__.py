@@ -2,7 +2,8 @@
 
 The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
 ``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
-for JIT201/JIT202.  Each builder takes the node the rule reported and a
+for JIT201/JIT202, and ``numpy_calls`` fixes JIT302 (``np.f`` ->
+``jnp.f``).  Each builder takes the node the rule reported and a
 :class:`FixContext` and returns a ``Fix`` or ``None``; none of them writes
 anything, and none raises on user code (:func:`build_fix` turns a builder's
 internal error into "no fix").
@@ -29,6 +30,7 @@ import libcst as cst
 from jitlint.diagnostics import Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
+from jitlint.fixes.numpy_calls import to_jax_numpy
 from jitlint.fixes.side_effects import to_debug_print
 from jitlint.fixes.static_args import to_static_argnames
 
@@ -45,6 +47,7 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT201": (to_branch_rewrite,),
     "JIT202": (to_fori_loop,),
     "JIT203": (to_while_loop,),
+    "JIT302": (to_jax_numpy,),
 }
 _STATIC_FIRST = {"JIT201": True, "JIT202": False}
 

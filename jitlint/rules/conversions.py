@@ -141,8 +141,27 @@ class NumpyOnTracer(Rule):
     ```
 
     ## Fix safety
-    `np.f` -> `jnp.f` is offered where jax.numpy has the same function; the
-    result is a JAX array (float32 by default) rather than a NumPy one.
+    The fix replaces the callee only: `np.log10(x)` -> `jnp.log10(x)`,
+    `np.linalg.eigh(m)` -> `jnp.linalg.eigh(m)`, and `percentile(x, 90)`
+    after `from numpy import percentile` -> `jnp.percentile(x, 90)`. The
+    arguments and their comments stay as they are; an existing
+    `import jax.numpy as jnp` is reused, otherwise it is added.
+
+    It is always UNSAFE: the result is a JAX array, float32 (int32) unless
+    x64 is enabled, where NumPy computes in float64 (`np.float64(x)` becomes
+    a float32 cast); some functions differ at the edges (`jnp.take` fills
+    out-of-bounds indices instead of raising, `jnp.linalg.pinv` has another
+    default cutoff, `jnp.empty_like` gives zeros); and the result is now
+    traced, so code that needed a concrete NumPy value is reported in turn.
+
+    No fix when the `jax.numpy` function has a value-dependent output size
+    (`np.unique`, `np.nonzero`, `np.argwhere`, one-argument `np.where`: that
+    is JIT401), when an argument that `jax.numpy` needs static (`axis`, `n`,
+    `k`, `reps`, `shape`, `pad_width`, `bins`, ...) is traced, when an
+    argument is passed that `jax.numpy` does not take or takes with another
+    meaning (`out=`, a ufunc's `where=` or `dtype=`, `casting=`, `order=`,
+    `subok=`, `kind=`, `**kwargs`, positional arguments past the shared
+    ones), nor for SciPy functions or an indexed NumPy array.
 
     ## References
     - [`TracerArrayConversionError`](https://docs.jax.dev/en/latest/errors.html)
@@ -151,6 +170,7 @@ class NumpyOnTracer(Rule):
 
     code = "JIT302"
     name = "numpy-on-tracer"
+    fix_title = "Use the `jax.numpy` function (`jnp.f` for `np.f`)"
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -1,0 +1,253 @@
+"""Fix for JIT302: a NumPy function called on a tracer -> the ``jax.numpy`` function of the same name.
+
+``np.log10(x)`` becomes ``jnp.log10(x)``, ``np.linalg.eigh(m)`` becomes
+``jnp.linalg.eigh(m)`` and, after ``from numpy import percentile``,
+``percentile(x, 90)`` becomes ``jnp.percentile(x, 90)``.  Only the callee
+changes -- the imported name it starts with, so ``np . clip`` becomes
+``jnp . clip`` -- and the arguments, their comments and their layout stay
+byte for byte.
+``jax.numpy`` is spelled as the module already imports it (``jnp``), or
+``import jax.numpy as jnp`` is added.
+
+No fix is offered when the call would fail under ``jax.jit`` all the same or
+mean something else:
+
+* the ``jax.numpy`` function has an output size that depends on the values
+  (``unique``, ``nonzero``, ``argwhere``; ``where`` with one argument): it
+  would trade JIT302 for JIT401;
+* an argument that ``jax.numpy`` needs static (``axis``, ``k``, ``n``,
+  ``reps``, ``shape``, ``pad_width``, ``bins``, ...) is traced;
+* an argument is passed that ``jax.numpy`` does not take, or takes with
+  another meaning (``out=``, ``where=`` of a ufunc, ``casting=``, ``order=``,
+  ``subok=``, ``kind=``, ``dtype=`` of a ufunc, a positional argument past
+  those that mean the same in both, ``**kwargs``).
+
+Which arguments mean the same is :data:`SIGNATURES`, one signature per
+function, written as Python parameters; ``tests/test_numpy_table.py`` checks
+that every name exists in ``jax.numpy`` and binds them, and that NumPy takes
+them too.
+
+Safety: always UNSAFE.  The result is a JAX array, float32 (int32) unless
+``jax_enable_x64`` is set, where NumPy computes in float64 (``np.float64(x)``
+becomes a float32 cast); a function may differ at the edges (``jnp.take``
+fills out-of-bounds indices instead of raising, ``jnp.linalg.pinv`` has
+another default cutoff, ``jnp.empty_like`` gives zeros); and the value is
+now traced, so code after the call that needed a concrete NumPy result
+(``if np.allclose(...)``) is reported in turn.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Fix
+from jitlint.fixes.context import FixContext
+
+
+class Signature(NamedTuple):
+    """The arguments a NumPy function and its ``jax.numpy`` namesake take with the same meaning."""
+
+    #: parameters that may be passed by position, in order
+    positional: Tuple[str, ...]
+    #: whether more positional arguments are taken (``*arys``)
+    varargs: bool
+    #: parameters that may be passed by keyword
+    keywords: FrozenSet[str]
+    #: parameters ``jax.numpy`` needs static: no fix when one of them is traced
+    static: FrozenSet[str]
+
+
+_UNARY = "x, /"
+_BINARY = "x1, x2, /"
+
+#: NumPy name (under ``numpy.``) -> the parameters it and ``jax.numpy`` share, as Python parameters:
+#: those before ``/`` are positional only, those after ``*`` keyword only, ``: static`` marks the
+#: ones ``jax.numpy`` needs static.  Functions with a value-dependent output size
+#: (``jax_api.SIZE_KEYWORD_FUNCTIONS``) have none: they are never fixed.
+_SIGNATURE_TEXT: Dict[str, str] = {
+    **{name: _UNARY for name in (
+        "abs", "absolute", "arccos", "arcsin", "arctan", "cbrt", "ceil", "conj", "cos", "cosh", "deg2rad",
+        "exp", "exp2", "expm1", "floor", "isfinite", "isinf", "isnan", "log", "log10", "log1p", "log2",
+        "logical_not", "negative", "rad2deg", "reciprocal", "rint", "sign", "sin", "sinc", "sinh", "sqrt",
+        "square", "tan", "tanh", "trunc",
+        # scalar types: a cast
+        "float16", "float32", "float64", "int8", "int32", "int64", "uint8")},
+    **{name: _BINARY for name in (
+        "add", "arctan2", "divide", "equal", "floor_divide", "fmax", "fmin", "greater", "heaviside", "hypot",
+        "less", "logaddexp", "logical_and", "logical_or", "matmul", "maximum", "minimum", "mod", "multiply",
+        "power", "remainder", "subtract", "true_divide")},
+    "allclose": "a, b, rtol, atol, equal_nan: static",
+    "angle": "z, deg: static",
+    "append": "arr, values, axis: static",
+    "argpartition": "a, kth: static, axis: static",
+    "argsort": "a, axis: static, *, stable: static",
+    "array": "object, dtype: static, *, copy: static, ndmin: static",
+    "asarray": "a, dtype: static, *, copy: static",
+    "atleast_1d": "*arys",
+    "atleast_2d": "*arys",
+    "average": "a, axis: static, weights, returned: static, *, keepdims: static",
+    "broadcast_to": "array, shape: static",
+    "clip": "a, /, min, max",
+    "column_stack": "tup",
+    "concatenate": "arrays, /, axis: static, *, dtype: static",
+    "convolve": "a, v, mode: static",
+    "copy": "a",
+    "corrcoef": "x, y, rowvar: static, *, dtype: static",
+    "count_nonzero": "a, axis: static, *, keepdims: static",
+    "cov": "m, y, rowvar: static, bias: static, ddof: static, fweights, aweights, *, dtype: static",
+    "cross": "a, b, axisa: static, axisb: static, axisc: static, axis: static",
+    "delete": "arr, obj: static, axis: static",
+    "diag": "v, k: static",
+    "diff": "a, n: static, axis: static, prepend, append",
+    "dot": "a, b",
+    "dstack": "tup",
+    "einsum": "subscripts: static, /, *operands, optimize: static",
+    "empty_like": "prototype, /, dtype: static, *, shape: static",
+    "expand_dims": "a, axis: static",
+    "full_like": "a, fill_value, dtype: static, *, shape: static",
+    "histogram": "a, bins: static, range, *, weights, density: static",
+    "hstack": "tup, *, dtype: static",
+    "inner": "a, b, /",
+    "insert": "arr, obj, values, axis: static",
+    "interp": "x, xp, fp, left, right, period",
+    "isclose": "a, b, rtol, atol, equal_nan: static",
+    "isin": "element, test_elements, assume_unique: static, invert: static",
+    "kron": "a, b",
+    "meshgrid": "*xi, copy: static, sparse: static, indexing: static",
+    "median": "a, axis: static, *, overwrite_input: static, keepdims: static",
+    "nan_to_num": "x, copy: static, nan, posinf, neginf",
+    "nanmax": "a, axis: static, *, keepdims: static, initial, where",
+    "nanmean": "a, axis: static, dtype: static, *, keepdims: static, where",
+    "nanmin": "a, axis: static, *, keepdims: static, initial, where",
+    "nansum": "a, axis: static, dtype: static, *, keepdims: static, initial, where",
+    "ones_like": "a, dtype: static, *, shape: static",
+    "outer": "a, b",
+    "pad": "array, pad_width: static, mode: static, *, constant_values, end_values, reflect_type: static, "
+           "stat_length: static",
+    "partition": "a, kth: static, axis: static",
+    "percentile": "a, q, axis: static, *, overwrite_input: static, method: static, keepdims: static, weights",
+    "polyval": "p, x",
+    "ptp": "a, axis: static, *, keepdims: static",
+    "quantile": "a, q, axis: static, *, overwrite_input: static, method: static, keepdims: static, weights",
+    "ravel": "a",
+    "roll": "a, shift, axis: static",
+    "select": "condlist, choicelist, default",
+    "sort": "a, axis: static, *, stable: static",
+    "stack": "arrays, axis: static, *, dtype: static",
+    "take": "a, indices, axis: static, *, mode: static",
+    "tensordot": "a, b, axes: static",
+    "tile": "A, reps: static",
+    "trace": "a, offset, axis1: static, axis2: static, dtype: static",
+    "tril": "m, k: static",
+    "triu": "m, k: static",
+    "vdot": "a, b, /",
+    "vstack": "tup, *, dtype: static",
+    # one argument is `nonzero`, whose output size depends on the values
+    "where": "condition, x, y, /",
+    "zeros_like": "a, dtype: static, *, shape: static",
+    # linalg and fft
+    "linalg.cholesky": "a, /, *, upper: static",
+    "linalg.det": "a",
+    "linalg.eig": "a",
+    "linalg.eigh": "a, UPLO: static",
+    "linalg.eigvalsh": "a, UPLO: static",
+    "linalg.inv": "a",
+    "linalg.lstsq": "a, b, rcond",
+    "linalg.norm": "x, ord: static, axis: static, keepdims: static",
+    "linalg.pinv": "a, /, *, rtol, hermitian: static",
+    "linalg.qr": "a, mode: static",
+    "linalg.slogdet": "a",
+    "linalg.solve": "a, b",
+    "linalg.svd": "a, full_matrices: static, compute_uv: static, hermitian: static",
+    "fft.fft": "a, n: static, axis: static, norm: static",
+    "fft.ifft": "a, n: static, axis: static, norm: static",
+    "fft.rfft": "a, n: static, axis: static, norm: static",
+    "fft.irfft": "a, n: static, axis: static, norm: static",
+}
+
+#: calls with fewer positional arguments have a value-dependent output size (``np.where(c)``)
+_MIN_POSITIONAL = {"where": 3}
+
+
+def _parse(text: str) -> Signature:
+    args = ast.parse(f"def f({text}): pass").body[0].args  # type: ignore[attr-defined]
+    params = args.posonlyargs + args.args + args.kwonlyargs + ([args.vararg] if args.vararg else [])
+    static = frozenset(p.arg for p in params if isinstance(p.annotation, ast.Name) and p.annotation.id == "static")
+    return Signature(positional=tuple(p.arg for p in args.posonlyargs + args.args), varargs=args.vararg is not None,
+                     keywords=frozenset(p.arg for p in args.args + args.kwonlyargs), static=static)
+
+
+#: NumPy name (under ``numpy.``) -> the arguments that keep their meaning under ``jax.numpy``
+SIGNATURES: Dict[str, Signature] = {name: _parse(text) for name, text in _SIGNATURE_TEXT.items()
+                                    if f"jax.numpy.{name}" not in jax_api.SIZE_KEYWORD_FUNCTIONS}
+
+
+def jax_numpy_name(qualified: Optional[str]) -> Optional[str]:
+    """``numpy.log10`` -> ``log10`` when the fix may call ``jax.numpy.log10`` instead; else None."""
+    if qualified is None or not jax_api.numpy_fails_on_tracer(qualified):
+        return None
+    name = qualified[len("numpy."):]
+    if f"jax.numpy.{name}" in jax_api.SIZE_KEYWORD_FUNCTIONS:
+        return None
+    return name if name in SIGNATURES else None
+
+
+def _arguments_keep_meaning(node: cst.Call, name: str, ctx: FixContext) -> bool:
+    """Every argument is one ``jax.numpy`` takes with the same meaning, and those it needs static are."""
+    sig = SIGNATURES[name]
+    position = 0
+    for arg in node.args:
+        if arg.star == "**":
+            return False
+        if arg.star == "*":
+            if not sig.varargs or position < len(sig.positional):
+                return False
+            continue
+        if arg.keyword is None:
+            if position < len(sig.positional):
+                param: Optional[str] = sig.positional[position]
+            elif sig.varargs:
+                param = None
+            else:
+                return False
+            position += 1
+        else:
+            param = arg.keyword.value
+            if param not in sig.keywords:
+                return False
+        if param in sig.static and ctx.facts.value(arg.value).kind is Kind.TRACED:
+            return False
+    return position >= _MIN_POSITIONAL.get(name, 0)
+
+
+def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``np.f(...)`` -> ``jnp.f(...)``: the callee only."""
+    if not isinstance(node, cst.Call):
+        return None  # a NumPy array indexed with a tracer
+    name = jax_numpy_name(ctx.index.qualify(node.func))
+    if name is None or not _arguments_keep_meaning(node, name, ctx):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    module, import_edits = spelled
+    # replace the imported name the callee starts with, keeping the rest as written:
+    # `np . clip` -> `jnp . clip`, `la.eigh` after `import numpy.linalg as la` -> `jnp.linalg.eigh`
+    head = node.func
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    imported = ctx.index.qualify(head)
+    if not isinstance(head, cst.Name) or imported is None or not (imported + ".").startswith("numpy."):
+        return None
+    new_head = cst.parse_expression(module + imported[len("numpy"):], config=ctx.config)
+    edit = ctx.replace(head, new_head.with_changes(lpar=head.lpar, rpar=head.rpar))
+    if edit is None:
+        return None
+    shown = f"{module}.{name}"
+    title = (f"Use `{shown}`, which traces" if module == "jax.numpy"
+             else f"Use `{shown}` (jax.numpy), which traces")
+    return Fix(Applicability.UNSAFE, title, (edit,) + import_edits)
