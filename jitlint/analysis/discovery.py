@@ -220,6 +220,9 @@ class ModuleIndex:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
             self._call_entries(call, scope, cls)
+        #: custom_jvp / custom_vjp functions -> their rules (defjvp, defvjp), each with
+        #: whether its leading parameters are the nondiff arguments (jvp and bwd rules)
+        self.custom_rules: Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]] = self._custom_rules()
         #: attribute names that a pytree class of this module declares static (metadata):
         #: reading them from a traced pytree gives a Python value
         self.static_fields: Set[str] = self._static_fields()
@@ -380,6 +383,46 @@ class ModuleIndex:
                 body = getattr(block, "body", ())
                 for inner in body if isinstance(body, (list, tuple)) else ():
                     yield from self._bindings(inner)
+
+    # ------------------------------------------------------ custom derivatives
+    def _custom_rules(self) -> Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]]:
+        """``@f.defjvp def f_jvp``, ``f.defjvp(f_jvp)``, ``f.defvjp(f_fwd, f_bwd)``."""
+        out: Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]] = {}
+
+        def owner(expr: cst.BaseExpression) -> Optional[FunctionInfo]:
+            if isinstance(expr, cst.Attribute) and expr.attr.value in ("defjvp", "defvjp", "defjvps") \
+                    and isinstance(expr.value, cst.Name):
+                return self.functions.get(expr.value.value)
+            return None
+
+        for info in self.infos.values():
+            if isinstance(info.node, cst.FunctionDef):
+                for dec in info.node.decorators:
+                    primal = owner(dec.decorator)
+                    if primal is not None:
+                        out.setdefault(primal, []).append((info, True))
+        for call, scope, cls in self._pending_calls:
+            primal = owner(call.func)
+            if primal is None:
+                continue
+            fwd = isinstance(call.func, cst.Attribute) and call.func.attr.value == "defvjp"
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            for i, arg in enumerate(positional):
+                rule, _ = self.resolve_function(arg.value, scope, cls)
+                if rule is not None:
+                    out.setdefault(primal, []).append((rule, not (fwd and i == 0)))
+        return out
+
+    def nondiff_argnums(self, primal: FunctionInfo) -> Tuple[int, ...]:
+        """``nondiff_argnums`` of a ``custom_jvp`` / ``custom_vjp`` function's decorator."""
+        if not isinstance(primal.node, cst.FunctionDef):
+            return ()
+        for dec in primal.node.decorators:
+            if isinstance(dec.decorator, cst.Call):
+                arg = call_argument(dec.decorator, None, "nondiff_argnums")
+                if arg is not None:
+                    return self._int_tuple(arg.value) or ()
+        return ()
 
     # ------------------------------------------------------ pytree metadata
     def _static_fields(self) -> Set[str]:

@@ -1211,6 +1211,8 @@ class Analyzer:
             else:
                 env[pname] = STATIC  # left at its default
         result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        if target is self and any(v.kind is Kind.TRACED for v in env.values()):
+            self._trace_custom_rules(call, fn, frame)
         if target is not self and result.reason is not None:
             result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
         if result.kind is Kind.TRACED:
@@ -1219,6 +1221,25 @@ class Analyzer:
             return replace(result, reason=Reason(call, f"`{{code}}` returns a traced value (`{fn.label}` "
                                                        f"computes it from traced inputs)", parent), items=result.items)
         return result
+
+    def _trace_custom_rules(self, call: cst.Call, fn: FunctionInfo, frame: Frame) -> None:
+        """A ``custom_jvp`` / ``custom_vjp`` function called with tracers: its rules run, on
+        tracers, whenever it is differentiated inside the trace (JAX_HAZARDS F)."""
+        nondiff = self.index.nondiff_argnums(fn)
+        primal_params = [p.name.value for p, _ in fn.params]
+        static_names = {primal_params[i] for i in nondiff if i < len(primal_params)}
+        for rule, leading in self.index.custom_rules.get(fn, ()):
+            label = f"`{fn.name}`'s differentiation rule"
+            env = {}
+            for i, (p, kind) in enumerate(rule.params):
+                if p.name.value in static_names or (leading and i < len(nondiff)):
+                    env[p.name.value] = STATIC  # a nondiff argument: a Python value
+                    continue
+                env[p.name.value] = traced(Reason(call, f"parameter `{p.name.value}` of `{rule.label}` is traced: "
+                                                        f"{label} runs on tracers when `{fn.name}` (line {{line}}) "
+                                                        "is differentiated in traced code"),
+                                           container=kind in ("vararg", "varkw"))
+            self.analyse(rule, env, None, boundary=True, label=label, transform=None, depth=frame.depth + 1)
 
     def _param_value(self, fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg,
                      other_module: bool = False) -> Value:
