@@ -118,6 +118,17 @@ def _runs_once(scope: FunctionInfo) -> bool:
         cls_name.startswith("Test") or cls_name.endswith("Test"))
 
 
+def _function_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The function a transform call is applied to: its first positional argument, or ``fun=``."""
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in ("fun", "f", "func", "fn"):
+            return arg.value
+    return None
+
+
 def _visible_calls(rule: Rule, entry: EntryPoint) -> Iterable[cst.Call]:
     yield from entry.direct_calls
     for name in entry.call_names:
@@ -155,6 +166,8 @@ class _Layout:
         self.bindings: Dict[Tuple[_Scope, str], List[_Binding]] = {}
         #: names declared ``global`` or ``nonlocal`` somewhere: their bindings are not all in one scope
         self.declared: Set[str] = set()
+        #: the value of a plain ``name = value`` -> the names it is bound to
+        self.names_of: Dict[cst.BaseExpression, List[str]] = {}
         self._walk(index)
 
     def _bind(self, scope: _Scope, target: cst.CSTNode, node: cst.CSTNode,
@@ -162,6 +175,8 @@ class _Layout:
         for name in assigned_names(target):
             plain = value if target is name else None
             self.bindings.setdefault((scope, name.value), []).append(_Binding(node, plain, loops))
+            if plain is not None:
+                self.names_of.setdefault(plain, []).append(name.value)
 
     def _walk(self, index: ModuleIndex) -> None:
         stack: List[Tuple[cst.CSTNode, _Scope, _Loops, bool]] = [(index.module, None, (), False)]
@@ -319,7 +334,7 @@ class RecompilationHazard(Rule):
                 continue  # inside traced code jit is inlined, not compiled per call
             self._fresh_wrapper(entry)
             self._changing_static(entry)
-        self._fresh_transform_results(traced_scopes)
+        self._fresh_transform_chains(traced_scopes)
 
     def _fresh_wrapper(self, entry: EntryPoint) -> None:
         """A jit wrapper around a new function object each time, used once.
@@ -348,8 +363,8 @@ class RecompilationHazard(Rule):
                 self.report(site, f"`{fn.name}` is jitted anew on every call of `{fn.parent.label}` and used once: "
                                   "each new function object is traced and compiled again")
             return
-        if not isinstance(site, cst.Call):
-            return
+        if not isinstance(site, cst.Call) or self._transform_chain(site) is not None:
+            return  # ``jax.jit(jax.grad(f))``: see _fresh_transform_chains
         made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords)
         if entry.self_bound:
             # `self.method` is a new bound-method object on every access (verified: one trace per call)
@@ -413,32 +428,104 @@ class RecompilationHazard(Rule):
                 return [use]
         return []
 
-    def _fresh_transform_results(self, traced_scopes) -> None:
-        """``jax.jit(jax.grad(loss))`` in a loop: ``jax.grad`` returns a new function object each time."""
+    def _fresh_transform_chains(self, traced_scopes) -> None:
+        """``jax.jit(jax.grad(loss))``, ``jax.jit(jax.vmap(lambda x: ...))``: a jit of a transform
+        chain that is a new function object each time it is evaluated -- a transform that returns a
+        fresh function (``jax.grad``, ``jax.vmap``, ...) anywhere in the chain, or a fresh callable
+        innermost (a lambda, a ``functools.partial``, a bound method, a nested ``def``) -- compiles
+        again per loop iteration, per element of a comprehension, or per call of the enclosing
+        function when it is made there and used once (as ``_fresh_wrapper`` does for one callable).
+        """
         index = self.ctx.index
-        for call in index.calls_in_loops:
-            target = self._fresh_transform_target(call)
-            if target is None:
+        layout = _layout(index)
+        for site, scope in layout.scope_of.items():
+            if isinstance(scope, cst.ClassDef) or scope in traced_scopes:
                 continue
-            scope = _layout(index).scope_of.get(call)
-            if isinstance(scope, FunctionInfo) and (
-                    scope in traced_scopes or _runs_once(scope) and self._configured_per_iteration(call, scope)):
+            chain = self._transform_chain(site)
+            if chain is None:
                 continue
-            transform = self.ctx.code(target.func)
-            self.report(call, f"`jax.jit` of a `{transform}(...)` result on every loop iteration: it is a fresh "
-                              "callable, traced and compiled each time")
+            layer, inner = chain
+            fresh = self._fresh_callable(inner, scope)
+            if layer is not None:
+                what, per_evaluation, in_loop = f"a `{self.ctx.code(layer.func)}(...)` result", True, False
+            elif fresh is not None:
+                what, per_evaluation, in_loop = fresh
+            else:
+                continue
+            if site in index.calls_in_loops:
+                if not (per_evaluation or in_loop) or scope is not None and _runs_once(scope) and (
+                        self._configured_per_iteration(site, scope)):
+                    continue
+                self.report(site, f"`jax.jit` of {what} on every loop iteration: a fresh callable is traced and "
+                                  "compiled each time")
+                continue
+            if scope is None:
+                continue
+            if site in layout.per_element:
+                if per_evaluation and not (_runs_once(scope) and self._configured_per_iteration(site, scope)):
+                    self.report(site, f"`jax.jit` of {what} for every element of a comprehension: a fresh "
+                                      "callable is traced and compiled each time")
+                continue
+            if _runs_once(scope):
+                continue
+            calls = [c for name in layout.names_of.get(site, ()) for c in index.scope_calls.get((scope, name), [])]
+            calls += self._immediate_uses(site)
+            if len(calls) == 1 and not self._repeated(calls[0]):
+                self.report(site, f"`jax.jit` of {what} on every call of `{scope.label}`, used once: a fresh "
+                                  "callable is traced and compiled each time")
 
-    def _fresh_transform_target(self, call: cst.Call) -> Optional[cst.Call]:
+    def _transform_chain(self, call: cst.Call) -> Optional[Tuple[Optional[cst.Call], cst.BaseExpression]]:
+        """For a compiling transform applied to a transform's result (``jax.jit(jax.vmap(jax.grad(f)))``):
+        the outermost layer that returns a fresh function on every call (None if no layer does) and the
+        innermost callable (``f``).  None for anything else."""
         index = self.ctx.index
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         t = index.transform_of(call.func)
         if t is None or t.name not in _COMPILING:
             return None
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        target = positional[0].value if positional else None
-        if isinstance(target, cst.Call) and index.qualify(target.func) in _FRESH_FUNCTION_TRANSFORMS:
-            return target
+        target = _function_argument(call)
+        fresh_layer: Optional[cst.Call] = None
+        layers = 0
+        while isinstance(target, cst.Call) and isinstance(target.func, (cst.Name, cst.Attribute)):
+            q = index.qualify(target.func)
+            layer = index.transform_of(target.func)
+            if q in _FRESH_FUNCTION_TRANSFORMS:
+                if fresh_layer is None:
+                    fresh_layer = target
+            elif q not in jax_api.NON_STAGING and (layer is None or layer.abstract):
+                break
+            inner = _function_argument(target)
+            if inner is None:
+                return None
+            layers += 1
+            target = inner
+        if not layers or target is None:
+            return None
+        return fresh_layer, target
+
+    def _fresh_callable(self, inner: cst.BaseExpression, scope: _Scope) -> Optional[Tuple[str, bool, bool]]:
+        """Whether the innermost callable of a chain is a new object each time: how a message names it,
+        whether it is new on every evaluation (a lambda, a partial, a bound method outside setup
+        methods), whether it is new on every loop iteration (a ``def`` in the loop).  A nested ``def``
+        of the enclosing function is new on every call of it.  None: the same object every time."""
+        if isinstance(inner, cst.Lambda):
+            return "a lambda", True, False
+        if isinstance(inner, cst.Call):
+            if self.ctx.index.qualify(inner.func) == "functools.partial":
+                return "a `functools.partial`", True, False
+            return None
+        if isinstance(scope, cst.ClassDef):
+            return None
+        fn, bound = self.ctx.index.resolve_function(inner, scope, None)
+        if fn is None:
+            return None
+        if bound:
+            if scope is not None and _method_of(scope) not in _SETUP_METHODS:
+                return "a bound method", True, False
+            return None
+        if fn.parent is not None and fn.parent is scope:
+            return "a nested function", False, fn.defined_in_loop
         return None
 
     def _changing_static(self, entry: EntryPoint) -> None:
@@ -662,6 +749,10 @@ class MutableStaticSelf(Rule):
     `jax.jit(obj.method)`, or `static_argnums=0` on a method -- when the
     class changes its own attributes outside `__init__` / `setup`.
 
+    Only changes made outside the trace count: a write in the jitted method
+    itself, or in a helper only it calls, happens while tracing and stores a
+    tracer, which JIT102 reports.
+
     ## Why is this bad?
     The compiled function keeps the attribute values it saw while tracing.
     After `obj.k = 10.0` it still computes with the old `k` (stale results),
@@ -707,12 +798,43 @@ class MutableStaticSelf(Rule):
             self_static = entry.self_bound or (positional and positional[0].name.value in _static_params(entry))
             if not self_static:
                 continue
-            stale = sorted(set(cls.mutated_attributes) & self._attributes_read(fn))
+            traced = self._traced_methods(fn)
+            # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value
+            outside = {attr: sorted(methods - traced) for attr, methods in cls.mutated_attributes.items()}
+            stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale:
                 continue
-            mutator = sorted(cls.mutated_attributes[stale[0]])[0]
+            mutator = outside[stale[0]][0]
             self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{stale[0]}`, which "
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
+
+    @staticmethod
+    def _traced_methods(fn: FunctionInfo) -> Set[str]:
+        """The jitted method and the methods of its class it reaches through ``self.name`` (transitively),
+        less the helpers that some method outside this set also uses: those run outside the trace too."""
+        cls = fn.cls
+        if cls is None:
+            return {fn.name}
+        uses: Dict[str, Set[str]] = {}
+        for name, method in cls.methods.items():
+            found: Set[str] = set()
+            stack: List[cst.CSTNode] = [method.node.body]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    if node.attr.value in cls.methods:
+                        found.add(node.attr.value)
+                stack.extend(iter_children(node))
+            uses[name] = found
+        reached = {fn.name}
+        todo = [fn.name]
+        while todo:
+            for name in uses.get(todo.pop(), ()):
+                if name not in reached:
+                    reached.add(name)
+                    todo.append(name)
+        return {name for name in reached
+                if name == fn.name or not any(name in used for user, used in uses.items() if user not in reached)}
 
     def _attributes_read(self, fn: FunctionInfo, depth: int = 0) -> Set[str]:
         """``self.x`` read (loaded) in the method and in the methods it calls on self (one level).
