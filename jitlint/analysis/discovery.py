@@ -137,6 +137,13 @@ class GlobalInfo:
     mapping: bool = False
 
 
+#: statements whose bodies can hold imports (walked by ``_collect_imports``)
+_STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.If, cst.Else,
+                                   cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally,
+                                   cst.With, cst.FunctionDef, cst.ClassDef, cst.For, cst.While})
+_WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
+
+
 def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
     """The values of the return statements of a function body (nested functions excluded)."""
     out: List[Optional[cst.BaseExpression]] = []
@@ -213,6 +220,7 @@ class ModuleIndex:
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         self._pending_decorators: List[FunctionInfo] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
+        self._local_values: Dict[FunctionInfo, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
         self._walk(module, None, None)
@@ -220,6 +228,8 @@ class ModuleIndex:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
             self._call_entries(call, scope, cls)
+        #: every call in the module, in the order the walk met them
+        self.all_calls: List[cst.Call] = [call for call, _, _ in self._pending_calls]
         #: custom_jvp / custom_vjp functions -> their rules (defjvp, defvjp), each with
         #: whether its leading parameters are the nondiff arguments (jvp and bwd rules)
         self.custom_rules: Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]] = self._custom_rules()
@@ -244,25 +254,25 @@ class ModuleIndex:
         stack: List[cst.CSTNode] = [module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Import):
+            kind = type(node)
+            if kind is cst.Import:
                 self.imports.add_import(node)
-            elif isinstance(node, cst.ImportFrom):
+            elif kind is cst.ImportFrom:
                 self.imports.add_import_from(node)
-            elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.If,
-                                   cst.Else, cst.Try, cst.ExceptHandler, cst.Finally, cst.With,
-                                   cst.FunctionDef, cst.ClassDef, cst.For, cst.While)):
+            elif kind in _STATEMENT_CONTAINERS:
                 body = node.body
-                if isinstance(body, (list, tuple)):
+                if type(body) is list or type(body) is tuple:
                     stack.extend(body)
                 else:
                     stack.append(body)
-                for attr in ("orelse", "handlers", "finalbody"):
-                    extra = getattr(node, attr, None)
-                    if isinstance(extra, (list, tuple)):
-                        stack.extend(extra)
-                    elif extra is not None:
-                        stack.append(extra)
-            elif isinstance(node, cst.SimpleStatementSuite):
+                if kind in _WITH_MORE_BLOCKS:
+                    for attr in ("orelse", "handlers", "finalbody"):
+                        extra = getattr(node, attr, None)
+                        if type(extra) is list or type(extra) is tuple:
+                            stack.extend(extra)
+                        elif extra is not None:
+                            stack.append(extra)
+            elif kind is cst.SimpleStatementSuite:
                 stack.extend(node.body)
 
     # --------------------------------------------------------------- globals
@@ -738,22 +748,33 @@ class ModuleIndex:
     def _single_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
         """The value of ``name = value`` when that is the only binding of ``name`` in the
         function ``scope`` (nested functions and classes not included)."""
-        if scope is None or isinstance(scope.node, cst.Lambda):
+        if scope is None or isinstance(scope.node, cst.Lambda) or name not in scope.local_names:
             return None
-        found: List[Optional[cst.BaseExpression]] = []
+        values = self._local_values.get(scope)
+        if values is None:
+            values = self._local_values[scope] = self._bindings_in(scope)
+        found = values.get(name, ())
+        return found[0] if len(found) == 1 else None
+
+    @staticmethod
+    def _bindings_in(scope: FunctionInfo) -> Dict[str, List[Optional[cst.BaseExpression]]]:
+        """Every name the function binds -> the values (None: not a plain ``name = value``)."""
+        out: Dict[str, List[Optional[cst.BaseExpression]]] = {}
         stack: List[cst.CSTNode] = [scope.node.body]
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
                 continue
-            if isinstance(node, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
-                found.append(node.value)
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and isinstance(node.target, cst.Name) \
-                    and node.target.value == name:
-                found.append(None)
+            if kind is cst.Assign:
+                for t in node.targets:
+                    for n in assigned_names(t.target):
+                        out.setdefault(n.value, []).append(node.value if n is t.target else None)
+            elif (kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For) \
+                    and isinstance(node.target, cst.Name):
+                out.setdefault(node.target.value, []).append(None)
             stack.extend(iter_children(node))
-        return found[0] if len(found) == 1 else None
+        return out
 
     def _single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
         """``name``'s only value: in the enclosing function, else at module level."""

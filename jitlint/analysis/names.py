@@ -52,6 +52,11 @@ class ImportTable:
 
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
         """The qualified name of ``a.b.c`` if its head is an imported name."""
+        head = node
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is not cst.Name or head.value not in self.aliases:
+            return None  # (most names are not imported: no need to spell the chain out)
         dotted = dotted_name(node)
         if dotted is None:
             return None

@@ -437,12 +437,19 @@ class RecompilationHazard(Rule):
         function when it is made there and used once (as ``_fresh_wrapper`` does for one callable).
         """
         index = self.ctx.index
+        # a cheap look first: a call with a call among its arguments (the layout walks the whole module)
+        chains = {}
+        for site in index.all_calls:
+            if any(type(arg.value) is cst.Call for arg in site.args):
+                chain = self._transform_chain(site)
+                if chain is not None:
+                    chains[site] = chain
+        if not chains:
+            return
         layout = _layout(index)
-        for site, scope in layout.scope_of.items():
+        for site, chain in chains.items():
+            scope = layout.scope_of.get(site)
             if isinstance(scope, cst.ClassDef) or scope in traced_scopes:
-                continue
-            chain = self._transform_chain(site)
-            if chain is None:
                 continue
             layer, inner = chain
             fresh = self._fresh_callable(inner, scope)
