@@ -147,6 +147,24 @@ class Analyzer:
                          transform=entry.transform, depth=0)
         return self.facts
 
+    def _static_function_argument(self, entry: EntryPoint, p: cst.Param, positional: List[cst.Param],
+                                  calls: Sequence[cst.Call]) -> Optional[Value]:
+        """A static parameter that every call seen passes the same function of this module
+        (``mlp(x, activation=softsign)``): that function, so a call of the parameter is followed."""
+        by_name = [c for c in self.index.calls_by_name.get(entry.function.name, ()) if isinstance(c.func, cst.Name)]
+        position = positional.index(p) if p in positional else None
+        found = set()
+        for call in list(calls) + by_name:
+            arg = call_argument(call, position, p.name.value)
+            if arg is None:
+                continue
+            if not isinstance(arg.value, cst.Name) or arg.value.value not in self.index.functions:
+                return None
+            found.add(arg.value.value)
+        if len(found) != 1:
+            return None
+        return Value(func=self.index.functions[found.pop()])
+
     def _visible_calls(self, entry: EntryPoint) -> List[cst.Call]:
         calls: List[cst.Call] = list(entry.direct_calls)
         for name in entry.call_names:
@@ -184,7 +202,7 @@ class Analyzer:
             if name in env:
                 continue
             if name in static:
-                env[name] = STATIC
+                env[name] = self._static_function_argument(entry, p, positional, calls) or STATIC
                 continue
             if positional and index < len(positional) and p is positional[index] and index in entry.in_axes_static:
                 env[name] = STATIC
