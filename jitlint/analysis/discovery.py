@@ -118,6 +118,8 @@ class EntryPoint:
     scope: Optional[FunctionInfo] = None
     #: the static_argnums / static_argnames keyword nodes, for JIT502 positions
     spec_args: Tuple[cst.Arg, ...] = ()
+    #: the site is itself wrapped by another transform (``jax.jit(jax.vmap(f))``)
+    under_cache: bool = False
 
 
 @dataclass
@@ -220,6 +222,7 @@ class ModuleIndex:
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         self._pending_decorators: List[FunctionInfo] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
+        self._wrapped_calls: Set[cst.CSTNode] = set()
         self._local_values: Dict[FunctionInfo, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
@@ -228,6 +231,8 @@ class ModuleIndex:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
             self._call_entries(call, scope, cls)
+        for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
+            entry.under_cache = entry.site in self._wrapped_calls
         #: every call in the module, in the order the walk met them
         self.all_calls: List[cst.Call] = [call for call, _, _ in self._pending_calls]
         #: custom_jvp / custom_vjp functions -> their rules (defjvp, defvjp), each with
@@ -1014,6 +1019,10 @@ class ModuleIndex:
         t, kwargs, target = self._transform_call(call)
         if t is None or target is None:
             return
+        inner = target
+        while isinstance(inner, cst.Call):  # the transforms inside this one run in its (kept) trace
+            self._wrapped_calls.add(inner)
+            inner = next((a.value for a in inner.args if a.keyword is None and not a.star), None)
         nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
         label = f"`{_short(self.module.code_for_node(call))}`"
         call_names = tuple(self._assign_targets.get(call, ()))

@@ -101,6 +101,9 @@ CALLBACKS = frozenset(
     }
 )
 
+#: transforms that trace their function again on every call (nothing is cached between calls)
+RETRACES_EVERY_CALL = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
+
 #: transforms that do not stage code out: Python control flow on values works there
 NON_STAGING = frozenset(
     {

@@ -48,6 +48,9 @@ class BodyInfo:
     allows_attribute_writes: bool = True
     #: traced only by abstract evaluation (eval_shape / make_jaxpr)
     abstract_only: bool = True
+    #: traced in a context whose trace is kept and reused (jit, pmap, lax bodies), not only
+    #: under a transform that traces again on every call (vmap): globals are frozen there
+    cached: bool = False
     labels: List[str] = field(default_factory=list)
 
 
@@ -123,6 +126,8 @@ class Analyzer:
         self._mapping_names: Dict[FunctionInfo, frozenset] = {}
         #: inside ``with jax.ensure_compile_time_eval():`` JAX operations on constants are concrete
         self.compile_time_eval = 0
+        #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
+        self._cached = True
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
@@ -143,6 +148,8 @@ class Analyzer:
             if entry.function in self.index.callbacks and not entry.all_traced:
                 continue
             env = self.entry_signature(entry)
+            t = entry.transform
+            self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
             self.analyse(entry.function, env, None, boundary=True, label=entry.label,
                          transform=entry.transform, depth=0)
         return self.facts
@@ -292,10 +299,17 @@ class Analyzer:
         closure_key = None
         if closure is not None:
             closure_key = tuple(sorted((k, v.kind) for k, v in closure.env.items() if v.kind))
-        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None) for k, v in env.items())), closure_key, boundary)
+        outer_cached = self._cached
+        if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
+            self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
+        body.cached = body.cached or self._cached
+        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None) for k, v in env.items())), closure_key, boundary,
+               self._cached)
         if key in self.memo:
+            self._cached = outer_cached
             return self.memo[key]
         if key in self.active or depth > MAX_DEPTH:
+            self._cached = outer_cached
             return MAYBE
         self.active.add(key)
         try:
@@ -312,6 +326,7 @@ class Analyzer:
                 result = frame.returns if frame.returns is not None else STATIC
         finally:
             self.active.discard(key)
+            self._cached = outer_cached
         self.memo[key] = result
         return result
 
@@ -835,6 +850,9 @@ class Analyzer:
             i = int_value(node.slice[0].slice.value)
             if i is not None and -len(base.items) <= i < len(base.items):
                 return base.items[i]
+        if base.element is not None and not base.mapping and len(node.slice) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index):
+            return base.element  # an element of a sequence whose elements are known: `sorted(params)[0]`
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array)
         if base.jax_array:

@@ -92,6 +92,8 @@ class MutableGlobalRead(Rule):
             return
         if node.value in ctx.function.global_names:
             return  # the write is reported as JIT102
+        if not ctx.body.cached:
+            return  # traced only by vmap, which traces again on every call: the read is fresh
         if self._is_write_context(node):
             return
         if node.value in ctx.index.global_written or (
