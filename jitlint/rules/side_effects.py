@@ -41,6 +41,8 @@ class MutableGlobalRead(Rule):
     module is imported (by module-level code, decorators or `register_*`
     functions), nor `TABLE[key](...)` dispatch through such tables: jitlint
     cannot see changes made from other modules, and prefers silence there.
+    Code traced only by `jax.vmap` is not flagged either: vmap traces again on
+    every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
 
     ## Why is this bad?
     `jax.jit` traces the function once and bakes the value it sees into the
