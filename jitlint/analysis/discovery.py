@@ -120,6 +120,9 @@ class EntryPoint:
     spec_args: Tuple[cst.Arg, ...] = ()
     #: the site is itself wrapped by another transform (``jax.jit(jax.vmap(f))``)
     under_cache: bool = False
+    #: a wrapper made by a decorator of this module (``@jax.jit @log_calls def f``): the
+    #: decorator function and the parameter of it that holds the decorated function
+    wrapper_of: Optional[Tuple[FunctionInfo, str, FunctionInfo]] = None
 
 
 @dataclass
@@ -989,6 +992,28 @@ class ModuleIndex:
             self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
                                            call_names=tuple(calls), both_static_kinds=both,
                                            scope=info.parent, spec_args=self._spec_args(t, args)))
+            self._wrapper_entries(info, dec, t, label, bool(nums or names))
+
+    def _wrapper_entries(self, info: FunctionInfo, dec: cst.Decorator, t: jax_api.Transform, label: str,
+                         has_static: bool) -> None:
+        """``@jax.jit`` above ``@log_calls``: what jit traces is the wrapper that ``log_calls``
+        returns, which calls the decorated function; its own body is traced code too."""
+        assert isinstance(info.node, cst.FunctionDef)
+        below = list(info.node.decorators)
+        below = below[below.index(dec) + 1:]
+        for inner in below:
+            d = inner.decorator
+            if not self._is_user_decorator(d):
+                continue
+            deco = self.functions[d.value]  # type: ignore[union-attr]
+            params = [p.name.value for p, kind in deco.params if kind in ("posonly", "positional")]
+            returned = [r for r in _returns(deco.node.body) if isinstance(r, cst.Name)]
+            wrapper = deco.nested.get(returned[0].value) if returned else None
+            if not params or wrapper is None:
+                continue
+            nums = names = None if has_static else ()  # static positions of f do not map onto *args
+            self.entries.append(EntryPoint(wrapper, label, dec, t, nums, names, scope=deco,
+                                           wrapper_of=(deco, params[0], info)))
 
     def _call_entries(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
         q = self.qualify(call.func)

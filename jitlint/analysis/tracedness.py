@@ -150,7 +150,11 @@ class Analyzer:
             env = self.entry_signature(entry)
             t = entry.transform
             self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
-            self.analyse(entry.function, env, None, boundary=True, label=entry.label,
+            closure = None
+            if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
+                deco, param, decorated = entry.wrapper_of
+                closure = Closure(deco, {param: Value(func=decorated)}, None)
+            self.analyse(entry.function, env, closure, boundary=True, label=entry.label,
                          transform=entry.transform, depth=0)
         return self.facts
 
