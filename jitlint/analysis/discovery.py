@@ -784,7 +784,7 @@ class ModuleIndex:
             stack.extend(iter_children(node))
         return out
 
-    def _single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
+    def single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
         """``name``'s only value: in the enclosing function, else at module level."""
         if scope is not None and name in scope.local_names:
             return self._single_local_value(name, scope)
@@ -1029,7 +1029,7 @@ class ModuleIndex:
                 if kw == "branches":
                     branches = arg.value
                     if isinstance(branches, cst.Name):  # `BRANCHES = (f, g)` ... lax.switch(i, BRANCHES, x)
-                        branches = self._single_value(branches.value, scope) or branches
+                        branches = self.single_value(branches.value, scope) or branches
                     targets = literal_elements(branches)
                 for target in targets if targets is not None else [arg.value]:
                     self._add_target_entry(target, scope, cls, f"`{short}`", call, None, all_traced=True)

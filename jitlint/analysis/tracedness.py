@@ -973,6 +973,10 @@ class Analyzer:
             return self._call_user(call, callee_value.func, callee_value.closure, args, frame, None)
         if callee_value.instance is not None:
             return self._call_method(call, callee_value.instance, "__call__", callee_value, args, frame)
+        if isinstance(func, cst.Subscript):
+            table = self._function_table(func, frame)
+            if table:  # `ACTIVATIONS[name](x)`: any of the table's functions may run
+                return join_all([self._call_user(call, fn, None, args, frame, None) for fn in table])
         if isinstance(func, cst.Call):
             # jax.jit(f)(x), jax.vmap(f)(x), jax.grad(f)(x); eval_shape/make_jaxpr give static objects;
             # nn.Dense(3)(x) builds a layer and calls it
@@ -983,6 +987,27 @@ class Analyzer:
                     ("jax.",) + jax_api.ECOSYSTEM_PACKAGES):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         return MAYBE if best.kind else STATIC
+
+    def _function_table(self, sub: cst.Subscript, frame: Frame) -> List[FunctionInfo]:
+        """The functions of this module in a dict, tuple or list literal bound once to the name
+        ``sub`` indexes (``ACTS = {"relu": relu, "soft": softsign}``); [] for anything else."""
+        if not isinstance(sub.value, cst.Name):
+            return []
+        literal = self.index.single_value(sub.value.value, frame.fn)
+        if isinstance(literal, cst.Dict):
+            values = [el.value for el in literal.elements if isinstance(el, cst.DictElement)]
+            if len(values) != len(literal.elements):
+                return []
+        elif isinstance(literal, (cst.Tuple, cst.List)):
+            values = [el.value for el in literal.elements]
+        else:
+            return []
+        out = []
+        for v in values:
+            if not isinstance(v, cst.Name) or v.value not in self.index.functions:
+                return []
+            out.append(self.index.functions[v.value])
+        return list(dict.fromkeys(out))
 
     def _call_method(self, call: cst.Call, cls, method: str, receiver: Value, args, frame: Frame) -> Value:
         fn = self.index.find_method(cls, method)
