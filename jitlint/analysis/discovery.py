@@ -443,6 +443,32 @@ class ModuleIndex:
         return ()
 
     # ------------------------------------------------------ pytree metadata
+    def pytree_children(self, cls: ClassInfo) -> Optional[Set[str]]:
+        """For a ``@register_pytree_node_class`` class whose ``tree_flatten`` returns
+        ``(self.a, self.b), aux``: the attributes that are children (traced when the instance
+        crosses a jit boundary). None when jitlint cannot tell."""
+        if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
+                "register_pytree_node_class") for d in cls.decorators):
+            return None
+        flatten = cls.methods.get("tree_flatten")
+        if flatten is None or not isinstance(flatten.node, cst.FunctionDef):
+            return None
+        returned = _returns(flatten.node.body)
+        if len(returned) != 1 or not isinstance(returned[0], cst.Tuple) or len(returned[0].elements) != 2:
+            return None
+        children = returned[0].elements[0].value
+        if isinstance(children, cst.Name):
+            children = self.single_value(children.value, flatten)
+        elements = literal_elements(children) if children is not None else None
+        if elements is None:
+            return None
+        out: Set[str] = set()
+        for el in elements:
+            if not (isinstance(el, cst.Attribute) and isinstance(el.value, cst.Name) and el.value.value == "self"):
+                return None
+            out.add(el.attr.value)
+        return out
+
     def _static_fields(self) -> Set[str]:
         """Fields made static by ``register_dataclass(meta_fields=...)``, ``field(static=True)``
         (equinox), ``field(pytree_node=False)`` (flax), ``field(metadata={"static": True})``

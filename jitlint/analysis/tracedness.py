@@ -225,7 +225,9 @@ class Analyzer:
                 env[name] = self._filter_param(p, entry)
                 continue
             if fn.is_method and positional and p is positional[0] and not entry.self_bound and not entry.all_traced:
-                env[name] = MAYBE  # a pytree-registered instance: fields may be static
+                # a pytree-registered instance: its children are traced, its aux data static
+                children = self.index.pytree_children(fn.cls) if fn.cls is not None else None
+                env[name] = MAYBE if children is None else Value(Kind.MAYBE, instance=fn.cls)
                 continue
             if p.default is not None and entry.all_traced:
                 env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
@@ -833,6 +835,13 @@ class Analyzer:
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
                 or attr in self.index.static_fields:
             return STATIC
+        if base.instance is not None and base.kind is Kind.MAYBE and isinstance(node.value, cst.Name):
+            children = self.index.pytree_children(base.instance)
+            if children is not None:
+                if attr not in children:
+                    return STATIC  # aux data of the pytree: static
+                return traced(Reason(node, f"`{{code}}` is a child of the pytree `{node.value.value}` (its "
+                                           "`tree_flatten`): traced when the instance is passed to a traced function"))
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array)
         if base.jax_array:
