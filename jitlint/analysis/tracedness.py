@@ -207,6 +207,12 @@ class Analyzer:
         static.update(entry.partial_keywords)
         unknown_statics = entry.static_nums is None or entry.static_names is None
         calls = self._visible_calls(entry)
+        if entry.both_static_kinds:
+            # with both static_argnums and static_argnames JAX infers neither from the other: a
+            # parameter static by position only is traced when a call passes it by keyword
+            by_keyword = {a.keyword.value for c in calls for a in c.args if a.keyword is not None}
+            static -= {name for name in by_keyword if name not in (entry.static_names or ())
+                       and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
         for index, (p, kind) in enumerate(params):
             name = _param_name(p)
