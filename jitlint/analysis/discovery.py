@@ -4,7 +4,7 @@ points where JAX starts tracing (decorators, transform call sites, lax bodies).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -163,6 +163,18 @@ def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
     return out
 
 
+#: statements other than ``=`` that bind a name (their target, or ``as`` name)
+_OTHER_BINDINGS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del, cst.AsName})
+
+
+def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]]:
+    """``scope``, the functions around it, then None (the module)."""
+    while scope is not None:
+        yield scope
+        scope = scope.parent
+    yield None
+
+
 def _declares_static(value: cst.BaseExpression) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``
     or ``static_field(...)``, whichever library the ``field`` comes from."""
@@ -227,6 +239,8 @@ class ModuleIndex:
         self._assign_targets: Dict[cst.Call, List[str]] = {}
         self._wrapped_calls: Set[cst.CSTNode] = set()
         self._local_values: Dict[FunctionInfo, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
+        self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
+        self._pytree_children: Dict[ClassInfo, Optional[Set[str]]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
         self._walk(module, None, None)
@@ -236,8 +250,10 @@ class ModuleIndex:
             self._call_entries(call, scope, cls)
         for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
             entry.under_cache = entry.site in self._wrapped_calls
-        #: every call in the module, in the order the walk met them
-        self.all_calls: List[cst.Call] = [call for call, _, _ in self._pending_calls]
+        #: every call in the module, in the order the walk met them -> the function it is in and,
+        #: directly in a class body, that class
+        self.call_scopes: Dict[cst.Call, Tuple[Optional[FunctionInfo], Optional[ClassInfo]]] = {
+            call: (scope, cls) for call, scope, cls in self._pending_calls}
         #: custom_jvp / custom_vjp functions -> their rules (defjvp, defvjp), each with
         #: whether its leading parameters are the nondiff arguments (jvp and bwd rules)
         self.custom_rules: Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]] = self._custom_rules()
@@ -315,9 +331,7 @@ class ModuleIndex:
         if isinstance(value, cst.Call):
             q = self.qualify(value.func)
             if q is not None:
-                return q.startswith("numpy.") and not q.startswith("numpy.random.") and q not in (
-                    "numpy.dtype", "numpy.finfo", "numpy.iinfo") and not q.endswith(("int32", "float32", "int64",
-                                                                                    "float64", "bool_"))
+                return q.startswith("numpy.") and q not in jax_api.HOST_RNG_FACTORIES
             func = value.func
             return isinstance(func, cst.Attribute) and func.attr.value in jax_api.NUMPY_ARRAY_METHODS \
                 and self._numpy_expression(func.value, depth + 1)
@@ -335,10 +349,8 @@ class ModuleIndex:
             info.mutable_container = True
         elif isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.HOST_RNG_FACTORIES:
             self.host_rng_names.add(name)
-        elif isinstance(value, cst.Call) and self.qualify(value.func) is None and self._numpy_expression(value):
-            info.numpy_array = True  # np.sin(t).astype(np.float32)
-        elif isinstance(value, (cst.Subscript, cst.BinaryOperation)) and self._numpy_expression(value):
-            info.numpy_array = True
+        elif self._numpy_expression(value):
+            info.numpy_array = True  # np.zeros(3), np.sin(t).astype(np.float32), np.arange(8)[::-1]
         elif isinstance(value, cst.Call):
             q = self.qualify(value.func)
             callee = q or (value.func.value if isinstance(value.func, cst.Name) else None)
@@ -348,8 +360,6 @@ class ModuleIndex:
                 self.module_partial_names.add(name)
             elif q is not None and jax_api.is_array_function(q):
                 info.jax_array = True
-            elif q is not None and q.startswith("numpy.") and not q.startswith("numpy.random.default_rng"):
-                info.numpy_array = True
             elif q in ("logging.getLogger", "absl.logging.get_absl_logger"):
                 self.logger_names.add(name)
             elif q is None and isinstance(value.func, cst.Name):
@@ -447,6 +457,11 @@ class ModuleIndex:
         """For a ``@register_pytree_node_class`` class whose ``tree_flatten`` returns
         ``(self.a, self.b), aux``: the attributes that are children (traced when the instance
         crosses a jit boundary). None when jitlint cannot tell."""
+        if cls not in self._pytree_children:
+            self._pytree_children[cls] = self._flattened_children(cls)
+        return self._pytree_children[cls]
+
+    def _flattened_children(self, cls: ClassInfo) -> Optional[Set[str]]:
         if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
                 "register_pytree_node_class") for d in cls.decorators):
             return None
@@ -737,10 +752,8 @@ class ModuleIndex:
             if expr.value in self.functions:
                 return self.functions[expr.value], False
             # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
-            cls_name = self._local_instance_class(expr.value, scope)
-            if cls_name is None and expr.value in self.globals and self.globals[expr.value].assignments == 1:
-                cls_name = self.globals[expr.value].instance_of
-            if cls_name in self.classes:
+            cls_name = self._instance_class(expr.value, scope)
+            if cls_name is not None:
                 found = self.find_method(self.classes[cls_name], "__call__")
                 if found is not None:
                     return found, not found.is_static_method
@@ -762,33 +775,48 @@ class ModuleIndex:
             else:
                 # an instance: `jax.jit(model.apply)` binds it (a module-level one, or one the
                 # enclosing function makes); a Flax linen module's `apply` runs its __call__
-                cls_name = self._local_instance_class(owner, scope)
-                if cls_name is None and owner in self.globals:
-                    cls_name = self.globals[owner].instance_of
-                if cls_name in self.classes:
+                cls_name = self._instance_class(owner, scope)
+                if cls_name is not None:
                     found = self.find_method(self.classes[cls_name], method)
                     if found is None and method == "apply":
                         found = self.find_method(self.classes[cls_name], "__call__")
                     return found, found is not None and not found.is_static_method
         return None, False
 
-    def _local_instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
-        """``C`` when the function ``scope`` binds ``name`` once, to ``C(...)`` of a class of this module."""
-        value = self._single_local_value(name, scope)
+    def _instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
+        """``C`` when ``name`` is bound to an instance of a class ``C`` of this module: by its only
+        binding in the function (or module) it resolves to, or a module-level ``name = C(...)``."""
+        value = self.single_value(name, scope)
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.classes:
             return value.func.value
+        info = self.globals.get(name) if value is None else None
+        if info is not None and info.instance_of in self.classes and not any(
+                s is not None and name in s.local_names for s in _enclosing(scope)):
+            return info.instance_of
         return None
 
-    def _single_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
-        """The value of ``name = value`` when that is the only binding of ``name`` in the
-        function ``scope`` (nested functions and classes not included)."""
-        if scope is None or isinstance(scope.node, cst.Lambda) or name not in scope.local_names:
+    def single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
+        """The value ``name`` certainly has: the one ``name = value`` that binds it in the function
+        it resolves to from ``scope`` (or at module level); None when it is a parameter, bound more
+        than once or otherwise, or declared ``global`` / ``nonlocal``."""
+        for s in _enclosing(scope):
+            if s is None:
+                break
+            if name not in s.local_names and name not in s.global_names and name not in s.nonlocal_names:
+                continue
+            if isinstance(s.node, cst.Lambda) or name in s.global_names or name in s.nonlocal_names \
+                    or any(p.name.value == name for p, _ in s.params):
+                return None
+            values = self._local_values.get(s)
+            if values is None:
+                values = self._local_values[s] = self._bindings_in(s)
+            found = values.get(name, ())
+            return found[0] if len(found) == 1 else None
+        info = self.globals.get(name)
+        if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
+                or name in self.global_written:
             return None
-        values = self._local_values.get(scope)
-        if values is None:
-            values = self._local_values[scope] = self._bindings_in(scope)
-        found = values.get(name, ())
-        return found[0] if len(found) == 1 else None
+        return info.node.value
 
     @staticmethod
     def _bindings_in(scope: FunctionInfo) -> Dict[str, List[Optional[cst.BaseExpression]]]:
@@ -798,27 +826,28 @@ class ModuleIndex:
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            if kind is cst.FunctionDef or kind is cst.ClassDef:
+                out.setdefault(node.name.value, []).append(None)
+                continue
+            if kind is cst.Lambda:
                 continue
             if kind is cst.Assign:
                 for t in node.targets:
                     for n in assigned_names(t.target):
                         out.setdefault(n.value, []).append(node.value if n is t.target else None)
-            elif (kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.For) \
-                    and isinstance(node.target, cst.Name):
-                out.setdefault(node.target.value, []).append(None)
+            elif kind in _OTHER_BINDINGS:
+                target = node.name if kind is cst.AsName else node.target
+                for n in assigned_names(target):
+                    out.setdefault(n.value, []).append(None)
+            elif (kind is cst.Import or kind is cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    while isinstance(local, cst.Attribute):
+                        local = local.value
+                    if isinstance(local, cst.Name):
+                        out.setdefault(local.value, []).append(None)
             stack.extend(iter_children(node))
         return out
-
-    def single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
-        """``name``'s only value: in the enclosing function, else at module level."""
-        if scope is not None and name in scope.local_names:
-            return self._single_local_value(name, scope)
-        info = self.globals.get(name)
-        if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
-                or name in self.global_written:
-            return None
-        return info.node.value
 
     def rebound_after(self, name: str, fn: FunctionInfo) -> bool:
         """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
@@ -955,7 +984,7 @@ class ModuleIndex:
         transform every jit failure comes back (JAX_HAZARDS F note 2)."""
         t, kwargs, target = self._transform_call_parts(call)
         while isinstance(target, cst.Call) and (self.qualify(target.func) in jax_api.NON_STAGING
-                                                or self._is_user_decorator(target.func)):
+                                                or self.decorator_wrapper(target.func) is not None):
             # `jax.jit(jax.grad(f))`; `jax.jit(with_logging(f))`, as `@jax.jit @with_logging def f`
             inner = [a for a in target.args if a.keyword is None and not a.star]
             if not inner:
@@ -963,16 +992,20 @@ class ModuleIndex:
             target = inner[0].value
         return t, kwargs, target
 
-    def _is_user_decorator(self, func: cst.BaseExpression) -> bool:
-        """A module-level function of this module that takes a function and returns a wrapper
-        (it defines a nested function and returns it)."""
+    def decorator_wrapper(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """For a module-level function of this module that takes a function and returns a wrapper
+        (a nested function, the one every ``return`` gives back): that nested function."""
         if not isinstance(func, cst.Name) or func.value not in self.functions:
-            return False
+            return None
         fn = self.functions[func.value]
-        if not isinstance(fn.node, cst.FunctionDef) or not fn.nested:
-            return False
-        returned = [n for n in _returns(fn.node.body)]
-        return bool(returned) and all(isinstance(r, cst.Name) and r.value in fn.nested for r in returned)
+        if fn not in self._wrappers:
+            wrapper = None
+            if isinstance(fn.node, cst.FunctionDef) and fn.nested:
+                names = {r.value if isinstance(r, cst.Name) else None for r in _returns(fn.node.body)}
+                if len(names) == 1:
+                    wrapper = fn.nested.get(names.pop() or "")
+            self._wrappers[fn] = wrapper
+        return self._wrappers[fn]
 
     def _transform_call_parts(self, call: cst.Call):
         t = self.transform_of(call.func)
@@ -1028,14 +1061,12 @@ class ModuleIndex:
         below = list(info.node.decorators)
         below = below[below.index(dec) + 1:]
         for inner in below:
-            d = inner.decorator
-            if not self._is_user_decorator(d):
+            wrapper = self.decorator_wrapper(inner.decorator)
+            if wrapper is None or wrapper.parent is None:
                 continue
-            deco = self.functions[d.value]  # type: ignore[union-attr]
+            deco = wrapper.parent
             params = [p.name.value for p, kind in deco.params if kind in ("posonly", "positional")]
-            returned = [r for r in _returns(deco.node.body) if isinstance(r, cst.Name)]
-            wrapper = deco.nested.get(returned[0].value) if returned else None
-            if not params or wrapper is None:
+            if not params:
                 continue
             nums = names = None if has_static else ()  # static positions of f do not map onto *args
             self.entries.append(EntryPoint(wrapper, label, dec, t, nums, names, scope=deco,

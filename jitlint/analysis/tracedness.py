@@ -774,6 +774,8 @@ class Analyzer:
                     static = True
                 if isinstance(comp.comparator, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                     static = True
+                if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
+                    static = True  # `args == ()`: a test of a pytree's structure
             if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
                 return STATIC
             return self._combine(node, values, is_bool=True)

@@ -250,22 +250,6 @@ class _Layout:
         """``loop`` binds ``name`` in ``scope`` on every iteration (its target, or in its body)."""
         return any(loop in b.loops for b in self.bindings.get((scope, name), ()))
 
-    def value_of(self, name: str, call: cst.Call) -> Optional[cst.BaseExpression]:
-        """The value ``name`` certainly has at ``call``: the one ``name = value`` that binds it in the
-        scope it resolves to (no parameter, no other binding, no ``global``/``nonlocal``); else None."""
-        if name in self.declared or call not in self.scope_of:
-            return None
-        scope = self.scope_of[call]
-        while not isinstance(scope, cst.ClassDef):
-            found = self.bindings.get((scope, name), ())
-            is_param = scope is not None and any(p.name.value == name for p, _ in scope.params)
-            if found or is_param:
-                return found[0].value if len(found) == 1 and not is_param else None
-            if scope is None:
-                return None
-            scope = scope.parent
-        return None  # names in class bodies: not followed
-
 
 _LAYOUTS: "weakref.WeakKeyDictionary[ModuleIndex, _Layout]" = weakref.WeakKeyDictionary()
 
@@ -439,7 +423,7 @@ class RecompilationHazard(Rule):
         index = self.ctx.index
         # a cheap look first: a call with a call among its arguments (the layout walks the whole module)
         chains = {}
-        for site in index.all_calls:
+        for site in index.call_scopes:
             if any(type(arg.value) is cst.Call for arg in site.args):
                 chain = self._transform_chain(site)
                 if chain is not None:
@@ -708,7 +692,8 @@ class BadStaticArguments(Rule):
         to one (by its only binding); None if it may be hashable."""
         index = self.ctx.index
         if isinstance(value, cst.Name):
-            bound = _layout(index).value_of(value.value, call)
+            scope, cls = index.call_scopes.get(call, (None, None))
+            bound = index.single_value(value.value, scope) if cls is None else None
             if bound is not None and _unhashable(bound, index):
                 return f"`{value.value}` (`{value.value} = {self.ctx.code(bound)}`)"
             return None
