@@ -331,7 +331,7 @@ def test_print_of_a_value_that_may_be_traced_is_unsafe():
      """, "JIT203"),
     ("""
      @jax.jit
-     def f(x, flag):
+     def f(x, flag: bool):
          if flag:
              x = x + 1
          return x

@@ -124,6 +124,15 @@ class EntryPoint:
     #: decorator function and the parameter of it that holds the decorated function
     wrapper_of: Optional[Tuple[FunctionInfo, str, FunctionInfo]] = None
 
+    def binds_self(self, call: cst.Call) -> bool:
+        """Whether ``call`` is ``obj.m(...)`` of a method jitted by decorator
+        (``@partial(jax.jit, static_argnums=0)``): Python binds ``obj`` to the first parameter, so the
+        call's arguments start at the second (``jax.jit(self.m)`` wraps the bound method instead:
+        ``self_bound``)."""
+        fn = self.function
+        return fn.is_method and not self.self_bound and isinstance(call.func, cst.Attribute) \
+            and isinstance(self.site, cst.Decorator)
+
 
 @dataclass
 class GlobalInfo:
@@ -175,9 +184,31 @@ def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]
     yield None
 
 
+def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
+    """For each entry of an ``in_axes`` sequence, whether it is ``None``: literals, ``+`` of two
+    sequences and ``*`` by an int literal; None when the sequence is not known."""
+    if depth > 8:
+        return None
+    elements = literal_elements(node)
+    if elements is not None:
+        return [isinstance(el, cst.Name) and el.value == "None" for el in elements]
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, cst.Add):
+            left, right = _axis_entries(node.left, depth + 1), _axis_entries(node.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(node.operator, cst.Multiply):
+            for seq, count in ((node.left, node.right), (node.right, node.left)):
+                n = int_value(count)
+                entries = _axis_entries(seq, depth + 1)
+                if n is not None and entries is not None and 0 <= n <= 256:
+                    return entries * n
+    return None
+
+
 def _declares_static(value: cst.BaseExpression) -> bool:
-    """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``
-    or ``static_field(...)``, whichever library the ``field`` comes from."""
+    """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``,
+    ``field(metadata={"pytree_node": False})`` or ``static_field(...)``, whichever library the
+    ``field`` comes from."""
     if not isinstance(value, cst.Call):
         return False
     name = dotted_name(value.func) or ""
@@ -191,8 +222,10 @@ def _declares_static(value: cst.BaseExpression) -> bool:
         code = cst.Module([]).code_for_node(arg.value).replace(" ", "")
         if key == "static" and code == "True" or key == "pytree_node" and code == "False":
             return True
-        if key == "metadata" and ("static=True" in code or "'static':True" in code or '"static":True' in code):
-            return True
+        if key == "metadata" and any(flag in code for flag in (
+                "static=True", "'static':True", '"static":True', "pytree_node=False", "'pytree_node':False",
+                '"pytree_node":False')):
+            return True  # dataclasses.field(metadata={"pytree_node": False}) (penzai, flax's struct)
     return False
 
 
@@ -934,10 +967,12 @@ class ModuleIndex:
 
     @staticmethod
     def _in_axes(node: cst.BaseExpression) -> Tuple[int, ...]:
-        elements = literal_elements(node)
-        if elements is None:
+        """The positions whose ``in_axes`` entry is ``None`` (not batched: a Python value stays one),
+        from a literal or a list expression such as ``[0] + [None] * 9``."""
+        axes = _axis_entries(node)
+        if axes is None:
             return ()
-        return tuple(i for i, el in enumerate(elements) if isinstance(el, cst.Name) and el.value == "None")
+        return tuple(i for i, is_none in enumerate(axes) if is_none)
 
     def _resolve_constant(self, node: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(node, cst.Name):

@@ -105,6 +105,10 @@ CALLBACKS = frozenset(
 RETRACES_EVERY_CALL = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
 
 #: transforms that do not stage code out: Python control flow on values works there
+#: transforms that differentiate with respect to ``argnums`` and pass the other arguments through
+DIFFERENTIATING_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev",
+                                        "jax.hessian"})
+
 NON_STAGING = frozenset(
     {
         "jax.grad",
@@ -392,10 +396,20 @@ def is_callback(qualified: Optional[str]) -> bool:
     return qualified.startswith("jax.") and tail in ("io_callback", "pure_callback", "callback", "debug_callback")
 
 
+# JAX raises its concretization errors as TypeErrors (TracerBoolConversionError,
+# ConcretizationTypeError, TracerArrayConversionError, TracerIntegerConversionError), and a
+# traced slice bound or boolean mask as an IndexError (checked on JAX 0.10.2).
+TYPE_ERRORS = frozenset({"TypeError", "JAXTypeError", "ConcretizationTypeError", "TracerBoolConversionError",
+                         "TracerIntegerConversionError", "TracerArrayConversionError"})
+INDEX_ERRORS = frozenset({"IndexError", "LookupError", "JAXIndexError", "NonConcreteBooleanIndexError"})
+
+
 def is_array_function(qualified: str) -> bool:
     """A function of jax.numpy / lax / random / nn / scipy returning an array."""
     if qualified in STATIC_RESULT_FUNCTIONS:
         return False
+    if qualified.startswith("jax.lax.") and qualified.rsplit(".", 1)[-1][:1].isupper():
+        return False  # lax's classes (ConvDimensionNumbers, Precision, GatherScatterMode) are configuration
     return qualified.startswith(ARRAY_MODULES)
 
 

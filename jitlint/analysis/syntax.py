@@ -237,3 +237,17 @@ def mapping_names(body: cst.CSTNode) -> frozenset:
         if name in loops:
             found.add(loops[name])
     return frozenset(found)
+
+
+def handler_catches(handler: cst.ExceptHandler, classes: frozenset) -> bool:
+    """Whether an ``except`` clause catches an exception of one of ``classes`` (by the last
+    part of the name): a bare ``except``, ``except Exception`` and tuples count."""
+    if handler.type is None:
+        return True
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    for t in types:
+        t = t.value if isinstance(t, cst.Element) else t
+        last = (dotted_name(t) or "").rsplit(".", 1)[-1]
+        if last in classes or last in ("Exception", "BaseException"):
+            return True
+    return False

@@ -17,16 +17,18 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import (assigned_names, call_argument, int_value, mapping_names, params_of,
-                                     string_value)
+from jitlint.analysis.syntax import (assigned_names, call_argument, handler_catches, int_value, mapping_names,
+                                     params_of, string_value)
 from jitlint.analysis.values import (
     MAYBE,
+    NO_CONSTANT,
     STATIC,
     Kind,
     Reason,
     Value,
     join,
     join_all,
+    constant,
     same_kinds,
     strongest,
     traced,
@@ -36,6 +38,7 @@ MAX_DEPTH = 12
 ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Num", "Shaped", "Real",
                      "Inexact", "Integer", "Complex", "UInt")
 LOOP_ROUNDS = 4
+_BUILTIN_CONSTANTS = {"True": True, "False": False, "None": None}
 
 
 @dataclass(eq=False)
@@ -52,6 +55,9 @@ class BodyInfo:
     #: under a transform that traces again on every call (vmap): globals are frozen there
     cached: bool = False
     labels: List[str] = field(default_factory=list)
+    #: a method run, in some traced context, on an instance that exists outside the trace (not
+    #: only on objects the traced code constructs): writes to its ``self`` are outer state
+    outer_self: bool = False
 
 
 @dataclass(eq=False)
@@ -69,6 +75,14 @@ class Facts:
         self.values: Dict[cst.CSTNode, Value] = {}
         self.read_scope: Dict[cst.Name, str] = {}
         self.bodies: Dict[FunctionInfo, BodyInfo] = {}
+        #: branches of an ``if`` whose static test rules them out in some traced context, and those
+        #: run in some traced context: a branch only ever ruled out is not traced code
+        self.dead_blocks: Set[cst.CSTNode] = set()
+        self.live_blocks: Set[cst.CSTNode] = set()
+
+    def is_dead(self, node: cst.CSTNode) -> bool:
+        """A branch that no traced context runs (its ``if`` test is a known constant there)."""
+        return node in self.dead_blocks and node not in self.live_blocks
 
     def value(self, node: Optional[cst.CSTNode]) -> Value:
         if node is None:
@@ -100,6 +114,58 @@ def _param_name(p: cst.Param) -> str:
     return p.name.value
 
 
+def _const_key(value: Value):
+    """A hashable stand-in for a value's known constant (part of a memo key)."""
+    if not value.known:
+        return ()
+    c = value.const
+    return (type(c).__name__, c) if isinstance(c, (int, str, bool, type(None))) else ()
+
+
+def _int_literals(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
+    """``1`` or ``(0, 2)`` as a tuple of ints; None for anything else."""
+    single = int_value(node)
+    if single is not None:
+        return (single,)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out = [int_value(el.value) for el in node.elements]
+        if all(v is not None for v in out):
+            return tuple(out)
+    return None
+
+
+def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bool]:
+    """The result of a comparison decided statically: constants on both sides, or ``x is None``
+    for an array (a tracer is never None)."""
+    if isinstance(op, (cst.Is, cst.IsNot)):
+        result: Optional[bool] = None
+        if left.known and right.known and (left.const is None or right.const is None
+                                           or isinstance(left.const, bool) and isinstance(right.const, bool)):
+            result = left.const is right.const
+        elif ((left.traced_array or left.not_none) and right.known and right.const is None) or (
+                (right.traced_array or right.not_none) and left.known and left.const is None):
+            result = False
+        if result is None:
+            return None
+        return result if isinstance(op, cst.Is) else not result
+    if isinstance(op, (cst.Equal, cst.NotEqual)) and left.known and right.known \
+            and type(left.const) is type(right.const):
+        same = left.const == right.const
+        return same if isinstance(op, cst.Equal) else not same
+    return None
+
+
+def default_value(p: cst.Param) -> Value:
+    """The value of a parameter left at its default: the constant when it is a literal."""
+    d = p.default
+    if d is None:
+        return STATIC
+    if isinstance(d, cst.Name) and d.value in _BUILTIN_CONSTANTS:
+        return constant(_BUILTIN_CONSTANTS[d.value])
+    known = int_value(d) if isinstance(d, (cst.Integer, cst.UnaryOperation)) else string_value(d)
+    return constant(known) if known is not None else STATIC
+
+
 def casts_to_bool(call: cst.Call, where: Optional[Tuple[int, str]], qualify, read_scope) -> bool:
     """Whether the dtype argument of a cast (``where``: its position and keyword) is bool:
     ``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``, ``x.astype("bool")``."""
@@ -128,12 +194,14 @@ class Analyzer:
         self.compile_time_eval = 0
         #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
         self._cached = True
+        #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
+        self.conversions_caught = 0
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
         container whose keys (what iterating gives) are static."""
         if value.kind is not Kind.TRACED or value.items is not None or value.element is not None \
-                or value.container or value.is_array:
+                or value.container or value.is_array or value.leaf:
             return value
         names = self._mapping_names.get(fn)
         if names is None:
@@ -219,7 +287,8 @@ class Analyzer:
             if name in env:
                 continue
             if name in static:
-                env[name] = self._static_function_argument(entry, p, positional, calls) or STATIC
+                env[name] = self._static_function_argument(entry, p, positional, calls) or (
+                    Value(not_none=True) if self._annotated_not_none(p) else STATIC)
                 continue
             if positional and index < len(positional) and p is positional[index] and index in entry.in_axes_static:
                 env[name] = STATIC
@@ -239,9 +308,9 @@ class Analyzer:
                 env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
                 continue
             if p.default is not None and not entry.all_traced and kind != "vararg":
-                passed = self._passed_by_calls(p, positional, calls)
+                passed = self._passed_by_calls(p, positional, calls, entry)
                 if passed is False:
-                    env[name] = STATIC
+                    env[name] = default_value(p)
                     continue
                 if passed is None:
                     env[name] = MAYBE
@@ -251,7 +320,10 @@ class Analyzer:
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
                                         f"{entry.label} (line {{line}}) {how}")
             container = kind in ("vararg", "varkw")
-            env[name] = traced(reason, container=container, is_array=self._annotated_array(p))
+            env[name] = traced(reason, container=container, is_array=self._annotated_array(p),
+                               leaf=not container and (self._annotated_scalar(p) or self._passed_number(
+                                   p, positional, calls, entry)),
+                               not_none=not container and self._annotated_not_none(p))
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
@@ -260,6 +332,37 @@ class Analyzer:
         text = self.index.module.code_for_node(p.annotation.annotation)
         head = text.split("[")[0].split(".")[-1].strip()
         return head in ARRAY_ANNOTATIONS and "|" not in text and "Optional" not in text
+
+    @staticmethod
+    def _passed_number(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
+                       entry: EntryPoint) -> bool:
+        """A call seen passes a Python bool or number literal for ``p``: jit makes it a 0-d tracer."""
+        index = positional.index(p) if p in positional else None
+        for call in calls:
+            offset = 1 if entry.binds_self(call) else 0
+            arg = call_argument(call, None if index is None else index - offset, p.name.value)
+            if arg is None:
+                continue
+            value = arg.value
+            if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+                value = value.expression
+            if isinstance(value, (cst.Integer, cst.Float)) or (
+                    isinstance(value, cst.Name) and value.value in ("True", "False")):
+                return True
+        return False
+
+    def _annotated_scalar(self, p: cst.Param) -> bool:
+        """Annotated ``bool``, ``int``, ``float`` or ``complex``: traced, it is a 0-d tracer."""
+        if p.annotation is None:
+            return False
+        return self.index.module.code_for_node(p.annotation.annotation).strip() in ("bool", "int", "float", "complex")
+
+    def _annotated_not_none(self, p: cst.Param) -> bool:
+        """Annotated with a type that excludes None (not Optional, a union with None, or Any)."""
+        if p.annotation is None:
+            return False
+        text = self.index.module.code_for_node(p.annotation.annotation).replace(" ", "")
+        return not any(word in text for word in ("None", "Optional", "Any", "object")) and "|" not in text
 
     def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
         ann = p.annotation.annotation if p.annotation is not None else None
@@ -275,14 +378,15 @@ class Analyzer:
         return MAYBE
 
     @staticmethod
-    def _passed_by_calls(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call]) -> Optional[bool]:
+    def _passed_by_calls(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
+                         entry: Optional[EntryPoint] = None) -> Optional[bool]:
         """Whether some visible call passes ``p``: True, False, or None (no calls seen)."""
         if not calls:
             return None
         name = p.name.value
         index = positional.index(p) if p in positional else None
         for call in calls:
-            n_pos = 0
+            n_pos = 1 if entry is not None and entry.binds_self(call) else 0
             for arg in call.args:
                 if arg.star:
                     return True
@@ -300,6 +404,9 @@ class Analyzer:
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
+        if fn.is_method and fn.params and not body.outer_self:
+            receiver = env.get(_param_name(fn.params[0][0]))
+            body.outer_self = receiver is None or not receiver.fresh
         if boundary:
             body.boundary = True
             if label not in body.labels:
@@ -315,8 +422,8 @@ class Analyzer:
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._cached
-        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None) for k, v in env.items())), closure_key, boundary,
-               self._cached)
+        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, _const_key(v))
+                                     for k, v in env.items())), closure_key, boundary, self._cached)
         if key in self.memo:
             self._cached = outer_cached
             return self.memo[key]
@@ -391,13 +498,25 @@ class Analyzer:
                     return False
             return True
         if isinstance(stmt, cst.If):
-            self.ev(stmt.test, frame)
+            test = self.ev(stmt.test, frame)
             env = frame.env
             body_env, else_env = self._narrowed(stmt.test, env)
-            a = self._branch(stmt.body, frame, body_env)
             orelse = stmt.orelse
-            b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
-                if orelse else dict(else_env)
+            truth = bool(test.const) if test.known else None
+            # a test known under tracing (a static flag left at its default, `x is None` for an
+            # array) decides the branch when the function is traced: the other one is not run
+            if truth is False:
+                self.facts.dead_blocks.add(stmt.body)
+            else:
+                self.facts.live_blocks.add(stmt.body)
+            if orelse is not None:
+                (self.facts.dead_blocks if truth is True else self.facts.live_blocks).add(orelse)
+            a = self._branch(stmt.body, frame, body_env) if truth is not False else None
+            if truth is True:
+                b = None
+            else:
+                b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
+                    if orelse else dict(else_env)
             joined = self._join_envs([a, b])
             if joined is None:
                 return False
@@ -430,7 +549,14 @@ class Analyzer:
             return True
         if isinstance(stmt, (cst.Try, cst.TryStar)):
             start = dict(frame.env)
-            after_body = self._branch(stmt.body, frame, start)
+            # `try: n = int(np.asarray(x)) except TypeError: return`: on a tracer the conversion
+            # raises and the handler runs, so a conversion that goes on gave a concrete value
+            catches = any(handler_catches(h, jax_api.TYPE_ERRORS) for h in stmt.handlers)
+            self.conversions_caught += catches
+            try:
+                after_body = self._branch(stmt.body, frame, start)
+            finally:
+                self.conversions_caught -= catches
             handler_start = self._join_envs([start, after_body]) or start
             outs = []
             if stmt.orelse is not None and after_body is not None:
@@ -545,7 +671,8 @@ class Analyzer:
                 new = strongest([old, rhs])
                 if new.kind is Kind.TRACED and new is rhs:
                     new = traced(Reason(target, "`{code}` is updated with a traced value (line {line})", rhs.reason),
-                                 is_array=old.is_array or rhs.is_array)
+                                 is_array=old.is_array or rhs.is_array,
+                                 leaf=old.traced_array or rhs.traced_array)
                 self.bind(target, new, frame)
             else:
                 self.ev(target, frame)
@@ -703,7 +830,7 @@ class Analyzer:
                         value = STATIC
                 else:
                     scope = "builtin"
-                    value = STATIC
+                    value = constant(_BUILTIN_CONSTANTS[name]) if name in _BUILTIN_CONSTANTS else STATIC
         if scope != "global" and value.kind is Kind.TRACED:
             value = self.as_mapping(value, name, fn)
         if record:
@@ -722,7 +849,10 @@ class Analyzer:
     def _ev(self, node: cst.CSTNode, frame: Frame) -> Value:
         if isinstance(node, cst.Name):
             return self.read_name(node, frame)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis)):
+        if isinstance(node, (cst.Integer, cst.SimpleString)):
+            known = int_value(node) if isinstance(node, cst.Integer) else string_value(node)
+            return constant(known) if known is not None else STATIC
+        if isinstance(node, (cst.Float, cst.Imaginary, cst.Ellipsis)):
             return STATIC
         if isinstance(node, cst.ConcatenatedString):
             left, right = self.ev(node.left, frame), self.ev(node.right, frame)
@@ -756,14 +886,23 @@ class Analyzer:
                     return Value(formats_tracer=Reason(node.right, "`{code}` is formatted into a string", hit.reason))
                 return STATIC
             bool_op = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and (left.is_bool or right.is_bool)
-            return self._combine(node, [left, right], is_bool=bool_op)
+            return self._combine(node, [left, right], is_bool=bool_op, frame=frame, operands=[node.left, node.right])
         if isinstance(node, cst.UnaryOperation):
             v = self.ev(node.expression, frame)
             if isinstance(node.operator, cst.Not):
-                return STATIC
-            return self._combine(node, [v], is_bool=v.is_bool and isinstance(node.operator, cst.BitInvert))
+                return constant(not v.const) if v.known else STATIC
+            if v.known and isinstance(v.const, int) and isinstance(node.operator, cst.Minus):
+                return constant(-v.const)
+            return self._combine(node, [v], is_bool=v.is_bool and isinstance(node.operator, cst.BitInvert),
+                                 frame=frame, operands=[node.expression])
         if isinstance(node, cst.BooleanOperation):
-            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+            left = self.ev(node.left, frame)
+            if left.known:  # short-circuits on a known constant: the other side is not run
+                decided = bool(left.const) if isinstance(node.operator, cst.Or) else not bool(left.const)
+                if decided:
+                    return left
+                return self.ev(node.right, frame)
+            right = self.ev(node.right, frame)
             return join(left, right)
         if isinstance(node, cst.Comparison):
             values = [self.ev(node.left, frame)]
@@ -776,9 +915,18 @@ class Analyzer:
                     static = True
                 if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
                     static = True  # `args == ()`: a test of a pytree's structure
+            if len(values) == 2:
+                known = _compare_known(node.comparisons[0].operator, values[0], values[1])
+                if known is not None:
+                    return constant(known)
             if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
                 return STATIC
-            return self._combine(node, values, is_bool=True)
+            if not any(v.traced_array for v in values) and not self._numeric_comparison(node, values):
+                # `m.impl == Impl.FAST`, `mode != "train"`: equality of a pytree's metadata with a
+                # Python value is a structure test; only numbers and arrays make it an array
+                return MAYBE if strongest(values).kind else STATIC
+            return self._combine(node, values, is_bool=True, frame=frame, operands=[node.left] + [
+                c.comparator for c in node.comparisons])
         if isinstance(node, cst.IfExp):
             self.ev(node.test, frame)
             return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
@@ -825,14 +973,55 @@ class Analyzer:
             return self.ev(node.value, frame)
         return MAYBE
 
-    def _combine(self, node: cst.CSTNode, values: Sequence[Value], is_bool: bool = False) -> Value:
+    def _combine(self, node: cst.CSTNode, values: Sequence[Value], is_bool: bool = False,
+                 frame: Optional[Frame] = None, operands: Sequence[cst.CSTNode] = ()) -> Value:
         best = strongest(values)
         if best.kind is Kind.TRACED:
-            return traced(best.reason, is_array=any(v.is_array for v in values), is_bool=is_bool)
+            if any(v.kind is Kind.TRACED and (v.container or v.items is not None) for v in values):
+                # list/tuple concatenation or repetition: a Python container, not an array
+                return traced(best.reason, is_array=False, is_bool=is_bool)
+            reason = best.reason
+            if not any(v.traced_array for v in values):
+                # only a leaf of the traced arguments computes as a number: it is a traced array
+                reason = Reason(node, "`{code}` uses a traced value as a number: it is an array, not a dict or tuple",
+                                best.reason)
+                if frame is not None:
+                    self._note_arrays(operands, values, frame)
+            return traced(reason, is_array=any(v.is_array for v in values), leaf=True, is_bool=is_bool)
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
             return traced(Reason(node, "`{code}` computes with a module-level JAX array, which is traced inside"
                                        " traced code"), is_array=True)
         return best if best.kind is Kind.MAYBE else STATIC
+
+    @staticmethod
+    def _note_arrays(operands: Sequence[cst.CSTNode], values: Sequence[Value], frame: Frame) -> None:
+        """Names used as numbers are arrays from here on (``y = x * 2`` then ``if x:``)."""
+        for node, value in zip(operands, values):
+            if isinstance(node, cst.Name) and value.kind is Kind.TRACED and not value.traced_array \
+                    and not value.container and value.items is None and frame.env.get(node.value) is value:
+                frame.env[node.value] = replace(value, leaf=True, element=None, mapping=False)
+
+    def _numeric_comparison(self, node: cst.Comparison, values: Sequence[Value]) -> bool:
+        """Whether a comparison treats its operands as numbers: an ordering (``<``), or an equality
+        with anything but a string or a named constant of a class or module (``Impl.FAST``)."""
+        if any(not isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
+            return True
+        operands = [node.left] + [c.comparator for c in node.comparisons]
+        for operand, value in zip(operands, values):
+            if value.kind is not Kind.STATIC:
+                continue
+            if value.known and isinstance(value.const, str):
+                return False
+            if isinstance(operand, cst.Attribute):
+                q = self.index.qualify(operand)
+                root = operand
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                named = (q is not None and not q.startswith(("numpy.", "jax.", "math.", "scipy."))) or (
+                    isinstance(root, cst.Name) and root.value in self.index.classes)
+                if named:
+                    return False
+        return True
 
     def _ev_attribute(self, node: cst.Attribute, frame: Frame) -> Value:
         q = self.index.qualify(node)
@@ -851,7 +1040,7 @@ class Analyzer:
                 return traced(Reason(node, f"`{{code}}` is a child of the pytree `{node.value.value}` (its "
                                            "`tree_flatten`): traced when the instance is passed to a traced function"))
         if base.kind is Kind.TRACED:
-            return traced(base.reason, is_array=base.is_array)
+            return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
             return traced(Reason(node, "`{code}` of a module-level JAX array is traced inside traced code"))
         if base.kind is Kind.MAYBE:
@@ -867,6 +1056,16 @@ class Analyzer:
     def _ev_subscript(self, node: cst.Subscript, frame: Frame) -> Value:
         base = self.ev(node.value, frame)
         indexes = [self._ev_slice(el.slice, frame) for el in node.slice]
+        if not base.mapping and (base.kind is not Kind.STATIC or base.container or base.items is not None
+                                 or base.numpy_array or base.jax_array):
+            # a position or a slice bound is a number: a traced name used as one is a leaf
+            names = []
+            for el in node.slice:
+                parts = [el.slice.value] if isinstance(el.slice, cst.Index) else [
+                    el.slice.lower, el.slice.upper, el.slice.step]
+                names.extend(part for part in parts if isinstance(part, cst.Name))
+            if names:
+                self._note_arrays(names, [frame.env.get(n.value, STATIC) for n in names], frame)
         if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             i = int_value(node.slice[0].slice.value)
             if i is not None and -len(base.items) <= i < len(base.items):
@@ -875,7 +1074,7 @@ class Analyzer:
                 and isinstance(node.slice[0].slice, cst.Index):
             return base.element  # an element of a sequence whose elements are known: `sorted(params)[0]`
         if base.kind is Kind.TRACED:
-            return traced(base.reason, is_array=base.is_array)
+            return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
             return traced(Reason(node, "`{code}` indexes a module-level JAX array: traced inside traced code"),
                           is_array=True)
@@ -952,7 +1151,7 @@ class Analyzer:
             if local.instance is not None:
                 return self._call_method(call, local.instance, "__call__", local, args, frame)
             if name in self.index.classes and self.facts.read_scope.get(func) == "global":
-                return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name])
+                return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name], fresh=True)
             if self.facts.read_scope.get(func) == "builtin":
                 return self._call_builtin(call, name, args, best)
             return self._unknown_call(call, name, best)
@@ -966,6 +1165,8 @@ class Analyzer:
             if receiver.instance is not None:
                 return self._call_method(call, receiver.instance, method, receiver, args, frame)
             if receiver.kind is Kind.TRACED:
+                if method in jax_api.ARRAY_METHODS and not receiver.traced_array:
+                    self._note_arrays([func.value], [receiver], frame)  # `x.sum()`: `x` is an array
                 return self._method_on_traced(call, method, receiver, best)
             if receiver.jax_array:
                 if method in jax_api.STATIC_METHODS:
@@ -1040,7 +1241,7 @@ class Analyzer:
                 "method", "rngs", "mutable", "capture_intermediates")]
         if fn is None:
             return MAYBE if best.kind else STATIC
-        self_value = Value(receiver.kind, receiver.reason, instance=cls)
+        self_value = Value(receiver.kind, receiver.reason, instance=cls, fresh=receiver.fresh)
         return self._call_user(call, fn, None, args, frame, None if fn.is_static_method else self_value)
 
     def _function_of(self, expr: cst.BaseExpression,
@@ -1101,6 +1302,8 @@ class Analyzer:
                     elif a.star == "**":
                         tracing = tree_map = False
             label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
+            if tracing and arg is (plain[0][0] if plain else None):
+                self._pass_through(call, q, params, env, frame, label)
             trees = [v for a, v in plain if a is not arg]
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
@@ -1124,8 +1327,58 @@ class Analyzer:
                 returns.append(result)
         return returns
 
+    def _pass_through(self, call: cst.Call, q: Optional[str], params, env: Dict[str, Value], frame: Frame,
+                      label: str) -> None:
+        """``jax.grad(f)(p, x, cfg)`` or ``jax.vmap(f, in_axes=(0, None))(x, n)`` called at once: the
+        transform gives ``f`` tracers only for what it differentiates or maps; every other argument
+        reaches ``f`` as the caller has it (a static ``cfg`` stays static)."""
+        outer = self.index.called_immediately.get(call)
+        if outer is None or q is None or any(a.star for a in outer.args):
+            return
+        if q in jax_api.DIFFERENTIATING_TRANSFORMS:
+            spec = call_argument(call, 1, "argnums")
+            chosen = (0,) if spec is None else _int_literals(spec.value)
+            if chosen is None:
+                return
+            how = "differentiates it"
+        elif q == "jax.vmap":
+            spec = call_argument(call, 1, "in_axes")
+            if spec is None:
+                return
+            unmapped = set(ModuleIndex._in_axes(spec.value))
+            if not unmapped:
+                return
+            chosen = tuple(i for i in range(len(params)) if i not in unmapped)
+            how = "maps over it"
+        else:
+            return
+        positional = [(p, k) for p, k in params if k in ("posonly", "positional")]
+        by_name = {p.name.value: p for p, _ in params}
+        i = 0
+        for a in outer.args:
+            if a.keyword is None:
+                if i >= len(positional):
+                    return
+                p = positional[i][0]
+                i += 1
+                if i - 1 in chosen:
+                    continue  # left to the tracing below
+            elif a.keyword.value in by_name:
+                p = by_name[a.keyword.value]
+            else:
+                continue
+            value = self.ev(a.value, frame)
+            name = p.name.value
+            if value.kind is Kind.TRACED:
+                value = replace(value, reason=Reason(a.value, f"parameter `{name}` of the function {label} "
+                                                              f"wraps receives traced `{{code}}` (line {{line}})",
+                                                     value.reason))
+            env[name] = value
+
     def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+        if q == "jax.lax.psum" and args and args[0][1].kind is Kind.STATIC and not args[0][1].jax_array:
+            return STATIC  # `lax.psum(1, axis)` of a Python number is a Python number (the axis size)
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
@@ -1156,6 +1409,10 @@ class Analyzer:
         if q.startswith(("numpy.random.", "random.", "time.", "logging.", "math.", "os.", "sys.")):
             return STATIC
         if q.startswith(("numpy.", "scipy.")):
+            if best.kind is Kind.TRACED and jax_api.numpy_fails_on_tracer(q):
+                # on a tracer it raises (JIT302 reports that call, or a handler catches it): what
+                # code after it sees is a NumPy value, so the failure is reported once, where it is
+                return Value(numpy_array=True)
             if best.kind is Kind.TRACED:
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
             return best if best.kind else STATIC
@@ -1185,6 +1442,8 @@ class Analyzer:
         return MAYBE if best.kind else STATIC
 
     def _call_builtin(self, call: cst.Call, name: str, args, best: Value) -> Value:
+        if name in ("int", "float", "bool", "complex") and self.conversions_caught:
+            return STATIC  # a conversion that did not raise (the handler catches what it raises)
         if name in ("str", "repr", "format") and best.kind is Kind.TRACED:
             return Value(formats_tracer=Reason(call, "`{code}` turns a traced value into a string", best.reason))
         if name in jax_api.STATIC_BUILTINS:
@@ -1231,8 +1490,17 @@ class Analyzer:
             return Value(receiver.kind, receiver.reason, element=Value(receiver.kind, receiver.reason))
         if method in ("format", "join"):
             return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", receiver.reason))
+        if method == "get":
+            return Value(receiver.kind, receiver.reason)  # a value of a dict of the pytree
+        array_method = method in jax_api.ARRAY_METHODS or method in jax_api.NUMPY_ARRAY_METHODS
+        if not receiver.traced_array and not array_method:
+            # a method of a pytree object (`model.dofs()`): it may read static fields only, so its
+            # result is traced only when traced arguments go in
+            if best.kind is Kind.TRACED:
+                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            return MAYBE
         return traced(Reason(call, "`{code}` is computed from a traced value", receiver.reason),
-                      is_array=receiver.is_array,
+                      is_array=receiver.is_array, leaf=True,
                       is_bool=casts_to_bool(call, jax_api.DTYPE_CAST_METHODS.get(method), self.index.qualify,
                                             self.facts.read_scope))
 
@@ -1291,7 +1559,7 @@ class Analyzer:
                 b = strongest(extra_pos + extra_kw)
                 env[pname] = MAYBE if b.kind else STATIC
             else:
-                env[pname] = STATIC  # left at its default
+                env[pname] = default_value(p)  # left at its default
         result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame)

@@ -8,6 +8,18 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 
+class _NoConstant:
+    """The marker for "no known Python constant" (``None`` is a constant)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_CONSTANT"
+
+
+NO_CONSTANT: Any = _NoConstant()
+
+
 class Kind(enum.IntEnum):
     STATIC = 0
     MAYBE = 1
@@ -57,8 +69,13 @@ class Value:
     bound: Optional[Tuple[Tuple[Any, "Value"], ...]] = None
     #: a concrete jax array (module constant): JAX operations on it are traced
     jax_array: bool = False
-    #: a known JAX array (made by jnp / lax): item assignment is an error
+    #: a known JAX array (made by jnp / lax, or annotated as one): item assignment is an error
     is_array: bool = False
+    #: a tracer by evidence of use, not a pytree: used as a number (arithmetic, an ordering comparison,
+    #: an array method, a Python index) or annotated with a scalar type.  A TRACED value that is
+    #: neither this nor ``is_array`` is a pytree of unknown structure (a dict, tuple, ``None``,
+    #: dataclass): its truth, ``is None``, ``len`` and keys are static structure tests
+    leaf: bool = False
     #: a string built from a traced value (f-string, %, format, str())
     formats_tracer: Optional[Reason] = None
     #: a Python container literal (list/dict/set) - item assignment is fine
@@ -71,6 +88,13 @@ class Value:
     numpy_array: bool = False
     #: a dict: indexed by key, not by position
     mapping: bool = False
+    #: the Python constant a STATIC value is known to be (a literal, a default left alone)
+    const: Any = NO_CONSTANT
+    #: known not to be None: a parameter annotated with a type that excludes None
+    not_none: bool = False
+    #: an object constructed inside the traced code (``game = Game(state)``): writing to its
+    #: attributes changes nothing outside the trace
+    fresh: bool = False
 
     @property
     def traced(self) -> bool:
@@ -79,6 +103,22 @@ class Value:
     @property
     def static(self) -> bool:
         return self.kind is Kind.STATIC
+
+    @property
+    def traced_array(self) -> bool:
+        """A tracer by evidence (not a pytree that may hold tracers, nor a Python container)."""
+        return self.kind is Kind.TRACED and (self.is_array or self.leaf) and not self.container \
+            and self.items is None
+
+    @property
+    def known(self) -> bool:
+        """Whether the Python constant is known (see ``const``)."""
+        return self.const is not NO_CONSTANT
+
+
+def constant(value: Any) -> Value:
+    """A static value known to be the Python constant ``value``."""
+    return Value(const=value)
 
 
 STATIC = Value()
@@ -91,10 +131,22 @@ def traced(reason: Reason, **kw: Any) -> Value:
 
 def join(a: Optional[Value], b: Optional[Value]) -> Value:
     """The value on either path: traced if traced on some path."""
+    out = _join(a, b)
+    if out.not_none and not (a is not None and b is not None and a.not_none and b.not_none):
+        out = replace(out, not_none=False)
+    return out
+
+
+def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a is None:
         return b if b is not None else STATIC
     if b is None or a is b:
         return a
+    if a.known or b.known:
+        if a.known and b.known and type(a.const) is type(b.const) and a.const == b.const:
+            return a
+        a = replace(a, const=NO_CONSTANT) if a.known else a
+        b = replace(b, const=NO_CONSTANT) if b.known else b
     if b.kind > a.kind:
         a, b = b, a
     if a.kind == b.kind and a.kind is Kind.STATIC:
@@ -108,9 +160,11 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a.kind == b.kind and a.items is not None and b.items is not None and len(a.items) == len(b.items):
         return replace(a, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if a.items is not None or a.func is not None:
-        return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array)
-    if a.is_array and not b.is_array:
-        return replace(a, is_array=False)
+        return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array,
+                     leaf=a.leaf and b.leaf)
+    if b.kind is Kind.TRACED and ((a.is_array and not b.is_array) or (a.leaf and not b.leaf)):
+        # traced on both paths, an array only on one
+        return replace(a, is_array=a.is_array and b.is_array, leaf=a.leaf and b.leaf)
     return a
 
 
@@ -137,7 +191,9 @@ def same_kinds(a: Dict[str, Value], b: Dict[str, Value]) -> bool:
         return False
     for key, va in a.items():
         vb = b[key]
-        if va.kind != vb.kind or va.func is not vb.func:
+        if va.kind != vb.kind or va.func is not vb.func or va.traced_array != vb.traced_array:
+            return False
+        if va.known != vb.known or (va.known and va.const != vb.const):
             return False
         if (va.items is None) != (vb.items is None):
             return False

@@ -18,12 +18,20 @@ from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Ty
 import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import iter_children, short_code
+from jitlint.analysis import jax_api
+from jitlint.analysis.syntax import handler_catches, iter_children, short_code
 from jitlint.analysis.tracedness import BodyInfo, Facts
 from jitlint.analysis.values import Kind, Reason, Value
 
 #: the code of the finding that stands for a crash of jitlint itself in one rule
 INTERNAL_ERROR_CODE = "JIT000"
+
+#: the findings that stand for an error JAX raises, and the exception classes that error is
+CAUGHT_AS = {
+    "JIT201": jax_api.TYPE_ERRORS, "JIT202": jax_api.TYPE_ERRORS, "JIT203": jax_api.TYPE_ERRORS,
+    "JIT204": jax_api.TYPE_ERRORS, "JIT301": jax_api.TYPE_ERRORS, "JIT302": jax_api.TYPE_ERRORS,
+    "JIT401": jax_api.INDEX_ERRORS, "JIT402": jax_api.TYPE_ERRORS | jax_api.INDEX_ERRORS,
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,8 @@ class RuleContext:
         self.module = index.module
         self.body: Optional[BodyInfo] = None
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        #: the node the walker is visiting (what a rule reports is it or inside it)
+        self.current: Optional[cst.CSTNode] = None
         self.findings: List[RawFinding] = []
 
     @property
@@ -59,6 +69,19 @@ class RuleContext:
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
+
+    def is_caught(self, node: cst.CSTNode, classes: frozenset) -> bool:
+        """Whether ``node`` runs in the body of a ``try`` whose handler catches one of ``classes``
+        (or ``Exception``, or everything): the error JAX raises there is the code's own business."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body \
+                    and any(handler_catches(h, classes) for h in parent.handlers):
+                return True
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+                return False
+            child, parent = parent, self.parents.get(parent)
+        return False
 
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:
         return short_code(self.module, node, limit)
@@ -83,6 +106,11 @@ class Rule:
         self.ctx = ctx
 
     def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None) -> None:
+        caught = CAUGHT_AS.get(self.code)
+        where = node if node in self.ctx.parents else self.ctx.current
+        if caught is not None and self.ctx.body is not None and where is not None \
+                and self.ctx.is_caught(where, caught):
+            return  # `try: int(x) except TypeError:` handles the traced case itself
         self.ctx.findings.append(RawFinding(node, self.code, message, reason, fix))
 
 
@@ -129,7 +157,10 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
         stack = [(r, fn) for r in reversed(roots)]
         while stack:
             node, parent = stack.pop()
+            if facts.is_dead(node):
+                continue  # a branch its static test rules out whenever this body is traced
             ctx.parents[node] = parent
+            ctx.current = node
             for rule, handler in handlers(type(node)):
                 try:
                     handler(node)

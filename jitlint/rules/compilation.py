@@ -9,7 +9,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import assigned_names, iter_children
+from jitlint.analysis.syntax import assigned_names, call_argument, iter_children
 from jitlint.rules.base import Rule
 
 #: transforms that compile and cache per function object
@@ -127,6 +127,13 @@ def _function_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
         if arg.keyword is not None and arg.keyword.value in ("fun", "f", "func", "fn"):
             return arg.value
     return None
+
+
+def _inlined(site: cst.Call) -> bool:
+    """``jax.jit(f, inline=True)``: the author's statement that the wrapper runs inside an
+    enclosing trace, where it is inlined into the caller's jaxpr rather than compiled per call."""
+    arg = call_argument(site, None, "inline")
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
 def _visible_calls(rule: Rule, entry: EntryPoint) -> Iterable[cst.Call]:
@@ -343,12 +350,15 @@ class RecompilationHazard(Rule):
                                   "is traced and compiled again")
                 return
             calls = index.scope_calls.get((fn.parent, fn.name), [])
-            if not _runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]):
+            if not _runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]) \
+                    and self._called_repeatedly(fn.parent):
                 self.report(site, f"`{fn.name}` is jitted anew on every call of `{fn.parent.label}` and used once: "
                                   "each new function object is traced and compiled again")
             return
         if not isinstance(site, cst.Call) or self._transform_chain(site) is not None:
             return  # ``jax.jit(jax.grad(f))``: see _fresh_transform_chains
+        if _inlined(site):
+            return
         made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords)
         if entry.self_bound:
             # `self.method` is a new bound-method object on every access (verified: one trace per call)
@@ -359,25 +369,25 @@ class RecompilationHazard(Rule):
             if made_per_call or fn.defined_in_loop:
                 if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
-                self.report(site, f"`jax.jit` of {_what(fn, entry)} on every loop iteration: a fresh callable is "
-                                  "traced and compiled each time")
+                self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every loop iteration: "
+                                  "a fresh callable is traced and compiled each time")
             return
         if scope is None:
             return
         if made_per_call and site in _layout(index).per_element:
             if _runs_once(scope) and self._configured_per_iteration(site, scope):
                 return
-            self.report(site, f"`jax.jit` of {_what(fn, entry)} for every element of a comprehension: a fresh "
-                              "callable is traced and compiled each time")
+            self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} for every element of a "
+                              "comprehension: a fresh callable is traced and compiled each time")
             return
         if _runs_once(scope):
             return
         calls = [c for name in entry.call_names if not name.startswith(("self.", "."))
                  for c in index.scope_calls.get((scope, name), [])]
         calls += self._immediate_uses(site)
-        if len(calls) == 1 and not self._repeated(calls[0]):
-            self.report(site, f"`jax.jit` of {_what(fn, entry)} on every call of `{scope.label}`, used once: a "
-                              "fresh callable is traced and compiled each time")
+        if len(calls) == 1 and not self._repeated(calls[0]) and self._called_repeatedly(scope):
+            self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every call of `{scope.label}`, "
+                              "used once: a fresh callable is traced and compiled each time")
 
     def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
         """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
@@ -399,6 +409,33 @@ class RecompilationHazard(Rule):
 
     def _repeated(self, call: cst.Call) -> bool:
         return call in self.ctx.index.calls_in_loops or call in _layout(self.ctx.index).per_element
+
+    def _called_repeatedly(self, scope: FunctionInfo, depth: int = 0) -> bool:
+        """Evidence that a function runs many times, so that what it compiles per call is compiled
+        again and again: it is ``__call__`` (a layer or model, called per step), or this module calls
+        it (by name or as a method) in a loop or a comprehension, or from a function that is itself
+        called repeatedly.  A setup function that builds its step functions once has none."""
+        if scope.name == "__call__":
+            return True
+        if depth > 3:
+            return False
+        by_name = getattr(self, "_calls_by_callee", None)
+        if by_name is None:
+            by_name = self._calls_by_callee = {}
+            for call in self.ctx.index.call_scopes:
+                func = call.func
+                name = func.value if isinstance(func, cst.Name) else (
+                    func.attr.value if isinstance(func, cst.Attribute) else None)
+                if name is not None:
+                    by_name.setdefault(name, []).append(call)
+        for call in by_name.get(scope.name, ()):
+            if self._repeated(call):
+                return True
+            caller = self.ctx.index.call_scopes[call][0]
+            if caller is not None and caller is not scope and not _runs_once(caller) \
+                    and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, depth + 1):
+                return True
+        return False
 
     def _immediate_uses(self, site: cst.Call) -> List[cst.Call]:
         """``jax.jit(f)(x)``, or ``jax.grad(jax.jit(f))(x)``: the one call that uses the wrapper."""
@@ -447,23 +484,23 @@ class RecompilationHazard(Rule):
                 if not (per_evaluation or in_loop) or scope is not None and _runs_once(scope) and (
                         self._configured_per_iteration(site, scope)):
                     continue
-                self.report(site, f"`jax.jit` of {what} on every loop iteration: a fresh callable is traced and "
-                                  "compiled each time")
+                self.report(site, f"`{self.ctx.code(site.func)}` of {what} on every loop iteration: a fresh "
+                                  "callable is traced and compiled each time")
                 continue
             if scope is None:
                 continue
             if site in layout.per_element:
                 if per_evaluation and not (_runs_once(scope) and self._configured_per_iteration(site, scope)):
-                    self.report(site, f"`jax.jit` of {what} for every element of a comprehension: a fresh "
+                    self.report(site, f"`{self.ctx.code(site.func)}` of {what} for every element of a comprehension: a fresh "
                                       "callable is traced and compiled each time")
                 continue
             if _runs_once(scope):
                 continue
             calls = [c for name in layout.names_of.get(site, ()) for c in index.scope_calls.get((scope, name), [])]
             calls += self._immediate_uses(site)
-            if len(calls) == 1 and not self._repeated(calls[0]):
-                self.report(site, f"`jax.jit` of {what} on every call of `{scope.label}`, used once: a fresh "
-                                  "callable is traced and compiled each time")
+            if len(calls) == 1 and not self._repeated(calls[0]) and self._called_repeatedly(scope):
+                self.report(site, f"`{self.ctx.code(site.func)}` of {what} on every call of `{scope.label}`, used "
+                                  "once: a fresh callable is traced and compiled each time")
 
     def _transform_chain(self, call: cst.Call) -> Optional[Tuple[Optional[cst.Call], cst.BaseExpression]]:
         """For a compiling transform applied to a transform's result (``jax.jit(jax.vmap(jax.grad(f)))``):
@@ -669,7 +706,8 @@ class BadStaticArguments(Rule):
             if 0 <= j < len(positional):
                 nums_names.add(positional[j].name.value)
         for call in _visible_calls(self, entry):
-            position = 0
+            # `obj.method(a)` on a decorated method: Python binds `obj` to the first parameter
+            position = 1 if entry.binds_self(call) else 0
             for arg in call.args:
                 if arg.star:
                     break

@@ -38,6 +38,13 @@ def is_python_container(value) -> bool:
     return value.container or value.items is not None
 
 
+def is_traced_array(value) -> bool:
+    """A tracer by evidence, whose truth needs a concrete value.  A traced value of unknown
+    structure (a parameter never used as a number) may be a dict, tuple, ``None`` or dataclass:
+    its truth, like ``is None`` and ``len``, is a static structure test."""
+    return value.traced_array
+
+
 class PythonBranchOnTracer(Rule):
     """## What it does
     Flags Python `if` / `elif`, conditional expressions, `assert`, `and` /
@@ -83,7 +90,7 @@ class PythonBranchOnTracer(Rule):
     def _check(self, test: cst.BaseExpression, what: str, advice: Optional[str] = None) -> None:
         test = truth_operand(test)
         value = self.ctx.value(test)
-        if value.kind is Kind.TRACED and not is_python_container(value):
+        if is_traced_array(value):
             # where neither rewrite applies, the advice that does (shown as the finding's help)
             hint = Fix(Applicability.DISPLAY_ONLY, advice, ()) if advice else None
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason, hint)
@@ -111,7 +118,7 @@ class PythonBranchOnTracer(Rule):
         if owner is not None:
             return  # reported (or not) with its statement
         left = self.ctx.value(node.left)
-        if left.kind is Kind.TRACED and not is_python_container(left):
+        if is_traced_array(left):
             op = "and" if isinstance(node.operator, cst.And) else "or"
             self.report(node.left, f"`{op}` converts traced `{self.ctx.code(node.left)}` to a Python bool",
                         left.reason)
@@ -120,7 +127,7 @@ class PythonBranchOnTracer(Rule):
         if not isinstance(node.operator, cst.Not) or _bool_context_owner(self, node) is not None:
             return
         value = self.ctx.value(node.expression)
-        if value.kind is Kind.TRACED and not is_python_container(value):
+        if is_traced_array(value):
             self.report(node, f"`not` converts traced `{self.ctx.code(node.expression)}` to a Python bool",
                         value.reason)
 
@@ -227,7 +234,7 @@ class WhileOnTracer(Rule):
     def visit_While(self, node: cst.While) -> None:
         test = truth_operand(node.test)
         value = self.ctx.value(test)
-        if value.kind is Kind.TRACED and not is_python_container(value):
+        if is_traced_array(value):
             self.report(node.test, f"`while` condition `{self.ctx.code(node.test)}` depends on a traced value",
                         value.reason)
 
@@ -288,10 +295,11 @@ class BoolBuiltinOnTracer(Rule):
             value = ctx.value(positional[0].value)
             element = value.element
             hit = None
-            if element is not None and element.kind is Kind.TRACED and not is_python_container(element):
+            if element is not None and element.kind is Kind.TRACED and not is_python_container(element) \
+                    and (element.traced_array or func.value not in ("any", "all")):
                 hit = element
             elif value.kind is Kind.TRACED and not is_python_container(value) and func.value != "sorted":
-                hit = value if func.value in ("any", "all") else None
+                hit = value if func.value in ("any", "all") and value.traced_array else None
             elif value.kind is Kind.TRACED and value.element is None and value.items is None and not value.container:
                 hit = value
         if hit is not None:
@@ -301,7 +309,7 @@ class BoolBuiltinOnTracer(Rule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         ctx = self.ctx
         left = ctx.value(node.left)
-        if left.kind is not Kind.TRACED or is_python_container(left):
+        if not is_traced_array(left):
             return
         for comp in node.comparisons:
             if isinstance(comp.operator, (cst.In, cst.NotIn)):

@@ -64,7 +64,10 @@ class ConcretizeTracer(Rule):
         func = node.func
         first = node.args[0].value if node.args else None
         if isinstance(func, cst.Name) and func.value in _CONCRETIZING_BUILTINS:
-            if ctx.facts.read_scope.get(func) == "builtin" and first is not None and _traced_array(ctx.value(first)):
+            value = ctx.value(first) if first is not None else None
+            if value is not None and func.value == "bool" and not value.traced_array:
+                return  # the truth of a pytree of unknown structure is a static structure test
+            if ctx.facts.read_scope.get(func) == "builtin" and first is not None and _traced_array(value):
                 self.report(node, f"`{func.value}()` of traced `{ctx.code(first)}` needs a concrete value",
                             ctx.value(first).reason)
             return
@@ -89,7 +92,9 @@ class ConcretizeTracer(Rule):
         if not is_python_container(base) or base.numpy_array:
             return  # (a Python list or dict, whatever it holds: its index must be a Python value)
         for element in node.slice:
-            if isinstance(element.slice, cst.Index) and _traced_array(ctx.value(element.slice.value)):
+            key = ctx.value(element.slice.value) if isinstance(element.slice, cst.Index) else None
+            if key is not None and _traced_array(key) and (key.traced_array or not base.mapping):
+                # (a dict key is hashed, not used as a number: only an array is known to fail)
                 index = element.slice.value
                 what = "dict `{}` looked up with traced key" if base.mapping else "sequence `{}` indexed with traced"
                 self.report(node, f"Python {what.format(ctx.code(node.value))} `{ctx.code(index)}`",
@@ -260,10 +265,19 @@ class FormatTracer(Rule):
         if isinstance(parent, (cst.FormattedStringExpression, cst.ConcatenatedString, cst.BinaryOperation)):
             if ctx.value(parent).formats_tracer is not None:
                 return  # the enclosing string is reported
-        if self._in_error_message(node):
+        if self._in_error_message(node) or self._discarded(node):
             return
         self.report(node, f"traced value formatted into a string: `{ctx.code(node)}` shows a tracer, not "
                           "its value", value.formats_tracer)
+
+    def _discarded(self, node: cst.CSTNode) -> bool:
+        """A string nobody reads shows nothing: a bare expression statement, or bound to ``_``
+        (``_ = msg.format(*args)`` checks that the format string is well formed)."""
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Expr):
+            return True
+        return isinstance(parent, cst.Assign) and all(
+            isinstance(t.target, cst.Name) and t.target.value == "_" for t in parent.targets)
 
     def _in_error_message(self, node: cst.CSTNode) -> bool:
         current: Optional[cst.CSTNode] = node

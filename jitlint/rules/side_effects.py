@@ -234,8 +234,8 @@ class OuterStateWrite(Rule):
         scope = ctx.facts.read_scope.get(root)
         fn = ctx.function
         if root.value in ("self", "cls") and fn.is_method:
-            if fn.name in _SETUP_METHODS or ctx.body.allows_attribute_writes:
-                return None
+            if fn.name in _SETUP_METHODS or ctx.body.allows_attribute_writes or not ctx.body.outer_self:
+                return None  # (an object the traced code builds itself is not outer state)
             params = fn.params
             if params and params[0][0].name.value == root.value:
                 return f"attributes of `{root.value}`"
