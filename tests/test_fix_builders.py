@@ -577,6 +577,31 @@ NUMPY_NO_FIX = {
         def f(i):
             return TABLE[i]
         """,
+    # the result goes on to a use that needs a concrete value: jnp would move the failure there
+    "result converted by int()": """
+        @jax.jit
+        def f(x):
+            n = np.ceil(x)
+            return jax.numpy.zeros(3) * int(n)
+        """,
+    "result used as a shape": """
+        @jax.jit
+        def f(x):
+            return jax.numpy.zeros(np.floor(x))
+        """,
+    "result tested by if": """
+        @jax.jit
+        def f(x):
+            big = np.exp(x)
+            if big:
+                return x
+            return -x
+        """,
+    "result passed to .item()": """
+        @jax.jit
+        def f(x):
+            return np.sqrt(x).item()
+        """,
 }
 
 

@@ -184,6 +184,33 @@ def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]
     yield None
 
 
+def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
+    """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
+    ``.shape``), and otherwise only literals and builtins: its value is a Python value."""
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            chain = []
+            inner: cst.CSTNode = node
+            while isinstance(inner, cst.Attribute):
+                chain.append(inner.attr.value)
+                inner = inner.value
+            if isinstance(inner, cst.Name) and inner.value == "self":
+                if chain[-1] in static or any(a in jax_api.STATIC_ATTRIBUTES for a in chain):
+                    continue
+                return False
+            stack.append(inner)
+            continue
+        if isinstance(node, cst.Name) and node.value not in ("len", "int", "tuple", "sum", "max", "min", "bool",
+                                                             "True", "False", "None", "range", "sorted"):
+            return False
+        if isinstance(node, (cst.Lambda, cst.Await, cst.Yield)):
+            return False
+        stack.extend(iter_children(node))
+    return True
+
+
 def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
     """For each entry of an ``in_axes`` sequence, whether it is ``None``: literals, ``+`` of two
     sequences and ``*`` by an int literal; None when the sequence is not known."""
@@ -205,10 +232,12 @@ def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[boo
     return None
 
 
-def _declares_static(value: cst.BaseExpression) -> bool:
+def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = True) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``,
     ``field(metadata={"pytree_node": False})`` or ``static_field(...)``, whichever library the
-    ``field`` comes from."""
+    ``field`` comes from.  ``pytree_node_metadata``: whether the class's registration reads the
+    ``pytree_node`` metadata key (flax's and penzai's structs do; ``jax.tree_util.register_dataclass``
+    reads only ``static``, checked on JAX 0.10.2)."""
     if not isinstance(value, cst.Call):
         return False
     name = dotted_name(value.func) or ""
@@ -222,9 +251,10 @@ def _declares_static(value: cst.BaseExpression) -> bool:
         code = cst.Module([]).code_for_node(arg.value).replace(" ", "")
         if key == "static" and code == "True" or key == "pytree_node" and code == "False":
             return True
-        if key == "metadata" and any(flag in code for flag in (
-                "static=True", "'static':True", '"static":True', "pytree_node=False", "'pytree_node':False",
-                '"pytree_node":False')):
+        if key == "metadata" and any(flag in code for flag in ("static=True", "'static':True", '"static":True')):
+            return True
+        if key == "metadata" and pytree_node_metadata and any(flag in code for flag in (
+                "pytree_node=False", "'pytree_node':False", '"pytree_node":False')):
             return True  # dataclasses.field(metadata={"pytree_node": False}) (penzai, flax's struct)
     return False
 
@@ -517,12 +547,32 @@ class ModuleIndex:
             out.add(el.attr.value)
         return out
 
+    def _static_properties(self, static: Set[str]) -> Set[str]:
+        """Properties computed only from static fields and static attributes (``@property def dofs(self):
+        return len(self.joint_names)``): reading them from a traced pytree gives a Python value."""
+        out: Set[str] = set()
+        if not static:
+            return out
+        for cls in self.classes.values():
+            for name, method in cls.methods.items():
+                node = method.node
+                if not isinstance(node, cst.FunctionDef) or not any(
+                        dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
+                        for d in node.decorators):
+                    continue
+                returned = _returns(node.body)
+                if returned and all(v is not None and _computed_from(v, static) for v in returned):
+                    out.add(name)
+        return out
+
     def _static_fields(self) -> Set[str]:
         """Fields made static by ``register_dataclass(meta_fields=...)``, ``field(static=True)``
         (equinox), ``field(pytree_node=False)`` (flax), ``field(metadata={"static": True})``
         (jax), ``static_field()``, and every field of a ``register_static`` class."""
         out: Set[str] = set()
         static_classes: Set[str] = set()
+        #: classes registered by jax.tree_util.register_dataclass, which ignores `pytree_node` metadata
+        jax_registered: Set[str] = set()
         registrations: List[cst.Call] = []
         for cls in self.classes.values():
             for dec in cls.decorators:
@@ -532,6 +582,8 @@ class ModuleIndex:
                     dec = dec.with_changes(args=dec.args[1:])
                 if q.endswith("register_static"):
                     static_classes.add(cls.name)
+                elif q.endswith("register_dataclass") and not isinstance(dec, cst.Call):
+                    jax_registered.add(cls.name)
                 elif q.endswith("register_dataclass") and isinstance(dec, cst.Call):
                     # as a decorator the class is not an argument: meta_fields is the second
                     registrations.append(dec.with_changes(args=(cst.Arg(cst.Name(cls.name)), *dec.args)))
@@ -548,17 +600,21 @@ class ModuleIndex:
                 name = string_value(el)
                 if name is not None:
                     out.add(name)
+        jax_registered.update(call.args[0].value.value for call in registrations
+                              if call.args and isinstance(call.args[0].value, cst.Name))
         for cls in self.classes.values():
             every = cls.name in static_classes
+            node_key = cls.name not in jax_registered
             for stmt in cls.node.body.body:
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        if every or (small.value is not None and _declares_static(small.value)):
+                        if every or (small.value is not None and _declares_static(small.value, node_key)):
                             out.add(small.target.value)
-                    elif isinstance(small, cst.Assign) and _declares_static(small.value):
+                    elif isinstance(small, cst.Assign) and _declares_static(small.value, node_key):
                         out.update(n.value for t in small.targets for n in assigned_names(t.target))
+        out |= self._static_properties(out)
         return out
 
     # ------------------------------------------------------------------ walk
@@ -771,8 +827,30 @@ class ModuleIndex:
                     self.attribute_mutated_in_functions.setdefault(t.value.value, set()).add(scope)
 
     # --------------------------------------------------------- entry points
+    def _factory_result(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo],
+                        depth: int) -> Optional[FunctionInfo]:
+        """``make_step(2.0)``: the one nested function (or lambda) that a function of this module
+        returns on every path, so ``jax.jit(make_step(2.0))`` traces it."""
+        if not isinstance(call.func, cst.Name) or self.qualify(call.func) is not None:
+            return None
+        factory, _ = self.resolve_function(call.func, scope, cls, depth + 1)
+        if factory is None or isinstance(factory.node, cst.Lambda):
+            return None
+        found: Set[FunctionInfo] = set()
+        for value in _returns(factory.node.body):
+            if isinstance(value, cst.Lambda):
+                info = self.infos.get(value)
+            elif isinstance(value, cst.Name) and value.value in factory.nested:
+                info = factory.nested[value.value]
+            else:
+                return None
+            if info is None:
+                return None
+            found.add(info)
+        return found.pop() if len(found) == 1 else None
+
     def resolve_function(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
-                         cls: Optional[ClassInfo]) -> Tuple[Optional[FunctionInfo], bool]:
+                         cls: Optional[ClassInfo], depth: int = 0) -> Tuple[Optional[FunctionInfo], bool]:
         """The function an expression names, and whether its first parameter is bound."""
         if isinstance(expr, cst.Lambda):
             return self.infos.get(expr), False
@@ -790,7 +868,13 @@ class ModuleIndex:
                 found = self.find_method(self.classes[cls_name], "__call__")
                 if found is not None:
                     return found, not found.is_static_method
+            # a lambda bound to the name (`absval = lambda x: ...`), or what a factory returns
+            value = self.single_value(expr.value, scope)
+            if isinstance(value, (cst.Lambda, cst.Call)) and depth < 4:
+                return self.resolve_function(value, scope, cls, depth + 1)
             return None, False
+        if isinstance(expr, cst.Call) and depth < 4:
+            return self._factory_result(expr, scope, cls, depth), False
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             owner = expr.value.value
             method = expr.attr.value
@@ -1019,13 +1103,30 @@ class ModuleIndex:
         transform every jit failure comes back (JAX_HAZARDS F note 2)."""
         t, kwargs, target = self._transform_call_parts(call)
         while isinstance(target, cst.Call) and (self.qualify(target.func) in jax_api.NON_STAGING
-                                                or self.decorator_wrapper(target.func) is not None):
+                                                or self._wraps_its_argument(target.func)):
             # `jax.jit(jax.grad(f))`; `jax.jit(with_logging(f))`, as `@jax.jit @with_logging def f`
             inner = [a for a in target.args if a.keyword is None and not a.star]
             if not inner:
                 break
             target = inner[0].value
         return t, kwargs, target
+
+    def _wraps_its_argument(self, func: cst.BaseExpression) -> bool:
+        """``with_logging`` in ``jax.jit(with_logging(f))``: a function whose returned wrapper calls
+        the function it was given (a factory such as ``make_step(2.0)`` returns its own function)."""
+        wrapper = self.decorator_wrapper(func)
+        if wrapper is None or wrapper.parent is None:
+            return False
+        params = [p.name.value for p, kind in wrapper.parent.params if kind in ("posonly", "positional")]
+        if not params:
+            return False
+        stack: List[cst.CSTNode] = [wrapper.node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == params[0]:
+                return True
+            stack.extend(iter_children(node))
+        return False
 
     def decorator_wrapper(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
         """For a module-level function of this module that takes a function and returns a wrapper

@@ -293,6 +293,10 @@ LOGGER_METHODS = frozenset(
 )
 
 #: methods that mutate a container in place
+#: in-place methods of Python containers that return None (so `lst.append(x) or y` is for the effect)
+NONE_RETURNING_METHODS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
+                                    "appendleft", "extendleft"})
+
 MUTATING_METHODS = frozenset(
     {
         "append",
@@ -701,8 +705,25 @@ SHAPE_ARGUMENTS = {
     "jax.lax.slice_in_dim": ((1, "start_index"), (2, "limit_index"), (3, "stride"), (4, "axis")),
     "jax.lax.index_in_dim": ((1, "index"), (2, "axis")),
     "jax.lax.dynamic_slice_in_dim": ((2, "slice_size"), (3, "axis")),
+    "jax.lax.scan": ((3, "length"),),
     "jax.image.resize": ((1, "shape"),),
     "jax.image.scale_and_translate": ((1, "shape"),),
+}
+
+#: functions that take an axis positionally (JIT402): name -> positions of the axis arguments
+AXIS_POSITIONS = {
+    **{f"jax.numpy.{name}": (1,) for name in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any", "all", "cumsum",
+        "cumprod", "median", "nansum", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "flip", "squeeze",
+        "sort", "argsort", "concatenate", "stack", "amax", "amin", "average", "ptp", "count_nonzero")},
+    "jax.numpy.moveaxis": (1, 2),
+    "jax.numpy.swapaxes": (1, 2),
+    "jax.numpy.take": (2,),
+    "jax.numpy.take_along_axis": (2,),
+    "jax.numpy.roll": (2,),
+    "jax.scipy.special.logsumexp": (1,),
+    "jax.nn.softmax": (1,),
+    "jax.nn.log_softmax": (1,),
 }
 
 #: arguments that are either an array (traced is fine) or an int size (must be static), JIT402:

@@ -148,10 +148,16 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
         if result is None:
             return None
         return result if isinstance(op, cst.Is) else not result
-    if isinstance(op, (cst.Equal, cst.NotEqual)) and left.known and right.known \
-            and type(left.const) is type(right.const):
-        same = left.const == right.const
+    if not (left.known and right.known):
+        return None
+    a, b = left.const, right.const
+    if isinstance(op, (cst.Equal, cst.NotEqual)) and type(a) is type(b):
+        same = a == b
         return same if isinstance(op, cst.Equal) else not same
+    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (a, b))
+    if numbers and isinstance(op, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)):
+        return {cst.LessThan: a < b, cst.GreaterThan: a > b, cst.LessThanEqual: a <= b,
+                cst.GreaterThanEqual: a >= b}[type(op)]
     return None
 
 

@@ -43,6 +43,7 @@ from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.syntax import call_argument, iter_children
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.context import FixContext
@@ -222,6 +223,53 @@ def _arguments_keep_meaning(node: cst.Call, name: str, ctx: FixContext) -> bool:
     return position >= _MIN_POSITIONAL.get(name, 0)
 
 
+#: Python conversions and consumers of a concrete value
+_CONCRETE_BUILTINS = frozenset({"int", "float", "bool", "complex", "range", "len", "list", "tuple", "str"})
+_CONCRETE_METHODS = frozenset({"item", "tolist", "tobytes"})
+
+
+def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext) -> bool:
+    """Whether the value of ``expr`` goes on to a use that needs a concrete Python or NumPy value:
+    a conversion (``int(...)``, ``.item()``, ``math.*``), ``range``, a shape or size argument, or the
+    test of an ``if`` / ``while`` -- directly, or through a name it is assigned to in the same
+    function.  Turning it into a traced ``jnp`` value breaks that use."""
+    uses = [expr]
+    parent = ctx.parent(expr)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        name = parent.targets[0].target.value
+        scope = ctx.enclosing_def(parent)
+        if scope is not None:
+            uses = [n for n in _names(scope, name) if n is not parent.targets[0].target]
+    for use in uses:
+        child, up = use, ctx.parent(use)
+        while up is not None and not isinstance(up, (cst.SimpleStatementLine, cst.FunctionDef)):
+            if isinstance(up, cst.Call) and child is not up.func:
+                q = ctx.index.qualify(up.func) or ""
+                callee = up.func
+                if isinstance(callee, cst.Name) and callee.value in _CONCRETE_BUILTINS and not q:
+                    return True
+                if q.startswith("math."):
+                    return True
+                if any(child in (arg, arg.value) for pos_kw in jax_api.SHAPE_ARGUMENTS.get(q, ())
+                       for arg in [call_argument(up, *pos_kw)] if arg is not None):
+                    return True
+            if isinstance(up, cst.Attribute) and up.value is child and up.attr.value in _CONCRETE_METHODS:
+                return True
+            if isinstance(up, (cst.If, cst.While, cst.IfExp)) and child is up.test:
+                return True
+            child, up = up, ctx.parent(up)
+    return False
+
+
+def _names(scope: cst.CSTNode, name: str):
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            yield node
+        stack.extend(iter_children(node))
+
+
 def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``np.f(...)`` -> ``jnp.f(...)``: the callee only."""
     if not isinstance(node, cst.Call):
@@ -229,6 +277,8 @@ def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     name = jax_numpy_name(ctx.index.qualify(node.func))
     if name is None or not _arguments_keep_meaning(node, name, ctx):
         return None
+    if _consumed_as_python(node, ctx):
+        return None  # the code after it needs a concrete value: a traced jnp result would fail there
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
         return None

@@ -283,6 +283,15 @@ class RecompilationHazard(Rule):
     is a wrapper made once per call and then applied in a loop or a
     comprehension: its compilation is amortised.
 
+    A wrapper made once per call of the enclosing function is flagged only
+    with evidence that the function runs many times: it is a `__call__`, or
+    this module calls it in a loop or a comprehension (directly or through a
+    function that is). A setup function that builds its step functions once
+    (`make_trainer()`, `init()`) is not a hazard, nor is a jit inside traced
+    code (it is inlined into the outer trace), nor `jax.jit(f, inline=True)`,
+    which says the wrapper runs inside an enclosing trace (called eagerly it
+    would still compile on every call).
+
     ## Why is this bad?
     The cache is keyed on the function object and the static arguments. A new
     lambda or partial each time is a new function: every call traces and
@@ -528,6 +537,13 @@ class RecompilationHazard(Rule):
                 return None
             layers += 1
             target = inner
+        if not layers and isinstance(target, cst.Call) and index.qualify(target.func) == "functools.partial" \
+                and target.args:
+            # `jax.jit(partial(jnp.multiply, s))`: a partial of a function this module does not define
+            # (those are entries of their own: _fresh_wrapper)
+            scope = index.call_scopes.get(call, (None, None))[0]
+            if index.resolve_function(target.args[0].value, scope, None)[0] is None:
+                return None, target
         if not layers or target is None:
             return None
         return fresh_layer, target

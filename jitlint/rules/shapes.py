@@ -284,6 +284,13 @@ class TracedShape(Rule):
         if axis is not None and self._traced(axis.value):
             self.report(node, f"traced `{ctx.code(axis.value)}` used as `axis=`: axes must be static",
                         ctx.value(axis.value).reason)
+            return
+        for position in jax_api.AXIS_POSITIONS.get(q or "", ()):
+            arg = call_argument(node, position, None)
+            if arg is not None and self._traced(arg.value):
+                self.report(node, f"traced `{ctx.code(arg.value)}` used as the axis of `{ctx.code(node.func)}()`: "
+                                  "axes must be static", ctx.value(arg.value).reason)
+                return
 
 
 RULES = [ValueDependentShape, TracedShape]

@@ -273,7 +273,7 @@ class OuterStateWrite(Rule):
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in jax_api.MUTATING_METHODS:
             return
-        if not isinstance(self.ctx.parent(node), cst.Expr) or self.ctx.body.abstract_only:
+        if not self._result_unused(node) or self.ctx.body.abstract_only:
             return  # the result is used: a functional update (optax's .update, ...)
         if self.ctx.qualify(func) is not None or isinstance(func.value, cst.Subscript):
             return
@@ -289,6 +289,21 @@ class OuterStateWrite(Rule):
             traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
             self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace time"
                               + (", and stores a tracer" if traced_arg else ""), _why_traced(self))
+
+
+    def _result_unused(self, node: cst.Call) -> bool:
+        """The call is run for its effect: a statement of its own, the left side of `or` / `and`
+        (`LOG.append(x) or y`: in-place methods return None), or the element of a comprehension
+        whose list is not kept (`[seen.add(k) for k in keys]`)."""
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Expr):
+            return True
+        if isinstance(parent, cst.BooleanOperation) and parent.left is node and \
+                node.func.attr.value in jax_api.NONE_RETURNING_METHODS:
+            return True
+        if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
+            return isinstance(self.ctx.parent(parent), cst.Expr)
+        return False
 
 
 class PrintInTracedCode(Rule):
@@ -316,7 +331,9 @@ class PrintInTracedCode(Rule):
     ```
 
     Printing only static values (shapes, dtypes) is a documented way to debug
-    tracing and is not flagged.
+    tracing and is not flagged. Nor is constant text (`print("tracing f")`):
+    it runs once per trace, which is what JAX's own tutorials use it to show
+    ("Just-in-time compilation"), and there is no tracer in it to mislead.
 
     ## Fix safety
     `print(...)` -> `jax.debug.print(...)` (arguments formatted with `{!s}`, as
