@@ -211,6 +211,62 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     return True
 
 
+def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is target:
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _ends_path(block: cst.BaseSuite) -> bool:
+    """The block always leaves the function (its last statement returns or raises)."""
+    stmts = block.body
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
+    if isinstance(block, cst.SimpleStatementSuite):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body)
+    return False
+
+
+def _none_test(test: cst.BaseExpression) -> Optional[str]:
+    """``x is None`` -> ``x``."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        comp = test.comparisons[0]
+        if isinstance(comp.operator, cst.Is) and isinstance(comp.comparator, cst.Name) \
+                and comp.comparator.value == "None":
+            return test.left.value
+    return None
+
+
+def _bound_names(stmt: cst.CSTNode) -> Set[str]:
+    """Names a statement binds at its own level or in its blocks (functions and classes aside)."""
+    out: Set[str] = set()
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            out.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            out.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, cst.NamedExpr):
+            out.update(n.value for n in assigned_names(node.target))
+        elif isinstance(node, cst.AsName):
+            out.update(n.value for n in assigned_names(node.name))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            out.add(node.name.value)
+            continue
+        elif isinstance(node, cst.Lambda):
+            continue
+        stack.extend(iter_children(node))
+    return out
+
+
 def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
     """For each entry of an ``in_axes`` sequence, whether it is ``None``: literals, ``+`` of two
     sequences and ``*`` by an int literal; None when the sequence is not known."""
@@ -274,6 +330,8 @@ class ModuleIndex:
         #: top-level def/class statement -> its index in the module body
         self.statement_index: Dict[cst.CSTNode, int] = {}
         self.global_written: Set[str] = set()
+        #: name -> the functions that declare it ``global`` (and may rebind it)
+        self.global_writers: Dict[str, Set[FunctionInfo]] = {}
         self.mutated_names: Set[str] = set()
         #: module globals mutated (items, in-place methods) inside a function -> those functions
         self.mutated_in_functions: Dict[str, Set[FunctionInfo]] = {}
@@ -373,6 +431,10 @@ class ModuleIndex:
                 names_here.setdefault(name, (node, value))
                 info = self.globals.setdefault(name, GlobalInfo(node=node))
                 info.last_statement = position
+                if isinstance(node, (cst.Assign, cst.AnnAssign)) and info.assignments:
+                    # a module-level name has the kind of its last module-level binding
+                    # (`TABLE = np.zeros(...)` ... `TABLE = jnp.array(TABLE)`)
+                    self._forget_kind(info, name)
                 if isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
                     info.assignments += 1
                 if value is not None:
@@ -404,6 +466,13 @@ class ModuleIndex:
             return self._numpy_expression(value.left, depth + 1) or self._numpy_expression(value.right, depth + 1)
         return False
 
+    def _forget_kind(self, info: GlobalInfo, name: str) -> None:
+        info.mutable_container = info.jax_array = info.numpy_array = info.sequence = info.mapping = False
+        info.instance_of = None
+        self.host_rng_names.discard(name)
+        self.logger_names.discard(name)
+        self.module_partial_names.discard(name)
+
     def _classify_global(self, info: GlobalInfo, value: cst.BaseExpression, name: str) -> None:
         if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
             info.sequence = True
@@ -434,7 +503,19 @@ class ModuleIndex:
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     for target in small.targets:
-                        for name in assigned_names(target.target):
+                        t = target.target
+                        if isinstance(t, (cst.Tuple, cst.List)):
+                            # unpacking: each name gets its element of a literal, else an unknown value
+                            values = small.value.elements if isinstance(small.value, (cst.Tuple, cst.List)) \
+                                and len(small.value.elements) == len(t.elements) and not any(
+                                    isinstance(e, cst.StarredElement) for e in t.elements) else None
+                            for i, el in enumerate(t.elements):
+                                for name in assigned_names(el.value):
+                                    value = values[i].value if values is not None and isinstance(
+                                        el.value, cst.Name) else None
+                                    yield name.value, value, small
+                            continue
+                        for name in assigned_names(t):
                             yield name.value, small.value, small
                 elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                     if isinstance(small.target, cst.Name):
@@ -774,6 +855,7 @@ class ModuleIndex:
             for item in node.names:
                 scope.global_names.add(item.name.value)
                 self.global_written.add(item.name.value)
+                self.global_writers.setdefault(item.name.value, set()).add(scope)
         elif isinstance(node, cst.Nonlocal):
             for item in node.names:
                 scope.nonlocal_names.add(item.name.value)
@@ -992,6 +1074,14 @@ class ModuleIndex:
         info = self.globals.get(name)
         if info is not None and isinstance(info.node, cst.Assign) and isinstance(info.node.value, cst.Call):
             mutators |= self.attribute_mutated_in_functions.get(name, set())
+        return self._changed_by_calls(mutators)
+
+    def rebound_by_calls(self, name: str) -> bool:
+        """A global that a function rebinds with ``global``, other than a registration API that this
+        module's own code never calls (``register_type(t)``: used while importing)."""
+        return self._changed_by_calls(self.global_writers.get(name, set()))
+
+    def _changed_by_calls(self, mutators) -> bool:
         for fn in mutators:
             top = fn
             while top.parent is not None:
@@ -1110,6 +1200,36 @@ class ModuleIndex:
                 break
             target = inner[0].value
         return t, kwargs, target
+
+    def not_none_at(self, site: cst.CSTNode, scope: FunctionInfo) -> Set[str]:
+        """Names of ``scope`` known not to be None where ``site`` runs: an earlier statement of the same
+        body ended the path when they were (``if nbrs is None: return allocate(...)``), and no
+        statement rebinds them between; a plain alias (``nbrs = neighbors``) shares the fact.  A nested
+        function traced from there sees these closure values."""
+        node = scope.node
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return set()
+        known: Set[str] = set()
+        aliases: List[Tuple[str, str]] = []
+        for stmt in node.body.body:
+            if _contains(stmt, site):
+                break
+            test = stmt.test if isinstance(stmt, cst.If) and stmt.orelse is None else None
+            if test is not None and _ends_path(stmt.body):
+                name = _none_test(test)
+                if name is not None:
+                    known.add(name)
+                    known.update(b if a == name else a for a, b in aliases if name in (a, b))
+                continue
+            for bound in _bound_names(stmt):
+                known.discard(bound)
+                aliases = [(a, b) for a, b in aliases if bound not in (a, b)]
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+                    stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+                target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+                if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+                    aliases.append((target.value, value.value))
+        return known
 
     def _wraps_its_argument(self, func: cst.BaseExpression) -> bool:
         """``with_logging`` in ``jax.jit(with_logging(f))``: a function whose returned wrapper calls

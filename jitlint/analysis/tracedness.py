@@ -228,6 +228,12 @@ class Analyzer:
             if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
                 deco, param, decorated = entry.wrapper_of
                 closure = Closure(deco, {param: Value(func=decorated)}, None)
+            elif entry.scope is not None and entry.function.parent is entry.scope and isinstance(entry.site, cst.Call):
+                # a nested function traced from the function around it: its closure values are those
+                # at the traced call (`if nbrs is None: return allocate()` earlier: not None there)
+                known = self.index.not_none_at(entry.site, entry.scope)
+                if known:
+                    closure = Closure(entry.scope, {n: Value(not_none=True) for n in known}, None)
             self.analyse(entry.function, env, closure, boundary=True, label=entry.label,
                          transform=entry.transform, depth=0)
         return self.facts
@@ -339,10 +345,10 @@ class Analyzer:
         head = text.split("[")[0].split(".")[-1].strip()
         return head in ARRAY_ANNOTATIONS and "|" not in text and "Optional" not in text
 
-    @staticmethod
-    def _passed_number(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
+    def _passed_number(self, p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
                        entry: EntryPoint) -> bool:
-        """A call seen passes a Python bool or number literal for ``p``: jit makes it a 0-d tracer."""
+        """A call seen passes a Python bool or number literal for ``p`` (jit makes it a 0-d tracer),
+        or an array made by ``jax.numpy`` / NumPy (``f(x, jnp.array(True))``)."""
         index = positional.index(p) if p in positional else None
         for call in calls:
             offset = 1 if entry.binds_self(call) else 0
@@ -354,6 +360,10 @@ class Analyzer:
                 value = value.expression
             if isinstance(value, (cst.Integer, cst.Float)) or (
                     isinstance(value, cst.Name) and value.value in ("True", "False")):
+                return True
+            if isinstance(value, cst.Call) and (self.index.qualify(value.func) or "").startswith(
+                    ("jax.numpy.", "numpy.", "jax.random.")) and not self.index.qualify(value.func).startswith(
+                    ("numpy.random.default_rng", "jax.random.split", "jax.random.key", "jax.random.PRNGKey")):
                 return True
         return False
 

@@ -98,7 +98,7 @@ class MutableGlobalRead(Rule):
             return  # traced only by vmap, which traces again on every call: the read is fresh
         if self._is_write_context(node):
             return
-        if node.value in ctx.index.global_written or (
+        if ctx.index.rebound_by_calls(node.value) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
         elif ctx.index.changed_after_import(node.value) and not self._is_dispatch(node):
