@@ -52,3 +52,22 @@ def test_single_module_linting_does_not_follow_imports():
 
     path, source, _ = _load("ops.py")
     assert lint_source(source, path).diagnostics == ()
+
+
+STRUCTS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "structs_pkg")
+
+
+def test_static_fields_of_an_annotated_class_from_another_module():
+    """`model: Model`, a struct re-exported by a package `__init__`: its pytree_node=False fields
+    are static in the jitted function that takes it; its data fields are traced."""
+    files = []
+    for name in ("sim.py", os.path.join("structs", "model.py"), os.path.join("structs", "__init__.py")):
+        path = os.path.join(STRUCTS, name)
+        with open(path, encoding="utf-8") as fh:
+            source = fh.read()
+        files.append((path, source, parse(source)))
+    results = lint_project(files, Config())
+    for path, source, _ in files:
+        got = results[path]
+        assert not isinstance(got, SourceError)
+        assert {(d.line, d.code) for d in got} == _expected(source), path

@@ -211,6 +211,16 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     return True
 
 
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    return any(isinstance(x, cst.Name) and x.value == "__name__" for x in sides) and any(
+        string_value(x) == "__main__" for x in sides)
+
+
 def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     stack = [root]
     while stack:
@@ -346,6 +356,8 @@ class ModuleIndex:
         self.logger_names: Set[str] = set()
         #: module globals holding a host random generator (``np.random.default_rng(0)``)
         self.host_rng_names: Set[str] = set()
+        #: module globals holding a mutable array reference (``jax.new_ref(...)``)
+        self.ref_names: Set[str] = set()
         self.calls_by_name: Dict[str, List[cst.Call]] = {}
         #: (scope, name) -> calls of ``name(...)`` made directly in that scope
         self.scope_calls: Dict[Tuple[Optional[FunctionInfo], str], List[cst.Call]] = {}
@@ -364,6 +376,16 @@ class ModuleIndex:
         self._pytree_children: Dict[ClassInfo, Optional[Set[str]]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
+        #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
+        self._main_calls: Set[cst.Call] = set()
+        for stmt in module.body:
+            if isinstance(stmt, cst.If) and _is_main_guard(stmt.test):
+                stack: List[cst.CSTNode] = [stmt.body]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, cst.Call):
+                        self._main_calls.add(node)
+                    stack.extend(iter_children(node))
         self._walk(module, None, None)
         for info in self._pending_decorators:
             self._decorator_entries(info)
@@ -380,6 +402,9 @@ class ModuleIndex:
         self.custom_rules: Dict[FunctionInfo, List[Tuple[FunctionInfo, bool]]] = self._custom_rules()
         #: attribute names that a pytree class of this module declares static (metadata):
         #: reading them from a traced pytree gives a Python value
+        #: class name -> the attributes it declares static (its own, its bases' in this module, and
+        #: properties computed from them)
+        self.static_fields_by_class: Dict[str, Set[str]] = {}
         self.static_fields: Set[str] = self._static_fields()
 
     # ----------------------------------------------------------------- names
@@ -470,6 +495,7 @@ class ModuleIndex:
         info.mutable_container = info.jax_array = info.numpy_array = info.sequence = info.mapping = False
         info.instance_of = None
         self.host_rng_names.discard(name)
+        self.ref_names.discard(name)
         self.logger_names.discard(name)
         self.module_partial_names.discard(name)
 
@@ -481,6 +507,8 @@ class ModuleIndex:
             info.mutable_container = True
         elif isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.HOST_RNG_FACTORIES:
             self.host_rng_names.add(name)
+        elif isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.REF_FACTORIES:
+            self.ref_names.add(name)
         elif self._numpy_expression(value):
             info.numpy_array = True  # np.zeros(3), np.sin(t).astype(np.float32), np.arange(8)[::-1]
         elif isinstance(value, cst.Call):
@@ -628,22 +656,21 @@ class ModuleIndex:
             out.add(el.attr.value)
         return out
 
-    def _static_properties(self, static: Set[str]) -> Set[str]:
+    def _static_properties(self, cls: ClassInfo, static: Set[str]) -> Set[str]:
         """Properties computed only from static fields and static attributes (``@property def dofs(self):
         return len(self.joint_names)``): reading them from a traced pytree gives a Python value."""
         out: Set[str] = set()
         if not static:
             return out
-        for cls in self.classes.values():
-            for name, method in cls.methods.items():
-                node = method.node
-                if not isinstance(node, cst.FunctionDef) or not any(
-                        dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
-                        for d in node.decorators):
-                    continue
-                returned = _returns(node.body)
-                if returned and all(v is not None and _computed_from(v, static) for v in returned):
-                    out.add(name)
+        for name, method in cls.methods.items():
+            node = method.node
+            if not isinstance(node, cst.FunctionDef) or not any(
+                    dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
+                    for d in node.decorators):
+                continue
+            returned = _returns(node.body)
+            if returned and all(v is not None and _computed_from(v, static) for v in returned):
+                out.add(name)
         return out
 
     def _static_fields(self) -> Set[str]:
@@ -675,27 +702,40 @@ class ModuleIndex:
                 static_classes.add(first.value.value)
             elif q.endswith("register_dataclass"):
                 registrations.append(call)
+        by_class = self.static_fields_by_class
         for call in registrations:
             meta = call_argument(call, 2, "meta_fields")
+            owner = call.args[0].value.value if call.args and isinstance(call.args[0].value, cst.Name) else None
             for el in (literal_elements(meta.value) or ()) if meta is not None else ():
                 name = string_value(el)
                 if name is not None:
                     out.add(name)
+                    if owner is not None:
+                        by_class.setdefault(owner, set()).add(name)
         jax_registered.update(call.args[0].value.value for call in registrations
                               if call.args and isinstance(call.args[0].value, cst.Name))
         for cls in self.classes.values():
             every = cls.name in static_classes
             node_key = cls.name not in jax_registered
+            own = by_class.setdefault(cls.name, set())
             for stmt in cls.node.body.body:
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         if every or (small.value is not None and _declares_static(small.value, node_key)):
-                            out.add(small.target.value)
+                            own.add(small.target.value)
                     elif isinstance(small, cst.Assign) and _declares_static(small.value, node_key):
-                        out.update(n.value for t in small.targets for n in assigned_names(t.target))
-        out |= self._static_properties(out)
+                        own.update(n.value for t in small.targets for n in assigned_names(t.target))
+            out |= own
+        for cls in self.classes.values():  # fields a base class of this module declares
+            for base in cls.bases:
+                if base in by_class and base != cls.name:
+                    by_class[cls.name] |= by_class[base]
+        for cls in self.classes.values():
+            props = self._static_properties(cls, by_class[cls.name])
+            by_class[cls.name] |= props
+            out |= props
         return out
 
     # ------------------------------------------------------------------ walk
@@ -762,7 +802,7 @@ class ModuleIndex:
         if kind is cst.Call:
             self.called_immediately[func] = node
         elif kind is cst.Name:
-            if scope is None:
+            if scope is None and node not in self._main_calls:
                 self.import_time_names.add(func.value)
             self.calls_by_name.setdefault(func.value, []).append(node)
             self.scope_calls.setdefault((scope, func.value), []).append(node)

@@ -51,7 +51,6 @@ TRANSFORMS = {
         Transform("jax.smap"),
         Transform("jax.eval_shape", abstract=True),
         Transform("jax.make_jaxpr", ("static_argnums",), (), abstract=True),
-        Transform("jax.experimental.checkify.checkify"),
         Transform("equinox.filter_jit", filter_static=True),
         Transform("equinox.filter_vmap", filter_static=True),
         Transform("equinox.filter_pmap", filter_static=True),
@@ -121,6 +120,8 @@ NON_STAGING = frozenset(
         "jax.linearize",
         "jax.custom_jvp",
         "jax.custom_vjp",
+        # runs the function as it is (no tracing of its own): inside a trace, arguments keep their kind
+        "jax.experimental.checkify.checkify",
     }
 )
 
@@ -293,6 +294,19 @@ LOGGER_METHODS = frozenset(
 )
 
 #: methods that mutate a container in place
+#: constructors of mutable array references: writing through one inside jit is the point of it
+REF_FACTORIES = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref",
+                           "jax.experimental.mutable_array", "jax._src.core.mutable_array"})
+
+#: attributes and methods of a JAX array (reading one is no sign of a container or an object)
+ARRAY_ATTRIBUTE_NAMES = frozenset({"shape", "ndim", "dtype", "size", "T", "mT", "real", "imag", "at", "itemsize",
+                                   "nbytes", "aval", "weak_type", "sharding", "device", "devices", "flat", "item",
+                                   "tolist", "squeeze", "reshape", "astype", "sum", "mean", "max", "min", "std",
+                                   "var", "prod", "any", "all", "argmax", "argmin", "dot", "ravel", "flatten",
+                                   "transpose", "cumsum", "cumprod", "clip", "round", "conj", "sort", "argsort",
+                                   "take", "repeat", "swapaxes", "diagonal", "trace", "ptp", "nonzero", "view",
+                                   "block_until_ready", "copy", "__array__", "__index__"})
+
 #: in-place methods of Python containers that return None (so `lst.append(x) or y` is for the effect)
 NONE_RETURNING_METHODS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
                                     "appendleft", "extendleft"})
@@ -725,6 +739,10 @@ AXIS_POSITIONS = {
     "jax.nn.softmax": (1,),
     "jax.nn.log_softmax": (1,),
 }
+
+#: array methods whose first positional argument is the axis
+AXIS_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any", "all",
+                          "cumsum", "cumprod", "squeeze", "sort", "argsort", "ptp"})
 
 #: arguments that are either an array (traced is fine) or an int size (must be static), JIT402:
 #: reported only when the traced argument is clearly an int (an ``int`` parameter, a count-like name)

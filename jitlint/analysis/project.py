@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -63,18 +63,40 @@ class Project:
     # ----------------------------------------------------------- imports
     def resolve_function(self, from_path: Optional[str], qualified: str) -> Optional[Tuple[Analyzer, FunctionInfo]]:
         """The module-level function ``qualified`` names, if it is in a file of the project."""
-        if from_path is None or "." not in qualified.strip("."):
+        found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.functions)
+        if found is None:
             return None
-        module_name, _, function = qualified.rpartition(".")
+        state, name = found
+        return state.analyzer, state.index.functions[name]
+
+    def _defining_module(self, from_path: Optional[str], qualified: str, defines,
+                         depth: int = 0) -> Optional[Tuple[ModuleState, str]]:
+        """The project module that defines ``qualified`` (``defines(state, name)``), following
+        re-exports (``from .sum_partition import SumOnPartitionConstraint`` in a package's
+        ``__init__``) a few steps."""
+        if from_path is None or "." not in qualified.strip(".") or depth > 4:
+            return None
+        module_name, _, name = qualified.rpartition(".")
         for candidate in self._module_files(from_path, module_name):
             state = self.state_for(candidate)
             if state is None:
                 continue
-            fn = state.index.functions.get(function)
-            if fn is not None:
-                return state.analyzer, fn
+            if defines(state, name):
+                return state, name
+            imported = state.index.imports.aliases.get(name)
+            if imported is not None:
+                return self._defining_module(candidate, imported, defines, depth + 1)
             return None
         return None
+
+    def static_fields_of(self, from_path: Optional[str], qualified: str) -> Optional[Set[str]]:
+        """The attributes the class ``qualified`` declares static, if it is in a file of the project."""
+        found = self._defining_module(from_path, qualified,
+                                      lambda state, name: name in state.index.static_fields_by_class)
+        if found is None:
+            return None
+        state, name = found
+        return state.index.static_fields_by_class[name]
 
     def _module_files(self, from_path: str, module_name: str) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))

@@ -7,7 +7,7 @@ looking only at the fields that can hold code.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Tuple, Type
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -251,3 +251,107 @@ def handler_catches(handler: cst.ExceptHandler, classes: frozenset) -> bool:
         if last in classes or last in ("Exception", "BaseException"):
             return True
     return False
+
+
+_ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
+
+
+def numeric_uses(fn: cst.CSTNode) -> frozenset:
+    """Names that a function body uses as numbers -- an operand of arithmetic, of unary ``-`` / ``~``
+    or of an ordering comparison -- and never rebinds to something computed without them (so the
+    use is of the value the name has on entry).  Nested functions are their own bodies."""
+    body = fn.body
+    used = set()
+    rebound = set()
+    stack: List[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not fn:
+            continue
+        operands: Sequence[cst.CSTNode] = ()
+        if isinstance(node, cst.BinaryOperation):
+            literal_seq = any(isinstance(side, (cst.Tuple, cst.List, cst.SimpleString, cst.ConcatenatedString,
+                                                cst.FormattedString)) for side in (node.left, node.right))
+            if not literal_seq:
+                operands = (node.left, node.right)
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.BitInvert)):
+            operands = (node.expression,)
+        elif isinstance(node, cst.Comparison) and all(isinstance(c.operator, _ORDERING) for c in node.comparisons):
+            operands = [node.left] + [c.comparator for c in node.comparisons]
+        used.update(o.value for o in operands if isinstance(o, cst.Name))
+        if isinstance(node, cst.Assign):
+            mentioned = {n.value for n in _names_in(node.value)}
+            for target in node.targets:
+                rebound.update(n.value for n in assigned_names(target.target) if n.value not in mentioned)
+        elif isinstance(node, (cst.For, cst.CompFor, cst.With, cst.AsName, cst.NamedExpr)):
+            target = getattr(node, "target", None) or getattr(node, "name", None)
+            if target is not None and not isinstance(node, cst.With):
+                rebound.update(n.value for n in assigned_names(target))
+        stack.extend(iter_children(node))
+    return frozenset(used - rebound)
+
+
+def _names_in(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            yield item
+        stack.extend(iter_children(item))
+
+
+_DICT_METHODS = frozenset({"items", "keys", "values", "get", "pop", "setdefault", "update", "copy", "replace",
+                           "_replace", "_asdict"})
+
+
+_SCALAR_BUILTINS = frozenset({"bool", "int", "float", "complex", "str", "repr", "print", "abs", "round", "max",
+                              "min", "format"})
+
+
+def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None) -> frozenset:
+    """Names that a function body uses as containers or objects, or hands on: indexed, sliced,
+    iterated, unpacked, tested with ``is None`` / ``in``, given to ``len``, ``*`` / ``**``, a field read
+    (an attribute that is not an array's), a dict / namedtuple method called on them, or passed to a
+    function other than a scalar builtin or an array function (``array_call(call)``): what that
+    function does with it decides.  Nested functions count (a closure reading a field of the
+    parameter uses it as an object too)."""
+    out = set()
+    stack: List[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            scalar = isinstance(node.func, cst.Name) and node.func.value in _SCALAR_BUILTINS
+            if not scalar and not (array_call is not None and array_call(node)):
+                out.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            out.add(node.value.value)
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.attr.value not in array_attributes:
+            out.add(node.value.value)
+        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
+            out.add(node.iter.value)
+        elif isinstance(node, (cst.StarredElement, cst.Arg)) and getattr(node, "star", "") in ("*", "**") \
+                and isinstance(node.value, cst.Name):
+            out.add(node.value.value)
+        elif isinstance(node, cst.StarredElement) and isinstance(node.value, cst.Name):
+            out.add(node.value.value)
+        elif isinstance(node, cst.Comparison):
+            for comp in node.comparisons:
+                if isinstance(comp.operator, (cst.Is, cst.IsNot)):
+                    out.update(x.value for x in (node.left, comp.comparator) if isinstance(x, cst.Name))
+                if isinstance(comp.operator, (cst.In, cst.NotIn)) and isinstance(comp.comparator, cst.Name):
+                    out.add(comp.comparator.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
+                "len", "isinstance", "dict", "list", "tuple", "sorted", "zip", "enumerate") and node.args \
+                and isinstance(node.args[0].value, cst.Name):
+            out.add(node.args[0].value.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and isinstance(node.func.value, cst.Name) and node.func.attr.value in _DICT_METHODS:
+            out.add(node.func.value.value)
+        elif isinstance(node, cst.Call) and "tree" in (dotted_name(node.func) or ""):
+            out.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and any(
+                isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
+            out.add(node.value.value)
+        stack.extend(iter_children(node))
+    return frozenset(out)

@@ -18,7 +18,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import (assigned_names, call_argument, handler_catches, int_value, mapping_names,
-                                     params_of, string_value)
+                                     container_uses, numeric_uses, params_of, string_value)
 from jitlint.analysis.values import (
     MAYBE,
     NO_CONSTANT,
@@ -196,6 +196,8 @@ class Analyzer:
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
         self._mapping_names: Dict[FunctionInfo, frozenset] = {}
+        self._numeric_names: Dict[FunctionInfo, frozenset] = {}
+        self._container_names: Dict[FunctionInfo, frozenset] = {}
         #: inside ``with jax.ensure_compile_time_eval():`` JAX operations on constants are concrete
         self.compile_time_eval = 0
         #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
@@ -334,8 +336,9 @@ class Analyzer:
             container = kind in ("vararg", "varkw")
             env[name] = traced(reason, container=container, is_array=self._annotated_array(p),
                                leaf=not container and (self._annotated_scalar(p) or self._passed_number(
-                                   p, positional, calls, entry)),
-                               not_none=not container and self._annotated_not_none(p))
+                                   p, positional, calls, entry) or self._never_a_container(p, fn)),
+                               not_none=not container and self._annotated_not_none(p),
+                               static_attrs=self._annotated_static_attrs(p))
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
@@ -366,6 +369,42 @@ class Analyzer:
                     ("numpy.random.default_rng", "jax.random.split", "jax.random.key", "jax.random.PRNGKey")):
                 return True
         return False
+
+    def _never_a_container(self, p: cst.Param, fn: FunctionInfo) -> bool:
+        """A jitted parameter that its function never uses as a container or an object (never indexed,
+        iterated, unpacked, tested against None, nor a field of it read), with no ``None`` default and no
+        annotation: what jit hands it is a leaf, a tracer."""
+        if p.annotation is not None or (p.default is not None and not (
+                isinstance(p.default, (cst.Integer, cst.Float)) or (
+                    isinstance(p.default, cst.Name) and p.default.value in ("True", "False")))):
+            return False
+        uses = self._container_names.get(fn)
+        if uses is None:
+            uses = self._container_names[fn] = container_uses(
+                fn.node, jax_api.ARRAY_ATTRIBUTE_NAMES,
+                lambda call: jax_api.is_array_function(self.index.qualify(call.func) or ""))
+        return p.name.value not in uses
+
+    def _annotated_static_attrs(self, p: cst.Param) -> frozenset:
+        """The static fields of the class a parameter is annotated as (this module's or, through the
+        project, another module's): reading them from the traced instance gives Python values."""
+        if p.annotation is None:
+            return frozenset()
+        ann = p.annotation.annotation
+        if isinstance(ann, cst.SimpleString):
+            try:
+                ann = cst.parse_expression(string_value(ann) or "")
+            except Exception:  # noqa: BLE001 - not an expression
+                return frozenset()
+        if not isinstance(ann, (cst.Name, cst.Attribute)):
+            return frozenset()
+        if isinstance(ann, cst.Name) and ann.value in self.index.static_fields_by_class:
+            return frozenset(self.index.static_fields_by_class[ann.value])
+        q = self.index.qualify(ann)
+        if q is None or self.project is None or q.startswith(jax_api.EXTERNAL_PACKAGES):
+            return frozenset()
+        found = self.project.static_fields_of(self.path, q)
+        return frozenset(found) if found else frozenset()
 
     def _annotated_scalar(self, p: cst.Param) -> bool:
         """Annotated ``bool``, ``int``, ``float`` or ``complex``: traced, it is a 0-d tracer."""
@@ -448,6 +487,7 @@ class Analyzer:
             return MAYBE
         self.active.add(key)
         try:
+            env = self._leaves_by_use(fn, env)
             frame = Frame(fn, dict(env), closure, depth)
             for p, _kind in fn.params:
                 if p.default is not None:
@@ -464,6 +504,24 @@ class Analyzer:
             self._cached = outer_cached
         self.memo[key] = result
         return result
+
+    def _leaves_by_use(self, fn: FunctionInfo, env: Dict[str, Value]) -> Dict[str, Value]:
+        """Parameters the body uses as numbers anywhere (``while x: x = x - 1``) are leaves from the
+        start: the value they hold on entry is what that arithmetic first runs on."""
+        candidates = [k for k, v in env.items() if v.kind is Kind.TRACED and not v.traced_array
+                      and not v.container and v.items is None]
+        if not candidates:
+            return env
+        numeric = self._numeric_names.get(fn)
+        if numeric is None:
+            numeric = self._numeric_names[fn] = numeric_uses(fn.node)
+        hits = [k for k in candidates if k in numeric]
+        if not hits:
+            return env
+        env = dict(env)
+        for k in hits:
+            env[k] = replace(env[k], leaf=True, element=None, mapping=False)
+        return env
 
     # =========================================================== statements
     def exec_body(self, body: cst.BaseSuite, frame: Frame) -> Optional[Dict[str, Value]]:
@@ -513,6 +571,8 @@ class Analyzer:
                 if not self.exec_small(small, frame):
                     return False
             return True
+        if isinstance(stmt, cst.BaseSmallStatement):  # the body of `def f(): return g()` on one line
+            return self.exec_small(stmt, frame)
         if isinstance(stmt, cst.If):
             test = self.ev(stmt.test, frame)
             env = frame.env
@@ -1046,7 +1106,7 @@ class Analyzer:
         base = self.ev(node.value, frame)
         attr = node.attr.value
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
-                or attr in self.index.static_fields:
+                or attr in self.index.static_fields or attr in base.static_attrs:
             return STATIC
         if base.instance is not None and base.kind is Kind.MAYBE and isinstance(node.value, cst.Name):
             children = self.index.pytree_children(base.instance)
@@ -1150,7 +1210,15 @@ class Analyzer:
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS:
             if returns:
-                return returns[0] if returns[0].kind or returns[0].container else STATIC
+                leaf = returns[0]
+                trees = [v for a, v in args if a.keyword is None and not a.star and v.func is None]
+                tree = trees[0] if trees else STATIC
+                if tree.traced_array or not leaf.kind:
+                    return leaf if leaf.kind or leaf.container else STATIC
+                # the function's result for each leaf, in a tree of the input's structure: a dict of
+                # arrays stays a dict (item assignment on it is fine), not an array
+                return Value(leaf.kind, leaf.reason, container=tree.container, mapping=tree.mapping,
+                             element=tree.element if tree.mapping else None)
             return MAYBE if best.kind else STATIC  # a function we cannot see, mapped over the leaves
         if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
             helper = self.project.resolve_function(self.path, q)
@@ -1356,7 +1424,8 @@ class Analyzer:
             chosen = (0,) if spec is None else _int_literals(spec.value)
             if chosen is None:
                 return
-            how = "differentiates it"
+        elif q == "jax.experimental.checkify.checkify":
+            chosen = ()  # checkify runs the function as it is: every argument keeps its kind
         elif q == "jax.vmap":
             spec = call_argument(call, 1, "in_axes")
             if spec is None:
@@ -1365,7 +1434,6 @@ class Analyzer:
             if not unmapped:
                 return
             chosen = tuple(i for i in range(len(params)) if i not in unmapped)
-            how = "maps over it"
         else:
             return
         positional = [(p, k) for p, k in params if k in ("posonly", "positional")]

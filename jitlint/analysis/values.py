@@ -95,6 +95,8 @@ class Value:
     #: an object constructed inside the traced code (``game = Game(state)``): writing to its
     #: attributes changes nothing outside the trace
     fresh: bool = False
+    #: attributes that are static on this value: the static fields of the class it is annotated as
+    static_attrs: frozenset = frozenset()
 
     @property
     def traced(self) -> bool:

@@ -368,7 +368,9 @@ class RecompilationHazard(Rule):
             return  # ``jax.jit(jax.grad(f))``: see _fresh_transform_chains
         if _inlined(site):
             return
-        made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords)
+        target = _function_argument(site)
+        made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords) \
+            or (isinstance(target, cst.Call) and index.qualify(target.func) == "functools.partial")
         if entry.self_bound:
             # `self.method` is a new bound-method object on every access (verified: one trace per call)
             made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS
@@ -586,7 +588,7 @@ class RecompilationHazard(Rule):
             if not loops:
                 continue
             loop_vars = {name for marker in loops for name in marker.split(",") if name != "*"}
-            position = 0
+            position = 1 if entry.binds_self(call) else 0  # `obj.m(a)` binds obj first
             for arg in call.args:
                 if arg.star:
                     break

@@ -285,12 +285,22 @@ class TracedShape(Rule):
             self.report(node, f"traced `{ctx.code(axis.value)}` used as `axis=`: axes must be static",
                         ctx.value(axis.value).reason)
             return
-        for position in jax_api.AXIS_POSITIONS.get(q or "", ()):
+        positions = jax_api.AXIS_POSITIONS.get(q or "", ())
+        if q is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in jax_api.AXIS_METHODS \
+                and not _is_at_update(node.func.value):
+            positions = (0,)  # `x.min(axis)`: an array method's first argument is the axis
+        for position in positions:
             arg = call_argument(node, position, None)
             if arg is not None and self._traced(arg.value):
                 self.report(node, f"traced `{ctx.code(arg.value)}` used as the axis of `{ctx.code(node.func)}()`: "
                                   "axes must be static", ctx.value(arg.value).reason)
                 return
+
+
+def _is_at_update(receiver: cst.BaseExpression) -> bool:
+    """``x.at[i]``: its ``.min(v)`` / ``.max(v)`` are scatter updates with values, not reductions."""
+    return isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Attribute) \
+        and receiver.value.attr.value == "at"
 
 
 RULES = [ValueDependentShape, TracedShape]

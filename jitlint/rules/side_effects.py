@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import assigned_names
+from jitlint.analysis.syntax import assigned_names, iter_children
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule
 
@@ -217,8 +217,22 @@ class OuterStateWrite(Rule):
             if isinstance(target, cst.Subscript) and not self.ctx.body.abstract_only:
                 self._check_container_target(target, target.value)  # `del CACHE[key]`
 
+    def _restored_in_finally(self, name: str) -> bool:
+        """The write sits in a ``try`` whose ``finally`` writes the same name back (or in that
+        ``finally``): state scoped to the trace, such as a nesting depth kept while tracing."""
+        child, parent = self.ctx.current, self.ctx.parent(self.ctx.current) if self.ctx.current else None
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(parent, (cst.Try, cst.TryStar)) and parent.finalbody is not None:
+                other = parent.body if child is parent.finalbody else parent.finalbody
+                if any(isinstance(n, cst.Name) and n.value == name for n in _assigned_in(other)):
+                    return True
+            child, parent = parent, self.ctx.parent(parent)
+        return False
+
     def _check_name_target(self, name: cst.Name, value: cst.BaseExpression) -> None:
         fn = self.ctx.function
+        if name.value in fn.global_names and self._restored_in_finally(name.value):
+            return
         if name.value in fn.global_names:
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
@@ -240,6 +254,8 @@ class OuterStateWrite(Rule):
             if params and params[0][0].name.value == root.value:
                 return f"attributes of `{root.value}`"
             return None
+        if scope == "global" and root.value in ctx.index.ref_names:
+            return None  # a `jax.new_ref` reference: writing through it inside jit is what it is for
         if scope == "global":
             info = ctx.index.globals.get(root.value)
             if info is not None and info.kind == "import":
@@ -304,6 +320,18 @@ class OuterStateWrite(Rule):
         if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
             return isinstance(self.ctx.parent(parent), cst.Expr)
         return False
+
+
+def _assigned_in(block: cst.CSTNode):
+    """The names assigned (``=``, augmented, annotated) anywhere in a block."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.AssignTarget):
+            yield from assigned_names(node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            yield from assigned_names(node.target)
+        stack.extend(iter_children(node))
 
 
 class PrintInTracedCode(Rule):
