@@ -597,6 +597,13 @@ NUMPY_NO_FIX = {
                 return x
             return -x
         """,
+    "result goes on to np.unique, which jax.numpy cannot replace (value-dependent size)": """
+        @jax.jit
+        def f(x):
+            v = np.abs(x)
+            w = np.sort(v)
+            return np.unique(w)
+        """,
     "result passed to .item()": """
         @jax.jit
         def f(x):

@@ -228,18 +228,23 @@ _CONCRETE_BUILTINS = frozenset({"int", "float", "bool", "complex", "range", "len
 _CONCRETE_METHODS = frozenset({"item", "tolist", "tobytes"})
 
 
-def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext) -> bool:
+def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> bool:
     """Whether the value of ``expr`` goes on to a use that needs a concrete Python or NumPy value:
-    a conversion (``int(...)``, ``.item()``, ``math.*``), ``range``, a shape or size argument, or the
-    test of an ``if`` / ``while`` -- directly, or through a name it is assigned to in the same
-    function.  Turning it into a traced ``jnp`` value breaks that use."""
+    a conversion (``int(...)``, ``.item()``, ``math.*``), ``range``, a shape or size argument, the
+    test of an ``if`` / ``while``, or a NumPy function that ``jax.numpy`` cannot stand in for
+    (``np.unique``, ``np.nonzero``: value-dependent sizes) -- directly, through a name it is assigned
+    to in the same function, or through NumPy calls that the fix would convert as well.  Turning it
+    into a traced ``jnp`` value would break that use."""
+    if depth > 4:
+        return True  # too far to follow: no proof that the rewrite is safe
     uses = [expr]
     parent = ctx.parent(expr)
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
         name = parent.targets[0].target.value
         scope = ctx.enclosing_def(parent)
         if scope is not None:
-            uses = [n for n in _names(scope, name) if n is not parent.targets[0].target]
+            inside = set(_names(parent.value, name))  # the old value read on the right-hand side
+            uses = [n for n in _names(scope, name) if n is not parent.targets[0].target and n not in inside]
     for use in uses:
         child, up = use, ctx.parent(use)
         while up is not None and not isinstance(up, (cst.SimpleStatementLine, cst.FunctionDef)):
@@ -253,6 +258,13 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext) -> bool:
                 if any(child in (arg, arg.value) for pos_kw in jax_api.SHAPE_ARGUMENTS.get(q, ())
                        for arg in [call_argument(up, *pos_kw)] if arg is not None):
                     return True
+                if q.startswith("numpy."):
+                    # another NumPy call: fine only if it is converted too and its own result is safe
+                    name = jax_numpy_name(q)
+                    if name is None or not _arguments_keep_meaning(up, name, ctx) \
+                            or _consumed_as_python(up, ctx, depth + 1):
+                        return True
+                    break
             if isinstance(up, cst.Attribute) and up.value is child and up.attr.value in _CONCRETE_METHODS:
                 return True
             if isinstance(up, (cst.If, cst.While, cst.IfExp)) and child is up.test:
