@@ -393,6 +393,8 @@ class RecompilationHazard(Rule):
             return
         if _runs_once(scope):
             return
+        if any(name in scope.global_names for name in entry.call_names):
+            return  # kept in a module global (`global CACHE; if CACHE is None: CACHE = jax.pmap(...)`)
         calls = [c for name in entry.call_names if not name.startswith(("self.", "."))
                  for c in index.scope_calls.get((scope, name), [])]
         calls += self._immediate_uses(site)
@@ -425,7 +427,8 @@ class RecompilationHazard(Rule):
         """Evidence that a function runs many times, so that what it compiles per call is compiled
         again and again: it is ``__call__`` (a layer or model, called per step), or this module calls
         it (by name or as a method) in a loop or a comprehension, or from a function that is itself
-        called repeatedly.  A setup function that builds its step functions once has none."""
+        called repeatedly.  A setup function that builds its step functions once has none (nor has a
+        function called from a few places: whether each of those runs once or per step is unknown)."""
         if scope.name == "__call__":
             return True
         if depth > 3:
@@ -507,6 +510,8 @@ class RecompilationHazard(Rule):
                 continue
             if _runs_once(scope):
                 continue
+            if any(name in scope.global_names for name in layout.names_of.get(site, ())):
+                continue  # kept in a module global
             calls = [c for name in layout.names_of.get(site, ()) for c in index.scope_calls.get((scope, name), [])]
             calls += self._immediate_uses(site)
             if len(calls) == 1 and not self._repeated(calls[0]) and self._called_repeatedly(scope):
