@@ -386,8 +386,8 @@ class RecompilationHazard(Rule):
         if scope is None:
             return
         if made_per_call and site in _layout(index).per_element:
-            if _runs_once(scope) and self._configured_per_iteration(site, scope):
-                return
+            if site in self._kept_elements() or (_runs_once(scope) and self._configured_per_iteration(site, scope)):
+                return  # (a table of wrappers, one per element, built once and called later, is fine)
             self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} for every element of a "
                               "comprehension: a fresh callable is traced and compiled each time")
             return
@@ -419,6 +419,22 @@ class RecompilationHazard(Rule):
         if node in layout.per_element:  # the element of a comprehension: its targets change
             return any(isinstance(b.node, cst.CompFor) for name in used for b in layout.bindings.get((scope, name), ()))
         return bool(loops) and any(layout.rebinds(scope, name, loops[-1]) for name in used)
+
+    def _kept_elements(self) -> set:
+        """Comprehension elements that are the wrapper itself (``{a: jax.jit(f_a) for a in agents}``):
+        one wrapper per element is built and kept, to be called later, not rebuilt per use."""
+        kept = getattr(self, "_kept", None)
+        if kept is None:
+            kept = self._kept = set()
+            stack: List[cst.CSTNode] = [self.ctx.index.module]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+                    kept.add(node.elt)
+                elif isinstance(node, cst.DictComp):
+                    kept.add(node.value)
+                stack.extend(iter_children(node))
+        return kept
 
     def _repeated(self, call: cst.Call) -> bool:
         return call in self.ctx.index.calls_in_loops or call in _layout(self.ctx.index).per_element
@@ -504,7 +520,8 @@ class RecompilationHazard(Rule):
             if scope is None:
                 continue
             if site in layout.per_element:
-                if per_evaluation and not (_runs_once(scope) and self._configured_per_iteration(site, scope)):
+                if per_evaluation and site not in self._kept_elements() and not (
+                        _runs_once(scope) and self._configured_per_iteration(site, scope)):
                     self.report(site, f"`{self.ctx.code(site.func)}` of {what} for every element of a comprehension: a fresh "
                                       "callable is traced and compiled each time")
                 continue

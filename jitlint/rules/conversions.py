@@ -93,8 +93,10 @@ class ConcretizeTracer(Rule):
             return  # (a Python list or dict, whatever it holds: its index must be a Python value)
         for element in node.slice:
             key = ctx.value(element.slice.value) if isinstance(element.slice, cst.Index) else None
-            if key is not None and _traced_array(key) and (key.traced_array or not base.mapping):
-                # (a dict key is hashed, not used as a number: only an array is known to fail)
+            if key is not None and _traced_array(key) and (key.traced_array or (
+                    not base.mapping and base.items is not None)):
+                # (a dict key is hashed, not used as a number: only an array is known to fail; and a
+                # container of unknown kind indexed by a pytree value may be a dict looked up by key)
                 index = element.slice.value
                 what = "dict `{}` looked up with traced key" if base.mapping else "sequence `{}` indexed with traced"
                 self.report(node, f"Python {what.format(ctx.code(node.value))} `{ctx.code(index)}`",
