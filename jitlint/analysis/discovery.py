@@ -12,6 +12,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.syntax import (
     assigned_names,
+    bound_names,
     call_argument,
     dotted_name,
     int_value,
@@ -254,29 +255,6 @@ def _none_test(test: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _bound_names(stmt: cst.CSTNode) -> Set[str]:
-    """Names a statement binds at its own level or in its blocks (functions and classes aside)."""
-    out: Set[str] = set()
-    stack = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-            out.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            out.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, cst.NamedExpr):
-            out.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, cst.AsName):
-            out.update(n.value for n in assigned_names(node.name))
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            out.add(node.name.value)
-            continue
-        elif isinstance(node, cst.Lambda):
-            continue
-        stack.extend(iter_children(node))
-    return out
-
-
 def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
     """For each entry of an ``in_axes`` sequence, whether it is ``None``: literals, ``+`` of two
     sequences and ``*`` by an int literal; None when the sequence is not known."""
@@ -373,6 +351,7 @@ class ModuleIndex:
         self._wrapped_calls: Set[cst.CSTNode] = set()
         self._local_values: Dict[FunctionInfo, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
         self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
+        self._calls_argument: Dict[FunctionInfo, bool] = {}
         self._pytree_children: Dict[ClassInfo, Optional[Set[str]]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
@@ -1261,7 +1240,7 @@ class ModuleIndex:
                     known.add(name)
                     known.update(b if a == name else a for a, b in aliases if name in (a, b))
                 continue
-            for bound in _bound_names(stmt):
+            for bound in {n.value for n in bound_names(stmt)}:
                 known.discard(bound)
                 aliases = [(a, b) for a, b in aliases if bound not in (a, b)]
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
@@ -1277,16 +1256,16 @@ class ModuleIndex:
         wrapper = self.decorator_wrapper(func)
         if wrapper is None or wrapper.parent is None:
             return False
-        params = [p.name.value for p, kind in wrapper.parent.params if kind in ("posonly", "positional")]
-        if not params:
-            return False
-        stack: List[cst.CSTNode] = [wrapper.node]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == params[0]:
-                return True
-            stack.extend(iter_children(node))
-        return False
+        if wrapper not in self._calls_argument:
+            params = [p.name.value for p, kind in wrapper.parent.params if kind in ("posonly", "positional")]
+            found = False
+            stack: List[cst.CSTNode] = [wrapper.node] if params else []
+            while stack and not found:
+                node = stack.pop()
+                found = isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == params[0]
+                stack.extend(iter_children(node))
+            self._calls_argument[wrapper] = found
+        return self._calls_argument[wrapper]
 
     def decorator_wrapper(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
         """For a module-level function of this module that takes a function and returns a wrapper

@@ -298,15 +298,6 @@ LOGGER_METHODS = frozenset(
 REF_FACTORIES = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref",
                            "jax.experimental.mutable_array", "jax._src.core.mutable_array"})
 
-#: attributes and methods of a JAX array (reading one is no sign of a container or an object)
-ARRAY_ATTRIBUTE_NAMES = frozenset({"shape", "ndim", "dtype", "size", "T", "mT", "real", "imag", "at", "itemsize",
-                                   "nbytes", "aval", "weak_type", "sharding", "device", "devices", "flat", "item",
-                                   "tolist", "squeeze", "reshape", "astype", "sum", "mean", "max", "min", "std",
-                                   "var", "prod", "any", "all", "argmax", "argmin", "dot", "ravel", "flatten",
-                                   "transpose", "cumsum", "cumprod", "clip", "round", "conj", "sort", "argsort",
-                                   "take", "repeat", "swapaxes", "diagonal", "trace", "ptp", "nonzero", "view",
-                                   "block_until_ready", "copy", "__array__", "__index__"})
-
 #: in-place methods of Python containers that return None (so `lst.append(x) or y` is for the effect)
 NONE_RETURNING_METHODS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
                                     "appendleft", "extendleft"})
@@ -394,6 +385,11 @@ ARRAY_METHODS = frozenset({
     "round", "conj", "sort", "argsort", "take", "repeat", "swapaxes", "diagonal", "trace", "ptp",
     "nonzero", "view",
 })
+
+#: attributes and methods of a JAX array (reading one is no sign of a container or an object)
+ARRAY_ATTRIBUTE_NAMES = STATIC_ATTRIBUTES | ARRAY_METHODS | NUMPY_ARRAY_METHODS | frozenset(
+    {"T", "mT", "real", "imag", "at", "aval", "sharding", "device", "devices", "flat", "item", "tolist",
+     "block_until_ready", "__array__", "__index__"}) - {"_fields"}  # (a namedtuple's)
 
 #: packages that are never part of the checked project
 EXTERNAL_PACKAGES = ("jax.", "jaxlib.", "numpy.", "scipy.", "math.", "functools.", "operator.", "logging.",

@@ -280,7 +280,7 @@ def numeric_uses(fn: cst.CSTNode) -> frozenset:
             operands = [node.left] + [c.comparator for c in node.comparisons]
         used.update(o.value for o in operands if isinstance(o, cst.Name))
         if isinstance(node, cst.Assign):
-            mentioned = {n.value for n in _names_in(node.value)}
+            mentioned = {n.value for n in name_references(node.value)}
             for target in node.targets:
                 rebound.update(n.value for n in assigned_names(target.target) if n.value not in mentioned)
         elif isinstance(node, (cst.For, cst.CompFor, cst.With, cst.AsName, cst.NamedExpr)):
@@ -291,17 +291,48 @@ def numeric_uses(fn: cst.CSTNode) -> frozenset:
     return frozenset(used - rebound)
 
 
-def _names_in(node: cst.CSTNode):
-    stack = [node]
+def name_references(node: cst.CSTNode, name: Optional[str] = None) -> Iterator[cst.Name]:
+    """The ``Name`` nodes in ``node`` that name a variable, read or bound -- not the attribute of
+    ``x.attr``, the keyword of ``f(k=v)`` nor the module path of an import (only the local name it
+    binds) -- optionally only those spelled ``name``."""
+    stack: List[cst.CSTNode] = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, cst.Name):
-            yield item
+            if name is None or item.value == name:
+                yield item
+            continue
+        if isinstance(item, (cst.Attribute, cst.Arg)):
+            stack.append(item.value)
+            continue
+        if isinstance(item, (cst.Import, cst.ImportFrom)):
+            if not isinstance(item.names, cst.ImportStar):
+                for alias in item.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    while isinstance(local, cst.Attribute):  # `import a.b` binds `a`
+                        local = local.value
+                    stack.append(local)
+            continue
         stack.extend(iter_children(item))
 
 
-_DICT_METHODS = frozenset({"items", "keys", "values", "get", "pop", "setdefault", "update", "copy", "replace",
-                           "_replace", "_asdict"})
+def bound_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names a statement or block binds, at its own level or in its blocks: assignment targets
+    (plain, augmented, annotated, walrus), loop and comprehension targets, ``as`` names, and the names
+    of functions and classes defined there (whose bodies are their own scopes)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            yield from assigned_names(item.target)
+        elif isinstance(item, cst.AsName):
+            yield from assigned_names(item.name)
+        elif isinstance(item, (cst.FunctionDef, cst.ClassDef)):
+            yield item.name
+            continue
+        elif isinstance(item, cst.Lambda):
+            continue
+        stack.extend(iter_children(item))
 
 
 _SCALAR_BUILTINS = frozenset({"bool", "int", "float", "complex", "str", "repr", "print", "abs", "round", "max",
@@ -310,11 +341,11 @@ _SCALAR_BUILTINS = frozenset({"bool", "int", "float", "complex", "str", "repr", 
 
 def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None) -> frozenset:
     """Names that a function body uses as containers or objects, or hands on: indexed, sliced,
-    iterated, unpacked, tested with ``is None`` / ``in``, given to ``len``, ``*`` / ``**``, a field read
-    (an attribute that is not an array's), a dict / namedtuple method called on them, or passed to a
-    function other than a scalar builtin or an array function (``array_call(call)``): what that
-    function does with it decides.  Nested functions count (a closure reading a field of the
-    parameter uses it as an object too)."""
+    iterated, unpacked, tested with ``is`` / ``in``, ``*`` / ``**``, an attribute read or a method
+    called that an array does not have (a field, ``.items()``), or passed to a function other than
+    a scalar builtin or an array function (``array_call(call)``; ``len``, ``isinstance`` and the
+    tree utilities count): what that function does with it decides.  Nested functions count (a
+    closure reading a field of the parameter uses it as an object too)."""
     out = set()
     stack: List[cst.CSTNode] = [fn.body]
     while stack:
@@ -323,16 +354,13 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
             scalar = isinstance(node.func, cst.Name) and node.func.value in _SCALAR_BUILTINS
             if not scalar and not (array_call is not None and array_call(node)):
                 out.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
-        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
             out.add(node.value.value)
         elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
                 and node.attr.value not in array_attributes:
             out.add(node.value.value)
         elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
             out.add(node.iter.value)
-        elif isinstance(node, (cst.StarredElement, cst.Arg)) and getattr(node, "star", "") in ("*", "**") \
-                and isinstance(node.value, cst.Name):
-            out.add(node.value.value)
         elif isinstance(node, cst.StarredElement) and isinstance(node.value, cst.Name):
             out.add(node.value.value)
         elif isinstance(node, cst.Comparison):
@@ -341,15 +369,6 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
                     out.update(x.value for x in (node.left, comp.comparator) if isinstance(x, cst.Name))
                 if isinstance(comp.operator, (cst.In, cst.NotIn)) and isinstance(comp.comparator, cst.Name):
                     out.add(comp.comparator.value)
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
-                "len", "isinstance", "dict", "list", "tuple", "sorted", "zip", "enumerate") and node.args \
-                and isinstance(node.args[0].value, cst.Name):
-            out.add(node.args[0].value.value)
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and isinstance(node.func.value, cst.Name) and node.func.attr.value in _DICT_METHODS:
-            out.add(node.func.value.value)
-        elif isinstance(node, cst.Call) and "tree" in (dotted_name(node.func) or ""):
-            out.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
         elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and any(
                 isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             out.add(node.value.value)

@@ -364,9 +364,9 @@ class Analyzer:
             if isinstance(value, (cst.Integer, cst.Float)) or (
                     isinstance(value, cst.Name) and value.value in ("True", "False")):
                 return True
-            if isinstance(value, cst.Call) and (self.index.qualify(value.func) or "").startswith(
-                    ("jax.numpy.", "numpy.", "jax.random.")) and not self.index.qualify(value.func).startswith(
-                    ("numpy.random.default_rng", "jax.random.split", "jax.random.key", "jax.random.PRNGKey")):
+            q = self.index.qualify(value.func) if isinstance(value, cst.Call) else None
+            if q is not None and q.startswith(("jax.numpy.", "numpy.", "jax.random.")) and q not in (
+                    "numpy.random.default_rng", "jax.random.split", "jax.random.key", "jax.random.PRNGKey"):
                 return True
         return False
 

@@ -15,7 +15,7 @@ import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import iter_children
+from jitlint.analysis.syntax import iter_children, name_references
 from jitlint.analysis.tracedness import Facts
 from jitlint.diagnostics import Edit
 from jitlint.fixes.purity import Purity
@@ -274,34 +274,7 @@ _CONVENTIONAL = {
 
 def names_in(node: cst.CSTNode) -> Set[str]:
     """Names bound or read in ``node``: not module paths of imports, attribute names or keywords."""
-    out: Set[str] = set()
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-            continue
-        if isinstance(n, cst.Attribute):
-            stack.append(n.value)
-            continue
-        if isinstance(n, cst.Arg):
-            stack.append(n.value)
-            continue
-        if isinstance(n, cst.ImportFrom):
-            if not isinstance(n.names, cst.ImportStar):
-                for alias in n.names:
-                    local = alias.asname.name if alias.asname is not None else alias.name
-                    stack.append(local)
-            continue
-        if isinstance(n, cst.Import):
-            for alias in n.names:
-                local = alias.asname.name if alias.asname is not None else alias.name
-                while isinstance(local, cst.Attribute):
-                    local = local.value
-                stack.append(local)
-            continue
-        stack.extend(iter_children(n))
-    return out
+    return {n.value for n in name_references(node)}
 
 
 def _is_docstring(stmt: cst.CSTNode) -> bool:

@@ -43,7 +43,7 @@ from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import call_argument, iter_children
+from jitlint.analysis.syntax import call_argument, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.context import FixContext
@@ -243,8 +243,8 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> b
         name = parent.targets[0].target.value
         scope = ctx.enclosing_def(parent)
         if scope is not None:
-            inside = set(_names(parent.value, name))  # the old value read on the right-hand side
-            uses = [n for n in _names(scope, name) if n is not parent.targets[0].target and n not in inside]
+            inside = set(name_references(parent.value, name))  # the old value read on the right-hand side
+            uses = [n for n in name_references(scope, name) if n is not parent.targets[0].target and n not in inside]
     for use in uses:
         child, up = use, ctx.parent(use)
         while up is not None and not isinstance(up, (cst.SimpleStatementLine, cst.FunctionDef)):
@@ -271,15 +271,6 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> b
                 return True
             child, up = up, ctx.parent(up)
     return False
-
-
-def _names(scope: cst.CSTNode, name: str):
-    stack = [scope]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            yield node
-        stack.extend(iter_children(node))
 
 
 def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:

@@ -70,18 +70,20 @@ class RuleContext:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
 
+    def enclosing_tries(self, node: cst.CSTNode):
+        """The ``try`` statements around ``node`` within its function, innermost first, each with
+        the part of it (body, handler, else, finally) that holds ``node``."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(parent, (cst.Try, cst.TryStar)):
+                yield parent, child
+            child, parent = parent, self.parents.get(parent)
+
     def is_caught(self, node: cst.CSTNode, classes: frozenset) -> bool:
         """Whether ``node`` runs in the body of a ``try`` whose handler catches one of ``classes``
         (or ``Exception``, or everything): the error JAX raises there is the code's own business."""
-        child, parent = node, self.parents.get(node)
-        while parent is not None:
-            if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body \
-                    and any(handler_catches(h, classes) for h in parent.handlers):
-                return True
-            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-                return False
-            child, parent = parent, self.parents.get(parent)
-        return False
+        return any(part is stmt.body and any(handler_catches(h, classes) for h in stmt.handlers)
+                   for stmt, part in self.enclosing_tries(node))
 
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:
         return short_code(self.module, node, limit)

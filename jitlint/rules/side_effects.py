@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import assigned_names, iter_children
+from jitlint.analysis.syntax import assigned_names, bound_names
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule
 
@@ -220,13 +220,13 @@ class OuterStateWrite(Rule):
     def _restored_in_finally(self, name: str) -> bool:
         """The write sits in a ``try`` whose ``finally`` writes the same name back (or in that
         ``finally``): state scoped to the trace, such as a nesting depth kept while tracing."""
-        child, parent = self.ctx.current, self.ctx.parent(self.ctx.current) if self.ctx.current else None
-        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(parent, (cst.Try, cst.TryStar)) and parent.finalbody is not None:
-                other = parent.body if child is parent.finalbody else parent.finalbody
-                if any(isinstance(n, cst.Name) and n.value == name for n in _assigned_in(other)):
+        if self.ctx.current is None:
+            return False
+        for stmt, part in self.ctx.enclosing_tries(self.ctx.current):
+            if stmt.finalbody is not None:
+                other = stmt.body if part is stmt.finalbody else stmt.finalbody
+                if any(n.value == name for n in bound_names(other)):
                     return True
-            child, parent = parent, self.ctx.parent(parent)
         return False
 
     def _check_name_target(self, name: cst.Name, value: cst.BaseExpression) -> None:
@@ -320,18 +320,6 @@ class OuterStateWrite(Rule):
         if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
             return isinstance(self.ctx.parent(parent), cst.Expr)
         return False
-
-
-def _assigned_in(block: cst.CSTNode):
-    """The names assigned (``=``, augmented, annotated) anywhere in a block."""
-    stack = [block]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.AssignTarget):
-            yield from assigned_names(node.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            yield from assigned_names(node.target)
-        stack.extend(iter_children(node))
 
 
 class PrintInTracedCode(Rule):
