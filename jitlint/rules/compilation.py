@@ -300,18 +300,34 @@ class RecompilationHazard(Rule):
 
     ## Example
     ```python
+    import jax
+    import jax.numpy as jnp
+
+    def mse(params, x, y):
+        return jnp.mean((x @ params - y) ** 2)
+
     def evaluate(params, batches):
+        losses = []
         for xb, yb in batches:
-            loss = jax.jit(lambda p: mse(p, xb, yb))(params)
+            losses.append(jax.jit(lambda p: mse(p, xb, yb))(params))
+        return losses
     ```
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
+    def mse(params, x, y):
+        return jnp.mean((x @ params - y) ** 2)
+
     mse_jit = jax.jit(mse)
 
     def evaluate(params, batches):
+        losses = []
         for xb, yb in batches:
-            loss = mse_jit(params, xb, yb)
+            losses.append(mse_jit(params, xb, yb))
+        return losses
     ```
 
     ## Fix safety
@@ -687,15 +703,30 @@ class BadStaticArguments(Rule):
 
     ## Example
     ```python
-    @partial(jax.jit, static_argnames=("layer_sizes",))
-    def init(key, layer_sizes): ...
+    from functools import partial
 
-    init(key, layer_sizes=[4, 3])
+    import jax
+
+    @partial(jax.jit, static_argnames=("layer_sizes",))
+    def init(key, layer_sizes):
+        keys = jax.random.split(key, len(layer_sizes) - 1)
+        return [jax.random.normal(k, (m, n)) for k, m, n in zip(keys, layer_sizes[:-1], layer_sizes[1:])]
+
+    params = init(jax.random.key(0), layer_sizes=[4, 3])
     ```
 
     Use instead:
     ```python
-    init(key, layer_sizes=(4, 3))
+    from functools import partial
+
+    import jax
+
+    @partial(jax.jit, static_argnames=("layer_sizes",))
+    def init(key, layer_sizes):
+        keys = jax.random.split(key, len(layer_sizes) - 1)
+        return [jax.random.normal(k, (m, n)) for k, m, n in zip(keys, layer_sizes[:-1], layer_sizes[1:])]
+
+    params = init(jax.random.key(0), layer_sizes=(4, 3))
     ```
 
     ## Fix safety
@@ -831,6 +862,8 @@ class MutableStaticSelf(Rule):
 
     ## Example
     ```python
+    import jax
+
     class Scaler:
         def __init__(self, k):
             self.k = k
@@ -843,8 +876,26 @@ class MutableStaticSelf(Rule):
             self.k = k
     ```
 
-    Use instead: a frozen dataclass (`dataclasses.replace` to change it), or a
-    pytree (`jax.tree_util.register_dataclass`) whose data fields are traced.
+    Use instead:
+    ```python
+    import dataclasses
+    from functools import partial
+
+    import jax
+
+    @dataclasses.dataclass(frozen=True)
+    class Scaler:
+        k: float
+
+        @partial(jax.jit, static_argnums=0)
+        def f(self, x):
+            return self.k * x
+
+    scaler = dataclasses.replace(Scaler(2.0), k=3.0)
+    ```
+    A frozen dataclass hashes and compares by its fields, so a changed copy
+    (`dataclasses.replace`) compiles anew. Or make it a pytree
+    (`jax.tree_util.register_dataclass`) whose data fields are traced.
 
     ## Fix safety
     No automatic fix.

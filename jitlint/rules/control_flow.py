@@ -53,11 +53,14 @@ class PythonBranchOnTracer(Rule):
     ## Why is this bad?
     Python needs a concrete `True` or `False`, and a tracer has none:
     `jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced
-    array with shape bool[].` (`jax.grad` alone does not trace, so such code can
-    work eagerly and fail only once it is jitted.)
+    array with shape bool[].` (Under `jax.grad` alone the tracer still holds a
+    concrete value, so such code can work eagerly and under `grad`, and fail
+    only once it is jitted.)
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def relu(x):
         if x > 0:
@@ -67,6 +70,9 @@ class PythonBranchOnTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def relu(x):
         return jnp.where(x > 0, x, 0.0)
@@ -153,6 +159,8 @@ class RangeOverTracer(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def power(x, n):
         y = x
@@ -163,6 +171,8 @@ class RangeOverTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def power(x, n):
         return jax.lax.fori_loop(0, n - 1, lambda i, y: y * x, x)
@@ -205,6 +215,8 @@ class WhileOnTracer(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def halve_until_small(x):
         while x > 1.0:
@@ -214,6 +226,8 @@ class WhileOnTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def halve_until_small(x):
         return jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)
@@ -252,6 +266,8 @@ class BoolBuiltinOnTracer(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def relu(x):
         return max(x, 0.0)
@@ -259,6 +275,9 @@ class BoolBuiltinOnTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def relu(x):
         return jnp.maximum(x, 0.0)

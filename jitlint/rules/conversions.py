@@ -35,6 +35,9 @@ class ConcretizeTracer(Rule):
 
     ## Example
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def n_samples(duration, dt):
         return int(jnp.ceil(duration / dt))
@@ -42,6 +45,11 @@ class ConcretizeTracer(Rule):
 
     Use instead:
     ```python
+    import math
+    from functools import partial
+
+    import jax
+
     @partial(jax.jit, static_argnames=("duration", "dt"))
     def n_samples(duration, dt):
         return int(math.ceil(duration / dt))
@@ -135,6 +143,9 @@ class NumpyOnTracer(Rule):
 
     ## Example
     ```python
+    import jax
+    import numpy as np
+
     @jax.jit
     def f(x):
         return np.exp(x)
@@ -142,6 +153,9 @@ class NumpyOnTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def f(x):
         return jnp.exp(x)
@@ -233,6 +247,8 @@ class FormatTracer(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def step(x):
         jax.debug.print(f"x={x}")
@@ -241,6 +257,8 @@ class FormatTracer(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def step(x):
         jax.debug.print("x={x}", x=x)

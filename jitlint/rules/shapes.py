@@ -51,6 +51,8 @@ class ValueDependentShape(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def positive_sum(x):
         return x[x > 0].sum()
@@ -58,6 +60,9 @@ class ValueDependentShape(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def positive_sum(x):
         return jnp.where(x > 0, x, 0).sum()
@@ -182,6 +187,9 @@ class TracedShape(Rule):
 
     ## Example
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def pad(rows, pad_to):
         return jnp.zeros((pad_to, rows.shape[1]))
@@ -189,6 +197,11 @@ class TracedShape(Rule):
 
     Use instead:
     ```python
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
     @partial(jax.jit, static_argnames=("pad_to",))
     def pad(rows, pad_to):
         return jnp.zeros((pad_to, rows.shape[1]))

@@ -60,7 +60,12 @@ class MutableGlobalRead(Rule):
 
     ## Example
     ```python
+    import jax
+
     CONFIG = {"temperature": 1.0}
+
+    def set_temperature(t):
+        CONFIG["temperature"] = t
 
     @jax.jit
     def softmax(logits):
@@ -69,6 +74,8 @@ class MutableGlobalRead(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def softmax(logits, temperature):
         return jax.nn.softmax(logits / temperature)
@@ -150,6 +157,8 @@ class OuterStateWrite(Rule):
 
     ## Example
     ```python
+    import jax
+
     LOG = []
 
     @jax.jit
@@ -161,11 +170,16 @@ class OuterStateWrite(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
+    LOG = []
+
     @jax.jit
     def step(x):
         return x * 2
 
-    y = step(x)
+    y = step(jnp.arange(3.0))
     LOG.append(y)
     ```
 
@@ -332,6 +346,8 @@ class PrintInTracedCode(Rule):
 
     ## Example
     ```python
+    import jax
+
     @jax.jit
     def f(x):
         print("x is", x)
@@ -340,6 +356,8 @@ class PrintInTracedCode(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def f(x):
         jax.debug.print("x is {x}", x=x)
@@ -399,6 +417,9 @@ class SideEffectInTracedCode(Rule):
 
     ## Example
     ```python
+    import jax
+    import numpy as np
+
     @jax.jit
     def noisy(x):
         return x + np.random.normal()
@@ -406,6 +427,8 @@ class SideEffectInTracedCode(Rule):
 
     Use instead:
     ```python
+    import jax
+
     @jax.jit
     def noisy(x, key):
         return x + jax.random.normal(key)
@@ -492,6 +515,9 @@ class InPlaceArrayUpdate(Rule):
 
     ## Example
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def f(x):
         y = jnp.zeros(3)
@@ -501,6 +527,9 @@ class InPlaceArrayUpdate(Rule):
 
     Use instead:
     ```python
+    import jax
+    import jax.numpy as jnp
+
     @jax.jit
     def f(x):
         y = jnp.zeros(3)
