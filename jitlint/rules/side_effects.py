@@ -1,14 +1,15 @@
 """JIT1xx: side effects and global state inside traced code."""
 from __future__ import annotations
 
-from typing import Optional
+import re
+from typing import Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import assigned_names, bound_names
 from jitlint.analysis.values import Kind, Reason
-from jitlint.rules.base import Rule
+from jitlint.rules.base import Rule, RuleContext
 
 _SETUP_METHODS = ("__init__", "setup", "__post_init__", "__new__", "__setattr__")
 
@@ -336,6 +337,77 @@ class OuterStateWrite(Rule):
         return False
 
 
+#: what formatting a tracer with a format spec raises (``object.__format__`` refuses any spec;
+#: the class is ``DynamicJaxprTracer`` under ``jax.jit``, another tracer under ``grad`` or ``vmap``)
+FORMAT_SPEC_ERROR = "TypeError: unsupported format string passed to ...Tracer.__format__"
+
+
+def _format_spec_text(parts: Sequence[cst.BaseFormattedStringContent]) -> Optional[str]:
+    """The source of an f-string field's format spec, or None when it is empty (``{x}``, ``{x:}``)."""
+    text = "".join(p.value if isinstance(p, cst.FormattedStringText) else "{...}" for p in parts)
+    return text or None
+
+
+def _traced_format_spec(ctx: RuleContext, expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """A traced value formatted with a format spec in ``expr`` -- ``f"{loss:.3f}"`` or
+    ``"{:.3f}".format(loss)`` -- as (the traced expression, the spec): formatting a tracer
+    with a spec raises ``TypeError`` at trace time.  A conversion (``{loss!r:>9}``) formats
+    the tracer's text instead, and an empty spec is ``str()``: neither raises."""
+    for node in _subexpressions(expr):
+        if isinstance(node, cst.FormattedStringExpression) and node.conversion is None \
+                and node.format_spec is not None:
+            spec = _format_spec_text(node.format_spec)
+            if spec is not None and ctx.value(node.expression).kind is Kind.TRACED:
+                return node.expression, spec
+        if isinstance(node, cst.Call):
+            found = _traced_str_format(ctx, node)
+            if found is not None:
+                return found
+    return None
+
+
+def _subexpressions(expr: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``expr`` and the nodes inside it, not entering nested functions."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, cst.Lambda):
+            stack.extend(reversed(node.children))
+
+
+def _traced_str_format(ctx: RuleContext, call: cst.Call) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """``"...{:.3f}...".format(x)`` with ``x`` traced: the argument and the spec."""
+    import string
+
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "format"
+            and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))):
+        return None
+    template = func.value.evaluated_value
+    if not isinstance(template, str):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    auto = 0
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    for _, field, spec, conversion in fields:
+        if field is None:
+            continue
+        name = re.split(r"[.\[]", field, maxsplit=1)[0]
+        if name == "":
+            name, auto = str(auto), auto + 1
+        arg = positional[int(name)] if name.isdigit() and int(name) < len(positional) else keywords.get(name)
+        if arg is None or conversion is not None or not spec or field not in ("", name):
+            continue
+        if ctx.value(arg).kind is Kind.TRACED:
+            return arg, spec
+    return None
+
+
 class PrintInTracedCode(Rule):
     """## What it does
     Flags `print()` of a traced value inside traced code.
@@ -396,6 +468,13 @@ class PrintInTracedCode(Rule):
             value = self.ctx.value(arg.value)
             if value.kind is Kind.TRACED or value.formats_tracer is not None:
                 reason = value.reason if value.kind is Kind.TRACED else value.formats_tracer
+                spec = _traced_format_spec(self.ctx, arg.value)
+                if spec is not None:
+                    traced, text = spec
+                    self.report(node, f"`print()` of `{self.ctx.code(arg.value)}` raises `{FORMAT_SPEC_ERROR}` "
+                                      f"while tracing: traced `{self.ctx.code(traced)}` cannot take the format "
+                                      f"spec `:{text}`", self.ctx.value(traced).reason or reason)
+                    return
                 self.report(node, f"`print()` of traced `{self.ctx.code(arg.value)}` runs once, at trace time, "
                                   "and shows a tracer instead of the value", reason)
                 return
