@@ -180,7 +180,8 @@ def test_json_report_has_the_documented_fields(capsys):
     report = outcome.json()
     assert len(report) == len(HAZARDS_FINDINGS)
     for item in report:
-        assert list(item) == ["path", "line", "column", "end_line", "end_column", "code", "message", "reason", "fix"]
+        assert list(item) == ["path", "line", "column", "end_line", "end_column", "code", "message", "reason", "fix",
+                             "url"]
         assert item["path"] == str(HAZARDS)
         assert item["fix"] is None or set(item["fix"]) == {"applicability", "title", "edits"}
         assert item["reason"] and all(isinstance(link, str) and link for link in item["reason"])

@@ -157,6 +157,53 @@ def test_quiet_statistics_has_no_summary(capsys):
     assert not out.splitlines()[-1].startswith("Found")
 
 
+# ------------------------------------------------------------------------------------------------- JSON
+
+def text_between(source: str, start: tuple, end: tuple) -> str:
+    """The text from (line, column) to (line, column), 1-based, lines split as LibCST splits them."""
+    lines = source.splitlines(keepends=True)
+    offset = lambda line, column: sum(len(text) for text in lines[:line - 1]) + column - 1  # noqa: E731
+    return source[offset(*start):offset(*end)]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_json_fix_edits_carry_line_and_column_ranges(tmp_path, capsys, newline):
+    """Lines and columns (code points) of each edit point at the same text as its offsets."""
+    source = ('# ünïcödé 漢字 before the fix\n' + HAZARDS.read_text()).replace("\n", newline)
+    path = tmp_path / "hazards.py"
+    path.write_bytes(source.encode("utf-8"))
+    report = run_cli(capsys, "check", "--isolated", "--no-cache", "--format", "json", str(path)).json()
+    edits = [e for item in report if item["fix"] for e in item["fix"]["edits"]]
+    assert len(edits) >= 4 and any(e["end_line"] > e["line"] for e in edits)
+    for edit in edits:
+        assert list(edit) == ["start", "end", "content", "line", "column", "end_line", "end_column"]
+        assert text_between(source, (edit["line"], edit["column"]), (edit["end_line"], edit["end_column"])) \
+            == source[edit["start"]:edit["end"]]
+    branch = next(item for item in report if item["code"] == "JIT201")
+    assert branch["fix"]["edits"][0]["line"] == branch["line"]  # the `if` statement the finding is on
+
+
+def test_json_findings_link_the_documentation_of_their_rule(capsys):
+    report = run_cli(capsys, "check", "--isolated", "--format", "json", str(HAZARDS)).json()
+    assert [item["url"] for item in report] == [rule_url(code) for _, _, code in HAZARDS_FINDINGS]
+    sarif = run_cli(capsys, "check", "--isolated", "--format", "sarif", str(HAZARDS)).json()
+    help_uris = {rule["id"]: rule["helpUri"] for rule in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert all(item["url"] == help_uris[item["code"]] for item in report)
+
+
+def test_json_edit_ranges_without_the_source_in_the_result(tmp_path):
+    """A result that did not keep its source (read back from a cache, say) reads the file."""
+    from jitlint.diagnostics import FileResult
+    from jitlint.engine import lint_source
+    from jitlint.output import format_json
+
+    path = write(tmp_path, "prints.py", PRINTS)
+    result = lint_source(PRINTS, str(path))
+    [item] = json.loads(format_json([FileResult(str(path), result.diagnostics)]))
+    [edit] = item["fix"]["edits"]
+    assert (edit["line"], edit["column"], edit["end_line"]) == (6, 5, 6)
+
+
 # ------------------------------------------------------------------------------------------------ SARIF
 
 def sarif_schema():

@@ -6,8 +6,10 @@ scanning) and ``github`` (:mod:`.github`, workflow annotations).
 """
 from __future__ import annotations
 
+import bisect
 import json
-from typing import Sequence
+import re
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from jitlint.diagnostics import FileResult
 from jitlint.output.style import PLAIN, Style
@@ -16,7 +18,50 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def format_json(results: Sequence[FileResult]) -> str:
-    return json.dumps([d.to_json() for r in results for d in r.diagnostics], indent=2) + "\n"
+    """One object per finding: its location, code, documentation URL, message, reason chain and fix;
+    a fix's edits carry character offsets and 1-based line / column ranges, like the findings."""
+    return json.dumps([item for r in results for item in json_findings(r)], indent=2) + "\n"
+
+
+def json_findings(result: FileResult) -> List[dict]:
+    from jitlint.docs import rule_url
+    from jitlint.registry import RULES_BY_CODE
+
+    locate: Optional[Callable[[int], Tuple[int, int]]] = None
+    out = []
+    for diag in result.diagnostics:
+        item = diag.to_json()
+        item["url"] = rule_url(diag.code) if diag.code in RULES_BY_CODE else None
+        if item["fix"] is not None and item["fix"]["edits"]:
+            locate = locate or _locator(result)
+            for edit in item["fix"]["edits"]:
+                (edit["line"], edit["column"]), (edit["end_line"], edit["end_column"]) = \
+                    locate(edit["start"]), locate(edit["end"])
+        out.append(item)
+    return out
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _locator(result: FileResult) -> Callable[[int], Tuple[int, int]]:
+    """Character offset -> (1-based line, 1-based column in code points) in the file's source,
+    with LibCST's line breaks (``\\n``, ``\\r\\n``, ``\\r``)."""
+    source = result.source if result.source is not None else _read_source(result.path)
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(source)]
+
+    def locate(offset: int) -> Tuple[int, int]:
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    return locate
+
+
+def _read_source(path: str) -> str:
+    from jitlint.files import read_source_file
+    from jitlint.source import decode_source
+
+    return decode_source(read_source_file(path))
 
 
 def format_json_statistics(results: Sequence[FileResult]) -> str:
