@@ -9,12 +9,14 @@ import argparse
 import inspect
 import os
 import sys
-from typing import Iterable, Iterator, List, Optional, Sequence, Set, TextIO
+from typing import List, Optional, Sequence, TextIO
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config, load_file
 from jitlint.diagnostics import FileError, FileResult
 from jitlint.engine import lint_bytes
+from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files  # noqa: F401 - re-exported
+from jitlint.files import read_source_file as _read_file
 from jitlint.output import FORMATS, format_json, render  # noqa: F401 - format_json: used by callers
 from jitlint.output.style import PLAIN, Style, wants_color
 from jitlint.output.text import display_width, format_text, reason_lines, source_excerpt, summary  # noqa: F401
@@ -22,11 +24,6 @@ from jitlint.registry import RULES_BY_CODE, known_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rule", "rules", "verify", "server")
-STDIN = "-"
-
-
-class UsageError(Exception):
-    pass
 
 
 def _code_list(value: str) -> List[str]:
@@ -154,33 +151,6 @@ def resolve_config(args: argparse.Namespace) -> Config:
     return config
 
 
-def is_virtualenv(folder: str) -> bool:
-    return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
-
-
-def _walk(root: str, config: Config) -> Iterator[str]:
-    """Python files below ``root``, sorted, skipping excluded folders and virtual environments."""
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not config.is_excluded(os.path.join(folder, d), root)
-                         and not is_virtualenv(os.path.join(folder, d)))
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            if name.endswith((".py", ".pyi")) and not config.is_excluded(path, root):
-                yield os.path.normpath(path)
-
-
-def iter_files(paths: Iterable[str], config: Config) -> Iterator[str]:
-    """The files to lint: named files as given, folders walked; each file once."""
-    seen: Set[str] = set()
-    for path in paths:
-        found = _walk(path, config) if path != STDIN and os.path.isdir(path) else [path]
-        for file in found:
-            key = file if file == STDIN else os.path.realpath(file)
-            if key not in seen:
-                seen.add(key)
-                yield file
-
-
 def _read_stdin() -> bytes:
     stream = getattr(sys.stdin, "buffer", sys.stdin)
     data = stream.read() if stream is not None else b""
@@ -200,11 +170,6 @@ def lint_path(path: str, config: Config, stdin_name: Optional[str]) -> FileResul
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
         message = f"internal error: {type(exc).__name__}: {exc}"
         return FileResult(display, error=FileError(display, 1, 1, message, internal=True))
-
-
-def _read_file(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def _plural(n: int, word: str) -> str:
@@ -282,7 +247,7 @@ def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
 
     paths = list(iter_files(args.paths, config))
     files = [p for p in paths if p != STDIN]
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    jobs = _jobs(args)
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
     roots = [p for p in args.paths if p != STDIN and os.path.isdir(p)]
     from jitlint.output.progress import Progress
@@ -324,19 +289,24 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         from jitlint.verify.command import gate_fix, verification_text, verify_options_for_check
 
         verify_options = verify_options_for_check(args)
-    for path in iter_files(args.paths, config):
+    paths = list(iter_files(args.paths, config))
+    outcomes = _fix_outcomes([p for p in paths if p != STDIN], args, config)
+    for path in paths:
         display = (args.stdin_filename or STDIN) if path == STDIN else path
-        try:
-            data = _read_stdin() if path == STDIN else _read_file(path)
-        except OSError as exc:
-            results.append(FileResult(display, error=FileError(display, 1, 1, f"cannot read: {exc.strerror or exc}")))
-            continue
-        try:
-            outcome = fix_bytes(data, display, config, unsafe=args.unsafe_fixes)
-        except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            results.append(FileResult(display, error=FileError(display, 1, 1, message, internal=True)))
-            continue
+        if path == STDIN:
+            data = _read_stdin()
+            try:
+                outcome = fix_bytes(data, display, config, unsafe=args.unsafe_fixes)
+            except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
+                message = f"internal error: {type(exc).__name__}: {exc}"
+                results.append(FileResult(display, error=FileError(display, 1, 1, message, internal=True)))
+                continue
+        else:
+            outcome = outcomes[path]
+            if outcome.data is None:  # it could not be read, or jitlint failed on it
+                results.append(FileResult(display, error=outcome.error))
+                continue
+            data = outcome.data  # what the fix was computed from: a file changed since is not overwritten
         if args.verify:  # runs the code, in a subprocess; keeps only the fixes that verified
             outcome, verification = gate_fix(outcome, path, config, verify_options)
             verifications.append(verification)
@@ -398,6 +368,29 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
     if args.exit_non_zero_on_fix and changed and not has_internal_error(results):
         return EXIT_FINDINGS
     return exit_status(results)
+
+
+def _fix_outcomes(files: Sequence[str], args: argparse.Namespace, config: Config) -> dict:
+    """The files fixed together, with the project around them (what ``check`` reports is what is fixed)."""
+    from jitlint.runner import default_cache_dir, fix_files
+
+    if not files:
+        return {}
+    try:
+        return fix_files(files, config, unsafe=args.unsafe_fixes, jobs=_jobs(args),
+                         cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
+                         roots=[p for p in args.paths if p != STDIN and os.path.isdir(p)])
+    except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run: every file gets it
+        from jitlint.fixing import FileFixResult
+
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        return {p: FileFixResult(p, error=FileError(p, 1, 1, message, internal=True)) for p in files}
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    """``-j``: at most the number of CPUs (0 or less: all of them)."""
+    cpus = os.cpu_count() or 1
+    return min(args.jobs, cpus) if args.jobs > 0 else cpus
 
 
 def run_rule(code: str) -> int:

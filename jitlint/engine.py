@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.analysis.discovery import ModuleIndex
-from jitlint.analysis.tracedness import analyse_module
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
-from jitlint.registry import selected_rules
-from jitlint.rules.base import RawFinding, Rule, run_rules
+from jitlint.registry import RULES_BY_CODE, is_enabled, selected_rules
+from jitlint.rules.base import RawFinding, run_rules
 from jitlint.source import SourceError, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
+
+if TYPE_CHECKING:
+    from jitlint.analysis.project import Project
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[,\s]+[A-Z][A-Z0-9]*)*))?", re.IGNORECASE)
 
@@ -76,19 +77,49 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
     return tuple(out)
 
 
-def analyse(module: cst.Module, config: Config, rules: Sequence[Type[Rule]]) -> List[RawFinding]:
-    index = ModuleIndex(module, config.extend_jit_decorators)
-    facts = analyse_module(index)
-    return run_rules(index, facts, rules)
+def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),
+                 load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
+                 ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
+    """The one analysis every front end runs: a module, with the project modules its traced code reaches.
+
+    Returns the findings of every module the analysis reached (keyed by real
+    path; each finding's ``path`` is the path the module was loaded under),
+    and the project, whose loaded modules are what the result depends on.
+    ``load_source`` reads another module (None: it cannot be read); without it,
+    no other module is read.  Per-file ignores are not applied here: see
+    :func:`without_file_ignores`.  SourceError when the code is too deep to analyse.
+    """
+    from jitlint.analysis.project import Project
+    from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
+
+    project = Project(config.extend_jit_decorators, roots, load_source=load_source or (lambda p: None))
+    own = project.add(path, source, module)
+    own.analysed = True
+    rules = selected_rules(config.select, config.ignore)
+    out: Dict[str, List[Diagnostic]] = {}
+    positions_cache: Dict[int, Any] = {}
+
+    def run() -> None:
+        own.analyzer.run()
+        for key, state in list(project.states.items()):
+            if state is None or (state is not own and not state.analyzer.facts.bodies):
+                continue
+            raw = run_rules(state.index, state.analyzer.facts, rules, module_level=state is own)
+            raw = attach_fixes(raw, state.index, state.analyzer.facts)
+            out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache)
+
+    with_deep_stack(run, "analyse")
+    return out, project
 
 
-def lint_module(module: cst.Module, source: str, path: str, config: Config,
-                rules: Optional[Sequence[Type[Rule]]] = None) -> List[Diagnostic]:
-    if rules is None:
-        rules = rules_for(path, config)
-    if not rules:
-        return []
-    return diagnostics_from(analyse(module, config, rules), module, source, path)
+def without_file_ignores(diagnostics: Sequence[Diagnostic], path: str, config: Config) -> List[Diagnostic]:
+    """``per-file-ignores`` of ``path`` applied (the analysis runs every selected rule everywhere)."""
+    ignored = config.ignores_for(path)
+    if not ignored:
+        return list(diagnostics)
+    return [d for d in diagnostics if is_enabled(d.code, config.select, list(config.ignore) + list(ignored),
+                                                 RULES_BY_CODE[d.code].default_enabled)
+            or d.code not in RULES_BY_CODE]
 
 
 def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str, path: str,
@@ -143,53 +174,17 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
 
 def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:
     """One finding per line for overlapping rules: the more specific one wins."""
-    from jitlint.registry import RULES_BY_CODE
-
     return {key: diag for key, diag in seen.items()
             if key[1] not in RULES_BY_CODE  # JIT000, an internal error, is never superseded
             or not any((key[0], other) in seen for other in RULES_BY_CODE[key[1]].superseded_by)}
 
 
-def lint_project(files: Sequence[Tuple[str, str, cst.Module]], config: Config,
-                 roots: Sequence[str] = ()) -> Dict[str, List[Diagnostic]]:
-    """Lint several parsed modules together, following helpers imported between them.
+def lint_module(module: cst.Module, source: str, path: str, config: Config) -> List[Diagnostic]:
+    """The findings of one module on its own (no other module is read); SourceError when too deep."""
+    import os
 
-    Returns the diagnostics of each path; a module too deeply nested to analyse
-    is reported as a SourceError in the value for its path instead.
-    """
-    from jitlint.analysis.project import Project
-
-    project = Project(config.extend_jit_decorators, roots)
-    states = [project.add(path, source, module) for path, source, module in files]
-    results: Dict[str, Any] = {}
-    for state in states:
-        state.analysed = True
-        try:
-            with_deep_stack(state.analyzer.run, "analyse")
-        except SourceError as exc:
-            results[state.path] = exc
-    other_positions: Dict[int, Any] = {}
-    for state in states:
-        if state.path in results:
-            continue
-        rules = rules_for(state.path, config)
-        try:
-            raw = with_deep_stack(lambda s=state, r=rules: run_rules(s.index, s.analyzer.facts, r), "analyse") \
-                if rules else []
-            results[state.path] = diagnostics_from(raw, state.module, state.source, state.path, other_positions)
-        except SourceError as exc:
-            results[state.path] = exc
-    return results
-
-
-def rules_for(path: str, config: Config) -> List[Type[Rule]]:
-    ignore = list(config.ignore) + list(config.ignores_for(path))
-    return selected_rules(config.select, ignore)
-
-
-def lint_parsed(module: cst.Module, source: str, path: str, config: Config) -> List[Diagnostic]:
-    """``lint_module`` for the front ends: SourceError when the code is too deep to analyse."""
-    return with_deep_stack(lambda: lint_module(module, source, path, config), "analyse")
+    found, _ = analyse_unit(path, source, module, config)
+    return without_file_ignores(found.get(os.path.realpath(path), []), path, config)
 
 
 def lint_source(source: str, path: str = "<string>", config: Optional[Config] = None) -> FileResult:
@@ -197,7 +192,7 @@ def lint_source(source: str, path: str = "<string>", config: Optional[Config] = 
     config = config or Config()
     try:
         module = parse(source)
-        diagnostics = lint_parsed(module, source, path, config)
+        diagnostics = lint_module(module, source, path, config)
     except SourceError as exc:
         return FileResult(path, error=FileError(path, exc.line, exc.column, exc.message), source=source)
     return FileResult(path, tuple(diagnostics), source=source)

@@ -26,6 +26,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
+from jitlint.files import removed_on_failure
 
 #: rounds of lint-and-fix before giving up on reaching a fixed point
 MAX_ROUNDS = 5
@@ -94,22 +95,49 @@ def apply_fixes(source: str, fixes: Sequence[Fix]) -> Tuple[str, List[int]]:
 
 
 def _lint(source: str, path: str, config: Config, prefer_static: Optional[bool]):
-    from jitlint.engine import SourceError, lint_parsed, parse
+    from jitlint.engine import SourceError, lint_module, parse
     from jitlint.fixes import preferring_static
 
     try:
         module = parse(source)
         with preferring_static(prefer_static):
-            return lint_parsed(module, source, path, config), None
+            return lint_module(module, source, path, config), None
     except SourceError as exc:
         return None, FileError(path, exc.line, exc.column, exc.message)
 
 
-def fix_source(source: str, path: str = "<string>", config: Optional[Config] = None, *, unsafe: bool = False,
-               prefer_static: Optional[bool] = None, max_rounds: int = MAX_ROUNDS) -> FixResult:
-    """Fix ``source`` to a fixed point.  Never raises on bad user code."""
+def fix_round(current: str, diagnostics: Sequence[Diagnostic], path: str,
+              unsafe: bool) -> Tuple[str, List[AppliedFix], Optional[FileError]]:
+    """One round: the allowed fixes that do not conflict, applied; the new text must parse.
+
+    Returns the text (``current`` when nothing applied), the fixes applied, and
+    an internal error when the fixes would have produced code that does not parse.
+    """
     from jitlint.engine import SourceError, parse
 
+    candidates = [d for d in diagnostics if is_allowed(d.fix, unsafe)]
+    if not candidates:
+        return current, [], None
+    text, taken = apply_fixes(current, [d.fix for d in candidates if d.fix is not None])
+    if text == current:
+        return current, [], None
+    try:
+        parse(text)
+    except SourceError as exc:
+        return current, [], FileError(path, exc.line, exc.column,
+                                      f"internal error: a fix produced code that does not parse ({exc.message}); "
+                                      "the fixes of that round were not applied", internal=True)
+    applied = []
+    for i in taken:
+        fix = candidates[i].fix
+        assert fix is not None
+        applied.append(AppliedFix(candidates[i].code, candidates[i].line, fix.title, fix.applicability))
+    return text, applied, None
+
+
+def fix_source(source: str, path: str = "<string>", config: Optional[Config] = None, *, unsafe: bool = False,
+               prefer_static: Optional[bool] = None, max_rounds: int = MAX_ROUNDS) -> FixResult:
+    """Fix ``source``, on its own, to a fixed point.  Never raises on bad user code."""
     config = config or Config()
     current = source
     applied: List[AppliedFix] = []
@@ -118,24 +146,11 @@ def fix_source(source: str, path: str = "<string>", config: Optional[Config] = N
         return FixResult(path, source, source, error=error)
     rounds = 0
     while rounds < max_rounds:
-        candidates = [d for d in diagnostics if is_allowed(d.fix, unsafe)]
-        if not candidates:
+        text, taken, error = fix_round(current, diagnostics, path, unsafe)
+        if not taken:
             break
         rounds += 1
-        text, taken = apply_fixes(current, [d.fix for d in candidates if d.fix is not None])
-        if text == current:
-            break
-        try:
-            parse(text)
-        except SourceError as exc:
-            error = FileError(path, exc.line, exc.column,
-                              f"internal error: a fix produced code that does not parse ({exc.message}); "
-                              "the fixes of that round were not applied", internal=True)
-            break
-        for i in taken:
-            d = candidates[i]
-            assert d.fix is not None
-            applied.append(AppliedFix(d.code, d.line, d.fix.title, d.fix.applicability))
+        applied += taken
         current = text
         diagnostics, lint_error = _lint(current, path, config, prefer_static)
         if lint_error is not None:  # cannot happen after a successful parse, but never loop on it
@@ -198,7 +213,7 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> No
         raise PermissionError(errno.EACCES, "the file is read-only", path)
     folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".jitlint", dir=folder)
-    try:
+    with removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -214,12 +229,6 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> No
                 if fh.read() != expected:
                     raise FileChangedError(errno.EAGAIN, "the file changed while it was being fixed", path)
         os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @dataclass(frozen=True)
@@ -229,6 +238,8 @@ class FileFixResult:
     error: Optional[FileError] = None
     written: bool = False
     new_bytes: Optional[bytes] = None
+    #: the bytes the fix was computed from (None: not read)
+    data: Optional[bytes] = None
 
 
 def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe: bool = False,
@@ -241,16 +252,21 @@ def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe
     except SourceError as exc:
         return FileFixResult(path, error=FileError(path, exc.line, exc.column, exc.message))
     result = fix_source(encoded.text, path, config, unsafe=unsafe, prefer_static=prefer_static)
+    return file_outcome(path, result, encoded, data)
+
+
+def file_outcome(path: str, result: FixResult, encoded: Encoded, original: bytes) -> FileFixResult:
+    """What fixing a file's text gives the file: the bytes to write (None: unchanged), or why not."""
     if result.error is not None and not result.changed:
-        return FileFixResult(path, result, error=result.error)
+        return FileFixResult(path, result, error=result.error, data=original)
     if not result.changed:
-        return FileFixResult(path, result)
+        return FileFixResult(path, result, data=original)
     try:
         new = encode_file(result.fixed, encoded)
     except UnicodeEncodeError as exc:
-        return FileFixResult(path, result, error=FileError(
+        return FileFixResult(path, result, data=original, error=FileError(
             path, 1, 1, f"cannot encode the fixed file as {encoded.encoding}: {exc.reason}"))
-    return FileFixResult(path, result, error=result.error, new_bytes=new if new != data else None)
+    return FileFixResult(path, result, error=result.error, new_bytes=new if new != original else None, data=original)
 
 
 def fix_file(path: str, config: Optional[Config] = None, *, unsafe: bool = False, write: bool = True,

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Generator, Sequence, Tuple
 
 from jitlint import __version__
 from jitlint.config import Config
-from jitlint.runner import may_contain_traced_code
-from jitlint.engine import SourceError, lint_parsed, parse
 from jitlint.registry import RULES_BY_CODE
 from jitlint.rules.base import INTERNAL_ERROR_CODE
 
@@ -46,19 +45,40 @@ class Flake8Checker:
         cls.extend_jit_decorators = tuple(n.strip() for n in names if n.strip())
 
     def run(self) -> Generator[Tuple[int, int, str, type], None, None]:
-        """Findings as flake8 wants them: 0-based columns (flake8 prints them 1-based, like the CLI)."""
+        """Findings as flake8 wants them: 0-based columns (flake8 prints them 1-based, like the CLI).
+
+        The file is checked with the project around it, as ``jitlint check FILE``
+        does (same findings, same cache); the text is the one flake8 read.
+        """
+        from jitlint.runner import default_cache_dir, lint_files
+
         source = "".join(self.lines)
         if source.startswith("\ufeff"):
             source = source[1:]
         config = Config(extend_jit_decorators=tuple(self.extend_jit_decorators))
-        if not may_contain_traced_code(source.encode("utf-8", "surrogatepass"), config):
-            return  # no way into traced code: nothing to parse (the CLI's pre-filter)
+        data = source.encode("utf-8", "surrogatepass")
+        named = self.filename not in ("stdin", "-", "(none)") and os.path.isfile(self.filename)
         try:
-            diagnostics = lint_parsed(parse(source), source, self.filename, config)
-        except SourceError:
-            return  # flake8 reports E999 for code it cannot parse
+            # text read by flake8 is utf-8 now: say so, whatever the file's coding line claimed
+            result, = lint_files([self.filename], config, cache_dir=default_cache_dir() if named else None,
+                                 overrides={self.filename: _as_utf8(data)}, context=named)
         except Exception as exc:  # noqa: BLE001 - a bug in jitlint is one finding, not a crash of flake8
             yield 1, 0, f"{INTERNAL_ERROR_CODE} internal error: {type(exc).__name__}: {exc}", type(self)
             return
-        for diag in diagnostics:
+        if result.error is not None:
+            if result.error.internal:
+                yield 1, 0, f"{INTERNAL_ERROR_CODE} {result.error.message}", type(self)
+            return  # flake8 reports E999 for code it cannot parse
+        for diag in result.diagnostics:
             yield diag.line, diag.column - 1, f"{diag.code} {diag.message}", type(self)
+
+
+def _as_utf8(data: bytes) -> bytes:
+    """Source text as UTF-8 bytes that decode as UTF-8 (a ``coding:`` line naming another codec is neutralised)."""
+    import re
+
+    lines = data.split(b"\n", 2)
+    for i in range(min(2, len(lines))):
+        if re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", lines[i]):
+            lines[i] = b"#" + b" " * (len(lines[i]) - 1) if lines[i].strip() else lines[i]
+    return b"\n".join(lines)

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config
-from jitlint.diagnostics import Applicability, Diagnostic, FileResult
+from jitlint.diagnostics import Applicability, Diagnostic, FileError, FileResult
 
 try:
     from lsprotocol import types
@@ -46,6 +46,16 @@ def path_of(uri: str) -> str:
     if os.name == "nt" and re.match(r"/[A-Za-z]:", path):
         path = path[1:]
     return path
+
+
+def cache_dir_for(path: str) -> Optional[str]:
+    """The results cache of the project a document belongs to (``$JITLINT_CACHE_DIR`` first)."""
+    from jitlint.files import project_root
+
+    if os.environ.get("JITLINT_CACHE_DIR"):
+        return os.environ["JITLINT_CACHE_DIR"]
+    root = project_root(path) if os.path.isabs(path) else None
+    return os.path.join(root, ".jitlint_cache") if root else None
 
 
 class Linted:
@@ -87,14 +97,29 @@ if LanguageServer is not None:
                     return None
             return config
 
+        def open_texts(self) -> Dict[str, bytes]:
+            """The text of every open document: the analysis reads the buffers, not the files on disk."""
+            out: Dict[str, bytes] = {}
+            for uri in self.open_uris:
+                document = self.workspace.get_text_document(uri)
+                out[path_of(uri)] = document.source.encode("utf-8", "surrogatepass")
+            return out
+
         def lint(self, document: "TextDocument") -> Linted:
-            from jitlint.engine import lint_source
+            from jitlint.runner import lint_files
 
             path = path_of(document.uri)
             config = self.config_for(path)
-            result = FileResult(path) if config is None else lint_source(document.source, path, config)
-            # code that does not parse (yet) has no findings: the editor's Python support reports the syntax
+            if config is None:
+                result = FileResult(path)
+            else:
+                texts = self.open_texts()
+                texts[path] = document.source.encode("utf-8", "surrogatepass")
+                result, = lint_files([path], config, cache_dir=cache_dir_for(path), overrides=texts,
+                                     context=os.path.isabs(path))
             diagnostics = [self.to_lsp(document, d) for d in result.diagnostics]
+            if result.error is not None:  # code that does not parse (yet): one diagnostic where it stops
+                diagnostics.append(self.error_to_lsp(document, result.error))
             linted = Linted(document.version, result, diagnostics)
             self.linted[document.uri] = linted
             return linted
@@ -167,6 +192,12 @@ if LanguageServer is not None:
                 code_description=types.CodeDescription(href=rule_url(diag.code)), source=SOURCE,
                 related_information=related or None)
 
+        def error_to_lsp(self, document: "TextDocument", error: "FileError") -> "types.Diagnostic":
+            here = types.Range(self.position(document, error.line, error.column),
+                               self.position(document, error.line, error.column + 1))
+            return types.Diagnostic(range=here, message=error.message, severity=types.DiagnosticSeverity.Error,
+                                    code="syntax-error" if not error.internal else "internal-error", source=SOURCE)
+
         def edit_range(self, document: "TextDocument", start: int, end: int) -> "types.Range":
             return types.Range(document.client_position_at_offset(start), document.client_position_at_offset(end))
 
@@ -227,14 +258,18 @@ if LanguageServer is not None:
                     types.TextEdit(range=types.Range(end, end), new_text=f"  # noqa: {diag.code}")]}))
 
         def fix_all_action(self, document: "TextDocument") -> Optional["types.CodeAction"]:
-            from jitlint.fixing import fix_source
+            from jitlint.runner import fix_files
 
             path = path_of(document.uri)
             config = self.config_for(path)
             if config is None:
                 return None
-            fixed = fix_source(document.source, path, config, unsafe=False)
-            if fixed.error is not None or not fixed.changed:
+            texts = self.open_texts()
+            texts[path] = document.source.encode("utf-8", "surrogatepass")
+            outcome = fix_files([path], config, unsafe=False, cache_dir=cache_dir_for(path), overrides=texts,
+                                context=os.path.isabs(path))[path]
+            fixed = outcome.result
+            if fixed is None or fixed.error is not None or not fixed.changed:
                 return None
             whole = self.edit_range(document, 0, len(document.source))
             return types.CodeAction(

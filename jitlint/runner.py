@@ -1,12 +1,15 @@
-"""Checking many files: pre-filter, one unit of work per file, cache, processes.
+"""Checking many files: pre-filter, the project around them, units of work, cache, processes.
 
 Each file that can contain traced code is one *unit*: it is parsed and
 analysed together with the project modules its traced code calls into (loaded
 lazily, see :mod:`jitlint.analysis.project`).  A unit's result is the findings
-of its own module plus those it causes in the helpers it reaches; the report of
-a file is the union over all units.  A unit depends only on its own text and on
-the modules it imports (transitively, within the checked folders), so that set
-of texts is its cache key, and units can run in any order, in any process.
+of every module it reached; the report of a checked file is the union over all
+units of the findings that land in it.  The units are the checked files and
+the files of the project around them that import a checked one (their traced
+code can call into it), so a file gets the same findings whether it is checked
+alone or with its whole project.  A unit's cache entry is keyed by its own
+text and lists the digests of the modules it read (see :mod:`jitlint.cache`);
+units run in any order, in any process.
 """
 from __future__ import annotations
 
@@ -16,15 +19,20 @@ import multiprocessing
 import os
 import re
 import sys
-import tempfile
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
+from jitlint.cache import (Cache, _need, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
+                           summaries_from_json)
 from jitlint.config import Config
-from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, FileResult, Fix
+from jitlint.diagnostics import Diagnostic, FileError, FileResult
+from jitlint.files import DEFAULT_MAX_FILE_SIZE, project_files, project_root, read_source_file
+from jitlint.fixing import (MAX_ROUNDS, AppliedFix, Encoded, FileFixResult, FixResult, decode_file, encode_file,
+                            file_outcome, fix_round, is_allowed)
 
 T = TypeVar("T")
 
@@ -77,14 +85,14 @@ def imported_modules(data: bytes) -> List[str]:
 
 
 class ImportGraph:
-    """Which checked files import which, from the import lines of their text."""
+    """Which files import which, from the import lines of their text (see :func:`imported_modules`)."""
 
-    def __init__(self, datas: Dict[str, bytes], roots: Sequence[str]) -> None:
+    def __init__(self, imports: Dict[str, Sequence[str]], roots: Sequence[str]) -> None:
         from jitlint.analysis.project import Project
 
-        self.datas = datas
+        self.imports = imports
         self._resolver = Project(roots=roots)
-        self._real = {os.path.realpath(p): p for p in datas}
+        self._real = {os.path.realpath(p): p for p in imports}
         self._direct: Dict[str, List[str]] = {}
         self._files: Dict[Tuple[str, str], Optional[str]] = {}
         self._roots: Dict[str, str] = {}
@@ -109,23 +117,28 @@ class ImportGraph:
     def direct(self, path: str) -> List[str]:
         if path not in self._direct:
             out = []
-            for name in imported_modules(self.datas.get(path, b"")):
+            for name in self.imports.get(path, ()):
                 target = self._resolve(path, name)
                 if target is not None and target != path and target not in out:
                     out.append(target)
             self._direct[path] = out
         return self._direct[path]
 
-    def closure(self, path: str) -> List[str]:
-        """The checked files ``path`` imports, directly or not (itself excluded)."""
+    def importers_of(self, targets: Iterable[str]) -> Set[str]:
+        """The files that import one of ``targets``, directly or not (the targets excluded)."""
+        reverse: Dict[str, List[str]] = {}
+        for path in self.imports:
+            for target in self.direct(path):
+                reverse.setdefault(target, []).append(path)
+        start = set(targets)
         seen: Set[str] = set()
-        todo = [path]
+        todo = list(start)
         while todo:
-            for target in self.direct(todo.pop()):
-                if target != path and target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-        return sorted(seen)
+            for importer in reverse.get(todo.pop(), ()):
+                if importer not in seen and importer not in start:
+                    seen.add(importer)
+                    todo.append(importer)
+        return seen
 
 
 # ----------------------------------------------------------------------- cache
@@ -153,168 +166,226 @@ def code_key() -> bytes:
 _CODE_KEY: Optional[bytes] = None
 
 
-def unit_key(path: str, digests: Dict[str, bytes], deps: Sequence[str], config_key: str) -> str:
-    """jitlint's own code, the configuration, and the text of the file and of what it imports."""
-    h = hashlib.sha256()
-    h.update(code_key())
-    h.update(config_key.encode())
-    for name in [path, *deps]:
-        h.update(name.encode() + b"\0")
-        h.update(digests[name])
-    return h.hexdigest()
+def unit_key(path: str, text_digest: str, config_key: str) -> str:
+    """jitlint's own code, the configuration, the file's place and text, under the user's secret.
+
+    The other modules the unit reads are not in the key: the entry lists them
+    with their digests, checked on every hit (:func:`_still_valid`).
+    """
+    # the folder the run starts from too: other modules are named relative to it in the reasons
+    return keyed(b"unit", code_key(), config_key.encode(), os.path.abspath(path).encode("utf-8", "surrogatepass"),
+                 os.getcwd().encode("utf-8", "surrogatepass"), text_digest.encode())
 
 
-def _diag_from_json(d: dict) -> Diagnostic:
-    fix = d.get("fix")
-    if fix is not None:
-        fix = Fix(Applicability(fix["applicability"]), fix["title"],
-                  tuple(Edit(e["start"], e["end"], e["content"]) for e in fix["edits"]))
-    return Diagnostic(d["path"], d["line"], d["column"], d["end_line"], d["end_column"], d["code"], d["message"],
-                      tuple(d.get("reason", ())), fix)
+def _unit_from_json(raw: dict) -> "UnitResult":
+    diagnostics = {_need(p, str): tuple(diagnostic_from_json(d) for d in _need(ds, list))
+                   for p, ds in _need(raw["diagnostics"], dict).items()}
+    deps = {_need(p, str): _need(d, str) for p, d in _need(raw.get("deps", {}), dict).items()}
+    return UnitResult(diagnostics, error_from_json(raw.get("error")), deps)
 
 
-class Cache:
-    """Unit results on disk, one JSON file per key; unreadable entries are misses."""
+def _unit_to_json(result: "UnitResult") -> dict:
+    return {"diagnostics": {p: [d.to_json() for d in ds] for p, ds in result.diagnostics.items()},
+            "error": error_to_json(result.error), "deps": result.deps}
 
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
 
-    def _file(self, key: str) -> str:
-        return os.path.join(self.directory, key[:2], key + ".json")
+def _cacheable(result: "UnitResult") -> bool:
+    from jitlint.rules.base import INTERNAL_ERROR_CODE
 
-    def get(self, key: str) -> Optional["UnitResult"]:
-        try:
-            with open(self._file(key), encoding="utf-8") as fh:
-                raw = json.load(fh)
-            return UnitResult(
-                {p: tuple(_diag_from_json(d) for d in ds) for p, ds in raw["diagnostics"].items()},
-                FileError(**raw["error"]) if raw.get("error") else None)
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def put(self, key: str, result: "UnitResult") -> None:
-        from jitlint.rules.base import INTERNAL_ERROR_CODE
-
-        if result.error is not None and result.error.internal:
-            return
-        if any(d.code == INTERNAL_ERROR_CODE for ds in result.diagnostics.values() for d in ds):
-            return  # a crash of jitlint is never replayed from the cache
-        target = self._file(key)
-        try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            payload = {"diagnostics": {p: [d.to_json() for d in ds] for p, ds in result.diagnostics.items()},
-                       "error": asdict(result.error) if result.error else None}
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh)
-            os.replace(tmp, target)
-        except OSError:
-            pass  # a cache that cannot be written is only slower
+    if result.error is not None and result.error.internal:
+        return False
+    return not any(d.code == INTERNAL_ERROR_CODE for ds in result.diagnostics.values() for d in ds)
 
 
 # ----------------------------------------------------------------------- units
 @dataclass(frozen=True)
 class UnitResult:
-    #: findings per path: the unit's own file and the helpers it reached
+    #: findings per module the analysis reached, by real path
     diagnostics: Dict[str, Tuple[Diagnostic, ...]]
     error: Optional[FileError] = None
+    #: digest of every other module the analysis read (MISSING: it could not be read), by real path
+    deps: Dict[str, str] = field(default_factory=dict)
 
 
-def run_unit(path: str, data: bytes, config: Config, checked: Dict[str, str], roots: Sequence[str]) -> UnitResult:
-    """``checked`` maps the real path of every checked file to the path to report it under."""
-    """Analyse one file with the helpers it calls; never raises."""
-    from jitlint.engine import SourceError, decode_source, parse, with_deep_stack
+MISSING = "missing"
 
+
+def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optional[int]):
+    """Reads a module for the analysis (an override first), noting its digest."""
+    from jitlint.engine import SourceError, decode_source, parse
+
+    def load(path: str):
+        real = os.path.realpath(path)
+        try:
+            data = overrides[real] if real in overrides else read_source_file(path, limit)
+        except OSError:
+            digests[real] = MISSING
+            return None
+        digests[real] = digest(data)
+        try:
+            source = decode_source(data)
+            return source, parse(source)
+        except (SourceError, RecursionError):
+            return None
+
+    return load
+
+
+def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
+             overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
+             ) -> UnitResult:
+    """Analyse one file with the project modules its traced code reaches; never raises."""
+    from jitlint.engine import SourceError, analyse_unit, decode_source, parse
+
+    digests: Dict[str, str] = {}
     try:
         source = decode_source(data)
         module = parse(source)
-        return with_deep_stack(lambda: _analyse_unit(path, source, module, config, checked, roots), "analyse")
+        found, _ = analyse_unit(path, source, module, config, roots=roots,
+                                load_source=_loader(overrides or {}, digests, max_file_size))
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
-
-
-def _analyse_unit(path: str, source: str, module, config: Config, checked: Dict[str, str],
-                  roots: Sequence[str]) -> UnitResult:
-    from jitlint.analysis.project import Project
-    from jitlint.engine import diagnostics_from, rules_for
-    from jitlint.rules.base import run_rules
-
-    project = Project(config.extend_jit_decorators, roots)
-    state = project.add(path, source, module)
-    state.analysed = True
-    state.analyzer.run()
-    checked_real = checked
-    out: Dict[str, Tuple[Diagnostic, ...]] = {}
-    positions_cache: Dict[int, object] = {}
-    for key, other in project.states.items():
-        if other is None or (other is not state and key not in checked_real):
-            continue
-        if other is not state and not other.analyzer.facts.bodies:
-            continue
-        report_path = path if other is state else checked_real[key]
-        rules = rules_for(report_path, config)
-        if not rules:
-            continue
-        raw = run_rules(other.index, other.analyzer.facts, rules, module_level=other is state)
-        out[report_path] = tuple(diagnostics_from(raw, other.module, other.source, report_path, positions_cache))
-    return UnitResult(out)
+    own = os.path.realpath(path)
+    digests.pop(own, None)
+    return UnitResult({key: tuple(diags) for key, diags in found.items()}, None, digests)
 
 
 _POOL_SHARED: Dict[str, object] = {}
 
 
-def _pool_init(checked: Dict[str, str], config: Config, roots: Sequence[str]) -> None:
-    _POOL_SHARED.update(checked=checked, config=config, roots=roots)
+def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size) -> None:
+    _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size)
 
 
 def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
     path, data = item
-    return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["checked"], _POOL_SHARED["roots"])
+    return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["roots"],  # type: ignore[arg-type]
+                    _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"])  # type: ignore[arg-type]
 
 
+# --------------------------------------------------------------- the project
+_SUMMARY_TABLES: Dict[Tuple[Optional[str], str], Dict[str, tuple]] = {}
+#: the listing of a project, reused for a few seconds by the same process (one flake8 worker, the editor)
+_LISTINGS: Dict[Tuple[Tuple[str, ...], str], Tuple[float, List[str]]] = {}
+LISTING_TTL = 5.0
+
+
+def _listed(project_roots: List[str], config: Config) -> List[str]:
+    key = (tuple(project_roots), _config_key(config) + os.getcwd())
+    now = time.monotonic()
+    known = _LISTINGS.get(key)
+    if known is None or now - known[0] > LISTING_TTL:
+        known = _LISTINGS[key] = (now, project_files(project_roots, config))
+    return known[1]
+
+
+class Summaries:
+    """Per file: size, mtime, digest, whether it has a way into traced code, what it imports.
+
+    Kept in the cache under a key of the trace words, and reused while a file's
+    size and modification time are unchanged: the files of the project around
+    the checked ones are listed without being read again.
+    """
+
+    def __init__(self, cache: Optional[Cache], config: Config) -> None:
+        self.cache = cache
+        self.config = config
+        self.key = keyed(b"summaries", code_key(), "\0".join(config.extend_jit_decorators).encode())
+        # one table per process and key: a long-lived process (the editor, flake8's workers) reads it once
+        self.table: Dict[str, tuple] = _SUMMARY_TABLES.setdefault((cache.directory if cache else None, self.key), {})
+        if cache is not None and not self.table:
+            self.table.update(cache.load(self.key, summaries_from_json) or {})
+        self.changed = False
+
+    def of(self, path: str, limit: Optional[int]) -> Optional[Tuple[str, bool, Tuple[str, ...]]]:
+        """(digest, has trace words, imports) of a file on disk; None when it cannot be read."""
+        real = os.path.realpath(path)
+        try:
+            st = os.stat(real)
+        except OSError:
+            return None
+        known = self.table.get(real)
+        if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+            return known[2], known[3], known[4]
+        try:
+            data = read_source_file(path, limit)
+        except OSError:
+            return None
+        entry = (st.st_size, st.st_mtime_ns, digest(data), may_contain_traced_code(data, self.config),
+                 tuple(imported_modules(data)))
+        self.table[real] = entry
+        self.changed = True
+        return entry[2], entry[3], entry[4]
+
+    def save(self) -> None:
+        if self.cache is not None and self.changed:
+            self.cache.store(self.key, {p: list(e[:4]) + [list(e[4])] for p, e in self.table.items()})
+
+
+# --------------------------------------------------------------------- lint
 def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: Optional[str] = None,
                roots: Sequence[str] = (), read=None,
-               progress: Optional[Callable[[int], None]] = None) -> List[FileResult]:
-    """Lint files (not stdin), in the order given; see the module docstring.
+               progress: Optional[Callable[[int], None]] = None,
+               overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
+               max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE) -> List[FileResult]:
+    """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
+    Each checked file that can contain traced code is a unit; so is every other
+    file of the project around them (``context``: the folder of the nearest
+    ``pyproject.toml``/``setup.cfg``/``.git``) that can contain traced code and
+    imports a checked file, directly or not: its traced code may call into the
+    checked files.  The findings reported are those that land in checked files,
+    so checking one file reports what checking its whole project reports there.
+    ``overrides`` (real path -> bytes) replaces a file's text on disk (an
+    editor's unsaved buffer, a fix in progress).
     ``progress(n)`` is called as files are done (n of them at a time): a progress bar's ``advance``.
     """
-    read = read or _read
+    overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
+    read = read or (lambda p: read_source_file(p, max_file_size))
     datas: Dict[str, bytes] = {}
     results: Dict[str, FileResult] = {}
     for path in paths:
+        real = os.path.realpath(path)
         try:
-            datas[path] = read(path)
+            datas[path] = overrides[real] if real in overrides else read(path)
         except OSError as exc:
             results[path] = FileResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
-    roots = list(roots)
+    cache = Cache(cache_dir) if cache_dir else None
+    checked = {os.path.realpath(p): p for p in datas}
+    digests = {os.path.realpath(p): digest(d) for p, d in datas.items()}
     units = [p for p in paths if p in datas and may_contain_traced_code(datas[p], config)]
     unit_set = set(units)
     skipped = [p for p in paths if p in datas and p not in unit_set]
-    cache = Cache(cache_dir) if cache_dir else None
+    roots = list(roots)
+    if context and datas:
+        callers, project_roots = _callers_in_project(datas, checked, digests, overrides, config, cache, roots,
+                                                     max_file_size)
+        roots += [r for r in project_roots if r not in roots]
+        for caller, data in callers.items():
+            datas[caller] = data
+            units.append(caller)
     keys: Dict[str, str] = {}
     done: Dict[str, UnitResult] = {}
     if cache is not None:
-        graph = ImportGraph(datas, roots)
-        digests = {p: hashlib.sha256(d).digest() for p, d in datas.items()}
         config_key = _config_key(config)
         for path in units:
-            keys[path] = unit_key(path, digests, graph.closure(path), config_key)
-            hit = cache.get(keys[path])
-            if hit is not None:
+            keys[path] = unit_key(path, digests[os.path.realpath(path)], config_key)
+            hit = cache.load(keys[path], _unit_from_json)
+            if hit is not None and _still_valid(hit, digests, overrides, max_file_size):
                 done[path] = hit
     todo = [p for p in units if p not in done]
-    checked = {os.path.realpath(p): p for p in datas}
     work = [(p, datas[p]) for p in todo]
     tick = progress or (lambda n: None)
-    tick(len(paths) - len(work))  # unreadable, pre-filtered out, or cached: done already
+    own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
+    tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
+    init = (config, roots, overrides, max_file_size)
     if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
-                                 initializer=_pool_init, initargs=(checked, config, roots)) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=multiprocessing.get_context(method),
+                                 initializer=_pool_init, initargs=init) as pool:
             # largest files first, one at a time: the workers finish together
             futures: Dict[str, Optional[Future]] = {}
             for p, d in sorted(work, key=lambda item: -len(item[1])):
@@ -323,27 +394,40 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 except BrokenProcessPool:  # a worker died already: the rest run alone below
                     futures[p] = None
             _quick_check_all(skipped, datas, results, cache)
-            computed = list(_ticking((_result_or_none(futures[p]) for p in todo), tick))
+            computed = list(_ticking((_result_or_none(futures[p]) for p in todo), tick, own))
         for i, result in enumerate(computed):
             if result is None:  # a worker died (a crash in native code): its files again, one process each
-                computed[i] = _run_unit_alone(todo[i], datas[todo[i]], config, checked, roots, method)
+                computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method)
     else:
         _quick_check_all(skipped, datas, results, cache)
-        computed = list(_ticking((run_unit(p, d, config, checked, roots) for p, d in work), tick))
+        computed = list(_ticking((run_unit(p, d, *init) for p, d in work), tick, own))
     for path, result in zip(todo, computed):
         done[path] = result
-        if cache is not None:
-            cache.put(keys[path], result)
+        if cache is not None and _cacheable(result):
+            cache.store(keys[path], _unit_to_json(result))
+    if cache is not None:
+        cache.prune()
+    return _merge(paths, units, done, results, datas, checked, config)
+
+
+def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResult], results: Dict[str, FileResult],
+           datas: Dict[str, bytes], checked: Dict[str, str], config: Config) -> List[FileResult]:
+    """Each checked file's findings: the union over the units, under the path it was named by."""
+    from jitlint.engine import without_file_ignores
+
     merged: Dict[str, Dict[Tuple[int, int, str], Diagnostic]] = {p: {} for p in paths}
     errors: Dict[str, FileError] = {}
     for path in units:
         result = done[path]
-        if result.error is not None:
+        if result.error is not None and os.path.realpath(path) in checked:
             errors[path] = result.error
-        for target, diags in result.diagnostics.items():
+        for real, diags in result.diagnostics.items():
+            target = checked.get(real)
+            if target is None:
+                continue
             bucket = merged.setdefault(target, {})
             for d in diags:
-                bucket.setdefault((d.line, d.column, d.code), d)
+                bucket.setdefault((d.line, d.column, d.code), d if d.path == target else replace(d, path=target))
     out: List[FileResult] = []
     for path in paths:
         if path in results:
@@ -353,8 +437,63 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             out.append(FileResult(path, error=errors[path]))
             continue
         diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
-        out.append(FileResult(path, tuple(_one_per_line(diags)), source=_text(datas[path]) if diags else None))
+        diags = without_file_ignores(_one_per_line(diags), path, config)
+        out.append(FileResult(path, tuple(diags), source=_text(datas[path]) if diags else None))
     return out
+
+
+def _still_valid(hit: UnitResult, digests: Dict[str, str], overrides: Dict[str, bytes],
+                 limit: Optional[int]) -> bool:
+    """Every module the cached analysis read still has the text it had then."""
+    for real, recorded in hit.deps.items():
+        now = digests.get(real)
+        if now is None:
+            try:
+                now = digests[real] = digest(overrides[real] if real in overrides else read_source_file(real, limit))
+            except OSError:
+                now = digests[real] = MISSING
+        if now != recorded:
+            return False
+    return True
+
+
+def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digests: Dict[str, str],
+                        overrides: Dict[str, bytes], config: Config, cache: Optional[Cache], roots: Sequence[str],
+                        limit: Optional[int]) -> Tuple[Dict[str, bytes], List[str]]:
+    """The other files of the projects around the checked ones whose traced code may reach them."""
+    project_roots = sorted({r for r in (project_root(p) for p in datas) if r is not None})
+    if not project_roots:
+        return {}, []
+    summaries = Summaries(cache, config)
+    imports: Dict[str, Sequence[str]] = {p: imported_modules(d) for p, d in datas.items()}
+    traced: Dict[str, bool] = {}
+    for path in _listed(project_roots, config):
+        real = os.path.realpath(path)
+        if real in checked:
+            continue
+        if real in overrides:
+            data = overrides[real]
+            found = (digest(data), may_contain_traced_code(data, config), tuple(imported_modules(data)))
+        else:
+            found = summaries.of(path, limit)
+        if found is None:
+            continue
+        digests[real], traced[path], imports[path] = found
+    summaries.save()
+    graph = ImportGraph(imports, list(roots) + project_roots)
+    out: Dict[str, bytes] = {}
+    for path in sorted(graph.importers_of(list(datas))):
+        if not traced.get(path):
+            continue
+        real = os.path.realpath(path)
+        try:
+            data = overrides[real] if real in overrides else read_source_file(path, limit)
+        except OSError:
+            continue
+        if digest(data) != digests.get(real):  # changed since it was listed: read afresh
+            digests[real] = digest(data)
+        out[path] = data
+    return out, project_roots
 
 
 def _result_or_none(future: Optional[Future]) -> Optional[UnitResult]:
@@ -366,22 +505,22 @@ def _result_or_none(future: Optional[Future]) -> Optional[UnitResult]:
         return None
 
 
-def _run_unit_alone(path: str, data: bytes, config: Config, checked: Dict[str, str], roots: Sequence[str],
-                    method: str) -> UnitResult:
+def _run_unit_alone(path: str, data: bytes, init: tuple, method: str) -> UnitResult:
     """One unit in a process of its own: a crash that kills it is that file's internal error."""
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
-                                 initializer=_pool_init, initargs=(checked, config, roots)) as pool:
+                                 initializer=_pool_init, initargs=init) as pool:
             return pool.submit(_run_unit_in_pool, (path, data)).result()
     except BrokenProcessPool:
         return UnitResult({}, FileError(path, 1, 1, "internal error: jitlint crashed on this file "
                                                     "(its worker process died)", internal=True))
 
 
-def _ticking(items: Iterable[T], tick: Callable[[int], None]) -> Iterator[T]:
-    for item in items:
+def _ticking(items: Iterable[T], tick: Callable[[int], None], counted: Sequence[bool]) -> Iterator[T]:
+    for item, counts in zip(items, counted):
         yield item
-        tick(1)
+        if counts:
+            tick(1)
 
 
 def _one_per_line(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
@@ -400,17 +539,17 @@ def _quick_check_all(paths: Sequence[str], datas: Dict[str, bytes], results: Dic
     for path in paths:
         key = None
         if cache is not None:
-            key = "syntax-" + hashlib.sha256(code_key() + datas[path]).hexdigest()
-            hit = cache.get(key)
+            key = keyed(b"syntax", code_key(), datas[path])
+            hit = cache.load(key, lambda raw: (error_from_json(raw),))
             if hit is not None:
-                if hit.error is not None:
-                    results[path] = FileResult(path, error=replace(hit.error, path=path))
+                if hit[0] is not None:
+                    results[path] = FileResult(path, error=replace(hit[0], path=path))
                 continue
         error = quick_check(path, datas[path])
         if error is not None:
             results[path] = FileResult(path, error=error)
         if key is not None:
-            cache.put(key, UnitResult({}, error))
+            cache.store(key, error_to_json(error))
 
 
 def quick_check(path: str, data: bytes) -> Optional[FileError]:
@@ -455,8 +594,74 @@ def default_cache_dir() -> str:
     return os.environ.get("JITLINT_CACHE_DIR") or ".jitlint_cache"
 
 
-def _read(path: str) -> bytes:
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "is a directory")
-    with open(path, "rb") as fh:
-        return fh.read()
+
+
+# ---------------------------------------------------------------------- fix
+def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, jobs: int = 1,
+              cache_dir: Optional[str] = None, roots: Sequence[str] = (),
+              overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
+              max_rounds: int = MAX_ROUNDS, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
+              ) -> Dict[str, FileFixResult]:
+    """Fix files to a fixed point with the findings :func:`lint_files` reports: ``--fix`` fixes what ``check`` shows.
+
+    Each round lints every file still being fixed, with the texts fixed so far
+    (a fix in a helper module and one in its caller see each other), and applies
+    each file's allowed fixes.  Nothing is written: ``new_bytes`` is what a
+    file should hold (None: unchanged).
+    """
+    from jitlint.engine import SourceError
+
+    overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
+    out: Dict[str, FileFixResult] = {}
+    encoded: Dict[str, Encoded] = {}
+    originals: Dict[str, bytes] = {}
+    for path in paths:
+        real = os.path.realpath(path)
+        try:
+            originals[path] = overrides[real] if real in overrides else read_source_file(path, max_file_size)
+            encoded[path] = decode_file(originals[path])
+        except OSError as exc:
+            out[path] = FileFixResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+        except SourceError as exc:
+            out[path] = FileFixResult(path, error=FileError(path, exc.line, exc.column, exc.message))
+    current = {p: e.text for p, e in encoded.items()}
+    applied: Dict[str, List[AppliedFix]] = {p: [] for p in current}
+    errors: Dict[str, Optional[FileError]] = {p: None for p in current}
+    rounds: Dict[str, int] = {p: 0 for p in current}
+    texts = dict(overrides)
+    active = list(current)
+    lint_options = dict(jobs=jobs, cache_dir=cache_dir, roots=roots, context=context, max_file_size=max_file_size)
+    latest: Dict[str, FileResult] = {}
+    for round_number in range(max_rounds + 1):
+        for path in active:
+            try:
+                texts[os.path.realpath(path)] = encode_file(current[path], encoded[path])
+            except UnicodeEncodeError:  # reported when the file is written; analysed as UTF-8 meanwhile
+                texts[os.path.realpath(path)] = current[path].encode("utf-8", "surrogatepass")
+        linted = lint_files(list(current), config, overrides=texts, **lint_options)
+        latest = {r.path: r for r in linted}
+        if round_number == max_rounds:
+            break
+        active = []
+        for path in current:
+            result = latest[path]
+            if result.error is not None:
+                errors[path] = errors[path] or result.error
+                continue
+            text, taken, error = fix_round(current[path], result.diagnostics, path, unsafe)
+            if error is not None:
+                errors[path] = error
+            if taken:
+                current[path] = text
+                applied[path] += taken
+                rounds[path] += 1
+                active.append(path)
+        if not active:
+            break
+    for path, text in current.items():
+        result = latest[path]
+        remaining = result.diagnostics
+        fixed = FixResult(path, encoded[path].text, text, tuple(applied[path]), tuple(remaining), rounds[path],
+                          not any(is_allowed(d.fix, unsafe) for d in remaining), errors[path])
+        out[path] = file_outcome(path, fixed, encoded[path], originals[path])
+    return {p: out[p] for p in paths}

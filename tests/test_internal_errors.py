@@ -206,14 +206,14 @@ def test_flake8_reports_an_analysis_crash_as_one_finding(tmp_path):
 
 WORKER_DIES_ON_BAD_FILES = (
     "import os, signal\n"
-    "import jitlint.runner\n"
+    "import jitlint.engine\n"
     "CRASH = '# crash the analysis'\n"
-    "original = jitlint.runner._analyse_unit\n"
-    "def analyse(path, source, *args):\n"
+    "original = jitlint.engine.analyse_unit\n"
+    "def analyse(path, source, *args, **kwargs):\n"
     "    if CRASH in source:\n"
     "        os.kill(os.getpid(), signal.SIGSEGV)  # as a crash in LibCST's native parser would\n"
-    "    return original(path, source, *args)\n"
-    "jitlint.runner._analyse_unit = analyse\n"
+    "    return original(path, source, *args, **kwargs)\n"
+    "jitlint.engine.analyse_unit = analyse\n"
 )
 
 

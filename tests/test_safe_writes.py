@@ -148,20 +148,19 @@ def test_a_symlink_stays_a_link_and_its_target_is_fixed(tmp_path, capsys):
 
 
 def test_a_file_changed_while_being_fixed_is_left_to_the_other_writer(tmp_path, capsys, monkeypatch):
-    import jitlint.fixing
+    import jitlint.runner
 
     path = write(tmp_path, "f.py", FIXABLE)
     other = write(tmp_path, "g.py", FIXABLE)
     theirs = FIXABLE.replace("return x", "return x + 1")
-    real_fix_bytes = jitlint.fixing.fix_bytes
+    real_fix_files = jitlint.runner.fix_files
 
-    def fix_bytes_while_another_tool_writes(data, display, *args, **kwargs):
-        outcome = real_fix_bytes(data, display, *args, **kwargs)
-        if display == str(path):
-            path.write_text(theirs)  # e.g. another pre-commit hook, between our read and our write
-        return outcome
+    def fix_files_while_another_tool_writes(paths, *args, **kwargs):
+        outcomes = real_fix_files(paths, *args, **kwargs)
+        path.write_text(theirs)  # e.g. another pre-commit hook, between our read and our write
+        return outcomes
 
-    monkeypatch.setattr(jitlint.fixing, "fix_bytes", fix_bytes_while_another_tool_writes)
+    monkeypatch.setattr(jitlint.runner, "fix_files", fix_files_while_another_tool_writes)
     outcome = fix(capsys, str(path), str(other))
     assert path.read_text() == theirs
     assert other.read_text() == FIXED
@@ -231,4 +230,5 @@ def test_two_check_runs_at_once_share_the_cache(tmp_path):
     again = subprocess.run(argv, cwd=str(tmp_path), capture_output=True, timeout=600)
     for status, out in [(r.returncode, o) for r, (o, _) in zip(runs, outputs)] + [(again.returncode, again.stdout)]:
         assert (status, out) == (alone.returncode, alone.stdout)
-    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and not p.name.endswith(".json")]
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and not p.name.endswith(".json")
+                and p.name not in (".gitignore", "CACHEDIR.TAG", "last-prune")]

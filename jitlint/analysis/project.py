@@ -130,7 +130,7 @@ def _package_roots(directory: str) -> List[str]:
 
 
 def _read_and_parse(path: str) -> Optional[Tuple[str, cst.Module]]:
-    from jitlint.engine import SourceError, decode_source, parse
+    from jitlint.source import SourceError, decode_source, parse
 
     try:
         with open(path, "rb") as fh:

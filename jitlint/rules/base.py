@@ -182,9 +182,7 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                 continue
             children = list(iter_children(node))
             stack.extend((c, node) for c in reversed(children))
-    from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
-
-    return attach_fixes(ctx.findings, index, facts)
+    return ctx.findings
 
 
 def internal_error_message(rule: Rule, exc: Exception) -> str:
