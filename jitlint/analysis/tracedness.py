@@ -11,7 +11,7 @@ rules query.  Nothing here reports anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -21,7 +21,6 @@ from jitlint.analysis.syntax import (assigned_names, call_argument, handler_catc
                                      container_uses, numeric_uses, params_of, string_value)
 from jitlint.analysis.values import (
     MAYBE,
-    NO_CONSTANT,
     STATIC,
     Kind,
     Reason,
@@ -262,69 +261,64 @@ class Analyzer:
         calls: List[cst.Call] = list(entry.direct_calls)
         for name in entry.call_names:
             calls.extend(self.index.calls_by_name.get(name, ()))
-        if isinstance(entry.site, cst.Call) and isinstance(entry.site, cst.Call):
-            pass
         return calls
 
     def entry_signature(self, entry: EntryPoint) -> Dict[str, Value]:
         fn = entry.function
         params = fn.params
         env: Dict[str, Value] = {}
-        positional = [p for p, kind in params if kind in ("posonly", "positional")]
+        positional = [param for param, kind in params if kind in ("posonly", "positional")]
         if entry.self_bound and positional:
             env[_param_name(positional[0])] = STATIC
-            params = [(p, k) for p, k in params if p is not positional[0]]
+            params = [(param, kind) for param, kind in params if param is not positional[0]]
             positional = positional[1:]
-        elif fn.is_method and positional and not entry.all_traced and entry.transform is not None:
-            # a jitted method: `self` is traced unless static; attributes may be static fields
-            pass
-        for p in positional[: entry.partial_positional]:
-            env[_param_name(p)] = STATIC
+        for param in positional[: entry.partial_positional]:
+            env[_param_name(param)] = STATIC
         n_pos = len(positional)
         static: Set[str] = set(entry.static_names or ())
-        for i in entry.static_nums or ():
-            j = i + n_pos if i < 0 else i
-            if 0 <= j < n_pos:
-                static.add(_param_name(positional[j]))
+        for number in entry.static_nums or ():
+            position = number + n_pos if number < 0 else number
+            if 0 <= position < n_pos:
+                static.add(_param_name(positional[position]))
         static.update(entry.partial_keywords)
         unknown_statics = entry.static_nums is None or entry.static_names is None
         calls = self._visible_calls(entry)
         if entry.both_static_kinds:
             # with both static_argnums and static_argnames JAX infers neither from the other: a
             # parameter static by position only is traced when a call passes it by keyword
-            by_keyword = {a.keyword.value for c in calls for a in c.args if a.keyword is not None}
+            by_keyword = {arg.keyword.value for call in calls for arg in call.args if arg.keyword is not None}
             static -= {name for name in by_keyword if name not in (entry.static_names or ())
                        and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
-        for index, (p, kind) in enumerate(params):
-            name = _param_name(p)
+        for index, (param, kind) in enumerate(params):
+            name = _param_name(param)
             if name in env:
                 continue
             if name in static:
-                env[name] = self._static_function_argument(entry, p, positional, calls) or (
-                    Value(not_none=True) if self._annotated_not_none(p) else STATIC)
+                env[name] = self._static_function_argument(entry, param, positional, calls) or (
+                    Value(not_none=True) if self._annotated_not_none(param) else STATIC)
                 continue
-            if positional and index < len(positional) and p is positional[index] and index in entry.in_axes_static:
+            if positional and index < len(positional) and param is positional[index] and index in entry.in_axes_static:
                 env[name] = STATIC
                 continue
             if unknown_statics:
                 env[name] = MAYBE
                 continue
             if filter_static and not entry.all_traced:
-                env[name] = self._filter_param(p, entry)
+                env[name] = self._filter_param(param, entry)
                 continue
-            if fn.is_method and positional and p is positional[0] and not entry.self_bound and not entry.all_traced:
+            if fn.is_method and positional and param is positional[0] and not entry.self_bound and not entry.all_traced:
                 # a pytree-registered instance: its children are traced, its aux data static
                 children = self.index.pytree_children(fn.cls) if fn.cls is not None else None
                 env[name] = MAYBE if children is None else Value(Kind.MAYBE, instance=fn.cls)
                 continue
-            if p.default is not None and entry.all_traced:
+            if param.default is not None and entry.all_traced:
                 env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
                 continue
-            if p.default is not None and not entry.all_traced and kind != "vararg":
-                passed = self._passed_by_calls(p, positional, calls, entry)
+            if param.default is not None and not entry.all_traced and kind != "vararg":
+                passed = self._passed_by_calls(param, positional, calls, entry)
                 if passed is False:
-                    env[name] = default_value(p)
+                    env[name] = default_value(param)
                     continue
                 if passed is None:
                     env[name] = MAYBE
@@ -334,11 +328,11 @@ class Analyzer:
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
                                         f"{entry.label} (line {{line}}) {how}")
             container = kind in ("vararg", "varkw")
-            env[name] = traced(reason, container=container, is_array=self._annotated_array(p),
-                               leaf=not container and (self._annotated_scalar(p) or self._passed_number(
-                                   p, positional, calls, entry) or self._never_a_container(p, fn)),
-                               not_none=not container and self._annotated_not_none(p),
-                               static_attrs=self._annotated_static_attrs(p))
+            env[name] = traced(reason, container=container, is_array=self._annotated_array(param),
+                               leaf=not container and (self._annotated_scalar(param) or self._passed_number(
+                                   param, positional, calls, entry) or self._never_a_container(param, fn)),
+                               not_none=not container and self._annotated_not_none(param),
+                               static_attrs=self._annotated_static_attrs(param))
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
@@ -566,114 +560,118 @@ class Analyzer:
 
     def exec_stmt(self, stmt: cst.CSTNode, frame: Frame) -> bool:
         """Run one statement; False when the path ends (return, raise, break)."""
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in stmt.body:
-                if not self.exec_small(small, frame):
-                    return False
-            return True
-        if isinstance(stmt, cst.BaseSmallStatement):  # the body of `def f(): return g()` on one line
-            return self.exec_small(stmt, frame)
-        if isinstance(stmt, cst.If):
-            test = self.ev(stmt.test, frame)
-            env = frame.env
-            body_env, else_env = self._narrowed(stmt.test, env)
-            orelse = stmt.orelse
-            truth = bool(test.const) if test.known else None
-            # a test known under tracing (a static flag left at its default, `x is None` for an
-            # array) decides the branch when the function is traced: the other one is not run
-            if truth is False:
-                self.facts.dead_blocks.add(stmt.body)
-            else:
-                self.facts.live_blocks.add(stmt.body)
-            if orelse is not None:
-                (self.facts.dead_blocks if truth is True else self.facts.live_blocks).add(orelse)
-            a = self._branch(stmt.body, frame, body_env) if truth is not False else None
-            if truth is True:
-                b = None
-            else:
-                b = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
-                    if orelse else dict(else_env)
-            joined = self._join_envs([a, b])
-            if joined is None:
+        run = self._STATEMENTS.get(type(stmt))
+        return run(self, stmt, frame) if run is not None else True
+
+    def _exec_simple_statements(self, stmt: Union[cst.SimpleStatementLine, cst.SimpleStatementSuite],
+                                frame: Frame) -> bool:
+        for small in stmt.body:
+            if not self.exec_stmt(small, frame):
                 return False
-            frame.env = joined
-            return True
-        if isinstance(stmt, cst.For):
-            iterable = self.ev(stmt.iter, frame)
-            element = self.element_of(iterable, stmt.iter)
-            return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame))
-        if isinstance(stmt, cst.While):
-            return self._loop(stmt, frame, lambda: self.ev(stmt.test, frame))
-        if isinstance(stmt, cst.With):
-            concrete = False
-            for item in stmt.items:
-                v = self.ev(item.item, frame)
-                if item.asname is not None:
-                    self.bind(item.asname.name, v if v.kind else STATIC, frame)
-                call = item.item
-                if isinstance(call, cst.Call) and (self.index.qualify(call.func) or "").endswith(
-                        "ensure_compile_time_eval"):
-                    concrete = True
-            self.compile_time_eval += concrete
-            try:
-                env = self._branch(stmt.body, frame, frame.env)
-            finally:
-                self.compile_time_eval -= concrete
-            if env is None:
+        return True
+
+    def _exec_if(self, stmt: cst.If, frame: Frame) -> bool:
+        test = self.ev(stmt.test, frame)
+        env = frame.env
+        body_env, else_env = self._narrowed(stmt.test, env)
+        orelse = stmt.orelse
+        truth = bool(test.const) if test.known else None
+        # a test known under tracing (a static flag left at its default, `x is None` for an
+        # array) decides the branch when the function is traced: the other one is not run
+        if truth is False:
+            self.facts.dead_blocks.add(stmt.body)
+        else:
+            self.facts.live_blocks.add(stmt.body)
+        if orelse is not None:
+            (self.facts.dead_blocks if truth is True else self.facts.live_blocks).add(orelse)
+        after_body = self._branch(stmt.body, frame, body_env) if truth is not False else None
+        if truth is True:
+            after_else = None
+        else:
+            after_else = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
+                if orelse else dict(else_env)
+        return self._continue_with(self._join_envs([after_body, after_else]), frame)
+
+    def _exec_for(self, stmt: cst.For, frame: Frame) -> bool:
+        iterable = self.ev(stmt.iter, frame)
+        element = self.element_of(iterable, stmt.iter)
+        return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame))
+
+    def _exec_while(self, stmt: cst.While, frame: Frame) -> bool:
+        return self._loop(stmt, frame, lambda: self.ev(stmt.test, frame))
+
+    def _exec_with(self, stmt: cst.With, frame: Frame) -> bool:
+        concrete = False
+        for item in stmt.items:
+            value = self.ev(item.item, frame)
+            if item.asname is not None:
+                self.bind(item.asname.name, value if value.kind else STATIC, frame)
+            call = item.item
+            if isinstance(call, cst.Call) and (self.index.qualify(call.func) or "").endswith(
+                    "ensure_compile_time_eval"):
+                concrete = True
+        self.compile_time_eval += concrete
+        try:
+            env = self._branch(stmt.body, frame, frame.env)
+        finally:
+            self.compile_time_eval -= concrete
+        return self._continue_with(env, frame)
+
+    def _exec_try(self, stmt: cst.Try, frame: Frame) -> bool:
+        start = dict(frame.env)
+        # `try: n = int(np.asarray(x)) except TypeError: return`: on a tracer the conversion
+        # raises and the handler runs, so a conversion that goes on gave a concrete value
+        catches = any(handler_catches(h, jax_api.TYPE_ERRORS) for h in stmt.handlers)
+        self.conversions_caught += catches
+        try:
+            after_body = self._branch(stmt.body, frame, start)
+        finally:
+            self.conversions_caught -= catches
+        handler_start = self._join_envs([start, after_body]) or start
+        outs = []
+        if stmt.orelse is not None and after_body is not None:
+            outs.append(self._branch(stmt.orelse.body, frame, after_body))
+        else:
+            outs.append(after_body)
+        for handler in stmt.handlers:
+            if handler.type is not None:
+                self.ev(handler.type, frame)
+            henv = dict(handler_start)
+            if handler.name is not None:
+                for name in assigned_names(handler.name.name):
+                    henv[name.value] = STATIC
+            outs.append(self._branch(handler.body, frame, henv))
+        joined = self._join_envs(outs)
+        if stmt.finalbody is not None:
+            fin = self._branch(stmt.finalbody.body, frame, joined if joined is not None else handler_start)
+            if fin is None:
                 return False
-            frame.env = env
-            return True
-        if isinstance(stmt, (cst.Try, cst.TryStar)):
-            start = dict(frame.env)
-            # `try: n = int(np.asarray(x)) except TypeError: return`: on a tracer the conversion
-            # raises and the handler runs, so a conversion that goes on gave a concrete value
-            catches = any(handler_catches(h, jax_api.TYPE_ERRORS) for h in stmt.handlers)
-            self.conversions_caught += catches
-            try:
-                after_body = self._branch(stmt.body, frame, start)
-            finally:
-                self.conversions_caught -= catches
-            handler_start = self._join_envs([start, after_body]) or start
-            outs = []
-            if stmt.orelse is not None and after_body is not None:
-                outs.append(self._branch(stmt.orelse.body, frame, after_body))
-            else:
-                outs.append(after_body)
-            for handler in stmt.handlers:
-                if handler.type is not None:
-                    self.ev(handler.type, frame)
-                henv = dict(handler_start)
-                if handler.name is not None:
-                    for n in assigned_names(handler.name.name):
-                        henv[n.value] = STATIC
-                outs.append(self._branch(handler.body, frame, henv))
-            joined = self._join_envs(outs)
-            if stmt.finalbody is not None:
-                fin = self._branch(stmt.finalbody.body, frame, joined if joined is not None else handler_start)
-                if fin is None:
-                    return False
-                if joined is not None:
-                    joined = self._join_envs([joined, fin])
-            if joined is None:
-                return False
-            frame.env = joined
-            return True
-        if isinstance(stmt, cst.FunctionDef):
-            self._define_function(stmt, frame)
-            return True
-        if isinstance(stmt, cst.ClassDef):
-            frame.env[stmt.name.value] = STATIC
-            return True
-        if isinstance(stmt, cst.Match):
-            self.ev(stmt.subject, frame)
-            env = frame.env
-            outs = [self._branch(case.body, frame, env) for case in stmt.cases]
-            outs.append(dict(env))
-            joined = self._join_envs(outs)
-            if joined is None:
-                return False
-            frame.env = joined
-            return True
+            if joined is not None:
+                joined = self._join_envs([joined, fin])
+        return self._continue_with(joined, frame)
+
+    def _exec_function_def(self, stmt: cst.FunctionDef, frame: Frame) -> bool:
+        self._define_function(stmt, frame)
+        return True
+
+    def _exec_class_def(self, stmt: cst.ClassDef, frame: Frame) -> bool:
+        frame.env[stmt.name.value] = STATIC
+        return True
+
+    def _exec_match(self, stmt: cst.Match, frame: Frame) -> bool:
+        self.ev(stmt.subject, frame)
+        env = frame.env
+        outs = [self._branch(case.body, frame, env) for case in stmt.cases]
+        outs.append(dict(env))
+        return self._continue_with(self._join_envs(outs), frame)
+
+    @staticmethod
+    def _continue_with(env: Optional[Dict[str, Value]], frame: Frame) -> bool:
+        """Go on after a compound statement with ``env``, the join of its ways out; False when none
+        goes on."""
+        if env is None:
+            return False
+        frame.env = env
         return True
 
     def _narrowed(self, test: cst.BaseExpression, env: Dict[str, Value]):
@@ -728,68 +726,84 @@ class Analyzer:
         frame.env = joined
         return True
 
-    def exec_small(self, small: cst.BaseSmallStatement, frame: Frame) -> bool:
-        if isinstance(small, cst.Expr):
-            self.ev(small.value, frame)
-        elif isinstance(small, cst.Assign):
-            value = self.ev(small.value, frame)
-            for target in small.targets:
-                self.bind(target.target, value, frame)
-        elif isinstance(small, cst.AnnAssign):
-            if small.value is not None:
-                self.bind(small.target, self.ev(small.value, frame), frame)
-        elif isinstance(small, cst.AugAssign):
-            rhs = self.ev(small.value, frame)
-            target = small.target
-            if isinstance(target, cst.Name):
-                old = self.read_name(target, frame, record=False)
-                self.facts.record(target, old)
-                new = strongest([old, rhs])
-                if new.kind is Kind.TRACED and new is rhs:
-                    new = traced(Reason(target, "`{code}` is updated with a traced value (line {line})", rhs.reason),
-                                 is_array=old.is_array or rhs.is_array,
-                                 leaf=old.traced_array or rhs.traced_array)
-                self.bind(target, new, frame)
-            else:
-                self.ev(target, frame)
-        elif isinstance(small, cst.Return):
-            value = self.ev(small.value, frame) if small.value is not None else STATIC
-            frame.returns = join(frame.returns, value)
-            return False
-        elif isinstance(small, cst.Raise):
-            if small.exc is not None:
-                self.ev(small.exc, frame)
-            return False
-        elif isinstance(small, cst.Assert):
-            self.ev(small.test, frame)
-            if small.msg is not None:
-                self.ev(small.msg, frame)
-        elif isinstance(small, cst.Break):
-            if frame.loops:
-                frame.loops[-1][0].append(dict(frame.env))
-            return False
-        elif isinstance(small, cst.Continue):
-            if frame.loops:
-                frame.loops[-1][1].append(dict(frame.env))
-            return False
-        elif isinstance(small, (cst.Import, cst.ImportFrom)):
-            if not isinstance(small.names, cst.ImportStar):
-                for alias in small.names:
-                    local = alias.asname.name if alias.asname is not None else alias.name
-                    while isinstance(local, cst.Attribute):
-                        local = local.value
-                    if isinstance(local, cst.Name):
-                        frame.env[local.value] = STATIC
-        elif isinstance(small, cst.Del):
-            targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
-            for target in targets:
-                target = target.value if isinstance(target, cst.Element) else target
-                if isinstance(target, cst.Subscript):
-                    self.ev(target.value, frame)  # `del CACHE[key]` reads CACHE
-                    for el in target.slice:
-                        self._ev_slice(el.slice, frame)
-                elif isinstance(target, cst.Attribute):
-                    self.ev(target.value, frame)
+    # a small statement (also the body of `def f(): return g()` on one line)
+    def _exec_expr(self, small: cst.Expr, frame: Frame) -> bool:
+        self.ev(small.value, frame)
+        return True
+
+    def _exec_assign(self, small: cst.Assign, frame: Frame) -> bool:
+        value = self.ev(small.value, frame)
+        for target in small.targets:
+            self.bind(target.target, value, frame)
+        return True
+
+    def _exec_ann_assign(self, small: cst.AnnAssign, frame: Frame) -> bool:
+        if small.value is not None:
+            self.bind(small.target, self.ev(small.value, frame), frame)
+        return True
+
+    def _exec_aug_assign(self, small: cst.AugAssign, frame: Frame) -> bool:
+        rhs = self.ev(small.value, frame)
+        target = small.target
+        if isinstance(target, cst.Name):
+            old = self.read_name(target, frame, record=False)
+            self.facts.record(target, old)
+            new = strongest([old, rhs])
+            if new.kind is Kind.TRACED and new is rhs:
+                new = traced(Reason(target, "`{code}` is updated with a traced value (line {line})", rhs.reason),
+                             is_array=old.is_array or rhs.is_array,
+                             leaf=old.traced_array or rhs.traced_array)
+            self.bind(target, new, frame)
+        else:
+            self.ev(target, frame)
+        return True
+
+    def _exec_return(self, small: cst.Return, frame: Frame) -> bool:
+        value = self.ev(small.value, frame) if small.value is not None else STATIC
+        frame.returns = join(frame.returns, value)
+        return False
+
+    def _exec_raise(self, small: cst.Raise, frame: Frame) -> bool:
+        if small.exc is not None:
+            self.ev(small.exc, frame)
+        return False
+
+    def _exec_assert(self, small: cst.Assert, frame: Frame) -> bool:
+        self.ev(small.test, frame)
+        if small.msg is not None:
+            self.ev(small.msg, frame)
+        return True
+
+    def _exec_break(self, small: cst.Break, frame: Frame) -> bool:
+        if frame.loops:
+            frame.loops[-1][0].append(dict(frame.env))
+        return False
+
+    def _exec_continue(self, small: cst.Continue, frame: Frame) -> bool:
+        if frame.loops:
+            frame.loops[-1][1].append(dict(frame.env))
+        return False
+
+    def _exec_import(self, small: cst.Import, frame: Frame) -> bool:
+        if not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(local, cst.Attribute):
+                    local = local.value
+                if isinstance(local, cst.Name):
+                    frame.env[local.value] = STATIC
+        return True
+
+    def _exec_del(self, small: cst.Del, frame: Frame) -> bool:
+        targets = small.target.elements if isinstance(small.target, (cst.Tuple, cst.List)) else [small.target]
+        for target in targets:
+            target = target.value if isinstance(target, cst.Element) else target
+            if isinstance(target, cst.Subscript):
+                self.ev(target.value, frame)  # `del CACHE[key]` reads CACHE
+                for el in target.slice:
+                    self._ev_slice(el.slice, frame)
+            elif isinstance(target, cst.Attribute):
+                self.ev(target.value, frame)
         return True
 
     def _define_function(self, node: cst.FunctionDef, frame: Frame) -> None:
@@ -923,131 +937,136 @@ class Analyzer:
         return value
 
     def _ev(self, node: cst.CSTNode, frame: Frame) -> Value:
-        if isinstance(node, cst.Name):
-            return self.read_name(node, frame)
-        if isinstance(node, (cst.Integer, cst.SimpleString)):
-            known = int_value(node) if isinstance(node, cst.Integer) else string_value(node)
-            return constant(known) if known is not None else STATIC
-        if isinstance(node, (cst.Float, cst.Imaginary, cst.Ellipsis)):
+        evaluate = self._EXPRESSIONS.get(type(node))
+        return evaluate(self, node, frame) if evaluate is not None else MAYBE
+
+    def _ev_literal(self, node: cst.BaseExpression, frame: Frame) -> Value:
+        known = int_value(node) if isinstance(node, cst.Integer) else string_value(node)
+        return constant(known) if known is not None else STATIC
+
+    def _ev_static(self, node: cst.BaseExpression, frame: Frame) -> Value:
+        return STATIC
+
+    def _ev_concatenated_string(self, node: cst.ConcatenatedString, frame: Frame) -> Value:
+        left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+        fmt = left.formats_tracer or right.formats_tracer
+        return Value(formats_tracer=fmt) if fmt else STATIC
+
+    def _ev_formatted_string(self, node: cst.FormattedString, frame: Frame) -> Value:
+        fmt = None
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                value = self.ev(part.expression, frame)
+                if part.format_spec:
+                    for spec in part.format_spec:
+                        if isinstance(spec, cst.FormattedStringExpression):
+                            self.ev(spec.expression, frame)
+                if value.kind is Kind.TRACED and fmt is None:
+                    fmt = Reason(part.expression, "`{code}` is formatted into a string", value.reason)
+        return Value(formats_tracer=fmt) if fmt else STATIC
+
+    def _ev_binary_operation(self, node: cst.BinaryOperation, frame: Frame) -> Value:
+        left, right = self.ev(node.left, frame), self.ev(node.right, frame)
+        string_left = isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+        if isinstance(node.operator, cst.Modulo) and string_left:
+            inner = right.items if right.items is not None else (right,)
+            hit = strongest(inner)
+            if hit.kind is Kind.TRACED:
+                return Value(formats_tracer=Reason(node.right, "`{code}` is formatted into a string", hit.reason))
             return STATIC
-        if isinstance(node, cst.ConcatenatedString):
-            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
-            fmt = left.formats_tracer or right.formats_tracer
-            return Value(formats_tracer=fmt) if fmt else STATIC
-        if isinstance(node, cst.FormattedString):
-            fmt = None
-            for part in node.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    v = self.ev(part.expression, frame)
-                    if part.format_spec:
-                        for spec in part.format_spec:
-                            if isinstance(spec, cst.FormattedStringExpression):
-                                self.ev(spec.expression, frame)
-                    if v.kind is Kind.TRACED and fmt is None:
-                        fmt = Reason(part.expression, "`{code}` is formatted into a string", v.reason)
-            return Value(formats_tracer=fmt) if fmt else STATIC
-        if isinstance(node, cst.Attribute):
-            return self._ev_attribute(node, frame)
-        if isinstance(node, cst.Call):
-            return self._ev_call(node, frame)
-        if isinstance(node, cst.Subscript):
-            return self._ev_subscript(node, frame)
-        if isinstance(node, cst.BinaryOperation):
-            left, right = self.ev(node.left, frame), self.ev(node.right, frame)
-            string_left = isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
-            if isinstance(node.operator, cst.Modulo) and string_left:
-                inner = right.items if right.items is not None else (right,)
-                hit = strongest(inner)
-                if hit.kind is Kind.TRACED:
-                    return Value(formats_tracer=Reason(node.right, "`{code}` is formatted into a string", hit.reason))
-                return STATIC
-            bool_op = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and (left.is_bool or right.is_bool)
-            return self._combine(node, [left, right], is_bool=bool_op, frame=frame, operands=[node.left, node.right])
-        if isinstance(node, cst.UnaryOperation):
-            v = self.ev(node.expression, frame)
-            if isinstance(node.operator, cst.Not):
-                return constant(not v.const) if v.known else STATIC
-            if v.known and isinstance(v.const, int) and isinstance(node.operator, cst.Minus):
-                return constant(-v.const)
-            return self._combine(node, [v], is_bool=v.is_bool and isinstance(node.operator, cst.BitInvert),
-                                 frame=frame, operands=[node.expression])
-        if isinstance(node, cst.BooleanOperation):
-            left = self.ev(node.left, frame)
-            if left.known:  # short-circuits on a known constant: the other side is not run
-                decided = bool(left.const) if isinstance(node.operator, cst.Or) else not bool(left.const)
-                if decided:
-                    return left
-                return self.ev(node.right, frame)
-            right = self.ev(node.right, frame)
-            return join(left, right)
-        if isinstance(node, cst.Comparison):
-            values = [self.ev(node.left, frame)]
-            static = False
-            for comp in node.comparisons:
-                values.append(self.ev(comp.comparator, frame))
-                if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
-                    static = True
-                if isinstance(comp.comparator, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-                    static = True
-                if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
-                    static = True  # `args == ()`: a test of a pytree's structure
-            if len(values) == 2:
-                known = _compare_known(node.comparisons[0].operator, values[0], values[1])
-                if known is not None:
-                    return constant(known)
-            if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
-                return STATIC
-            if not any(v.traced_array for v in values) and not self._numeric_comparison(node, values):
-                # `m.impl == Impl.FAST`, `mode != "train"`: equality of a pytree's metadata with a
-                # Python value is a structure test; only numbers and arrays make it an array
-                return MAYBE if strongest(values).kind else STATIC
-            return self._combine(node, values, is_bool=True, frame=frame, operands=[node.left] + [
-                c.comparator for c in node.comparisons])
-        if isinstance(node, cst.IfExp):
-            self.ev(node.test, frame)
-            return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            items = []
-            for el in node.elements:
-                v = self.ev(el.value, frame)
-                if isinstance(el, cst.StarredElement) and v.element is not None:
-                    v = v.element
-                items.append(v)
-            best = strongest(items)
-            if any(isinstance(el, cst.StarredElement) for el in node.elements):
-                return Value(best.kind, best.reason, element=join_all(items or []), container=True)
-            return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
-                         element=join_all(items) if items else None, container=not isinstance(node, cst.Tuple))
-        if isinstance(node, cst.Dict):
-            values = []
-            for el in node.elements:
-                if isinstance(el, cst.DictElement):
-                    self.ev(el.key, frame)
-                    values.append(self.ev(el.value, frame))
-                else:
-                    values.append(self.ev(el.value, frame))
-            best = strongest(values)
-            return Value(best.kind, best.reason, container=True, mapping=True)
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            return self._ev_comprehension(node, frame)
-        if isinstance(node, cst.Lambda):
-            info = self.index.infos.get(node)
-            for p, _ in params_of(node.params):
-                if p.default is not None:
-                    self.ev(p.default, frame)
-            return Value(func=info, closure=self._closure(frame)) if info is not None else STATIC
-        if isinstance(node, cst.NamedExpr):
-            v = self.ev(node.value, frame)
-            self.bind(node.target, v, frame)
-            return v
-        if isinstance(node, (cst.Await, cst.Yield)):
-            inner = getattr(node, "expression", None) if isinstance(node, cst.Await) else node.value
-            if isinstance(inner, cst.CSTNode) and not isinstance(inner, cst.From):
-                self.ev(inner, frame)
-            return MAYBE
-        if isinstance(node, cst.StarredElement):
-            return self.ev(node.value, frame)
+        bool_op = isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and (left.is_bool or right.is_bool)
+        return self._combine(node, [left, right], is_bool=bool_op, frame=frame, operands=[node.left, node.right])
+
+    def _ev_unary_operation(self, node: cst.UnaryOperation, frame: Frame) -> Value:
+        operand = self.ev(node.expression, frame)
+        if isinstance(node.operator, cst.Not):
+            return constant(not operand.const) if operand.known else STATIC
+        if operand.known and isinstance(operand.const, int) and isinstance(node.operator, cst.Minus):
+            return constant(-operand.const)
+        return self._combine(node, [operand], is_bool=operand.is_bool and isinstance(node.operator, cst.BitInvert),
+                             frame=frame, operands=[node.expression])
+
+    def _ev_boolean_operation(self, node: cst.BooleanOperation, frame: Frame) -> Value:
+        left = self.ev(node.left, frame)
+        if left.known:  # short-circuits on a known constant: the other side is not run
+            decided = bool(left.const) if isinstance(node.operator, cst.Or) else not bool(left.const)
+            if decided:
+                return left
+            return self.ev(node.right, frame)
+        right = self.ev(node.right, frame)
+        return join(left, right)
+
+    def _ev_comparison(self, node: cst.Comparison, frame: Frame) -> Value:
+        values = [self.ev(node.left, frame)]
+        static = False
+        for comp in node.comparisons:
+            values.append(self.ev(comp.comparator, frame))
+            if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                static = True
+            if isinstance(comp.comparator, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                static = True
+            if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
+                static = True  # `args == ()`: a test of a pytree's structure
+        if len(values) == 2:
+            known = _compare_known(node.comparisons[0].operator, values[0], values[1])
+            if known is not None:
+                return constant(known)
+        if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:
+            return STATIC
+        if not any(value.traced_array for value in values) and not self._numeric_comparison(node, values):
+            # `m.impl == Impl.FAST`, `mode != "train"`: equality of a pytree's metadata with a
+            # Python value is a structure test; only numbers and arrays make it an array
+            return MAYBE if strongest(values).kind else STATIC
+        return self._combine(node, values, is_bool=True, frame=frame, operands=[node.left] + [
+            comp.comparator for comp in node.comparisons])
+
+    def _ev_if_exp(self, node: cst.IfExp, frame: Frame) -> Value:
+        self.ev(node.test, frame)
+        return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
+
+    def _ev_sequence(self, node, frame: Frame) -> Value:
+        """A tuple, list or set display."""
+        items = []
+        for el in node.elements:
+            value = self.ev(el.value, frame)
+            if isinstance(el, cst.StarredElement) and value.element is not None:
+                value = value.element
+            items.append(value)
+        best = strongest(items)
+        if any(isinstance(el, cst.StarredElement) for el in node.elements):
+            return Value(best.kind, best.reason, element=join_all(items or []), container=True)
+        return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
+                     element=join_all(items) if items else None, container=not isinstance(node, cst.Tuple))
+
+    def _ev_dict(self, node: cst.Dict, frame: Frame) -> Value:
+        values = []
+        for el in node.elements:
+            if isinstance(el, cst.DictElement):
+                self.ev(el.key, frame)
+            values.append(self.ev(el.value, frame))
+        best = strongest(values)
+        return Value(best.kind, best.reason, container=True, mapping=True)
+
+    def _ev_lambda(self, node: cst.Lambda, frame: Frame) -> Value:
+        info = self.index.infos.get(node)
+        for param, _ in params_of(node.params):
+            if param.default is not None:
+                self.ev(param.default, frame)
+        return Value(func=info, closure=self._closure(frame)) if info is not None else STATIC
+
+    def _ev_named_expr(self, node: cst.NamedExpr, frame: Frame) -> Value:
+        value = self.ev(node.value, frame)
+        self.bind(node.target, value, frame)
+        return value
+
+    def _ev_await_or_yield(self, node, frame: Frame) -> Value:
+        inner = getattr(node, "expression", None) if isinstance(node, cst.Await) else node.value
+        if isinstance(inner, cst.CSTNode) and not isinstance(inner, cst.From):
+            self.ev(inner, frame)
         return MAYBE
+
+    def _ev_starred(self, node: cst.StarredElement, frame: Frame) -> Value:
+        return self.ev(node.value, frame)
 
     def _combine(self, node: cst.CSTNode, values: Sequence[Value], is_bool: bool = False,
                  frame: Optional[Frame] = None, operands: Sequence[cst.CSTNode] = ()) -> Value:
@@ -1190,36 +1209,21 @@ class Analyzer:
         func = call.func
         q = self.index.qualify(func)
         if jax_api.is_callback(q):
-            for arg in call.args:
-                if self._function_of(arg.value, frame) is None:
-                    self.ev(arg.value, frame)
-            tail = q.rsplit(".", 1)[-1]
-            if tail in ("pure_callback", "io_callback"):
-                return traced(Reason(call, "`{code}` returns arrays computed on the host: traced in traced code"))
-            return STATIC
-        receiver: Optional[Value] = None
-        callee_value = STATIC
-        if isinstance(func, cst.Attribute) and q is None:
-            receiver = self.ev(func.value, frame)
-        elif not isinstance(func, (cst.Name, cst.Attribute)):
-            callee_value = self.ev(func, frame)
+            return self._call_callback(call, q, frame)
+        # the receiver of a method (`obj.method(...)`), or a callee that is neither a name nor an
+        # attribute (`fs[0](...)`, `jax.jit(f)(...)`)
+        callee = STATIC
+        if isinstance(func, cst.Attribute):
+            if q is None:
+                callee = self.ev(func.value, frame)
+        elif not isinstance(func, cst.Name):
+            callee = self.ev(func, frame)
         args = self._arg_values(call, frame)
-        values = [v for _, v in args]
-        best = strongest(values)
+        best = strongest([value for _, value in args])
         # higher-order functions: analyse the functions they are given
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS:
-            if returns:
-                leaf = returns[0]
-                trees = [v for a, v in args if a.keyword is None and not a.star and v.func is None]
-                tree = trees[0] if trees else STATIC
-                if tree.traced_array or not leaf.kind:
-                    return leaf if leaf.kind or leaf.container else STATIC
-                # the function's result for each leaf, in a tree of the input's structure: a dict of
-                # arrays stays a dict (item assignment on it is fine), not an array
-                return Value(leaf.kind, leaf.reason, container=tree.container, mapping=tree.mapping,
-                             element=tree.element if tree.mapping else None)
-            return MAYBE if best.kind else STATIC  # a function we cannot see, mapped over the leaves
+            return self._call_tree_map(args, returns, best)
         if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
             helper = self.project.resolve_function(self.path, q)
             if helper is not None:
@@ -1227,54 +1231,91 @@ class Analyzer:
                 return self._call_user(call, fn, None, args, frame, None, target=analyzer)
         if q is not None:
             return self._call_qualified(call, q, args, best)
-        if isinstance(func, cst.Name):
-            name = func.value
-            local = self.read_name(func, frame)
-            if local.func is not None:
-                return self._call_user(call, local.func, local.closure, args, frame, None)
-            if local.instance is not None:
-                return self._call_method(call, local.instance, "__call__", local, args, frame)
-            if name in self.index.classes and self.facts.read_scope.get(func) == "global":
-                return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name], fresh=True)
-            if self.facts.read_scope.get(func) == "builtin":
-                return self._call_builtin(call, name, args, best)
-            return self._unknown_call(call, name, best)
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
-            assert receiver is not None
-            fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
-            if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-                self_value = frame.env.get(func.value.value, STATIC)
-                return self._call_user(call, fn, None, args, frame, self_value if bound else None)
-            if receiver.instance is not None:
-                return self._call_method(call, receiver.instance, method, receiver, args, frame)
-            if receiver.kind is Kind.TRACED:
-                if method in jax_api.ARRAY_METHODS and not receiver.traced_array:
-                    self._note_arrays([func.value], [receiver], frame)  # `x.sum()`: `x` is an array
-                return self._method_on_traced(call, method, receiver, best)
-            if receiver.jax_array:
-                if method in jax_api.STATIC_METHODS:
-                    return STATIC
-                return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
+        by_callee = self._CALLEES.get(type(func))
+        if by_callee is None:
+            return self._call_value(call, callee, args, best, frame)
+        return by_callee(self, call, callee, args, best, frame)
+
+    def _call_callback(self, call: cst.Call, q: str, frame: Frame) -> Value:
+        """``jax.pure_callback(f, ...)``, ``jax.debug.callback(f, ...)``: ``f`` runs on the host."""
+        for arg in call.args:
+            if self._function_of(arg.value, frame) is None:
+                self.ev(arg.value, frame)
+        tail = q.rsplit(".", 1)[-1]
+        if tail in ("pure_callback", "io_callback"):
+            return traced(Reason(call, "`{code}` returns arrays computed on the host: traced in traced code"))
+        return STATIC
+
+    @staticmethod
+    def _call_tree_map(args, returns: List[Value], best: Value) -> Value:
+        if returns:
+            leaf = returns[0]
+            trees = [value for arg, value in args if arg.keyword is None and not arg.star and value.func is None]
+            tree = trees[0] if trees else STATIC
+            if tree.traced_array or not leaf.kind:
+                return leaf if leaf.kind or leaf.container else STATIC
+            # the function's result for each leaf, in a tree of the input's structure: a dict of
+            # arrays stays a dict (item assignment on it is fine), not an array
+            return Value(leaf.kind, leaf.reason, container=tree.container, mapping=tree.mapping,
+                         element=tree.element if tree.mapping else None)
+        return MAYBE if best.kind else STATIC  # a function we cannot see, mapped over the leaves
+
+    def _call_name(self, call: cst.Call, callee: Value, args, best: Value, frame: Frame) -> Value:
+        """``f(...)``, ``f`` not qualified to an import (``callee`` is not used)."""
+        func = call.func
+        name = func.value
+        local = self.read_name(func, frame)
+        if local.func is not None:
+            return self._call_user(call, local.func, local.closure, args, frame, None)
+        if local.instance is not None:
+            return self._call_method(call, local.instance, "__call__", local, args, frame)
+        if name in self.index.classes and self.facts.read_scope.get(func) == "global":
+            return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name], fresh=True)
+        if self.facts.read_scope.get(func) == "builtin":
+            return self._call_builtin(call, name, args, best)
+        return self._unknown_call(call, name, best)
+
+    def _call_attribute(self, call: cst.Call, receiver: Value, args, best: Value, frame: Frame) -> Value:
+        """``obj.method(...)``, ``obj`` not an imported module."""
+        func = call.func
+        method = func.attr.value
+        fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
+        if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            self_value = frame.env.get(func.value.value, STATIC)
+            return self._call_user(call, fn, None, args, frame, self_value if bound else None)
+        if receiver.instance is not None:
+            return self._call_method(call, receiver.instance, method, receiver, args, frame)
+        if receiver.kind is Kind.TRACED:
+            if method in jax_api.ARRAY_METHODS and not receiver.traced_array:
+                self._note_arrays([func.value], [receiver], frame)  # `x.sum()`: `x` is an array
+            return self._method_on_traced(call, method, receiver, best)
+        if receiver.jax_array:
+            if method in jax_api.STATIC_METHODS:
+                return STATIC
+            return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
+                          is_array=True)
+        if receiver.kind is Kind.MAYBE:
+            if method in jax_api.ARRAY_METHODS:
+                return traced(Reason(call, f"`.{method}()` returns an array: traced inside traced code"),
                               is_array=True)
-            if receiver.kind is Kind.MAYBE:
-                if method in jax_api.ARRAY_METHODS:
-                    return traced(Reason(call, f"`.{method}()` returns an array: traced inside traced code"),
-                                  is_array=True)
-                return MAYBE
-            if method in jax_api.ARRAY_RESULT_METHODS and best.kind is Kind.TRACED:
-                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
-            if method in ("format", "join", "format_map"):
-                if best.kind is Kind.TRACED:
-                    return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", best.reason))
-                return STATIC
-            if isinstance(func.value, cst.Name) and func.value.value in self.index.logger_names:
-                return STATIC
-            return self._unknown_call(call, method, best)
-        if callee_value.func is not None:
-            return self._call_user(call, callee_value.func, callee_value.closure, args, frame, None)
-        if callee_value.instance is not None:
-            return self._call_method(call, callee_value.instance, "__call__", callee_value, args, frame)
+            return MAYBE
+        if method in jax_api.ARRAY_RESULT_METHODS and best.kind is Kind.TRACED:
+            return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+        if method in ("format", "join", "format_map"):
+            if best.kind is Kind.TRACED:
+                return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", best.reason))
+            return STATIC
+        if isinstance(func.value, cst.Name) and func.value.value in self.index.logger_names:
+            return STATIC
+        return self._unknown_call(call, method, best)
+
+    def _call_value(self, call: cst.Call, callee: Value, args, best: Value, frame: Frame) -> Value:
+        """A callee that is neither a name nor an attribute, of value ``callee``."""
+        func = call.func
+        if callee.func is not None:
+            return self._call_user(call, callee.func, callee.closure, args, frame, None)
+        if callee.instance is not None:
+            return self._call_method(call, callee.instance, "__call__", callee, args, frame)
         if isinstance(func, cst.Subscript):
             table = self._function_table(func, frame)
             if table:  # `ACTIVATIONS[name](x)`: any of the table's functions may run
@@ -1685,6 +1726,34 @@ class Analyzer:
         return replace(value, reason=Reason(arg.value, f"parameter `{p.name.value}` of `{fn.label}` receives "
                                                        f"traced `{{code}}` (line {{line}})", value.reason,
                                             module=where[0], path=where[1]))
+
+    # ============================================================= dispatch
+    #: how each kind of statement runs (a kind not here runs without effect: ``pass``, ``global``)
+    _STATEMENTS = {
+        cst.SimpleStatementLine: _exec_simple_statements, cst.SimpleStatementSuite: _exec_simple_statements,
+        cst.If: _exec_if, cst.For: _exec_for, cst.While: _exec_while, cst.With: _exec_with,
+        cst.Try: _exec_try, cst.TryStar: _exec_try, cst.FunctionDef: _exec_function_def,
+        cst.ClassDef: _exec_class_def, cst.Match: _exec_match,
+        cst.Expr: _exec_expr, cst.Assign: _exec_assign, cst.AnnAssign: _exec_ann_assign,
+        cst.AugAssign: _exec_aug_assign, cst.Return: _exec_return, cst.Raise: _exec_raise,
+        cst.Assert: _exec_assert, cst.Break: _exec_break, cst.Continue: _exec_continue,
+        cst.Import: _exec_import, cst.ImportFrom: _exec_import, cst.Del: _exec_del,
+    }
+    #: how each kind of expression is evaluated (a kind not here may be anything: MAYBE)
+    _EXPRESSIONS = {
+        cst.Name: read_name, cst.Integer: _ev_literal, cst.SimpleString: _ev_literal,
+        cst.Float: _ev_static, cst.Imaginary: _ev_static, cst.Ellipsis: _ev_static,
+        cst.ConcatenatedString: _ev_concatenated_string, cst.FormattedString: _ev_formatted_string,
+        cst.Attribute: _ev_attribute, cst.Call: _ev_call, cst.Subscript: _ev_subscript,
+        cst.BinaryOperation: _ev_binary_operation, cst.UnaryOperation: _ev_unary_operation,
+        cst.BooleanOperation: _ev_boolean_operation, cst.Comparison: _ev_comparison, cst.IfExp: _ev_if_exp,
+        cst.Tuple: _ev_sequence, cst.List: _ev_sequence, cst.Set: _ev_sequence, cst.Dict: _ev_dict,
+        cst.ListComp: _ev_comprehension, cst.SetComp: _ev_comprehension, cst.GeneratorExp: _ev_comprehension,
+        cst.DictComp: _ev_comprehension, cst.Lambda: _ev_lambda, cst.NamedExpr: _ev_named_expr,
+        cst.Await: _ev_await_or_yield, cst.Yield: _ev_await_or_yield, cst.StarredElement: _ev_starred,
+    }
+    #: how a call is followed, by the kind of its callee (any other kind: ``_call_value``)
+    _CALLEES = {cst.Name: _call_name, cst.Attribute: _call_attribute}
 
 
 def analyse_module(index: ModuleIndex) -> Facts:
