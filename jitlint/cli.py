@@ -6,10 +6,14 @@ checked, 2 for a usage or configuration error or an internal error.
 from __future__ import annotations
 
 import argparse
+import difflib
 import inspect
+import io
 import os
+import re
 import sys
-from typing import List, Optional, Sequence, TextIO
+import tokenize
+from typing import Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config, load_file
@@ -27,11 +31,47 @@ COMMANDS = ("check", "rule", "rules", "verify", "server")
 
 
 def _code_list(value: str) -> List[str]:
-    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    codes = [c.strip() for c in value.split(",") if c.strip()]
     for code in codes:
         if not known_code(code):
-            raise argparse.ArgumentTypeError(f"unknown rule code or prefix: {code}")
-    return codes
+            raise argparse.ArgumentTypeError(f"unknown rule code or prefix: {code}{_close_code(code)}")
+    return [code.upper() for code in codes]
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> Optional[str]:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _close_code(word: str) -> str:
+    """``; did you mean `JIT201`?`` for a near miss of a rule code, or for the name of a rule; else ``""``."""
+    by_name = {rule.name: code for code, rule in RULES_BY_CODE.items()}
+    name = by_name.get(word.lower()) or by_name.get(_did_you_mean(word.lower(), list(by_name)) or "")
+    code = _did_you_mean(word.upper(), list(RULES_BY_CODE))
+    if code is None and name is not None:
+        return f"; did you mean `{name}` ({RULES_BY_CODE[name].name})?"
+    return f"; did you mean `{code}`?" if code else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose errors are one line (``jitlint: error: ...``, exit 2) without the usage block,
+    with the closest option for a mistyped one."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = message.partition("unrecognized arguments: ")[2].split()
+        options = [w.split("=")[0] for w in unknown if w.startswith("--")]
+        close = _did_you_mean(options[0], self.long_options()) if options else None
+        raise UsageError(message + (f"; did you mean `{close}`?" if close else ""))
+
+    def long_options(self) -> List[str]:
+        """The ``--options`` of this parser and of its subcommands."""
+        out: List[str] = []
+        for action in self._actions:
+            out += [o for o in action.option_strings if o.startswith("--")]
+            if isinstance(action, argparse._SubParsersAction):
+                out += [o for parser in action.choices.values() if isinstance(parser, _Parser)
+                        for o in parser.long_options()]
+        return out
 
 
 def _name_list(value: str) -> List[str]:
@@ -39,7 +79,7 @@ def _name_list(value: str) -> List[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jitlint", description="Find JAX JIT-safety hazards before the code runs.")
+    parser = _Parser(prog="jitlint", description="Find JAX JIT-safety hazards before the code runs.")
     parser.add_argument("--version", action="version", version=f"jitlint {__version__}")
     sub = parser.add_subparsers(dest="command")
     check = sub.add_parser("check", help="lint files and folders (the default command)")
@@ -71,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-non-zero-on-fix", action="store_true",
                        help="with --fix: exit 1 when a file was changed, even if nothing is left to report "
                             "(what pre-commit expects)")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when there are findings (still 2 for a usage, configuration or internal "
+                            "error)")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` to the line of every current finding (merged into a `# noqa: ...` "
+                            "already there), to adopt jitlint on existing code")
+    check.add_argument("--show-settings", action="store_true",
+                       help="print the configuration the check would use (file and command line), then exit")
+    check.add_argument("--show-files", action="store_true", help="print the files the check would read, then exit")
     check.add_argument("--output-file", help="write the report here instead of stdout")
     check.add_argument("--fix", action="store_true",
                        help="apply safe fixes to the files (stdin: print the fixed source), then report what is left")
@@ -85,9 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     check.add_argument("--cache-dir", help="where to keep the results cache (default: .jitlint_cache, or "
                                            "$JITLINT_CACHE_DIR)")
-    rule = sub.add_parser("rule", help="print the documentation of a rule")
-    rule.add_argument("code")
-    sub.add_parser("rules", help="list all rules")
+    rule = sub.add_parser("rule", help="print the documentation of a rule: by code, name, or code prefix "
+                                       "(JIT2: every JIT2xx rule)")
+    rule.add_argument("code", metavar="CODE|NAME|PREFIX")
+    rules = sub.add_parser("rules", help="list all rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: one line per rule; json: code, name, summary, fixable, on_by_default, url")
     server = sub.add_parser("server", help="run the language server (LSP, over stdio) for editors")
     server.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only way)")
     from jitlint.verify.command import add_check_arguments, add_verify_parser  # imports neither jax nor user code
@@ -216,16 +268,40 @@ def exit_status(results: Sequence[FileResult]) -> int:
 def run_check(args: argparse.Namespace) -> int:
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (stdin) can be given once")
+    _check_combinations(args)
     config = resolve_config(args)
     if args.verify and not (args.fix or args.diff):
         raise UsageError("--verify needs --fix or --diff: it verifies fixes before they are written")
-    if args.fix or args.diff:
-        return run_fix(args, config)
+    if args.show_settings:
+        return show_settings(args, config)
+    nothing = _warn_of_empty_folders(args, config)
+    if args.show_files:
+        return show_files(args, config)
+    if args.add_noqa:
+        status = run_add_noqa(args, config)
+    elif args.fix or args.diff:
+        status = run_fix(args, config)
+    else:
+        status = _report(args, config, quiet=args.quiet or nothing)
+    return EXIT_CLEAN if args.exit_zero and status == EXIT_FINDINGS else status
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    if args.exit_zero and args.exit_non_zero_on_fix:
+        raise UsageError("--exit-zero and --exit-non-zero-on-fix contradict each other")
+    if args.add_noqa and (args.fix or args.diff):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff: fix first, then add noqa comments")
+    if args.add_noqa and STDIN in args.paths:
+        raise UsageError("--add-noqa writes the files it checks: it cannot read `-` (stdin)")
+
+
+def _report(args: argparse.Namespace, config: Config, quiet: bool) -> int:
+    """The check itself: lint, report, and the exit status of what was found."""
     results = lint_all(args, config)
     for result in results:
         if result.error is not None:
             sys.stderr.write(result.error.render() + "\n")
-    report = render(args.format, results, with_reason=not args.no_reason, quiet=args.quiet,
+    report = render(args.format, results, with_reason=not args.no_reason, quiet=quiet,
                     statistics=args.statistics, style=report_style(args, sys.stdout))
     if args.show_fixes and args.format == "text":
         report += available_fixes(results)
@@ -393,21 +469,231 @@ def _jobs(args: argparse.Namespace) -> int:
     return min(args.jobs, cpus) if args.jobs > 0 else cpus
 
 
-def run_rule(code: str) -> int:
-    rule = RULES_BY_CODE.get(code.strip().upper())
-    if rule is None:
-        raise UsageError(f"unknown rule: {code}")
-    sys.stdout.write(f"# {rule.code} ({rule.name})\n\n{inspect.cleandoc(rule.__doc__ or '')}\n")
+def _warn_of_empty_folders(args: argparse.Namespace, config: Config) -> bool:
+    """Warn (unless ``--quiet``) of each folder named on the command line that holds no Python file to
+    check; True when that is every path, so that no ``All checks passed.`` claims a check that never ran."""
+    empty = [p for p in dict.fromkeys(args.paths) if p != STDIN and os.path.isdir(p)
+             and next(iter(iter_files([p], config)), None) is None]
+    if not args.quiet:
+        for folder in empty:
+            sys.stderr.write(f"warning: no Python files found in {folder}\n")
+    return bool(empty) and set(empty) == set(args.paths)
+
+
+def show_files(args: argparse.Namespace, config: Config) -> int:
+    """``--show-files``: the files a check of these paths reads, one a line, in the order it reads them."""
+    files = [(args.stdin_filename or STDIN) if p == STDIN else p for p in iter_files(args.paths, config)]
+    _write("".join(f"{f}\n" for f in files), args.output_file, sys.stdout)
     return EXIT_CLEAN
 
 
-def run_rules() -> int:
-    """One line per rule: code, name, whether jitlint can fix its findings, on or off by default."""
-    from jitlint.fixes import FIXABLE_CODES
+def show_settings(args: argparse.Namespace, config: Config) -> int:
+    """``--show-settings``: the configuration after the command line, as the TOML of ``[tool.jitlint]``
+    (what is not set is a comment), with where it came from and the rules that run."""
+    import dataclasses
 
-    for code, rule in sorted(RULES_BY_CODE.items()):
-        fix = "fix" if code in FIXABLE_CODES else "-"
-        sys.stdout.write(f"{code}  {rule.name:40} {fix:4} {'on' if rule.default_enabled else 'off'}\n")
+    from jitlint.config import DEFAULT_EXCLUDE
+    from jitlint.registry import selected_rules
+
+    origin = config.source or ("no configuration file (--isolated)" if args.isolated else "no configuration file")
+    lines = [f"# jitlint {__version__}: the settings for {' '.join(args.paths)}", f"# read from: {origin}",
+             "[tool.jitlint]"]
+    for field in dataclasses.fields(config):
+        value, key = getattr(config, field.name), field.name.replace("_", "-")
+        if value is None:
+            lines.append(f"# {key}: not set" + (" (the rules on by default run)" if key == "select" else ""))
+        elif field.name != "source":
+            lines.append(f"{key} = {_toml(value, table='PerFileIgnores' in str(field.type))}")
+    lines.append(f"# always excluded: {_toml(DEFAULT_EXCLUDE)}")
+    lines.append(f"# rules that run: {' '.join(r.code for r in selected_rules(config.select, config.ignore))}")
+    _write("\n".join(lines) + "\n", args.output_file, sys.stdout)
+    return EXIT_CLEAN
+
+
+def _toml(value: object, table: bool = False) -> str:
+    """A setting as a TOML value: strings, numbers, booleans, lists, and (glob, codes) pairs as a table."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return json.dumps(value)
+    items = list(value.items()) if isinstance(value, dict) else list(value)  # type: ignore[attr-defined]
+    if table or isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in items) + " }" if items else "{}"
+    return "[" + ", ".join(_toml(i) for i in items) + "]"
+
+
+# ------------------------------------------------------------------------------------------- --add-noqa
+
+#: a run of codes in a ``# noqa: ...`` comment (``E501,W291``), before any explanation after it
+_CODE_RUN = re.compile(r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def run_add_noqa(args: argparse.Namespace, config: Config) -> int:
+    """``--add-noqa``: ``# noqa: CODE`` on the line of every current finding, written atomically.
+
+    A line whose end is inside a string (a multi-line string or f-string) or that continues with a
+    backslash cannot take a comment: its findings are skipped and named.  Silencing a finding can
+    uncover one it superseded on its line, so the files are checked again until nothing is added.
+    Exit status: 0 when every finding was silenced, 1 when some were skipped or a file could not be
+    read or written, 2 for an internal error.
+    """
+    added = 0
+    for _ in range(_NOQA_ROUNDS):
+        results = lint_all(args, config)
+        outcomes = [_add_noqa_to(result) for result in results]
+        added += sum(lines for lines, _, _ in outcomes)
+        if not any(lines for lines, _, _ in outcomes):
+            break
+    left = [line for _, skipped, _ in outcomes for line in skipped]
+    errors = [error for _, _, error in outcomes if error is not None]
+    for line in [e.render() for e in errors] + left:
+        sys.stderr.write(line + "\n")
+    if not args.quiet:
+        tail = f" ({_plural(len(left), 'finding')} skipped)" if left else ""
+        _write(f"Added {_plural(added, 'noqa directive')}{tail}.\n", None, sys.stdout)
+    if has_internal_error(results):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if left or errors else EXIT_CLEAN
+
+
+#: at most this many checks: each silenced finding may uncover one it superseded, once
+_NOQA_ROUNDS = 4
+
+
+def _add_noqa_to(result: FileResult) -> Tuple[int, List[str], Optional[FileError]]:
+    """Add the noqa comments one file's findings need: (lines changed, the findings skipped, the error)."""
+    from jitlint.fixing import decode_file, encode_file, write_atomic
+    from jitlint.rules.base import INTERNAL_ERROR_CODE
+    from jitlint.source import SourceError
+
+    wanted: Dict[int, Set[str]] = {}
+    for diag in result.diagnostics:
+        if diag.code != INTERNAL_ERROR_CODE:
+            wanted.setdefault(diag.line, set()).add(diag.code)
+    if result.error is not None or not wanted:
+        return 0, [], result.error
+    try:
+        data = _read_file(result.path)
+        encoded = decode_file(data)
+        text, lines, skipped = add_noqa_directives(encoded.text, wanted)
+        if lines:
+            write_atomic(result.path, encode_file(text, encoded), expected=data)
+    except (OSError, SourceError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return 0, [], FileError(result.path, 1, 1, f"cannot add noqa comments: {reason}")
+    return lines, [f"{result.path}:{line}: {code} not silenced: {why}" for line, code, why in skipped], None
+
+
+def add_noqa_directives(source: str, wanted: Dict[int, Set[str]]) -> Tuple[str, int, List[Tuple[int, str, str]]]:
+    """``source`` with ``# noqa: CODES`` on each line of ``wanted`` ({line: codes}), merged into the
+    line's ``# noqa: ...`` comment where it has one: (the new source, the codes added, and (line, code,
+    why) of those that could not be).  A line is changed only where jitlint will then read the comment
+    as silencing each of its codes."""
+    from jitlint.engine import is_suppressed
+
+    lines = _LINE.findall(source)
+    room = _comment_room(source, lines)
+    seen_by_engine = source.splitlines()  # the lines the engine reads noqa comments from
+    skipped: List[Tuple[int, str, str]] = []
+    added = 0
+    for number in sorted(wanted):
+        codes = sorted(wanted[number])
+        body = lines[number - 1].rstrip("\r\n") if 0 < number <= len(lines) else None
+        why = "a comment at the end of the line would not be read as silencing it"
+        new = None
+        if room is not None and number in room[0]:
+            why = room[0][number]
+        elif body is not None and room is not None and number <= len(seen_by_engine) \
+                and seen_by_engine[number - 1] == body:
+            new = _with_noqa(body, codes, room[1].get(number))
+        if new is None or not all(is_suppressed(code, new) for code in codes):
+            skipped += [(number, code, why) for code in codes]
+        elif new != body:
+            lines[number - 1] = new + lines[number - 1][len(body):]
+            added += len(codes)
+    return "".join(lines), added, skipped
+
+
+def _with_noqa(body: str, codes: Sequence[str], comment: Optional[int]) -> str:
+    """The line ``body`` with ``codes`` in its noqa comment; ``comment``: where its comment starts."""
+    from jitlint.engine import NOQA
+
+    match = NOQA.search(body, comment) if comment is not None else None
+    if match is None:
+        return body.rstrip(" \t") + "  # noqa: " + ", ".join(codes)
+    if match.group("codes") is None:
+        return body  # a blanket `# noqa` silences everything already
+    run = _CODE_RUN.match(body, match.start("codes"))
+    end = run.end() if run is not None else match.end("codes")
+    return body[:end] + ", " + ", ".join(codes) + body[end:]
+
+
+def _comment_room(source: str, lines: Sequence[str]) -> Optional[Tuple[Dict[int, str], Dict[int, int]]]:
+    """({line: why it cannot end with a comment}, {line: the column its comment starts at}), or None
+    when the source does not tokenize as these lines."""
+    if "\r" in source.replace("\r\n", ""):
+        return None  # tokenize would not see a lone CR as the end of a line
+    blocked: Dict[int, str] = {}
+    in_string = "the line ends inside a string, where a comment would become part of it"
+    comments: Dict[int, int] = {}
+    fstrings: List[int] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.start[1]
+            elif tok.type == tokenize.STRING:
+                blocked.update(dict.fromkeys(range(tok.start[0], tok.end[0]), in_string))
+            elif tok.type == getattr(tokenize, "FSTRING_START", None):  # Python 3.12+: f-strings in parts
+                fstrings.append(tok.start[0])
+            elif tok.type == getattr(tokenize, "FSTRING_END", None) and fstrings:
+                blocked.update(dict.fromkeys(range(fstrings.pop(), tok.end[0]), in_string))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    blocked.update((n, "the line continues with a backslash, which a comment cannot follow")
+                   for n, line in enumerate(lines, 1) if line.rstrip("\r\n").endswith("\\") and n not in comments)
+    return blocked, comments
+
+
+def rules_named(word: str) -> List[type]:
+    """The rules ``word`` names: a code (``JIT201``), a rule name (``python-branch-on-tracer``),
+    or a code prefix (``JIT2``: every JIT2xx rule), in code order."""
+    by_name = {rule.name: rule for rule in RULES_BY_CODE.values()}
+    if word.strip().lower() in by_name:
+        return [by_name[word.strip().lower()]]
+    prefix = word.strip().upper()
+    return [RULES_BY_CODE[code] for code in sorted(RULES_BY_CODE) if prefix and code.startswith(prefix)]
+
+
+def run_rule(code: str) -> int:
+    rules = rules_named(code)
+    if not rules:
+        raise UsageError(f"unknown rule: {code}{_close_code(code)}")
+    sys.stdout.write("\n".join(f"# {rule.code} ({rule.name})\n\n{inspect.cleandoc(rule.__doc__ or '')}\n"
+                               for rule in rules))
+    return EXIT_CLEAN
+
+
+def run_rules(fmt: str = "text") -> int:
+    """One line per rule: code, name, whether jitlint can fix its findings, on or off by default;
+    as JSON, also the summary and the URL of the rule's page."""
+    import jitlint.fixes
+    from jitlint.docs import rule_summary, rule_url
+
+    rules = [RULES_BY_CODE[code] for code in sorted(RULES_BY_CODE)]
+    fixable = jitlint.fixes.FIXABLE_CODES
+    if fmt == "json":
+        import json
+
+        sys.stdout.write(json.dumps([{"code": r.code, "name": r.name, "summary": rule_summary(r),
+                                      "fixable": r.code in fixable, "on_by_default": bool(r.default_enabled),
+                                      "url": rule_url(r.code)} for r in rules], indent=2) + "\n")
+        return EXIT_CLEAN
+    for rule in rules:
+        fix = "fix" if rule.code in fixable else "-"
+        sys.stdout.write(f"{rule.code}  {rule.name:40} {fix:4} {'on' if rule.default_enabled else 'off'}\n")
     return EXIT_CLEAN
 
 
@@ -417,22 +703,39 @@ def _with_command(argv: List[str]) -> List[str]:
         i = argv.index("--explain")
         if i + 1 < len(argv):
             return ["rule", argv[i + 1]]
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
-        return ["check", *argv]
-    return argv
+    if argv and argv[0] in (*COMMANDS, "-h", "--help", "--version"):
+        return argv
+    if argv and not argv[0].startswith("-"):
+        _refuse_mistyped_command(argv[0])
+    return ["check", *argv]
+
+
+def _refuse_mistyped_command(word: str) -> None:
+    """``jitlint WORD ...`` checks WORD when it is a file or folder, or looks like a path (``src/``,
+    ``model.py``); a bare word that names neither a command nor anything on disk is a usage error.
+    (A command wins over a folder of its name: ``jitlint check rules`` or ``jitlint rules/`` checks it.)"""
+    if os.path.lexists(word) or "/" in word or os.sep in word or "." in word:
+        return
+    close = _did_you_mean(word.lower(), COMMANDS)
+    if close is not None:
+        raise UsageError(f"unknown command `{word}`; did you mean `{close}`?")
+    raise UsageError(f"unknown command `{word}`, and no file or folder of that name "
+                     f"(commands: {', '.join(COMMANDS)})")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args_list = _with_command(list(sys.argv[1:] if argv is None else argv))
     try:
-        args = build_parser().parse_args(args_list)
-    except SystemExit as exc:  # argparse has printed the usage error, or --help / --version
+        args = build_parser().parse_args(_with_command(list(sys.argv[1:] if argv is None else argv)))
+    except UsageError as exc:  # one line, from argparse (see _Parser) or about the command
+        sys.stderr.write(f"jitlint: error: {exc}\n")
+        return EXIT_ERROR
+    except SystemExit as exc:  # --help / --version
         return EXIT_CLEAN if exc.code in (0, None) else EXIT_ERROR
     try:
         if args.command == "rule":
             return run_rule(args.code)
         if args.command == "rules":
-            return run_rules()
+            return run_rules(args.format)
         if args.command == "server":
             from jitlint.lsp import run_server
 

@@ -89,7 +89,7 @@ def test_any_virtual_environment_is_skipped_whatever_its_name(tmp_path, capsys):
     write(tmp_path, "py311env/pyvenv.cfg", "home = /usr/bin\n")
     write(tmp_path, "py311env/lib/site.py", SEEDED)
     outcome = run_cli(capsys, "check", str(tmp_path))
-    assert (outcome.status, outcome.out) == (0, "All checks passed.\n")
+    assert (outcome.status, outcome.out, outcome.err) == (0, "", f"warning: no Python files found in {tmp_path}\n")
 
 
 def test_a_folder_named_on_the_command_line_is_linted_even_if_excluded(tmp_path, capsys):
@@ -258,16 +258,16 @@ def test_help_and_version_exit_0(capsys):
 def test_internal_error_exits_2_without_traceback_and_the_rest_is_linted(tmp_path, capsys, monkeypatch):
     write(tmp_path, "a_boom.py", CLEAN)
     write(tmp_path, "b_relu.py", SEEDED)
-    import jitlint.runner
+    import jitlint.engine
 
-    real = jitlint.runner._analyse_unit
+    real = jitlint.engine.analyse_unit
 
-    def explode_on_boom(path, *args):
+    def explode_on_boom(path, *args, **kwargs):
         if path.endswith("a_boom.py"):
             raise RuntimeError("boom")
-        return real(path, *args)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(jitlint.runner, "_analyse_unit", explode_on_boom)
+    monkeypatch.setattr(jitlint.engine, "analyse_unit", explode_on_boom)
     outcome = run_cli(capsys, "check", "--no-reason", str(tmp_path))
     assert outcome.status == 2
     assert outcome.err == f"{tmp_path / 'a_boom.py'}:1:1: error: internal error: RuntimeError: boom\n"
