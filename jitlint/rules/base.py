@@ -128,7 +128,7 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
         found = dispatch.get(node_type)
         if found is None:
             method = "visit_" + node_type.__name__
-            found = dispatch[node_type] = [(r, getattr(r, method)) for r in rules if hasattr(r, method)]
+            found = dispatch[node_type] = [(rule, getattr(rule, method)) for rule in rules if hasattr(rule, method)]
         return found
 
     def crashed(rule: Rule, node: cst.CSTNode, exc: Exception) -> None:
@@ -155,8 +155,8 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
         if isinstance(fn, cst.Lambda):
             roots = [fn.body]
         else:
-            roots = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else list(fn.body.body)
-        stack = [(r, fn) for r in reversed(roots)]
+            roots = list(fn.body.body)  # the statements of an indented block, or of a one-line body
+        stack = [(root, fn) for root in reversed(roots)]
         while stack:
             node, parent = stack.pop()
             if facts.is_dead(node):
@@ -174,14 +174,14 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                 # decorators and defaults run here; the body is its own traced body (or not traced)
                 inner = list(node.decorators)
                 if isinstance(node, cst.FunctionDef):
-                    inner += [p.default for p, _ in _params(node) if p.default is not None]
-                stack.extend((c, node) for c in reversed(inner))
+                    inner += [param.default for param, _ in _params(node) if param.default is not None]
+                stack.extend((child, node) for child in reversed(inner))
                 continue
             if isinstance(node, cst.Lambda):
-                stack.extend((p.default, node) for p, _ in _params(node) if p.default is not None)
+                stack.extend((param.default, node) for param, _ in _params(node) if param.default is not None)
                 continue
             children = list(iter_children(node))
-            stack.extend((c, node) for c in reversed(children))
+            stack.extend((child, node) for child in reversed(children))
     return ctx.findings
 
 
