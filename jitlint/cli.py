@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import inspect
+import math
 import io
 import os
 import re
@@ -20,7 +21,9 @@ from jitlint.config import Config, ConfigError, find_config, load_file
 from jitlint.diagnostics import FileError, FileResult
 from jitlint.engine import lint_bytes
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files  # noqa: F401 - re-exported
+from jitlint.files import DEFAULT_MAX_FILE_SIZE
 from jitlint.files import read_source_file as _read_file
+from jitlint.runner import DEFAULT_FILE_TIMEOUT
 from jitlint.output import FORMATS, format_json, render  # noqa: F401 - format_json: used by callers
 from jitlint.output.style import PLAIN, Style, wants_color
 from jitlint.output.text import display_width, format_text, reason_lines, source_excerpt, summary  # noqa: F401
@@ -72,6 +75,24 @@ class _Parser(argparse.ArgumentParser):
                 out += [o for parser in action.choices.values() if isinstance(parser, _Parser)
                         for o in parser.long_options()]
         return out
+
+
+def _positive(value: str, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not math.isfinite(number) or number <= 0:
+        raise argparse.ArgumentTypeError(f"{what} must be a positive number, not {value!r}")
+    return number
+
+
+def _megabytes(value: str) -> int:
+    return int(_positive(value, "the size") * 1024 * 1024)
+
+
+def _seconds(value: str) -> float:
+    return _positive(value, "the timeout")
 
 
 def _name_list(value: str) -> List[str]:
@@ -134,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
     check.add_argument("--cache-dir", help="where to keep the results cache (default: .jitlint_cache, or "
                                            "$JITLINT_CACHE_DIR)")
+    check.add_argument("--max-file-size", type=_megabytes, default=DEFAULT_MAX_FILE_SIZE, metavar="MB",
+                       help=f"files larger than this are reported as too large, not analysed "
+                            f"(default: {DEFAULT_MAX_FILE_SIZE // (1024 * 1024)})")
+    check.add_argument("--file-timeout", type=_seconds, default=DEFAULT_FILE_TIMEOUT, metavar="SECONDS",
+                       help="a file whose analysis takes longer is reported as an error for that file "
+                            f"(default: {DEFAULT_FILE_TIMEOUT:.0f})")
     rule = sub.add_parser("rule", help="print the documentation of a rule: by code, name, or code prefix "
                                        "(JIT2: every JIT2xx rule)")
     rule.add_argument("code", metavar="CODE|NAME|PREFIX")
@@ -321,7 +348,8 @@ def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
     helpers across modules); stdin on its own."""
     from jitlint.runner import default_cache_dir, lint_files
 
-    paths = list(iter_files(args.paths, config))
+    unlisted: List[FileResult] = []
+    paths = list(iter_files(args.paths, config, on_error=_collect_unlisted(unlisted)))
     files = [p for p in paths if p != STDIN]
     jobs = _jobs(args)
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
@@ -329,9 +357,18 @@ def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
     from jitlint.output.progress import Progress
 
     with Progress(len(files), "checking", enabled=False if args.quiet or args.no_progress else None) as bar:
-        linted = lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots, progress=bar.advance)
+        linted = lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots, progress=bar.advance,
+                            max_file_size=args.max_file_size, timeout=args.file_timeout)
     by_path = {r.path: r for r in linted}
-    return [lint_path(p, config, args.stdin_filename) if p == STDIN else by_path[p] for p in paths]
+    return unlisted + [lint_path(p, config, args.stdin_filename) if p == STDIN else by_path[p] for p in paths]
+
+
+def _collect_unlisted(into: List[FileResult]):
+    """A folder that cannot be listed is an error for that folder, never skipped silently."""
+    def failed(path: str, exc: OSError) -> None:
+        into.append(FileResult(path, error=FileError(path, 1, 1, f"cannot list folder: {exc.strerror or exc}")))
+
+    return failed
 
 
 def available_fixes(results: Sequence[FileResult]) -> str:
@@ -365,7 +402,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         from jitlint.verify.command import gate_fix, verification_text, verify_options_for_check
 
         verify_options = verify_options_for_check(args)
-    paths = list(iter_files(args.paths, config))
+    paths = list(iter_files(args.paths, config, on_error=_collect_unlisted(results)))
     outcomes = _fix_outcomes([p for p in paths if p != STDIN], args, config)
     for path in paths:
         display = (args.stdin_filename or STDIN) if path == STDIN else path
@@ -455,7 +492,8 @@ def _fix_outcomes(files: Sequence[str], args: argparse.Namespace, config: Config
     try:
         return fix_files(files, config, unsafe=args.unsafe_fixes, jobs=_jobs(args),
                          cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
-                         roots=[p for p in args.paths if p != STDIN and os.path.isdir(p)])
+                         roots=[p for p in args.paths if p != STDIN and os.path.isdir(p)],
+                         max_file_size=args.max_file_size, timeout=args.file_timeout)
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run: every file gets it
         from jitlint.fixing import FileFixResult
 

@@ -20,7 +20,8 @@ import os
 import re
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, wait
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
@@ -209,6 +210,9 @@ class UnitResult:
 
 MISSING = "missing"
 
+#: seconds one unit may take before it is stopped (``--file-timeout``)
+DEFAULT_FILE_TIMEOUT = 600.0
+
 
 def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optional[int]):
     """Reads a module for the analysis (an override first), noting its digest."""
@@ -255,8 +259,48 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
 _POOL_SHARED: Dict[str, object] = {}
 
 
-def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size) -> None:
+def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size,
+               owner: int) -> None:
+    _die_with(owner)
     _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size)
+
+
+def _die_with(owner: int) -> None:
+    """A worker never outlives the jitlint process that started it (``owner``), however that one ends.
+
+    On Linux the kernel sends SIGKILL when the parent goes; everywhere, a
+    watchdog thread checks once a second that the owner is still there.
+    """
+    import signal
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def gone() -> bool:
+        if os.getppid() == 1:
+            return True
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            pass  # alive, but not ours to signal
+        return False
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(1.0)
+        os._exit(1)
+
+    if gone():
+        os._exit(1)
+    threading.Thread(target=watch, name="jitlint-watchdog", daemon=True).start()
 
 
 def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
@@ -329,7 +373,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                roots: Sequence[str] = (), read=None,
                progress: Optional[Callable[[int], None]] = None,
                overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
-               max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE) -> List[FileResult]:
+               max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
+               timeout: Optional[float] = DEFAULT_FILE_TIMEOUT) -> List[FileResult]:
     """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
     Each checked file that can contain traced code is a unit; so is every other
@@ -341,6 +386,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     ``overrides`` (real path -> bytes) replaces a file's text on disk (an
     editor's unsaved buffer, a fix in progress).
     ``progress(n)`` is called as files are done (n of them at a time): a progress bar's ``advance``.
+    A unit whose analysis takes longer than ``timeout`` seconds is stopped: an error for its file.
     """
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     read = read or (lambda p: read_source_file(p, max_file_size))
@@ -380,12 +426,13 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     tick = progress or (lambda n: None)
     own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
     tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
-    init = (config, roots, overrides, max_file_size)
+    init = (config, roots, overrides, max_file_size, os.getpid())
     if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=multiprocessing.get_context(method),
-                                 initializer=_pool_init, initargs=init) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=multiprocessing.get_context(method),
+                                   initializer=_pool_init, initargs=init)
+        try:
             # largest files first, one at a time: the workers finish together
             futures: Dict[str, Optional[Future]] = {}
             for p, d in sorted(work, key=lambda item: -len(item[1])):
@@ -394,13 +441,16 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 except BrokenProcessPool:  # a worker died already: the rest run alone below
                     futures[p] = None
             _quick_check_all(skipped, datas, results, cache)
-            computed = list(_ticking((_result_or_none(futures[p]) for p in todo), tick, own))
+            finished = _collect(pool, futures, timeout, lambda p: tick(1) if p in set(paths) else None)
+        finally:
+            _stop(pool)
+        computed = [finished.get(p) for p in todo]
         for i, result in enumerate(computed):
-            if result is None:  # a worker died (a crash in native code): its files again, one process each
-                computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method)
+            if result is None:  # a worker died (a crash in native code) or hung: its files again, one process each
+                computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method, timeout)
     else:
         _quick_check_all(skipped, datas, results, cache)
-        computed = list(_ticking((run_unit(p, d, *init) for p, d in work), tick, own))
+        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4]) for p, d in work), tick, own))
     for path, result in zip(todo, computed):
         done[path] = result
         if cache is not None and _cacheable(result):
@@ -496,24 +546,88 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     return out, project_roots
 
 
-def _result_or_none(future: Optional[Future]) -> Optional[UnitResult]:
-    if future is None:
-        return None
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        return None
+def _collect(pool: ProcessPoolExecutor, futures: Dict[str, Optional[Future]], timeout: Optional[float],
+             done_one: Callable[[str], None]) -> Dict[str, UnitResult]:
+    """The results of the pool, as they come; when none comes for ``timeout`` seconds the workers
+    are stuck (an endless loop, a stopped process): they are killed, and what is left runs alone."""
+    pending = {future: path for path, future in futures.items() if future is not None}
+    out: Dict[str, UnitResult] = {}
+    while pending:
+        finished, _ = wait(list(pending), timeout=timeout, return_when=FIRST_COMPLETED)
+        if not finished:
+            _stop(pool, kill=True)
+            break
+        for future in finished:
+            path = pending.pop(future)
+            try:
+                out[path] = future.result()
+            except (BrokenProcessPool, CancelledError):
+                continue
+            done_one(path)
+    return out
 
 
-def _run_unit_alone(path: str, data: bytes, init: tuple, method: str) -> UnitResult:
-    """One unit in a process of its own: a crash that kills it is that file's internal error."""
+def _stop(pool: ProcessPoolExecutor, kill: bool = False) -> None:
+    """Shut the pool down; ``kill``: its workers first, so that none is left running."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    if kill:
+        for process in processes:
+            try:
+                process.kill()
+            except (OSError, AttributeError):
+                pass
+    pool.shutdown(wait=not kill, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)
+
+
+def _run_unit_alone(path: str, data: bytes, init: tuple, method: str, timeout: Optional[float]) -> UnitResult:
+    """One unit in a process of its own: a crash that kills it, or a hang, is that file's error."""
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
+                               initializer=_pool_init, initargs=init)
+    stuck = False
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
-                                 initializer=_pool_init, initargs=init) as pool:
-            return pool.submit(_run_unit_in_pool, (path, data)).result()
+        return pool.submit(_run_unit_in_pool, (path, data)).result(timeout=timeout)
     except BrokenProcessPool:
         return UnitResult({}, FileError(path, 1, 1, "internal error: jitlint crashed on this file "
                                                     "(its worker process died)", internal=True))
+    except FutureTimeout:
+        stuck = True
+        return _timed_out(path, timeout)
+    finally:
+        _stop(pool, kill=stuck)
+
+
+def _timed_out(path: str, timeout: Optional[float]) -> UnitResult:
+    return UnitResult({}, FileError(path, 1, 1, f"the analysis took longer than {timeout:g} s and was stopped "
+                                                "(raise the limit with --file-timeout)", internal=True))
+
+
+class _Expired(BaseException):
+    """The in-process time limit of a unit ran out (a BaseException: no `except Exception` swallows it)."""
+
+
+def _time_limited(timeout: Optional[float], function: Callable[..., UnitResult], path: str,
+                  *args: object) -> UnitResult:
+    """``function(path, *args)`` with a time limit, in this process (a timer signal, main thread only)."""
+    import signal
+    import threading
+
+    if timeout is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return function(path, *args)
+
+    def expire(signum, frame):
+        raise _Expired()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return function(path, *args)
+    except _Expired:
+        return _timed_out(path, timeout)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _ticking(items: Iterable[T], tick: Callable[[int], None], counted: Sequence[bool]) -> Iterator[T]:
@@ -601,7 +715,7 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
               cache_dir: Optional[str] = None, roots: Sequence[str] = (),
               overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
               max_rounds: int = MAX_ROUNDS, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-              ) -> Dict[str, FileFixResult]:
+              timeout: Optional[float] = DEFAULT_FILE_TIMEOUT) -> Dict[str, FileFixResult]:
     """Fix files to a fixed point with the findings :func:`lint_files` reports: ``--fix`` fixes what ``check`` shows.
 
     Each round lints every file still being fixed, with the texts fixed so far
@@ -630,7 +744,8 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     rounds: Dict[str, int] = {p: 0 for p in current}
     texts = dict(overrides)
     active = list(current)
-    lint_options = dict(jobs=jobs, cache_dir=cache_dir, roots=roots, context=context, max_file_size=max_file_size)
+    lint_options = dict(jobs=jobs, cache_dir=cache_dir, roots=roots, context=context, max_file_size=max_file_size,
+                        timeout=timeout)
     latest: Dict[str, FileResult] = {}
     for round_number in range(max_rounds + 1):
         for path in active:
