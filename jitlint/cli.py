@@ -18,7 +18,7 @@ from typing import Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
 
 from jitlint import __version__
 from jitlint.config import Config, ConfigError, find_config, load_file
-from jitlint.diagnostics import FileError, FileResult
+from jitlint.diagnostics import FileError, FileResult, printable
 from jitlint.engine import lint_bytes
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files  # noqa: F401 - re-exported
 from jitlint.files import DEFAULT_MAX_FILE_SIZE
@@ -373,7 +373,7 @@ def _collect_unlisted(into: List[FileResult]):
 
 def available_fixes(results: Sequence[FileResult]) -> str:
     """``--show-fixes`` without ``--fix``: the fix each finding offers, and its safety."""
-    lines = [f"{d.path}:{d.line}:{d.column}: {d.code} [{d.fix.applicability.value}] {d.fix.title}"
+    lines = [f"{printable(d.path)}:{d.line}:{d.column}: {d.code} [{d.fix.applicability.value}] {d.fix.title}"
              for r in results for d in r.diagnostics if d.fix is not None]
     return ("\nAvailable fixes:\n" + "\n".join(lines) + "\n") if lines else ""
 
@@ -404,6 +404,9 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         verify_options = verify_options_for_check(args)
     paths = list(iter_files(args.paths, config, on_error=_collect_unlisted(results)))
     outcomes = _fix_outcomes([p for p in paths if p != STDIN], args, config)
+    # a symbolic link is followed for writing only to a file inside what was named (or the current folder)
+    within = [os.getcwd()] + [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
+                              for p in args.paths if p != STDIN]
     for path in paths:
         display = (args.stdin_filename or STDIN) if path == STDIN else path
         if path == STDIN:
@@ -425,21 +428,30 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             verifications.append(verification)
         result = outcome.result
         error = outcome.error
+        unwritten = False
         if outcome.new_bytes is not None and result is not None:
-            changed += 1
             if args.diff:
-                diffs.append(unified_diff(display, result.original, result.fixed))
+                diffs.append(unified_diff(printable(display), result.original, result.fixed))
             elif path == STDIN:
                 _write_source(outcome.new_bytes)
             else:
                 try:
-                    write_atomic(path, outcome.new_bytes, expected=data)
+                    write_atomic(path, outcome.new_bytes, expected=data, within=within)
                 except OSError as exc:
                     error = FileError(display, 1, 1, f"cannot write: {exc.strerror or exc}")
+                    unwritten = True
         elif path == STDIN and not args.diff:
             _write_source(data)
+        if unwritten and result is not None:  # nothing was fixed: the file's findings are what it had
+            results.append(FileResult(display, tuple(result.before), error=error, source=result.original))
+            continue
+        if result is not None and not result.converged and not unwritten:
+            sys.stderr.write(f"{printable(display)}: note: fixes remain after {result.rounds} rounds (deeply nested "
+                             "rewrites); run --fix again\n")
         if result is not None and outcome.new_bytes is not None:
-            applied += [f"{display}:{a.line}: {a.code} [{a.applicability.value}] {a.title}" for a in result.applied]
+            changed += 1
+            applied += [f"{printable(display)}:{a.line}: {a.code} [{a.applicability.value}] {a.title}"
+                        for a in result.applied]
         remaining = result.remaining if result is not None else ()
         results.append(FileResult(display, tuple(remaining), error=error,
                                   source=result.fixed if result is not None else None))
@@ -514,14 +526,14 @@ def _warn_of_empty_folders(args: argparse.Namespace, config: Config) -> bool:
              and next(iter(iter_files([p], config)), None) is None]
     if not args.quiet:
         for folder in empty:
-            sys.stderr.write(f"warning: no Python files found in {folder}\n")
+            sys.stderr.write(f"warning: no Python files found in {printable(folder)}\n")
     return bool(empty) and set(empty) == set(args.paths)
 
 
 def show_files(args: argparse.Namespace, config: Config) -> int:
     """``--show-files``: the files a check of these paths reads, one a line, in the order it reads them."""
     files = [(args.stdin_filename or STDIN) if p == STDIN else p for p in iter_files(args.paths, config)]
-    _write("".join(f"{f}\n" for f in files), args.output_file, sys.stdout)
+    _write("".join(f"{printable(f)}\n" for f in files), args.output_file, sys.stdout)
     return EXIT_CLEAN
 
 
@@ -622,7 +634,7 @@ def _add_noqa_to(result: FileResult) -> Tuple[int, List[str], Optional[FileError
     except (OSError, SourceError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         return 0, [], FileError(result.path, 1, 1, f"cannot add noqa comments: {reason}")
-    return lines, [f"{result.path}:{line}: {code} not silenced: {why}" for line, code, why in skipped], None
+    return lines, [f"{printable(result.path)}:{line}: {code} not silenced: {why}" for line, code, why in skipped], None
 
 
 def add_noqa_directives(source: str, wanted: Dict[int, Set[str]]) -> Tuple[str, int, List[Tuple[int, str, str]]]:

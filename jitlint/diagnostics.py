@@ -2,8 +2,19 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
+
+
+#: characters that end a line or drive a terminal: never printed raw from a file name (a name holding
+#: a newline and ``::warning ...::`` would be a GitHub Actions workflow command on a line of its own)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes (``\\n``, ``\\x1b``): one line, inert."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class Applicability(enum.Enum):
@@ -74,7 +85,7 @@ class FileError:
 
     def render(self) -> str:
         """The one line the user sees: ``path:line:col: error: reason``."""
-        return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
+        return f"{printable(self.path)}:{self.line}:{self.column}: error: {printable(self.message)}"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ allowed (SAFE; UNSAFE too with ``unsafe=True``; never DISPLAY_ONLY), applies
 those whose edits do not overlap an edit already taken, and checks that the
 result parses.  Fixes left out because they overlapped are picked up by the
 next round, on the new text.  The loop stops when nothing applicable is left
-or after :data:`MAX_ROUNDS` rounds.  A file is written only when its text
+or after :data:`MAX_ROUNDS` rounds (then the file is reported as not converged).  A file is written only when its text
 changed, through a temporary file in the same folder and ``os.replace`` (so a
 crash never leaves half a file), keeping the file's mode, encoding and BOM.
 A file that does not parse is never written, nor one that is read-only, nor
@@ -20,6 +20,7 @@ import io
 import os
 import stat
 import tempfile
+import time
 import tokenize
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -28,8 +29,9 @@ from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
 from jitlint.files import removed_on_failure
 
-#: rounds of lint-and-fix before giving up on reaching a fixed point
-MAX_ROUNDS = 5
+#: rounds of lint-and-fix before giving up on reaching a fixed point (each round fixes at least one
+#: more level of nested statements, whose rewrites overlap; deeper nesting than this is reported)
+MAX_ROUNDS = 24
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class FixResult:
     #: no applicable fix was left at the end
     converged: bool = True
     error: Optional[FileError] = None
+    #: the findings of the original text (what stays reported when the fix cannot be written)
+    before: Tuple[Diagnostic, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -144,6 +148,7 @@ def fix_source(source: str, path: str = "<string>", config: Optional[Config] = N
     diagnostics, error = _lint(current, path, config, prefer_static)
     if error is not None:
         return FixResult(path, source, source, error=error)
+    before = tuple(diagnostics)
     rounds = 0
     while rounds < max_rounds:
         text, taken, error = fix_round(current, diagnostics, path, unsafe)
@@ -157,7 +162,7 @@ def fix_source(source: str, path: str = "<string>", config: Optional[Config] = N
             error = lint_error
             break
     converged = not any(is_allowed(d.fix, unsafe) for d in diagnostics)
-    return FixResult(path, source, current, tuple(applied), tuple(diagnostics), rounds, converged, error)
+    return FixResult(path, source, current, tuple(applied), tuple(diagnostics), rounds, converged, error, before)
 
 
 # --------------------------------------------------------------- files
@@ -196,22 +201,40 @@ class FileChangedError(OSError):
     """The file on disk is no longer the text that was fixed (another tool wrote it meanwhile)."""
 
 
-def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> None:
+#: a temporary file of ours older than this was left by a run that was killed: removed
+STALE_TEMPORARY_SECONDS = 3600
+
+
+def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None,
+                 within: Optional[Sequence[str]] = None) -> None:
     """Replace ``path`` by ``data`` at once: temp file in the same folder, then ``os.replace``.
 
     The file keeps its mode (and owner, where that is allowed); a symlink stays a
-    link and its target is replaced.  A read-only file is not forced: PermissionError.
+    link and its target is replaced -- but only a target inside one of the
+    folders ``within`` (when given): a link out of the checked tree is refused.
+    A file with several hard links is refused (a new file would split them).
+    A read-only file is not forced: PermissionError.
     With ``expected`` (the bytes the fix was computed from), a file that no longer
     holds them -- another tool, or a second jitlint, wrote it meanwhile -- is left
-    as it is: FileChangedError.
+    as it is: FileChangedError.  Temporary files that a killed run left next to
+    the file are removed.
     """
     target = os.path.realpath(path)
     st = os.stat(target)
     if not stat.S_ISREG(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, "not a regular file", path)
+    if within is not None and target != os.path.abspath(path) and not any(
+            target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+            for root in (os.path.realpath(r) for r in within)):
+        raise PermissionError(errno.EPERM, f"a symbolic link to {target}, outside the checked folders "
+                                           "(fix the target itself)", path)
+    if st.st_nlink > 1:
+        raise PermissionError(errno.EMLINK, f"the file has {st.st_nlink} hard links (a new file would split "
+                                            "them; fix it where the other links do not matter)", path)
     if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
         raise PermissionError(errno.EACCES, "the file is read-only", path)
     folder = os.path.dirname(target)
+    _remove_stale_temporaries(folder, os.path.basename(target))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".jitlint", dir=folder)
     with removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as fh:
@@ -229,6 +252,22 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None) -> No
                 if fh.read() != expected:
                     raise FileChangedError(errno.EAGAIN, "the file changed while it was being fixed", path)
         os.replace(tmp, target)
+
+
+def _remove_stale_temporaries(folder: str, name: str) -> None:
+    prefix = "." + name + "."
+    try:
+        entries = [e for e in os.listdir(folder) if e.startswith(prefix) and e.endswith(".jitlint")]
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        path = os.path.join(folder, entry)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode) and now - os.lstat(path).st_mtime > STALE_TEMPORARY_SECONDS:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import re
 import sys
+import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -725,6 +726,11 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     """
     from jitlint.engine import SourceError
 
+    if cache_dir is None:  # the rounds still share unit results: a unit whose modules did not change is not redone
+        with tempfile.TemporaryDirectory(prefix="jitlint-fix-") as scratch:
+            return fix_files(paths, config, unsafe=unsafe, jobs=jobs, cache_dir=scratch, roots=roots,
+                             overrides=overrides, context=context, max_rounds=max_rounds,
+                             max_file_size=max_file_size, timeout=timeout)
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     out: Dict[str, FileFixResult] = {}
     encoded: Dict[str, Encoded] = {}
@@ -747,6 +753,7 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     lint_options = dict(jobs=jobs, cache_dir=cache_dir, roots=roots, context=context, max_file_size=max_file_size,
                         timeout=timeout)
     latest: Dict[str, FileResult] = {}
+    first: Dict[str, Tuple[Diagnostic, ...]] = {}
     for round_number in range(max_rounds + 1):
         for path in active:
             try:
@@ -755,6 +762,8 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
                 texts[os.path.realpath(path)] = current[path].encode("utf-8", "surrogatepass")
         linted = lint_files(list(current), config, overrides=texts, **lint_options)
         latest = {r.path: r for r in linted}
+        if round_number == 0:
+            first = {path: result.diagnostics for path, result in latest.items()}
         if round_number == max_rounds:
             break
         active = []
@@ -777,6 +786,6 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
         result = latest[path]
         remaining = result.diagnostics
         fixed = FixResult(path, encoded[path].text, text, tuple(applied[path]), tuple(remaining), rounds[path],
-                          not any(is_allowed(d.fix, unsafe) for d in remaining), errors[path])
+                          not any(is_allowed(d.fix, unsafe) for d in remaining), errors[path], first[path])
         out[path] = file_outcome(path, fixed, encoded[path], originals[path])
     return {p: out[p] for p in paths}

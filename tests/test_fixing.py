@@ -296,3 +296,34 @@ def test_flake8_never_writes(tmp_path):
 def test_fixing_uses_the_configuration():
     config = Config(ignore=("JIT103",))
     assert fix_source(FIXABLE, config=config).fixed == FIXABLE
+
+
+def _nested(depth: int) -> str:
+    """Traced `if` / `while` / `for` nested ``depth`` levels deep: each rewrite overlaps the next."""
+    lines = ["import jax", "import jax.numpy as jnp", "", "", "@jax.jit", "def f(x, y):"]
+    for level in range(depth):
+        indent = "    " * (level + 1)
+        test = (f"if jnp.sum(x) > {level}:", f"while jnp.max(y) < {level}:", "for k in range(x.shape[0]):")[level % 3]
+        lines += [indent + test, indent + "    y = y + 1"]
+    return "\n".join(lines + ["    return y", ""])
+
+
+@pytest.mark.parametrize("depth", [6, 8, 12])
+def test_deep_nesting_is_fixed_to_a_fixed_point_in_one_run(tmp_path, capsys, depth):
+    path = tmp_path / "nested.py"
+    path.write_text(_nested(depth))
+    main(["check", "--isolated", "--no-cache", "-q", "--fix", "--unsafe-fixes", str(path)])
+    once = path.read_text()
+    compile(once, str(path), "exec")
+    capsys.readouterr()
+    main(["check", "--isolated", "--no-cache", "-q", "--fix", "--unsafe-fixes", str(path)])
+    assert path.read_text() == once
+
+
+def test_a_fix_cut_short_by_the_round_cap_says_so(tmp_path, capsys):
+    from jitlint.runner import fix_files
+
+    path = tmp_path / "nested.py"
+    path.write_text(_nested(8))
+    outcome = fix_files([str(path)], Config(), unsafe=True, max_rounds=1)[str(path)]
+    assert outcome.result is not None and not outcome.result.converged and outcome.result.rounds == 1

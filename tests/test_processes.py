@@ -161,3 +161,16 @@ def test_a_folder_that_cannot_be_listed_is_reported_even_as_root(tmp_path, monke
     assert status == 1
     assert f"{locked}:1:1: error: cannot list folder: Permission denied" in captured.err
     assert f"{tmp_path / 'b.py'}:5:8: JIT201" in captured.out
+
+
+def test_a_file_name_with_a_newline_prints_no_workflow_command(tmp_path):
+    """GitHub Actions acts on any stdout line that starts with `::`: a name must never start one."""
+    name = "evil\n::warning file=x.py::pwned\n.py"
+    write(tmp_path, name, SEEDED)
+    for extra in ([], ["--fix", "--unsafe-fixes", "--show-fixes"], ["--show-files"], ["--diff", "--unsafe-fixes"]):
+        proc = subprocess.run([sys.executable, "-m", "jitlint", "check", "--isolated", "--no-cache", *extra,
+                               str(tmp_path)], capture_output=True, text=True, timeout=60)
+        write(tmp_path, name, SEEDED)
+        for stream in (proc.stdout, proc.stderr):
+            assert not [line for line in stream.splitlines() if line.startswith("::")], (extra, stream)
+        assert "evil\\n::warning" in proc.stdout + proc.stderr, extra

@@ -135,6 +135,49 @@ def test_a_read_only_file_is_reported_not_forced(tmp_path, capsys):
     assert outcome.err == f"{locked}:1:1: error: cannot write: the file is read-only\n"
     assert other.read_text() == FIXED
     assert sorted(os.listdir(tmp_path)) == ["locked.py", "other.py"]
+    # its finding is still reported (nothing was fixed there), and only the other file counts as fixed
+    assert f"{locked}:6:5: JIT103" in outcome.out
+
+
+def test_a_read_only_file_is_not_counted_as_fixed(tmp_path, capsys):
+    locked = write(tmp_path, "locked.py", FIXABLE)
+    os.chmod(locked, 0o444)
+    try:
+        outcome = run_cli(capsys, "check", "--isolated", "--no-reason", "--fix", str(locked))
+    finally:
+        os.chmod(locked, 0o644)
+    assert "Fixed 0 findings in 0 files; 1 remaining." in outcome.out
+
+
+def test_a_symlink_out_of_the_checked_folder_is_not_followed(tmp_path, capsys):
+    outside = write(tmp_path, "outside/model.py", FIXABLE)
+    link = tmp_path / "checked" / "link.py"
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    outcome = fix(capsys, str(link.parent))
+    assert outside.read_text() == FIXABLE
+    assert outcome.status == 1
+    assert f"{link}:1:1: error: cannot write: a symbolic link to {outside}, outside the checked folders" in outcome.err
+
+
+def test_a_file_with_hard_links_is_not_split(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE)
+    twin = tmp_path / "twin.txt"
+    os.link(path, twin)
+    outcome = fix(capsys, str(path))
+    assert outcome.status == 1 and "the file has 2 hard links" in outcome.err
+    assert path.read_text() == twin.read_text() == FIXABLE and path.stat().st_ino == twin.stat().st_ino
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_later(tmp_path, capsys):
+    path = write(tmp_path, "f.py", FIXABLE)
+    stale = write(tmp_path, ".f.py.abc123.jitlint", "half a file")
+    fresh = write(tmp_path, ".f.py.def456.jitlint", "another run, writing now")
+    old = time.time() - 2 * 3600
+    os.utime(stale, (old, old))
+    assert fix(capsys, str(path)).status == 0
+    assert path.read_text() == FIXED
+    assert not stale.exists() and fresh.exists()
 
 
 def test_a_symlink_stays_a_link_and_its_target_is_fixed(tmp_path, capsys):

@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from jitlint.diagnostics import Applicability, Diagnostic, FileResult
+from jitlint.diagnostics import Applicability, Diagnostic, FileResult, printable
 from jitlint.output.style import PLAIN, Style
 
 
@@ -67,7 +67,8 @@ def fix_note(diag: Diagnostic, style: Style = PLAIN) -> Optional[str]:
 
 
 def heading(diag: Diagnostic, style: Style = PLAIN) -> str:
-    return f"{style('location', f'{diag.path}:{diag.line}:{diag.column}:')} {style('code', diag.code)} {diag.message}"
+    where = f"{printable(diag.path)}:{diag.line}:{diag.column}:"
+    return f"{style('location', where)} {style('code', diag.code)} {diag.message}"
 
 
 def format_text(results: Sequence[FileResult], with_reason: bool = True, style: Style = PLAIN) -> str:
