@@ -10,28 +10,45 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from dataclasses import replace
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_tolerance
-from jitlint.verify.report import FileReport, format_json, format_text
-from jitlint.verify.targets import function_spans, plan_targets, unplanned_changes
+from jitlint.diagnostics import Applicability
+from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files, project_root
+from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_timeout, parse_tolerance
+from jitlint.verify.report import UNVERIFIED, FileReport, FunctionVerdict, format_json, format_text
+from jitlint.verify.sandbox import child_environment, interpreter_problem
+from jitlint.verify.targets import function_spans, is_import_line, plan_targets, unplanned_changes
 from jitlint.verify.verifier import splice, verify_module
 
 
-def _tolerance(value: str) -> Tuple[str, Tuple[float, float]]:
-    try:
-        return parse_tolerance(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def _argument_type(parse):
+    """An argparse ``type`` from a parser that raises ValueError: argparse reports it (exit 2)."""
+    def convert(value: str):
+        try:
+            return parse(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
-def _shape(value: str) -> Tuple[int, ...]:
+def _memory(text: str) -> int:
     try:
-        return parse_shape(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"expected a number of MiB, 0 or more, got {text!r}")
+    return value
+
+
+_tolerance = _argument_type(parse_tolerance)
+_shape = _argument_type(parse_shape)
+_timeout = _argument_type(parse_timeout)
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> None:
@@ -48,19 +65,23 @@ def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> N
     parser.add_argument("--device", choices=DEVICES, help="run on this device (default: JAX's default backend)")
     parser.add_argument("--cross-device", action="store_true",
                         help="also run the fixed version on the CPU and compare (when the device is not the CPU)")
-    parser.add_argument(f"--{prefix}timeout", type=float, default=120.0, metavar="SECONDS",
+    parser.add_argument(f"--{prefix}timeout", type=_timeout, default=120.0, metavar="SECONDS",
                         help="seconds for importing a module, and for verifying each function (default: 120)")
-    parser.add_argument("--memory-limit", type=int, default=8192, metavar="MIB",
-                        help="memory of the subprocess, in MiB, before it is stopped (default: 8192)")
+    parser.add_argument("--memory-limit", type=_argument_type(_memory), default=8192, metavar="MIB",
+                        help="memory of the subprocess, in MiB, before it is stopped (default: 8192; 0: no limit)")
+    parser.add_argument("--python", metavar="PATH",
+                        help="run the verified code with this Python interpreter (or virtual environment), which "
+                             "must have JAX and the code's dependencies (default: the interpreter of the project's "
+                             ".venv or venv, next to its configuration file, if there is one; else jitlint's own)")
     parser.add_argument("--tolerance", type=_tolerance, action="append", metavar="DTYPE=RTOL[:ATOL]",
                         help="tolerances for one dtype, e.g. float32=1e-4:1e-5 (repeatable)")
     parser.add_argument("--default-shape", type=_shape, default=(3,), metavar="N,M",
                         help="shape of arrays generated for `jax.Array` annotations (default: 3)")
 
 
-def verify_options_for_check(args: argparse.Namespace) -> VerifyOptions:
-    """``check --fix --verify``: the verifier's options; a usage error for stdin or missing files."""
-    from jitlint.cli import STDIN, UsageError
+def verify_options_for_check(args: argparse.Namespace, config=None) -> VerifyOptions:
+    """``check --fix --verify``: the verifier's options; a usage error for stdin, missing files, no JAX."""
+    from jitlint.config import find_config
 
     if STDIN in args.paths:
         raise UsageError("--verify needs files: code read from stdin cannot be imported")
@@ -69,9 +90,13 @@ def verify_options_for_check(args: argparse.Namespace) -> VerifyOptions:
         args.paths = [args.examples] if args.paths == ["."] else args.paths + [args.examples]
         args.examples = None
     try:
-        return options_from_args(args, "verify_timeout")
+        options = options_from_args(args, "verify_timeout")
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+    if config is None:
+        config = find_config(_start(args.paths)) if not (args.isolated or args.config) else None
+    source = args.config or (config.source if config is not None else None)
+    return replace(options, python=interpreter_for(args.python, args.paths, source, options))
 
 
 def options_from_args(args: argparse.Namespace, timeout_name: str = "timeout") -> VerifyOptions:
@@ -87,6 +112,67 @@ def options_from_args(args: argparse.Namespace, timeout_name: str = "timeout") -
                    examples_file=os.path.abspath(args.examples) if args.examples else None,
                    calls_file=os.path.abspath(args.calls) if args.calls else None,
                    default_shape=tuple(args.default_shape), tolerances=tolerances)
+
+
+# ---------------------------------------------------------------- the interpreter
+#: the names of a project's virtual environment, in the order they are looked for
+VENV_NAMES = (".venv", "venv")
+
+
+def _start(paths: Sequence[str]) -> str:
+    named = [p for p in paths if p != STDIN]
+    return named[0] if named and os.path.exists(named[0]) else "."
+
+
+def venv_python(folder: str) -> Optional[str]:
+    """The interpreter of the virtual environment ``folder`` (its path as is: a venv runs from its own path)."""
+    for parts in (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe")):
+        candidate = os.path.join(folder, *parts)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None
+
+
+def project_python(start: str, config_source: Optional[str] = None) -> Optional[str]:
+    """The interpreter of the project's ``.venv`` or ``venv``: next to its configuration file, or else
+    at the top of the project around ``start`` (None: there is none)."""
+    folders = [os.path.dirname(os.path.abspath(config_source))] if config_source else []
+    root = project_root(start)
+    if root is not None:
+        folders.append(root)
+    for folder in folders:
+        for name in VENV_NAMES:
+            venv = os.path.join(folder, name)
+            python = venv_python(venv) if is_virtualenv(venv) else None
+            if python is not None:
+                return python
+    return None
+
+
+def choose_python(explicit: Optional[str], start: str = ".", config_source: Optional[str] = None) -> str:
+    """The interpreter that runs the verified code: ``--python`` (an interpreter, a name on PATH or a
+    virtual environment's folder), else the project's virtual environment's, else this one."""
+    if not explicit:
+        return project_python(start, config_source) or sys.executable
+    if os.path.isdir(explicit):
+        python = venv_python(explicit)
+        if python is None:
+            raise UsageError(f"--python {explicit}: a folder without bin/python (not a virtual environment)")
+        return python
+    found = explicit if os.sep in explicit or (os.altsep and os.altsep in explicit) else shutil.which(explicit)
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise UsageError(f"--python {explicit}: no such Python interpreter")
+    return os.path.abspath(found)
+
+
+def interpreter_for(explicit: Optional[str], paths: Sequence[str], config_source: Optional[str],
+                    options: VerifyOptions) -> str:
+    """:func:`choose_python`, checked: a usage error, in one line, when it has no JAX or does not start."""
+    python = choose_python(explicit, _start(paths), config_source)
+    problem = interpreter_problem(python, child_environment(options.device, options.cross_device))
+    if problem is not None:
+        raise UsageError(problem)
+    return python
 
 
 def add_verify_parser(sub) -> argparse.ArgumentParser:  # sub: argparse._SubParsersAction
@@ -153,7 +239,7 @@ def verify_file(path: str, config, options: VerifyOptions, fixed_path: Optional[
 
 def run_verify(args: argparse.Namespace) -> int:
     """The ``verify`` command: 0 when every function verified, 1 otherwise, 2 for usage errors."""
-    from jitlint.cli import STDIN, UsageError, iter_files, resolve_config
+    from jitlint.cli import resolve_config
     from jitlint.output.progress import Progress  # on a terminal only: each file takes seconds
 
     if STDIN in args.paths:
@@ -166,6 +252,8 @@ def run_verify(args: argparse.Namespace) -> int:
     files = list(iter_files(args.paths, config))
     if args.fixed is not None and len(files) != 1:
         raise UsageError("--fixed needs exactly one PATH")
+    options = replace(options, python=interpreter_for(args.python, args.paths, args.config or config.source,
+                                                      options))
     reports: List[FileReport] = []
     with Progress(len(files), "verifying", delay=0) as bar:
         bar.advance(0)
@@ -188,12 +276,17 @@ def run_verify(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- check --fix --verify
 def gate_fix(outcome, path: str, config, options: VerifyOptions):
-    """Keep only the fixes that verified: (the file outcome to write, the verification report).
+    """Keep only the fixes that passed: (the file outcome to write, the verification report).
 
-    ``outcome`` is a :class:`jitlint.fixing.FileFixResult`.  The functions
-    whose fix did not verify are put back as they were; when that leaves a
-    mix, the result is verified again, and written only if every fix still in
-    it verified.  Nothing verified: nothing is written.
+    ``outcome`` is a :class:`jitlint.fixing.FileFixResult`.  A function passes
+    when its fix verified, or when it could not be run for want of inputs and
+    its fixes are all SAFE (they do not change what the code computes).  A
+    function without inputs whose fixes mix SAFE and UNSAFE ones gets only
+    the SAFE ones; UNSAFE fixes without inputs are withheld, and the report
+    says how to give inputs.  The other functions whose fix did not pass are
+    put back as they were; when that leaves a mix, the result is verified
+    again, and written only if every function still fixed in it passed.
+    Nothing passed: nothing is written.
     """
     from jitlint.engine import lint_source
     from jitlint.fixing import decode_file, encode_file
@@ -213,18 +306,26 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
         return _unchanged(outcome, result, path, config), FileReport(path, note=note, failed=True)
     report = verify_module(path, result.original, result.fixed, findings, titles, options,
                            config.extend_jit_decorators, include_findings=False)
-    failed: Set[str] = {v.qualname for v in report.verdicts if not v.ok}
-    if not failed:
-        return outcome, report
-    kept: Set[str] = {v.qualname for v in report.verdicts if v.ok}
-    text = result.original
-    if kept:
-        text = splice(result.original, result.fixed, failed, config.extend_jit_decorators)
+    spans = function_spans(result.original, config.extend_jit_decorators)
+    kinds = _fix_kinds(result.applied, spans)
+    safe_only = {qual for qual, seen in kinds.items() if seen == {Applicability.SAFE}}
+    no_inputs = {v.qualname for v in report.verdicts if v.kind == UNVERIFIED}
+    passed: Set[str] = {v.qualname for v in report.verdicts if v.ok} | (no_inputs & safe_only)
+    failed: Set[str] = {v.qualname for v in report.verdicts} - passed
+    # without inputs, fixes mixing SAFE and UNSAFE ones: the SAFE ones alone
+    partial = {qual for qual in no_inputs - safe_only if Applicability.SAFE in kinds.get(qual, ())}
+    text = result.fixed
+    if failed:
+        text, partial = _kept_text(result, passed, failed, partial, kinds, path, config)
         if text != result.original:
             again = verify_module(path, result.original, text, findings, titles, options,
                                   config.extend_jit_decorators, include_findings=False)
-            if not all(v.ok for v in again.verdicts):
+            if not all(v.ok or (v.kind == UNVERIFIED and v.qualname in safe_only | partial)
+                       for v in again.verdicts):
                 text = result.original
+    report.verdicts = [_without_inputs(v, safe_only, partial) for v in report.verdicts]
+    if not failed:
+        return outcome, report
     if text == result.original:
         new_bytes = None
         applied: tuple = ()
@@ -232,11 +333,75 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
         with open(path, "rb") as fh:
             encoded = decode_file(fh.read())
         new_bytes = encode_file(text, encoded)
-        spans = function_spans(result.original, config.extend_jit_decorators)
-        applied = tuple(a for a in result.applied if _function_at(spans, a.line) not in failed)
+        applied = tuple(a for a in result.applied if _function_at(spans, a.line) not in failed
+                        or (_function_at(spans, a.line) in partial and a.applicability is Applicability.SAFE))
     relinted = lint_source(text, path, config)
     new_result = replace(result, fixed=text, applied=applied, remaining=relinted.diagnostics)
     return replace(outcome, result=new_result, new_bytes=new_bytes), report
+
+
+def _fix_kinds(applied, spans) -> Dict[str, Set[Applicability]]:
+    """The applicabilities of the fixes applied in each function."""
+    kinds: Dict[str, Set[Applicability]] = {}
+    for fix in applied:
+        qual = _function_at(spans, fix.line)
+        if qual is not None:
+            kinds.setdefault(qual, set()).add(fix.applicability)
+    return kinds
+
+
+def _kept_text(result, passed: Set[str], failed: Set[str], partial: Set[str], kinds: Dict[str, Set[Applicability]],
+               path: str, config) -> Tuple[str, Set[str]]:
+    """The text to write: the functions that passed as fixed, those in ``partial`` with their SAFE fixes
+    alone, the others as they were; and the functions of ``partial`` so changed."""
+    from jitlint.fixing import fix_source
+
+    extra = config.extend_jit_decorators
+    if not passed and not partial:
+        return result.original, set()
+    safe = fix_source(result.original, path, config, unsafe=False) if partial else None
+    if safe is not None and not any(Applicability.UNSAFE in kinds.get(qual, ()) for qual in passed):
+        # no UNSAFE fix is kept: the SAFE fixes alone, with the imports they need (and no other)
+        taken = _changed_functions(result.original, safe.fixed, partial, extra)
+        text = splice(result.original, safe.fixed, failed - taken, extra)
+    else:
+        text = splice(result.original, result.fixed, failed, extra)
+        taken = set()
+        present = set(text.splitlines())
+        # function bodies only: when the SAFE fixes need an import that ``text`` lacks, nothing is taken
+        if safe is not None and not any(is_import_line(line) and line not in present
+                                        for line in safe.fixed.splitlines()):
+            taken = _changed_functions(result.original, safe.fixed, partial, extra)
+            text = splice(safe.fixed, text, taken, extra) if taken else text
+    if not passed and not taken:
+        return result.original, set()
+    return text, taken
+
+
+def _changed_functions(original: str, fixed: str, functions: Set[str], extra_jit: Sequence[str]) -> Set[str]:
+    """Those of ``functions`` that ``fixed`` changes."""
+    spans_o = function_spans(original, extra_jit)
+    spans_f = function_spans(fixed, extra_jit)
+    return {qual for qual in functions if qual in spans_f and qual in spans_o
+            and _body(fixed, spans_f[qual]) != _body(original, spans_o[qual])}
+
+
+def _body(text: str, span: Tuple[int, int]) -> List[str]:
+    return text.splitlines()[span[0] - 1:span[1]]
+
+
+def _without_inputs(verdict: FunctionVerdict, safe_only: Set[str], partial: Set[str]) -> FunctionVerdict:
+    """A verdict without inputs says what becomes of the function's fixes."""
+    if verdict.kind != UNVERIFIED:
+        return verdict
+    if verdict.qualname in safe_only:
+        said = "written unverified: its fixes are all safe (they do not change what the code computes)"
+    elif verdict.qualname in partial:
+        said = "only its safe fixes are written (unverified: they do not change what the code computes); " \
+               "an unsafe fix is written once it has verified, which needs inputs"
+    else:
+        said = "not written: an unsafe fix is written once it has verified, which needs inputs"
+    return replace(verdict, details=(said,) + verdict.details)
 
 
 def _unchanged(outcome, result, path: str, config):

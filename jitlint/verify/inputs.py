@@ -12,17 +12,17 @@ anything -- into an :class:`InputSpec`, a small tree of plain data:
 * a dataclass or ``NamedTuple`` of the module: built from its annotated fields.
 
 Parameters with defaults keep them.  A parameter that cannot be built makes
-the whole spec unavailable (None).  The functions below the line run in the
-subprocess only: they import jax when called, never at import.
+the whole spec unavailable (None).  The subprocess builds the values from the
+spec (:mod:`jitlint.verify.build`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from jitlint.analysis.syntax import params_of, string_value
+from jitlint.verify.build import InputSpec
 
 #: jaxtyping dtype markers -> the dtype generated
 JAXTYPING_DTYPES = {
@@ -45,21 +45,6 @@ NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple
 
 #: the first size given to a named dimension; each new name gets the next one
 FIRST_NAMED_SIZE = 3
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """How to build one call: positional and keyword parameters, each a spec tree (dicts)."""
-
-    args: Tuple[dict, ...]
-    kwargs: Tuple[Tuple[str, dict], ...]
-
-    def to_json(self) -> dict:
-        return {"args": list(self.args), "kwargs": [[k, v] for k, v in self.kwargs]}
-
-    @staticmethod
-    def from_json(data: dict) -> "InputSpec":
-        return InputSpec(tuple(data["args"]), tuple((k, v) for k, v in data["kwargs"]))
 
 
 class _Unsupported(Exception):
@@ -208,105 +193,3 @@ def _owner_class(fn: cst.FunctionDef, index: Any) -> Optional[str]:
 def _is_static(fn: cst.FunctionDef, index: Any) -> bool:
     info = index.infos.get(fn)
     return bool(info is not None and info.is_static_method)
-
-
-# ---------------------------------------------------------------------------
-# subprocess side
-# ---------------------------------------------------------------------------
-SCALAR_VALUES = {"int": 3, "float": 0.5, "bool": True}
-
-
-def build_call(spec: InputSpec, module: Any, seed: int = 0) -> Tuple[tuple, dict]:
-    """Materialise a spec: arrays from a seeded generator, classes from ``module``."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    args = tuple(_build(s, module, rng) for s in spec.args)
-    kwargs = {k: _build(s, module, rng) for k, s in spec.kwargs}
-    return args, kwargs
-
-
-def _build(spec: dict, module: Any, rng: Any) -> Any:
-    import jax.numpy as jnp
-    import numpy as np
-
-    kind = spec["t"]
-    if kind == "scalar":
-        return SCALAR_VALUES[spec["type"]]
-    if kind == "array":
-        shape, dtype = tuple(spec["shape"]), spec["dtype"]
-        if dtype == "bool":
-            values = rng.random(shape) > 0.5
-        elif dtype.startswith(("int", "uint")):
-            low = 0 if dtype.startswith("uint") else -5
-            values = rng.integers(low, 6, size=shape)
-        elif dtype.startswith("complex"):
-            values = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-        else:
-            values = rng.standard_normal(shape)
-        return jnp.asarray(np.asarray(values), dtype=dtype)
-    if kind == "tuple":
-        return tuple(_build(s, module, rng) for s in spec["items"])
-    if kind == "class":
-        cls = getattr(module, spec["name"])
-        return cls(**{name: _build(s, module, rng) for name, s in spec["fields"]})
-    raise ValueError(f"unknown input spec {kind!r}")
-
-
-#: how a generated input changes the numbers of the example it comes from
-VARIATIONS = ("negated", "zeros", "large", "small")
-
-
-def _vary_leaf(leaf: Any, how: str) -> Any:
-    import jax
-    import numpy as np
-
-    if isinstance(leaf, bool):
-        return (not leaf) if how == "negated" else (False if how == "zeros" else leaf)
-    if isinstance(leaf, (int, float)):
-        if how == "negated":
-            return -leaf
-        if how == "zeros":
-            return type(leaf)(0)
-        if how == "large":
-            return leaf * (100 if isinstance(leaf, int) else 1000.0)
-        return leaf * 1e-3 if isinstance(leaf, float) else leaf
-    if isinstance(leaf, (jax.Array, np.ndarray)) and not isinstance(leaf, jax.core.Tracer):
-        dtype = np.dtype(leaf.dtype)
-        if dtype == np.bool_:
-            if how == "negated":
-                return ~leaf
-            return leaf & False if how == "zeros" else leaf
-        if how == "negated":
-            return leaf if dtype.kind == "u" else -leaf
-        if how == "zeros":
-            return leaf * 0
-        if how == "large":
-            return leaf * (100 if dtype.kind in "iu" else 1000)
-        return leaf * 1e-3 if dtype.kind in "fc" else leaf
-    return leaf
-
-
-def vary(value: Any, how: str) -> Any:
-    import jax
-
-    return jax.tree_util.tree_map(lambda leaf: _vary_leaf(leaf, how), value)
-
-
-def variations(args: tuple, kwargs: dict, static_positions: Sequence[int],
-               static_names: Sequence[str]) -> Iterator[Tuple[str, tuple, dict]]:
-    """Inputs near ``(args, kwargs)``: every varied leaf of the non-static arguments,
-    all of them at once, then one argument at a time."""
-    dynamic_pos = [i for i in range(len(args)) if i not in static_positions]
-    dynamic_kw = [k for k in kwargs if k not in static_names]
-    for how in VARIATIONS:
-        new_args = tuple(vary(a, how) if i in dynamic_pos else a for i, a in enumerate(args))
-        new_kwargs = {k: vary(v, how) if k in dynamic_kw else v for k, v in kwargs.items()}
-        yield f"all arguments {how}", new_args, new_kwargs
-    if len(dynamic_pos) + len(dynamic_kw) > 1:
-        for how in VARIATIONS:
-            for i in dynamic_pos:
-                new_args = tuple(vary(a, how) if j == i else a for j, a in enumerate(args))
-                yield f"args[{i}] {how}", new_args, dict(kwargs)
-            for k in dynamic_kw:
-                yield f"{k}= {how}", args, {**kwargs, k: vary(kwargs[k], how)}

@@ -1,6 +1,7 @@
 """How the verifier runs: limits, tolerances, device, where inputs come from."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
@@ -41,6 +42,11 @@ class VerifyOptions:
     max_generated: int = 24
     #: characters of the subprocess's own output kept for the report
     output_tail: int = 2000
+    #: the interpreter that runs the child (None: this one); see :func:`jitlint.verify.command.choose_python`
+    python: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +77,29 @@ def parse_tolerance(text: str) -> Tuple[str, Tuple[float, float]]:
     if rtol < 0 or atol < 0:
         raise ValueError(f"tolerances must not be negative: {text!r}")
     return name, (rtol, atol)
+
+
+def _valid_timeout(seconds: float) -> bool:
+    # NaN compares false with everything: as a timeout it would never expire
+    return math.isfinite(seconds) and seconds > 0
+
+
+def check_timeout(seconds: float) -> float:
+    """``seconds`` when it is a finite number above 0; else ValueError."""
+    if not isinstance(seconds, (int, float)) or not _valid_timeout(seconds):
+        raise ValueError(f"the timeout must be a finite number of seconds above 0, got {seconds!r}")
+    return float(seconds)
+
+
+def parse_timeout(text: str) -> float:
+    """``--timeout SECONDS``: a finite number above 0 (``nan``, ``inf``, ``0`` and ``-1`` are refused)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not _valid_timeout(seconds):
+        raise ValueError(f"expected a finite number of seconds above 0, got {text!r}")
+    return seconds
 
 
 def parse_shape(text: str) -> Tuple[int, ...]:

@@ -35,6 +35,11 @@ UNVERIFIED = "unverified: no inputs"
 NO_FIX = "no fix"
 ERROR = "error"
 
+#: the ways to give a function inputs, said wherever it had none
+INPUTS_HINT = ("give it inputs: an `EXAMPLES = {'function': [(args, kwargs), ...]}` dict in the module, "
+               "`--examples FILE.py` (a file defining EXAMPLES), or calls recorded from your tests "
+               "(`pytest -p jitlint.record --jitlint-record=calls.pkl`, then `--calls calls.pkl`)")
+
 #: how the verifier called the function, by the target's mode
 MODES = {
     "jitted": "jitted by the module",
@@ -92,6 +97,7 @@ class FunctionVerdict:
             "input_source": self.raw.get("input_source"),
             "coverage": self.raw.get("coverage", []),
             "traces": self.raw.get("traces"),
+            "trace_counts": trace_counts(self.raw.get("traces")),
             "jaxpr": self.raw.get("jaxpr"),
             "cross_device": self.raw.get("cross_device"),
             "worst": _worst(self.raw),
@@ -284,11 +290,11 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
     confirmations = confirm(target.findings, raw, target.rewritten)
     if raw.get("callable") is None:
         tried = ", ".join(raw.get("tried", [])) or target.qualname
-        return make(UNVERIFIED, f"tried {tried}", details, confirmations)
+        return make(UNVERIFIED, f"tried {tried}", details + [INPUTS_HINT], confirmations)
     if not raw.get("inputs") and not raw.get("generated"):
         n = len(raw.get("eager_failures", []))
-        return make(UNVERIFIED, f"the original fails eagerly on all {n} input{'s' if n != 1 else ''}", details,
-                    confirmations)
+        return make(UNVERIFIED, f"the original fails eagerly on all {n} input{'s' if n != 1 else ''}",
+                    details + [INPUTS_HINT], confirmations)
     verdict = _outcome(target, raw, details, cover_summary)
     if target.rewritten:
         return make(verdict[0], verdict[1], details, confirmations)
@@ -325,19 +331,18 @@ def _outcome(target: Target, raw: Dict[str, Any], details: List[str], cover_summ
     traces = raw.get("traces") or {}
     if traces.get("error"):
         return FAILS_TO_TRACE, _error_text(traces["error"], target.rewritten)
-    retraces = traces.get("retraces", 0) or 0
-    extra = (traces.get("input_traces") or 0) - (traces.get("signatures") or 0)
-    if extra > 0:
-        return RECOMPILES, f"traced {traces['input_traces']} times for {traces['inputs']} inputs of " \
-                           f"{traces['signatures']} shape signature(s); " + ", ".join(summary_parts)
-    if retraces or traces.get("recompiles"):
-        what = f"{retraces} more trace(s)" if retraces else f"{traces.get('recompiles')} more compilation(s)"
-        return RECOMPILES, f"{what} over {traces.get('calls')} calls with the same input; " + ", ".join(summary_parts)
-    if traces:
-        traced = traces.get("traces_first")
-        details.append(f"compiled once for {traces.get('calls')} calls"
-                       + (f" ({traced} trace{'s' if traced != 1 else ''})" if traced is not None else "")
-                       + (f"; make_jaxpr ok ({jaxpr.get('equations')} equations)" if jaxpr.get("ok") else ""))
+    counts = trace_counts(traces) or {}
+    if (counts.get("traces") or 0) > (counts.get("signatures") or 0):
+        return RECOMPILES, f"traced {counts['traces']} times for {counts['inputs']} inputs of " \
+                           f"{counts['signatures']} shape signature(s); " + ", ".join(summary_parts)
+    if counts.get("retraces") or counts.get("recompiles"):
+        what = f"{counts['retraces']} more trace(s)" if counts.get("retraces") else \
+            f"{counts['recompiles']} more compilation(s)"
+        return RECOMPILES, f"{what} over {counts.get('repeated_calls')} calls with the same input; " \
+            + ", ".join(summary_parts)
+    if counts:
+        details.append(trace_text(counts) + (f"; make_jaxpr ok ({jaxpr.get('equations')} equations)"
+                                             if jaxpr.get("ok") else ""))
     if worst is not None and "max_abs" in worst:
         if _num(worst.get("max_abs")) == 0:
             details.append("results identical on every input")
@@ -348,6 +353,41 @@ def _outcome(target: Target, raw: Dict[str, Any], details: List[str], cover_summ
     if cross:
         details.append(_cross_text(cross))
     return VERIFIED, ", ".join(summary_parts)
+
+
+def trace_counts(traces: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """How often the fixed version was traced: the one account that the JSON report gives and the text
+    report puts in words (:func:`trace_text`).  None when nothing was counted.
+
+    ``traces``: traces of all the inputs (None where the wrapper cannot tell), one per ``signatures``
+    (shapes, dtypes and static values) when nothing recompiles; ``first_input``: traces of the first
+    input; ``retraces`` and ``recompiles``: more of them over ``repeated_calls`` calls with the first input.
+    """
+    if not traces:
+        return None
+    return {"inputs": traces.get("inputs"), "signatures": traces.get("signatures"),
+            "traces": traces.get("input_traces"), "first_input": traces.get("traces_first"),
+            "repeated_calls": traces.get("calls"), "retraces": traces.get("retraces"),
+            "recompiles": traces.get("recompiles")}
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def trace_text(counts: Dict[str, Any]) -> str:
+    """:func:`trace_counts` in words: "2 traces for 2 inputs (2 signatures), none more for 3 calls ..."."""
+    if counts.get("traces") is not None:
+        known = ", traced before" if counts["traces"] == 0 else ""  # by an earlier target calling it
+        text = f"{_plural(counts['traces'], 'trace')} for {_plural(counts.get('inputs'), 'input')} " \
+               f"({_plural(counts.get('signatures'), 'signature')}{known})"
+    elif counts.get("first_input") is not None:
+        text = f"{_plural(counts['first_input'], 'trace')} for the first input"
+    else:
+        text = "traces not counted"
+    more = counts.get("retraces") if counts.get("retraces") is not None else counts.get("recompiles")
+    return text + (f", {'none' if not more else more} more for {counts.get('repeated_calls')} calls with the same "
+                   "input")
 
 
 def _cross_text(cross: Dict[str, Any]) -> str:

@@ -1,7 +1,11 @@
 """The subprocess that imports user code and runs it: ``python -m jitlint.verify.runner JOB EVENTS``.
 
 This is the only module of jitlint that imports jax or user code, and it only
-ever runs in a child interpreter started by :mod:`jitlint.verify.sandbox`.
+ever runs in a child interpreter started by :mod:`jitlint.verify.sandbox` --
+maybe another interpreter than jitlint's own (``--python``), where jitlint
+and LibCST are not installed: this module and the ones it imports
+(:mod:`~jitlint.verify.compare`, :mod:`~jitlint.verify.build`,
+:mod:`~jitlint.verify.record`) need only the standard library, jax and numpy.
 It reads the job (JSON) that the parent wrote, and appends one JSON line per
 event to EVENTS: ``ready`` (the device), ``import`` (each version of the
 module), ``start`` / ``result`` (each target), ``done``.  The parent reads
@@ -34,7 +38,7 @@ import types
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from jitlint.verify.compare import compare, describe_call
-from jitlint.verify.inputs import InputSpec, build_call, variations
+from jitlint.verify.build import InputSpec, build_call, variations
 
 #: characters of user output kept per call (what the code printed)
 CAPTURE_LIMIT = 64 * 1024
@@ -1060,8 +1064,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    code = main()
+def run_as_child(argv: Optional[Sequence[str]] = None) -> None:
+    code = main(argv)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # user code may have left threads or atexit handlers that hang
+
+
+if __name__ == "__main__":
+    run_as_child()

@@ -452,9 +452,13 @@ def _with_fixed_static(callables: List[Callable], fixed: Optional[_Parsed], fixe
     return out
 
 
+def is_import_line(line: str) -> bool:
+    return line.strip().startswith(("import ", "from "))
+
+
 def _is_import_or_blank(line: str) -> bool:
     text = line.strip()
-    return not text or text.startswith(("import ", "from ")) or text.startswith("#")
+    return not text or is_import_line(text) or text.startswith("#")
 
 
 def unplanned_changes(original: str, fixed: str, targets: Sequence[Target], extra_jit: Sequence[str] = ()) -> List[int]:

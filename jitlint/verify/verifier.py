@@ -52,7 +52,8 @@ def run_targets(path: str, original: str, fixed: Optional[str], targets: Sequenc
     pending = set(range(len(targets)))
     while pending:
         job["skip"] = sorted(set(range(len(targets))) - pending)
-        outcome = run_child(job, options.timeout, options.memory_mb, options.output_tail, env=env)
+        outcome = run_child(job, options.timeout, options.memory_mb, options.output_tail, env=env,
+                            python=options.python)
         current: Optional[int] = None
         finished = False
         fatal: Optional[str] = None
