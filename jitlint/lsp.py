@@ -125,7 +125,9 @@ if LanguageServer is not None:
             return linted
 
         def current(self, uri: str) -> Optional[Linted]:
-            """The findings of the document as it is now (linting it again if it changed)."""
+            """The findings of the document as it is now (linting it again if it changed); None when not open."""
+            if uri not in self.open_uris:
+                return None
             document = self.workspace.get_text_document(uri)
             linted = self.linted.get(uri)
             if linted is None or linted.version != document.version:
@@ -205,13 +207,13 @@ if LanguageServer is not None:
 
         def code_actions(self, params: "types.CodeActionParams") -> List["types.CodeAction"]:
             uri = params.text_document.uri
-            document = self.workspace.get_text_document(uri)
             linted = self.current(uri)
+            if linted is None:
+                return []
+            document = self.workspace.get_text_document(uri)
             only = params.context.only
             wants = (lambda kind: not only or any(kind == k or kind.startswith(k + ".") for k in only))
             actions: List[types.CodeAction] = []
-            if linted is None:
-                return actions
             pairs = [(d, lsp) for d, lsp in zip(linted.result.diagnostics, linted.diagnostics)
                      if _overlaps(lsp.range, params.range)]
             if wants(types.CodeActionKind.QuickFix):
@@ -300,7 +302,8 @@ def build_server() -> "JitlintServer":
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: JitlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        if params.text_document.uri in ls.open_uris:  # never read a file the editor does not hold (a FIFO blocks)
+            ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams) -> None:

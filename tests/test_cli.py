@@ -275,7 +275,7 @@ def test_internal_error_exits_2_without_traceback_and_the_rest_is_linted(tmp_pat
 
 
 def test_failure_outside_any_file_exits_2_without_traceback(capsys, monkeypatch):
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise ValueError("no files today")
 
     monkeypatch.setattr(jitlint.cli, "iter_files", broken)

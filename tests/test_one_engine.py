@@ -151,43 +151,83 @@ def test_the_language_server_reports_the_helpers_findings(project):
     assert got == {(f[1], f[2], f[3]) for f in EXPECTED if f[0] == "util.py"}
 
 
-def _lsp_diagnostics(path: Path) -> Set[Tuple[int, int, str]]:
-    """Open ``path`` in `jitlint server` (a raw JSON-RPC exchange over stdio) and read what it publishes."""
-    proc = subprocess.Popen([sys.executable, "-m", "jitlint", "server"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, cwd=str(path.parent))
+class RawLspClient:
+    """`jitlint server` over stdio, spoken to in raw JSON-RPC (no client library between)."""
 
-    def send(message: dict) -> None:
+    def __init__(self, cwd: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "jitlint", "server"], stdin=subprocess.PIPE, bufsize=0,
+                                     stdout=subprocess.PIPE, cwd=str(cwd))
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"processId": None, "rootUri": cwd.as_uri(), "capabilities": {}}})
+        self.reply(1)
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def send(self, message: dict) -> None:
         body = json.dumps(message).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        proc.stdin.flush()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
 
-    def receive() -> dict:
+    def receive(self, timeout: float = 60) -> dict:
+        import select
+
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, f"the server said nothing for {timeout} s"
         length = 0
         while True:
-            line = proc.stdout.readline()
+            line = self.proc.stdout.readline()
             if line in (b"\r\n", b""):
                 break
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":")[1])
-        return json.loads(proc.stdout.read(length))
+        return json.loads(self.proc.stdout.read(length))
 
-    try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"processId": None, "rootUri": path.parent.as_uri(), "capabilities": {}}})
-        while receive().get("id") != 1:
-            pass
-        send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": path.read_text()}}})
+    def reply(self, request_id: int) -> dict:
         while True:
-            message = receive()
+            message = self.receive()
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    def published(self) -> List[dict]:
+        while True:
+            message = self.receive()
             if message.get("method") == "textDocument/publishDiagnostics":
-                diagnostics = message["params"]["diagnostics"]
-                return {(d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1, d["code"])
-                        for d in diagnostics}
+                return message["params"]["diagnostics"]
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+
+def _lsp_diagnostics(path: Path) -> Set[Tuple[int, int, str]]:
+    """Open ``path`` in `jitlint server` and read what it publishes."""
+    client = RawLspClient(path.parent)
+    try:
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": path.read_text()}}})
+        return {(d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1, d["code"])
+                for d in client.published()}
     finally:
-        proc.kill()
-        proc.wait(timeout=30)
+        client.close()
+
+
+def test_the_language_server_never_reads_a_fifo_it_was_not_given(tmp_path):
+    """`didSave` (or a code action) for a file the editor does not hold must not read it from disk."""
+    pytest.importorskip("pygls")
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "x.py"
+    os.mkfifo(fifo)
+    client = RawLspClient(tmp_path)
+    try:
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didSave",
+                     "params": {"textDocument": {"uri": fifo.as_uri()}}})
+        client.send({"jsonrpc": "2.0", "id": 7, "method": "textDocument/codeAction", "params": {
+            "textDocument": {"uri": fifo.as_uri()},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": []}}})
+        assert client.reply(7)["result"] in ([], None)  # answered: the server did not block on the FIFO
+    finally:
+        client.close()
 
 
 def test_pre_commit_with_only_the_helper_staged_fails_on_it(project, tmp_path):
