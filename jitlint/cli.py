@@ -17,11 +17,12 @@ import tokenize
 from typing import Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple
 
 from jitlint import __version__
-from jitlint.config import Config, ConfigError, find_config, load_file
+from jitlint.config import Config, ConfigError
 from jitlint.diagnostics import FileError, FileResult, printable
 from jitlint.engine import lint_bytes
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files  # noqa: F401 - re-exported
 from jitlint.files import DEFAULT_MAX_FILE_SIZE
+from jitlint.settings import resolve_config
 from jitlint.files import read_source_file as _read_file
 from jitlint.runner import DEFAULT_FILE_TIMEOUT
 from jitlint.output import FORMATS, format_json, render  # noqa: F401 - format_json: used by callers
@@ -174,60 +175,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_arguments(check)
     add_verify_parser(sub)
     return parser
-
-
-def _joined(groups: Optional[Sequence[Sequence[str]]]) -> Optional[List[str]]:
-    return None if groups is None else [item for group in groups for item in group]
-
-
-def _file_config(args: argparse.Namespace) -> Config:
-    if args.isolated:
-        return Config()
-    if args.config:
-        loaded = load_file(args.config)
-        if loaded is None:
-            raise ConfigError(f"{args.config}: no [tool.jitlint] or [jitlint] section")
-        return loaded
-    files = [p for p in args.paths if p != STDIN]
-    start = files[0] if files else (args.stdin_filename or ".")
-    return find_config(start if os.path.exists(start) else ".")
-
-
-def _check_codes(config: Config) -> None:
-    where = config.source or "configuration"
-    named = [("select", c) for c in config.select or ()] + [("ignore", c) for c in config.ignore]
-    named += [("per-file-ignores", c) for _, codes in config.per_file_ignores for c in codes]
-    for key, code in named:
-        if not known_code(code):
-            raise ConfigError(f"{where}: unknown rule code or prefix in `{key}`: {code}")
-
-
-def resolve_config(args: argparse.Namespace) -> Config:
-    """The configuration file's settings, overridden by the command line.
-
-    ``--select`` replaces both ``select`` and ``ignore`` of the file (as in
-    ruff: `--select JIT101` reports JIT101 even where the file ignores it);
-    ``--ignore``, ``--extend-select`` and the ``--extend-*`` options add.
-    """
-    config = _file_config(args)
-    _check_codes(config)
-    select = _joined(args.select)
-    if select is not None:
-        config = config.merged(select=tuple(select), ignore=())
-    extra = _joined(args.extend_select)
-    if extra:
-        base = config.select if config.select is not None else tuple(
-            code for code, rule in RULES_BY_CODE.items() if rule.default_enabled)
-        config = config.merged(select=tuple(base) + tuple(extra))
-    config = config.merged(ignore=config.ignore + tuple(_joined(args.ignore) or ()))
-    exclude = _joined(args.exclude)
-    if exclude is not None:
-        config = config.merged(exclude=tuple(exclude))
-    config = config.merged(
-        extend_exclude=config.extend_exclude + tuple(_joined(args.extend_exclude) or ()),
-        extend_jit_decorators=config.extend_jit_decorators + tuple(_joined(args.extend_jit_decorators) or ()),
-    )
-    return config
 
 
 def _read_stdin() -> bytes:
@@ -730,7 +677,7 @@ def run_rules(fmt: str = "text") -> int:
     """One line per rule: code, name, whether jitlint can fix its findings, on or off by default;
     as JSON, also the summary and the URL of the rule's page."""
     import jitlint.fixes
-    from jitlint.docs import rule_summary, rule_url
+    from jitlint.rules.base import rule_summary, rule_url
 
     rules = [RULES_BY_CODE[code] for code in sorted(RULES_BY_CODE)]
     fixable = jitlint.fixes.FIXABLE_CODES

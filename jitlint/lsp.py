@@ -175,7 +175,7 @@ if LanguageServer is not None:
             return types.Range(self.position(document, line, start + 1), self.position(document, line, len(text) + 1))
 
         def to_lsp(self, document: "TextDocument", diag: Diagnostic) -> "types.Diagnostic":
-            from jitlint.docs import rule_url
+            from jitlint.rules.base import rule_url
 
             here = types.Range(self.position(document, diag.line, diag.column),
                                self.position(document, diag.end_line, diag.end_column))

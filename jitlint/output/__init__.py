@@ -24,7 +24,7 @@ def format_json(results: Sequence[FileResult]) -> str:
 
 
 def json_findings(result: FileResult) -> List[dict]:
-    from jitlint.docs import rule_url
+    from jitlint.rules.base import rule_url
     from jitlint.registry import RULES_BY_CODE
 
     locate: Optional[Callable[[int], Tuple[int, int]]] = None

@@ -30,7 +30,8 @@ def _uri(path: str, root: str) -> Dict[str, str]:
 
 
 def rule_descriptor(rule) -> dict:
-    from jitlint.docs import has_fix, rule_doc, rule_sections, rule_summary, rule_url, rule_family
+    from jitlint.fixes import FIXABLE_CODES
+    from jitlint.rules.base import rule_doc, rule_family, rule_sections, rule_summary, rule_url
 
     what = rule_sections(rule).get("What it does", rule_summary(rule))
     doc = rule_doc(rule)
@@ -42,7 +43,7 @@ def rule_descriptor(rule) -> dict:
         "help": {"text": doc, "markdown": doc},
         "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"enabled": bool(rule.default_enabled), "level": "error"},
-        "properties": {"tags": ["jax", "jit", rule_family(rule).split(":")[0]], "fixable": has_fix(rule)},
+        "properties": {"tags": ["jax", "jit", rule_family(rule).split(":")[0]], "fixable": rule.code in FIXABLE_CODES},
     }
 
 
@@ -86,7 +87,7 @@ def _result(diag: Diagnostic, index: Dict[str, int], root: str) -> dict:
 
 def sarif_log(results: Sequence[FileResult], root: Optional[str] = None) -> dict:
     """The SARIF log of a run, as a JSON-ready dict. Paths are relative to ``root`` (default: the current folder)."""
-    from jitlint.docs import DOCS_URL
+    from jitlint.rules.base import DOCS_URL
     from jitlint.registry import RULES_BY_CODE
 
     root = os.path.abspath(root or os.getcwd())

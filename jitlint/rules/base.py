@@ -12,6 +12,9 @@ go on.
 """
 from __future__ import annotations
 
+import inspect
+import re
+import sys
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
@@ -107,6 +110,16 @@ class Rule:
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
 
+    @classmethod
+    def summary(cls) -> str:
+        """One line: what the rule flags (the first sentence of its ``What it does``)."""
+        return rule_summary(cls)
+
+    @classmethod
+    def url(cls) -> str:
+        """The rule's documentation page."""
+        return rule_url(cls.code)
+
     def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None) -> None:
         caught = CAUGHT_AS.get(self.code)
         where = node if node in self.ctx.parents else self.ctx.current
@@ -194,3 +207,64 @@ def _params(node):
     from jitlint.analysis.syntax import params_of
 
     return params_of(node.params)
+
+
+# ------------------------------------------------------------------ metadata
+# What the documentation, the SARIF report, the language server and `jitlint rules` say about a
+# rule, read from the rule class itself (its code, name, fix title and docstring).
+
+#: where the documentation is published (``site_url`` of mkdocs.yml); rule pages are ``rules/CODE/``
+DOCS_URL = "https://jitlint.readthedocs.io/en/latest/"
+
+def rule_url(code: str) -> str:
+    """The published page of a rule (the help URI of the SARIF report)."""
+    return f"{DOCS_URL}rules/{code}/"
+
+
+def rule_doc(rule: Type[Rule]) -> str:
+    """The rule's docstring, dedented: ruff's sections, in Markdown."""
+    return inspect.cleandoc(rule.__doc__ or "")
+
+
+def rule_sections(rule: Type[Rule]) -> Dict[str, str]:
+    """``## Heading`` -> the text under it (``Use instead:`` stays inside ``Example``)."""
+    out: Dict[str, str] = {}
+    heading = ""
+    lines: List[str] = []
+    for line in rule_doc(rule).splitlines():
+        if line.startswith("## "):
+            if heading or any(s.strip() for s in lines):
+                out[heading] = "\n".join(lines).strip()
+            heading, lines = line[3:].strip(), []
+        else:
+            lines.append(line)
+    out[heading] = "\n".join(lines).strip()
+    return out
+
+
+def _plain(markdown: str) -> str:
+    """Markdown prose as one line of plain text (for one-line descriptions)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    return " ".join(text.split())
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first ``.``, ``!`` or ``?`` that ends a sentence outside a `code span`."""
+    in_code = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            in_code = not in_code
+        elif ch in ".!?" and not in_code and (i + 1 == len(text) or text[i + 1].isspace()):
+            return text[:i + 1]
+    return text
+
+
+def rule_summary(rule: Type[Rule]) -> str:
+    """The first sentence of ``What it does``: the one line that says what the rule flags."""
+    return first_sentence(_plain(rule_sections(rule).get("What it does", "")))
+
+
+def rule_family(rule: Type[Rule]) -> str:
+    """``JIT2xx: Python control flow on traced values`` (the first line of the rule module's docstring)."""
+    doc = (sys.modules[rule.__module__].__doc__ or "").strip().splitlines()
+    return doc[0].rstrip(".") if doc else ""

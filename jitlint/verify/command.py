@@ -239,7 +239,7 @@ def verify_file(path: str, config, options: VerifyOptions, fixed_path: Optional[
 
 def run_verify(args: argparse.Namespace) -> int:
     """The ``verify`` command: 0 when every function verified, 1 otherwise, 2 for usage errors."""
-    from jitlint.cli import resolve_config
+    from jitlint.settings import resolve_config
     from jitlint.output.progress import Progress  # on a terminal only: each file takes seconds
 
     if STDIN in args.paths:
