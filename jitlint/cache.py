@@ -103,9 +103,10 @@ def diagnostic_from_json(d: Any) -> Diagnostic:
                       for e in _need(fix["edits"], list) if _need(e, dict) is not None)
         fix = Fix(Applicability(fix["applicability"]), _need(fix["title"], str), edits)
     reason = tuple(_need(r, str) for r in _need(d.get("reason", []), list))
+    subject = d.get("subject")
     return Diagnostic(_need(d["path"], str), _need(d["line"], int), _need(d["column"], int),
                       _need(d["end_line"], int), _need(d["end_column"], int), _need(d["code"], str),
-                      _need(d["message"], str), reason, fix)
+                      _need(d["message"], str), reason, fix, None if subject is None else _need(subject, str))
 
 
 def error_from_json(e: Any) -> Optional[FileError]:

@@ -48,6 +48,8 @@ class Diagnostic:
     message: str
     reason: Tuple[str, ...] = ()
     fix: Optional[Fix] = None
+    #: what the finding is about: a name (the global of JIT101/JIT102) or the source of the flagged expression
+    subject: Optional[str] = None
 
     def to_json(self) -> dict:
         fix = None
@@ -65,6 +67,7 @@ class Diagnostic:
             "end_column": self.end_column,
             "code": self.code,
             "message": self.message,
+            "subject": self.subject,
             "reason": list(self.reason),
             "fix": fix,
         }

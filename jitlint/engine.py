@@ -168,8 +168,16 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
             fix=fix_of(finding),
+            subject=finding.subject if finding.subject is not None else _subject(module, finding.node),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
+
+
+def _subject(module: cst.Module, node: cst.CSTNode) -> str:
+    """The source of the reported node, on one line (a name, or the flagged expression)."""
+    from jitlint.analysis.syntax import short_code
+
+    return short_code(module, node)
 
 
 def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:

@@ -305,3 +305,13 @@ def test_a_project_without_markers_is_only_what_was_named(tmp_path):
     assert project_root(str(folder / "a.py")) is None or not str(project_root(str(folder / "a.py"))).startswith(
         str(tmp_path))
     shutil.rmtree(folder)
+
+
+def test_findings_carry_a_structured_subject():
+    """The name or expression a finding is about, for tools (the verifier) that must not parse messages."""
+    from jitlint.engine import lint_source
+
+    source = ("import jax\n\nLOG = []\nSCALE = 1.0\n\n\ndef set_scale(s):\n    global SCALE\n    SCALE = s\n\n\n"
+              "@jax.jit\ndef f(x):\n    LOG.append(x)\n    if x > 0:\n        return x * SCALE\n    return x\n")
+    found = {d.code: d.subject for d in lint_source(source, "m.py").diagnostics}
+    assert found == {"JIT101": "SCALE", "JIT102": "LOG", "JIT201": "x > 0"}

@@ -292,11 +292,11 @@ def test_confirmations_from_observations():
     (c,) = confirm([Finding("JIT103", 7, "m")], _raw(observations=printing), True)
     assert c.confirmed and c.detail.startswith("prints at trace time only: 1 line(s) for 3 jitted calls, 3 eagerly")
     frozen = {"repeats": 3, "frozen": {"scale": {"changed": True, "eager_moved": True, "jit_moved": False}}}
-    (c,) = confirm([Finding("JIT101", 7, "read of mutable global `scale`")], _raw(observations=frozen), True)
+    (c,) = confirm([Finding("JIT101", 7, "read of mutable global `scale`", "scale")], _raw(observations=frozen), True)
     assert c.confirmed and "`scale` is frozen" in c.detail
     leaked = {"repeats": 3, "state": {"LOG": {"before": {"len": 0}, "after_eager": {"len": 3},
                                               "after_jit": {"len": 4}}}}
-    (c,) = confirm([Finding("JIT102", 9, "append to global `LOG`")], _raw(observations=leaked), True)
+    (c,) = confirm([Finding("JIT102", 9, "append to global `LOG`", "LOG")], _raw(observations=leaked), True)
     assert c.confirmed and "changed by 1 over 3 jitted calls, by 3 eagerly" in c.detail
     quiet = {"repeats": 3, "jit_differs": None}
     (c,) = confirm([Finding("JIT201", 5, "m")], _raw(observations=quiet), True)
@@ -350,7 +350,7 @@ def test_a_finding_after_the_line_that_raises_is_not_confirmed():
     raising = {"repeats": 3, "jit_error": {"type": "jax.errors.TracerBoolConversionError", "lines": [33]},
                "jit_prints_tracer": True,
                "state": {"ACCEPTED": {"before": {"len": 0}, "after_eager": {"len": 3}, "after_jit": {"len": 3}}}}
-    found = confirm([Finding("JIT104", 32, "np.random"), Finding("JIT102", 34, "append to global `ACCEPTED`"),
+    found = confirm([Finding("JIT104", 32, "np.random"), Finding("JIT102", 34, "append to global `ACCEPTED`", "ACCEPTED"),
                      Finding("JIT103", 30, "print")], _raw(observations=raising), True)
     assert [(c.confirmed, c.detail.split(":")[0]) for c in found] == [
         (False, "not observable"), (False, "not reached"),

@@ -46,6 +46,8 @@ class RawFinding:
     message: str
     reason: Optional[Reason]
     fix: object = None
+    #: what the finding is about (a name, or an expression's source): None -- the reported node's source
+    subject: Optional[str] = None
 
 
 class RuleContext:
@@ -120,13 +122,14 @@ class Rule:
         """The rule's documentation page."""
         return rule_url(cls.code)
 
-    def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None) -> None:
+    def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None,
+               subject: Optional[str] = None) -> None:
         caught = CAUGHT_AS.get(self.code)
         where = node if node in self.ctx.parents else self.ctx.current
         if caught is not None and self.ctx.body is not None and where is not None \
                 and self.ctx.is_caught(where, caught):
             return  # `try: int(x) except TypeError:` handles the traced case itself
-        self.ctx.findings.append(RawFinding(node, self.code, message, reason, fix))
+        self.ctx.findings.append(RawFinding(node, self.code, message, reason, fix, subject))
 
 
 def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule]],

@@ -115,7 +115,7 @@ class MutableGlobalRead(Rule):
         else:
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
-                          f"`{ctx.function.label}` is traced ({why})", _why_traced(self))
+                          f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
 
     def _is_dispatch(self, node: cst.Name) -> bool:
         """``REGISTRY[key](...)``: a table of functions, filled in to register them."""
@@ -298,7 +298,7 @@ class OuterStateWrite(Rule):
         if where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
-                        _why_traced(self))
+                        _why_traced(self), subject=root.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -319,7 +319,7 @@ class OuterStateWrite(Rule):
         if where is not None:
             traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
             self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace time"
-                              + (", and stores a tracer" if traced_arg else ""), _why_traced(self))
+                              + (", and stores a tracer" if traced_arg else ""), _why_traced(self), subject=root.value)
 
 
     def _result_unused(self, node: cst.Call) -> bool:

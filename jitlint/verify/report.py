@@ -203,7 +203,7 @@ def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Conf
         if f.code == "JIT103" and obs.get("jit_prints_tracer"):
             return Confirmation(f, True, f"prints a tracer at trace time (then raises {error['type']}{where})")
         for name, st in (obs.get("state") or {}).items():
-            if f.code == "JIT102" and name in f.message and st.get("after_jit") == "tracer":
+            if f.code == "JIT102" and name == f.subject and st.get("after_jit") == "tracer":
                 return Confirmation(f, True, f"global `{name}` holds a leaked tracer after the jitted calls")
         if lines and lines[-1] < f.line:
             return Confirmation(f, False, f"not reached: under jit the original stops earlier, with "
@@ -224,12 +224,12 @@ def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Conf
                                          "while eager results differ")
     if f.code == "JIT101":
         for name, seen in (obs.get("frozen") or {}).items():
-            if name in f.message and seen.get("changed") and seen.get("eager_moved") and not seen.get("jit_moved"):
+            if name == f.subject and seen.get("changed") and seen.get("eager_moved") and not seen.get("jit_moved"):
                 return Confirmation(f, True, f"global `{name}` is frozen at trace time: changing it changes the "
                                              "eager result, not the jitted one")
     if f.code == "JIT102":
         for name, st in (obs.get("state") or {}).items():
-            if name not in f.message:
+            if name != f.subject:
                 continue
             if st.get("after_jit") == "tracer":
                 return Confirmation(f, True, f"global `{name}` holds a leaked tracer after the jitted calls")

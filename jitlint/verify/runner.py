@@ -756,8 +756,8 @@ class TargetRun:
     def _observe(self, orig: Runnable, a: tuple, k: dict, eager: Outcome,
                  tolerances: Dict[str, Tuple[float, float]]) -> dict:
         repeats = max(2, int(self.options.get("repeats", 3)))
-        state_names = sorted({n for f in self.target["findings"] if f["code"] in ("JIT101", "JIT102")
-                              for n in _names_in(f["message"]) if hasattr(self.ctx.original, n)})
+        state_names = sorted({f["subject"] for f in self.target["findings"] if f["code"] in ("JIT101", "JIT102")
+                              and f.get("subject") and hasattr(self.ctx.original, f["subject"])})
         obs: Dict[str, Any] = {"repeats": repeats}
         module = self.ctx.original
         state0 = {n: _state(getattr(module, n, None)) for n in state_names}
@@ -802,8 +802,8 @@ class TargetRun:
         if not jit_runs or not jit_runs[0].ok:
             return out
         module = self.ctx.original
-        names = sorted({n for f in self.target["findings"] if f["code"] == "JIT101"
-                        for n in _names_in(f["message"]) if hasattr(module, n)})
+        names = sorted({f["subject"] for f in self.target["findings"] if f["code"] == "JIT101"
+                        and f.get("subject") and hasattr(module, f["subject"])})
         for name in names:
             restore = _perturb(module, name)
             if restore is None:
@@ -837,10 +837,6 @@ def _to_device(tree: Any, device: Any) -> Any:
                                   tree)
 
 
-def _names_in(message: str) -> List[str]:
-    import re
-
-    return [m for m in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)", message)]
 
 
 def _state(value: Any) -> Any:

@@ -46,9 +46,11 @@ class Finding:
     code: str
     line: int
     message: str
+    #: the name or expression the finding is about (the engine's structured subject)
+    subject: str = ""
 
     def to_json(self) -> dict:
-        return {"code": self.code, "line": self.line, "message": self.message}
+        return {"code": self.code, "line": self.line, "message": self.message, "subject": self.subject}
 
 
 @dataclass(frozen=True)
@@ -395,7 +397,7 @@ def plan_targets(original_source: str, fixed_source: Optional[str], diagnostics:
     for diag in diagnostics:
         fn = original.innermost_at(diag.line)
         if fn is not None:
-            findings_by_fn.setdefault(fn, []).append(Finding(diag.code, diag.line, diag.message))
+            findings_by_fn.setdefault(fn, []).append(Finding(diag.code, diag.line, diag.message, diag.subject or ""))
     titles_by_fn: Dict[FunctionInfo, List[str]] = {}
     for line, title in fix_titles:
         fn = original.innermost_at(line)
