@@ -260,7 +260,7 @@ def test_cli_json_carries_fixes(tmp_path, capsys):
     fixes = {item["code"]: item["fix"] for item in report}
     assert fixes["JIT103"]["applicability"] == "safe"
     assert fixes["JIT201"]["applicability"] == "unsafe"
-    assert set(fixes["JIT201"]["edits"][0]) == {"start", "end", "content"}
+    assert set(fixes["JIT201"]["edits"][0]) == {"start", "end", "content", "line", "column", "end_line", "end_column"}
     assert open(path).read() == FIXABLE
 
 
