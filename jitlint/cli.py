@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="glob patterns of paths to skip, besides the defaults (replaces `exclude` of the config)")
     check.add_argument("--extend-exclude", type=_name_list, action="append",
                        help="glob patterns of paths to skip, in addition to `exclude`")
+    check.add_argument("--force-exclude", action="store_true", default=None,
+                       help="apply `exclude` / `extend-exclude` (and the default excludes) to the files and "
+                            "folders named on the command line too, as pre-commit hooks need")
+    check.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None,
+                       help="walk folders without skipping what .gitignore ignores")
     check.add_argument("--extend-jit-decorators", type=_name_list, action="append",
                        help="qualified names of extra jit-like wrappers, e.g. mylib.compiled")
     check.add_argument("--stdin-filename", help="the path to report (and configure) for source read from stdin")
@@ -243,7 +248,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (stdin) can be given once")
     _check_combinations(args)
-    config = resolve_config(args)
+    config = resolve_config(args).merged(force_exclude=args.force_exclude, respect_gitignore=args.respect_gitignore)
     if args.verify and not (args.fix or args.diff):
         raise UsageError("--verify needs --fix or --diff: it verifies fixes before they are written")
     if args.show_settings:

@@ -1,15 +1,20 @@
 """Configuration from ``[tool.jitlint]`` in pyproject.toml or ``[jitlint]`` in setup.cfg / tox.ini.
 
 Keys: ``select``, ``ignore``, ``per-file-ignores``, ``extend-jit-decorators``,
-``exclude`` and ``extend-exclude`` (``_`` may stand for ``-``). The folders in
-:data:`DEFAULT_EXCLUDE` and virtual environments are always skipped when a
-folder is walked; ``exclude`` and ``extend-exclude`` add patterns to them.
+``exclude``, ``extend-exclude``, ``force-exclude`` and ``respect-gitignore``
+(``_`` may stand for ``-``). The folders in :data:`DEFAULT_EXCLUDE` and virtual
+environments are always skipped when a folder is walked; ``exclude`` and
+``extend-exclude`` add patterns to them; ``force-exclude`` applies them to the
+paths named on the command line too; ``respect-gitignore`` (on by default)
+skips what .gitignore ignores when a folder is walked.
 """
 from __future__ import annotations
 
 import configparser
 import fnmatch
+import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -20,7 +25,8 @@ DEFAULT_EXCLUDE = (
     "node_modules", ".jitlint_cache", "site-packages",
 )
 
-KEYS = ("select", "ignore", "per-file-ignores", "extend-jit-decorators", "exclude", "extend-exclude")
+KEYS = ("select", "ignore", "per-file-ignores", "extend-jit-decorators", "exclude", "extend-exclude",
+        "force-exclude", "respect-gitignore")
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
 
 PerFileIgnores = Tuple[Tuple[str, Tuple[str, ...]], ...]
@@ -43,6 +49,13 @@ def _glob_matches(path: str, pattern: str) -> bool:
     return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, "*/" + pattern)
 
 
+@functools.lru_cache(maxsize=64)
+def _name_patterns(patterns: Tuple[str, ...]) -> "Optional[re.Pattern[str]]":
+    """The patterns without ``/`` (each matches one name of a path) as one regular expression."""
+    names = [fnmatch.translate(p.rstrip("/")) for p in patterns if "/" not in p.rstrip("/")]
+    return re.compile("|".join(f"(?:{n})" for n in names)) if names else None
+
+
 @dataclass(frozen=True)
 class Config:
     select: Optional[Tuple[str, ...]] = None
@@ -51,6 +64,10 @@ class Config:
     extend_jit_decorators: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
+    #: apply the excludes to the paths named on the command line too (what pre-commit hooks need)
+    force_exclude: bool = False
+    #: skip what .gitignore ignores when walking a folder inside a git work tree
+    respect_gitignore: bool = True
     #: the file these settings were read from, if any
     source: Optional[str] = None
 
@@ -90,9 +107,25 @@ class Config:
             if "/" in pattern.rstrip("/"):
                 if any(_glob_matches(form, pattern) for form in self._path_forms(path)):
                     return True
-            elif any(fnmatch.fnmatch(name, pattern.rstrip("/")) for name in below if name not in (".", "..")):
-                return True
-        return False
+        names = _name_patterns(self.exclude_patterns)
+        return names is not None and any(names.match(name) for name in below if name not in (".", ".."))
+
+    def is_force_excluded(self, path: str) -> bool:
+        """Whether ``force-exclude`` skips ``path``, a file or folder named on the command line.
+
+        It is matched as :meth:`is_excluded` matches what a walk finds, below the folder of the
+        configuration file when it is inside it, else below the current folder; a path outside
+        both is matched by its own name only.
+        """
+        absolute = os.path.abspath(path)
+        bases = ([os.path.dirname(os.path.abspath(self.source))] if self.source is not None else []) + [os.getcwd()]
+        for base in bases:
+            relative = os.path.relpath(absolute, base)
+            if relative == os.curdir:
+                return False  # the folder of the configuration, or the current one, is never excluded
+            if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+                return self.is_excluded(absolute, base)
+        return self.is_excluded(absolute, os.path.dirname(absolute))
 
     def merged(self, **overrides: Any) -> "Config":
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -107,6 +140,18 @@ def _strings(value: Any, where: str) -> Tuple[str, ...]:
     else:
         raise ConfigError(f"{where} must be a list of strings, not {type(value).__name__}: {value!r}")
     return tuple(item.strip() for item in items if item.strip())
+
+
+def _boolean(value: Any, where: str) -> bool:
+    """``true`` / ``false`` (TOML), or a word setup.cfg spells them with."""
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower() if isinstance(value, str) else None
+    if word in ("true", "yes", "on", "1"):
+        return True
+    if word in ("false", "no", "off", "0"):
+        return False
+    raise ConfigError(f"{where} must be true or false, not {value!r}")
 
 
 def _per_file_ignores(value: Any, where: str) -> PerFileIgnores:
@@ -150,6 +195,8 @@ def from_mapping(data: Mapping[str, Any], source: str) -> Config:
         extend_jit_decorators=strings("extend-jit-decorators"),
         exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"),
+        force_exclude=_boolean(values.get("force-exclude", False), f"{source}: `force-exclude`"),
+        respect_gitignore=_boolean(values.get("respect-gitignore", True), f"{source}: `respect-gitignore`"),
         source=source,
     )
 

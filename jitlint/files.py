@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
-from typing import Callable, Iterable, Iterator, List, Optional, Set
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from jitlint.config import Config
 
@@ -91,9 +92,153 @@ def is_virtualenv(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
 
 
+# ---------------------------------------------------------------------------------------------- .gitignore
+# A folder walk inside a git work tree skips what its .gitignore files ignore. Read: the .gitignore of
+# every folder from the top of the work tree down to each folder walked, and .git/info/exclude; not
+# git's global excludes file (core.excludesFile). Patterns: `#` comments, `!` negation, a trailing `/`
+# for folders only, a `/` at the start or in the middle anchoring the pattern to its .gitignore's
+# folder, `*`, `?`, `[...]` and `**` (`**/x`, `x/**`, `a/**/b`), `\` escapes; the last pattern that
+# matches wins, and a deeper .gitignore comes after a higher one. As in git, what is inside an ignored
+# folder cannot be re-included (the folder is not walked).
+
+GitPattern = Tuple["re.Pattern[str]", bool, bool]  # (regex over the path below the .gitignore's folder, negated, folders only)
+
+
+def _glob_regex(glob: str) -> str:
+    """A gitignore glob (no leading or trailing `/`) as a regular expression over a `/`-separated path."""
+    out: List[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        ch = glob[i]
+        if glob.startswith("**", i) and (i == 0 or glob[i - 1] == "/") and (i + 2 == n or glob[i + 2] == "/"):
+            if i + 2 == n:
+                out.append(".*")  # `x/**`: everything inside; a lone `**`: everything
+                i += 2
+            else:
+                out.append("(?:[^/]*/)*")  # `**/`: zero or more folders
+                i += 3
+        elif ch == "*":
+            while i < n and glob[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        elif ch == "[":
+            end = i + 1
+            if end < n and glob[end] in "!^":
+                end += 1
+            if end < n and glob[end] == "]":
+                end += 1
+            while end < n and glob[end] != "]":
+                end += 1
+            if end >= n:
+                out.append(re.escape(ch))
+                i += 1
+                continue
+            body = glob[i + 1:end]
+            negated = body[:1] in ("!", "^")
+            body = body[1:] if negated else body
+            body = body.replace("\\", "\\\\").replace("^", "\\^")
+            out.append(f"[{'^/' if negated else ''}{body}]")
+            i = end + 1
+        elif ch == "\\" and i + 1 < n:
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    return "".join(out)
+
+
+def parse_gitignore(text: str) -> List[GitPattern]:
+    """The patterns of one .gitignore file, in order (see the notes above)."""
+    patterns: List[GitPattern] = []
+    for line in text.splitlines():
+        stripped = line.rstrip(" ")
+        if stripped.endswith("\\") and len(stripped) < len(line):  # `\ ` keeps one trailing space
+            stripped += " "
+        if not stripped or stripped.startswith("#"):
+            continue
+        negated = stripped.startswith("!")
+        if negated:
+            stripped = stripped[1:]
+        elif stripped.startswith(("\\!", "\\#")):
+            stripped = stripped[1:]
+        folders_only = stripped.endswith("/")
+        stripped = stripped.rstrip("/")
+        if not stripped:
+            continue
+        anchored = "/" in stripped
+        body = _glob_regex(stripped.lstrip("/"))
+        try:
+            regex = re.compile(("" if anchored else "(?:.*/)?") + body + r"\Z", re.DOTALL)
+        except re.error:
+            continue  # git ignores a pattern it cannot read; so does jitlint
+        patterns.append((regex, negated, folders_only))
+    return patterns
+
+
+def git_work_tree(folder: str) -> Optional[str]:
+    """The top of the git work tree ``folder`` is in (the nearest folder at or above it holding
+    ``.git``), or None."""
+    directory = os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+class GitIgnore:
+    """What the .gitignore files of one git work tree ignore, read folder by folder as a walk needs them."""
+
+    def __init__(self, top: str) -> None:
+        self.top = top
+        self._folders: Dict[str, List[GitPattern]] = {}
+
+    @classmethod
+    def around(cls, folder: str) -> Optional["GitIgnore"]:
+        top = git_work_tree(folder)
+        return None if top is None else cls(top)
+
+    def _patterns(self, folder: str) -> List[GitPattern]:
+        if folder not in self._folders:
+            names = [".gitignore"] + ([os.path.join(".git", "info", "exclude")] if folder == self.top else [])
+            patterns: List[GitPattern] = []
+            for name in reversed(names):  # .git/info/exclude comes before the top .gitignore
+                try:
+                    data = read_source_file(os.path.join(folder, name), 1024 * 1024)
+                except OSError:
+                    continue
+                patterns += parse_gitignore(data.decode("utf-8", "replace"))
+            self._folders[folder] = patterns
+        return self._folders[folder]
+
+    def ignores(self, path: str, is_folder: bool) -> bool:
+        """Whether git ignores ``path`` (below the top); its parent folders are not looked at."""
+        path = os.path.abspath(path)
+        relative = os.path.relpath(path, self.top)
+        if relative == "." or relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            return False
+        parts = relative.split(os.sep)
+        ignored = False
+        folder = self.top
+        for depth in range(len(parts)):  # the .gitignore of each folder from the top down to the parent
+            below = "/".join(parts[depth:])
+            for regex, negated, folders_only in self._patterns(folder):
+                if (is_folder or not folders_only) and regex.match(below):
+                    ignored = not negated
+            folder = os.path.join(folder, parts[depth])
+        return ignored
+
+
 def walk_python_files(root: str, config: Config,
                       on_error: Optional[Callable[[str, OSError], None]] = None) -> Iterator[str]:
-    """Python files below ``root``, sorted, skipping excluded folders and virtual environments.
+    """Python files below ``root``, sorted, skipping excluded folders, virtual environments and (inside
+    a git work tree, unless ``respect-gitignore = false``) what .gitignore ignores.
 
     A folder that cannot be listed is passed to ``on_error`` (it is never skipped silently).
     """
@@ -101,20 +246,32 @@ def walk_python_files(root: str, config: Config,
         if on_error is not None:
             on_error(exc.filename or root, exc)
 
+    gitignore = GitIgnore.around(root) if config.respect_gitignore else None
+
+    def skipped(path: str, is_folder: bool) -> bool:
+        return config.is_excluded(path, root) or (gitignore is not None and gitignore.ignores(path, is_folder))
+
     for folder, dirs, files in os.walk(root, followlinks=False, onerror=failed):
-        dirs[:] = sorted(d for d in dirs if not config.is_excluded(os.path.join(folder, d), root)
+        dirs[:] = sorted(d for d in dirs if not skipped(os.path.join(folder, d), True)
                          and not is_virtualenv(os.path.join(folder, d)))
         for name in sorted(files):
             path = os.path.join(folder, name)
-            if name.endswith((".py", ".pyi")) and not config.is_excluded(path, root):
+            if name.endswith((".py", ".pyi")) and not skipped(path, False):
                 yield os.path.normpath(path)
 
 
 def iter_files(paths: Iterable[str], config: Config,
                on_error: Optional[Callable[[str, OSError], None]] = None) -> Iterator[str]:
-    """The files to lint: named files as given, folders walked; each file once."""
+    """The files to lint: named files as given, folders walked; each file once.
+
+    With ``force-exclude`` (``--force-exclude``), a file or folder named here that ``exclude`` /
+    ``extend-exclude`` (or the default excludes) match is skipped too: what pre-commit needs, as it
+    names the files itself.  Stdin (``-``) is always read.
+    """
     seen: Set[str] = set()
     for path in paths:
+        if config.force_exclude and path != STDIN and config.is_force_excluded(path):
+            continue
         found = walk_python_files(path, config, on_error) if path != STDIN and os.path.isdir(path) else [path]
         for file in found:
             key = file if file == STDIN else os.path.realpath(file)

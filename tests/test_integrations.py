@@ -45,6 +45,7 @@ def test_hooks_manifest_is_valid_for_pre_commit():
         assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"]
     assert hooks["jitlint"]["entry"].startswith("jitlint check")
     assert "--fix --exit-non-zero-on-fix" in hooks["jitlint-fix"]["entry"]
+    assert all("--force-exclude" in hook["entry"].split() for hook in hooks.values())
 
 
 def _try_repo(demo: Path, home: Path, *hook: str):
@@ -62,19 +63,25 @@ def _try_repo(demo: Path, home: Path, *hook: str):
     return proc.returncode, out
 
 
-def test_pre_commit_hooks_fail_fix_then_pass(tmp_path):
-    """Real pre-commit, on a git repo with a bad and a good file: `jitlint` fails and `jitlint-fix`
-    fixes (and fails, as files changed); then `jitlint` passes."""
+def _demo_repo(tmp_path: Path, files: dict) -> Path:
+    """A git repository with ``files`` (name -> text) committed, for `pre-commit try-repo` to run in."""
     pytest.importorskip("pre_commit")
     if not (REPO / ".git").exists():
         pytest.skip("pre-commit try-repo needs jitlint's git checkout")
     demo = tmp_path / "demo"
     demo.mkdir()
     git("init", "-q", ".", cwd=demo)
-    write(demo, "bad.py", BAD)
-    write(demo, "good.py", GOOD)
+    for name, text in files.items():
+        write(demo, name, text)
     git("add", ".", cwd=demo)
     git("commit", "-q", "-m", "start", cwd=demo)
+    return demo
+
+
+def test_pre_commit_hooks_fail_fix_then_pass(tmp_path):
+    """Real pre-commit, on a git repo with a bad and a good file: `jitlint` fails and `jitlint-fix`
+    fixes (and fails, as files changed); then `jitlint` passes."""
+    demo = _demo_repo(tmp_path, {"bad.py": BAD, "good.py": GOOD})
 
     status, out = _try_repo(demo, tmp_path / "home")  # both hooks, in the manifest's order
     assert status == 1, out
@@ -88,6 +95,26 @@ def test_pre_commit_hooks_fail_fix_then_pass(tmp_path):
     status, out = _try_repo(demo, tmp_path / "home", "jitlint")
     assert status == 0, out
     assert re.search(r"^jitlint\.+Passed$", out, re.MULTILINE), out
+
+
+def test_pre_commit_hooks_honour_exclude(tmp_path):
+    """pre-commit names the files: an excluded one is neither reported by `jitlint` nor rewritten by
+    `jitlint-fix` (--force-exclude), while a file that is not excluded still is."""
+    demo = _demo_repo(tmp_path, {"pyproject.toml": '[tool.jitlint]\nexclude = ["train.py"]\n',
+                                 "train.py": BAD, "good.py": GOOD})
+
+    status, out = _try_repo(demo, tmp_path / "home")
+    assert status == 0, out
+    assert re.search(r"^jitlint \(fix\)\.+Passed$", out, re.MULTILINE), out
+    assert re.search(r"^jitlint\.+Passed$", out, re.MULTILINE), out
+    assert "train.py:" not in out
+    assert (demo / "train.py").read_text() == BAD
+
+    write(demo, "model.py", BAD)  # the same code, not excluded: reported
+    git("add", "model.py", cwd=demo)
+    status, out = _try_repo(demo, tmp_path / "home", "jitlint")
+    assert status == 1, out
+    assert "model.py:6:5: JIT103" in out and "train.py:" not in out
 
 
 # ------------------------------------------------------------------------------------------------ flake8
