@@ -95,6 +95,9 @@ class ImportGraph:
         self.imports = imports
         self._resolver = Project(roots=roots)
         self._real = {os.path.realpath(p): p for p in imports}
+        known = {os.path.abspath(p) for p in imports}
+        #: a module file is one of the listed files (no file system look-up for each import)
+        self._exists = lambda candidate: candidate in known
         self._direct: Dict[str, List[str]] = {}
         self._files: Dict[Tuple[str, str], Optional[str]] = {}
         self._roots: Dict[str, str] = {}
@@ -103,7 +106,7 @@ class ImportGraph:
         directory = os.path.dirname(from_path)
         key = (directory if name.startswith(".") else self._package_root(directory), name)
         if key not in self._files:
-            files = self._resolver._module_files(from_path, name)  # noqa: SLF001 - same resolution as analysis
+            files = self._resolver._module_files(from_path, name, self._exists)  # noqa: SLF001 - as analysis does
             target = self._real.get(os.path.realpath(files[0])) if files else None
             self._files[key] = target
         return self._files[key]

@@ -98,7 +98,7 @@ class Project:
         state, name = found
         return state.index.static_fields_by_class[name]
 
-    def _module_files(self, from_path: str, module_name: str) -> List[str]:
+    def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))
         if module_name.startswith("."):
             dots = len(module_name) - len(module_name.lstrip("."))
@@ -113,7 +113,7 @@ class Project:
         for base in bases:
             stem = os.path.join(base, *parts) if parts else base
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if os.path.isfile(candidate) and candidate not in out:
+                if exists(candidate) and candidate not in out:
                     out.append(candidate)
         return out
 
