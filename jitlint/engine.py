@@ -1,8 +1,7 @@
 """One engine behind the CLI and the flake8 plugin: source text -> findings."""
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -12,31 +11,12 @@ from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 from jitlint.registry import RULES_BY_CODE, is_enabled, selected_rules
 from jitlint.rules.base import RawFinding, run_rules
+from jitlint.rules.noqa import (NOQA, is_suppressed, noqa_codes,  # noqa: F401 - NOQA, noqa_codes re-exported
+                                reports_unused_noqa, unused_noqa)
 from jitlint.source import SourceError, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from jitlint.analysis.project import Project
-
-NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][A-Z0-9]*(?:[,\s]+[A-Z][A-Z0-9]*)*))?", re.IGNORECASE)
-
-
-def noqa_codes(line_text: str) -> Optional[Tuple[str, ...]]:
-    """None: no noqa; (): blanket noqa; else the codes listed."""
-    match = NOQA.search(line_text)
-    if match is None:
-        return None
-    codes = match.group("codes")
-    if not codes:
-        return ()
-    return tuple(c.upper() for c in re.split(r"[,\s]+", codes) if c)
-
-
-def is_suppressed(code: str, line_text: str) -> bool:
-    codes = noqa_codes(line_text)
-    if codes is None:
-        return False
-    return not codes or any(code.startswith(c) for c in codes)
-
 
 def _positions(module: cst.Module):
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -79,6 +59,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
 
 def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),
                  load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
+                 suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None,
                  ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
     """The one analysis every front end runs: a module, with the project modules its traced code reaches.
 
@@ -87,7 +68,8 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
     and the project, whose loaded modules are what the result depends on.
     ``load_source`` reads another module (None: it cannot be read); without it,
     no other module is read.  Per-file ignores are not applied here: see
-    :func:`without_file_ignores`.  SourceError when the code is too deep to analyse.
+    :func:`without_file_ignores`.  ``suppressed`` (when given) gets, by real path, the (line, code) of
+    the findings a ``# noqa`` silenced.  SourceError when the code is too deep to analyse.
     """
     from jitlint.analysis.project import Project
     from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
@@ -106,7 +88,8 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
                 continue
             raw = run_rules(state.index, state.analyzer.facts, rules, module_level=state is own)
             raw = attach_fixes(raw, state.index, state.analyzer.facts)
-            out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache)
+            out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache,
+                                        None if suppressed is None else suppressed.setdefault(key, set()))
 
     with_deep_stack(run, "analyse")
     return out, project
@@ -123,8 +106,10 @@ def without_file_ignores(diagnostics: Sequence[Diagnostic], path: str, config: C
 
 
 def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str, path: str,
-                     other_positions: Optional[Dict[int, Any]] = None) -> List[Diagnostic]:
-    """Positions, noqa, one finding per line and code, reason chains rendered."""
+                     other_positions: Optional[Dict[int, Any]] = None,
+                     suppressed: Optional[Set[Tuple[int, str]]] = None) -> List[Diagnostic]:
+    """Positions, noqa, one finding per line and code, reason chains rendered; ``suppressed`` (when
+    given) gets the (line, code) of the findings a ``# noqa`` silenced."""
     if not raw:
         return []
     positions = _positions(module)
@@ -157,6 +142,8 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             continue
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         if is_suppressed(finding.code, text):
+            if suppressed is not None:
+                suppressed.add(key)
             continue
         seen[key] = Diagnostic(
             path=path,
@@ -191,8 +178,21 @@ def lint_module(module: cst.Module, source: str, path: str, config: Config) -> L
     """The findings of one module on its own (no other module is read); SourceError when too deep."""
     import os
 
-    found, _ = analyse_unit(path, source, module, config)
-    return without_file_ignores(found.get(os.path.realpath(path), []), path, config)
+    silenced: Dict[str, Set[Tuple[int, str]]] = {}
+    found, _ = analyse_unit(path, source, module, config, suppressed=silenced)
+    own = found.get(os.path.realpath(path), [])
+    codes = noqa_context(own, silenced.get(os.path.realpath(path), ()))
+    own = sorted(own + unused_noqa(path, source, codes, config, config.ignores_for(path)),
+                 key=lambda d: (d.line, d.column, d.code))
+    return without_file_ignores(own, path, config)
+
+
+def noqa_context(diagnostics: Sequence[Diagnostic], suppressed: Sequence[Tuple[int, str]]) -> Dict[int, Set[str]]:
+    """The codes found on each line, reported or silenced by a ``# noqa``: what JIT900 judges a comment by."""
+    codes: Dict[int, Set[str]] = {}
+    for line, code in list(suppressed) + [(d.line, d.code) for d in diagnostics]:
+        codes.setdefault(line, set()).add(code)
+    return codes
 
 
 def lint_source(source: str, path: str = "<string>", config: Optional[Config] = None) -> FileResult:

@@ -186,12 +186,15 @@ def _unit_from_json(raw: dict) -> "UnitResult":
     diagnostics = {_need(p, str): tuple(diagnostic_from_json(d) for d in _need(ds, list))
                    for p, ds in _need(raw["diagnostics"], dict).items()}
     deps = {_need(p, str): _need(d, str) for p, d in _need(raw.get("deps", {}), dict).items()}
-    return UnitResult(diagnostics, error_from_json(raw.get("error")), deps)
+    suppressed = {_need(p, str): tuple((_need(line, int), _need(code, str)) for line, code in _need(pairs, list))
+                  for p, pairs in _need(raw.get("suppressed", {}), dict).items()}
+    return UnitResult(diagnostics, error_from_json(raw.get("error")), deps, suppressed)
 
 
 def _unit_to_json(result: "UnitResult") -> dict:
     return {"diagnostics": {p: [d.to_json() for d in ds] for p, ds in result.diagnostics.items()},
-            "error": error_to_json(result.error), "deps": result.deps}
+            "error": error_to_json(result.error), "deps": result.deps,
+            "suppressed": {p: [list(pair) for pair in pairs] for p, pairs in result.suppressed.items()}}
 
 
 def _cacheable(result: "UnitResult") -> bool:
@@ -210,6 +213,8 @@ class UnitResult:
     error: Optional[FileError] = None
     #: digest of every other module the analysis read (MISSING: it could not be read), by real path
     deps: Dict[str, str] = field(default_factory=dict)
+    #: (line, code) of the findings a ``# noqa`` silenced, per module by real path (what JIT900 needs)
+    suppressed: Dict[str, Tuple[Tuple[int, str], ...]] = field(default_factory=dict)
 
 
 MISSING = "missing"
@@ -246,18 +251,20 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     from jitlint.engine import SourceError, analyse_unit, decode_source, parse
 
     digests: Dict[str, str] = {}
+    silenced: Dict[str, Set[Tuple[int, str]]] = {}
     try:
         source = decode_source(data)
         module = parse(source)
         found, _ = analyse_unit(path, source, module, config, roots=roots,
-                                load_source=_loader(overrides or {}, digests, max_file_size))
+                                load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced)
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
     own = os.path.realpath(path)
     digests.pop(own, None)
-    return UnitResult({key: tuple(diags) for key, diags in found.items()}, None, digests)
+    return UnitResult({key: tuple(diags) for key, diags in found.items()}, None, digests,
+                      {key: tuple(sorted(pairs)) for key, pairs in silenced.items() if pairs})
 
 
 _POOL_SHARED: Dict[str, object] = {}
@@ -466,15 +473,20 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
 
 def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResult], results: Dict[str, FileResult],
            datas: Dict[str, bytes], checked: Dict[str, str], config: Config) -> List[FileResult]:
-    """Each checked file's findings: the union over the units, under the path it was named by."""
-    from jitlint.engine import without_file_ignores
+    """Each checked file's findings: the union over the units, under the path it was named by; and the
+    ``# noqa`` comments that silence nothing in any unit (JIT900, when it runs and every unit ran)."""
+    from jitlint.engine import noqa_context, reports_unused_noqa, unused_noqa, without_file_ignores
 
     merged: Dict[str, Dict[Tuple[int, int, str], Diagnostic]] = {p: {} for p in paths}
+    silenced: Dict[str, List[Tuple[int, str]]] = {}
     errors: Dict[str, FileError] = {}
     for path in units:
         result = done[path]
         if result.error is not None and os.path.realpath(path) in checked:
             errors[path] = result.error
+        for real, pairs in result.suppressed.items():
+            if real in checked:
+                silenced.setdefault(checked[real], []).extend(pairs)
         for real, diags in result.diagnostics.items():
             target = checked.get(real)
             if target is None:
@@ -491,6 +503,11 @@ def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResul
             out.append(FileResult(path, error=errors[path]))
             continue
         diags = sorted(merged.get(path, {}).values(), key=lambda d: (d.line, d.column, d.code))
+        if reports_unused_noqa(config) and not any(done[unit].error is not None for unit in units):
+            text = _text(datas[path])
+            codes = noqa_context(diags, silenced.get(path, ()))
+            diags = sorted(diags + unused_noqa(path, text or "", codes, config, config.ignores_for(path)),
+                           key=lambda d: (d.line, d.column, d.code))
         diags = without_file_ignores(_one_per_line(diags), path, config)
         out.append(FileResult(path, tuple(diags), source=_text(datas[path]) if diags else None))
     return out
