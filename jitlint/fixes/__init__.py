@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 import libcst as cst
 
 from jitlint.diagnostics import Fix
-from jitlint.fixes.context import FixContext
+from jitlint.fixes.context import DEFAULT_LINE_LENGTH, FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
 from jitlint.fixes.numpy_calls import to_jax_numpy
 from jitlint.fixes.side_effects import to_debug_print
@@ -115,17 +115,39 @@ class DeferredFix:
         return self._fix
 
 
+#: the line length for the code running now (set by :func:`wrapping_at`)
+_LINE_LENGTH: ContextVar[Optional[int]] = ContextVar("jitlint_line_length", default=None)
+
+
+@contextmanager
+def wrapping_at(line_length: Optional[int]) -> Iterator[None]:
+    """Within the block, rewritten lines are broken inside their brackets past ``line_length``
+    (None: :data:`~jitlint.fixes.context.DEFAULT_LINE_LENGTH`), unless the caller of
+    :func:`attach_fixes` passes its own."""
+    token = _LINE_LENGTH.set(line_length)
+    try:
+        yield
+    finally:
+        _LINE_LENGTH.reset(token)
+
+
 def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: "Facts",
-                 source: Optional[str] = None) -> List["RawFinding"]:
-    """The findings, each with the fix its rule's builders offer (if any), as a :class:`DeferredFix`."""
+                 source: Optional[str] = None, line_length: Optional[int] = None) -> List["RawFinding"]:
+    """The findings, each with the fix its rule's builders offer (if any), as a :class:`DeferredFix`.
+
+    ``line_length`` is the project's (``Config.line_length``); rewritten lines are wrapped to it."""
     from dataclasses import replace
 
     prefer_static = _PREFER_STATIC.get()
+    width = line_length or _LINE_LENGTH.get() or DEFAULT_LINE_LENGTH
     shared: List[FixContext] = []
 
     def context(code: Optional[str]) -> FixContext:
         if not shared:
-            shared.append(FixContext(index.module, index, facts, source or code, prefer_static))
+            ctx = FixContext(index.module, index, facts, source or code, prefer_static, width)
+            for f in findings:
+                ctx.findings.setdefault(f.code, []).append(f.node)
+            shared.append(ctx)
         return shared[0]
 
     return [replace(f, fix=DeferredFix(f.code, f.node, context))
@@ -133,4 +155,4 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
 
 
 __all__ = ["FIXABLE_CODES", "DeferredFix", "FixContext", "attach_fixes", "build_fix", "builders_for",
-           "preferring_static"]
+           "preferring_static", "wrapping_at"]

@@ -17,10 +17,13 @@ from libcst.helpers import parse_template_expression, parse_template_statement
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import iter_children, name_references
 from jitlint.analysis.tracedness import Facts
-from jitlint.diagnostics import Edit
+from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.purity import Purity
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+
+#: the line length when the project sets none (black's and ruff's default)
+DEFAULT_LINE_LENGTH = 88
 
 #: keyword names that ``jax.debug.print`` and friends reserve for themselves
 RESERVED_KWARGS = frozenset({"fmt", "ordered", "partitioned"})
@@ -30,13 +33,17 @@ class FixContext:
     """The module, its analysis, and helpers to build edits; one per lint of one file."""
 
     def __init__(self, module: cst.Module, index: ModuleIndex, facts: Facts, source: Optional[str] = None,
-                 prefer_static: Optional[bool] = None) -> None:
+                 prefer_static: Optional[bool] = None, line_length: int = DEFAULT_LINE_LENGTH) -> None:
         self.module = module
         self.index = index
         self.facts = facts
         self._source = source
         #: JIT201/JIT202: prefer ``static_argnames`` over a rewrite (None: each rule's default)
         self.prefer_static = prefer_static
+        #: the project's line length: rewritten lines longer than this are broken inside their brackets
+        self.line_length = line_length
+        #: the nodes of the module's findings, by rule code (a fix may depend on the others' fixes)
+        self.findings: Dict[str, List[cst.CSTNode]] = {}
         self.purity = Purity(index, facts)
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
         self._top_offsets: Optional[List[int]] = None
@@ -110,6 +117,10 @@ class FixContext:
             self._top_offsets = offsets
         return self._top_offsets
 
+    def statement_offset(self, i: int) -> int:
+        """Where module statement ``i`` starts in the source (its blank and comment lines included)."""
+        return self._offsets()[i]
+
     def _top(self, node: cst.CSTNode) -> Optional[int]:
         current = node
         for a in self.ancestors(node):
@@ -121,11 +132,12 @@ class FixContext:
             current = a
         return None
 
-    def replace(self, old: cst.CSTNode, new: Replacement) -> Optional[Edit]:
-        """One edit that replaces ``old`` (a node inside a top-level statement) by ``new``."""
-        return self.replace_many({old: new})
+    def replace(self, old: cst.CSTNode, new: Replacement, wrap: bool = True) -> Optional[Edit]:
+        """One edit that replaces ``old`` (a node inside a top-level statement) by ``new``; with
+        ``wrap``, new lines past the line length are broken (:func:`jitlint.fixes.wrap.wrapped`)."""
+        return self.replace_many({old: new}, wrap)
 
-    def replace_many(self, changes: Dict[cst.CSTNode, Replacement]) -> Optional[Edit]:
+    def replace_many(self, changes: Dict[cst.CSTNode, Replacement], wrap: bool = True) -> Optional[Edit]:
         if not changes:
             return None
         tops = {self._top(old) for old in changes}
@@ -136,6 +148,10 @@ class FixContext:
         top = self.module.body[i]
         new_top = cst.ensure_type(top.visit(_Replacer(changes)), cst.CSTNode)
         old_code = self.module.code_for_node(top)
+        if wrap:
+            from jitlint.fixes.wrap import wrapped
+
+            new_top = wrapped(self, old_code, new_top)
         new_code = self.module.code_for_node(new_top)
         start = self._offsets()[i]
         if self.source[start:start + len(old_code)] != old_code:
@@ -237,29 +253,16 @@ class FixContext:
         return None
 
     def _insert_import(self, text: str) -> Edit:
-        """An edit adding ``text`` on a line of its own after the module's imports."""
-        body = self.module.body
-        anchor = -1
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, cst.SimpleStatementLine) and all(
-                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
-                anchor = i
-            elif i == 0 and _is_docstring(stmt):
-                anchor = i
-            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                break
-        offsets = self._offsets()
-        newline = self.module.default_newline
-        if anchor + 1 < len(body):
-            at = offsets[anchor + 1]
-        elif body:
-            at = len(self.source)
-        else:
-            at = len(self.source)
-        prefix = ""
-        if at > 0 and self.source[at - 1] not in "\r\n":
-            prefix = newline
-        return Edit(at, at, prefix + text + newline)
+        """An edit adding the import ``text`` in its block, in isort's order."""
+        from jitlint.fixes.imports import insertion
+
+        return insertion(self, text)
+
+    def fix(self, applicability: Applicability, title: str, edits: Iterable[Edit]) -> Fix:
+        """A fix of ``edits``, the imports it adds combined where they touch (see :func:`imports.merged`)."""
+        from jitlint.fixes.imports import merged
+
+        return Fix(applicability, title, merged(edits))
 
 
 #: spelled through an imported parent module in preference to a new import
@@ -275,11 +278,6 @@ _CONVENTIONAL = {
 def names_in(node: cst.CSTNode) -> Set[str]:
     """Names bound or read in ``node``: not module paths of imports, attribute names or keywords."""
     return {n.value for n in name_references(node)}
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
-        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _holes(nodes: Dict[str, Union[cst.CSTNode, str]]) -> Dict[str, cst.CSTNode]:

@@ -379,7 +379,7 @@ def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 def _fix(builder: _Builder, title: str, edit: Optional[Edit]) -> Optional[Fix]:
     if edit is None:
         return None
-    return Fix(Applicability.UNSAFE, title, (edit,) + tuple(builder.imports))
+    return builder.ctx.fix(Applicability.UNSAFE, title, (edit,) + tuple(builder.imports))
 
 
 _WHERE_TITLE = "Use `jnp.where` (evaluates both branches)"

@@ -38,14 +38,14 @@ now traced, so code after the call that needed a concrete NumPy result
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import call_argument, name_references
 from jitlint.analysis.values import Kind
-from jitlint.diagnostics import Applicability, Fix
+from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
 
 
@@ -273,8 +273,25 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> b
     return False
 
 
-def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
-    """``np.f(...)`` -> ``jnp.f(...)``: the callee only."""
+class _Rewrite(NamedTuple):
+    """One NumPy call rewritten: the edit of its callee, the imports it needs, the name it started with."""
+
+    edit: Edit
+    imports: Tuple[Edit, ...]
+    head: cst.Name
+    shown: str
+    module: str
+
+
+def _rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[_Rewrite]:
+    """``np.f(...)`` -> ``jnp.f(...)``: the callee only (once per call: the import removal asks again)."""
+    key = ("numpy_calls.rewrite", node)
+    if key not in ctx.memo:
+        ctx.memo[key] = _build_rewrite(node, ctx)
+    return ctx.memo[key]  # type: ignore[return-value]
+
+
+def _build_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[_Rewrite]:
     if not isinstance(node, cst.Call):
         return None  # a NumPy array indexed with a tracer
     name = jax_numpy_name(ctx.index.qualify(node.func))
@@ -288,17 +305,86 @@ def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     module, import_edits = spelled
     # replace the imported name the callee starts with, keeping the rest as written:
     # `np . clip` -> `jnp . clip`, `la.eigh` after `import numpy.linalg as la` -> `jnp.linalg.eigh`
-    head = node.func
-    while isinstance(head, cst.Attribute):
-        head = head.value
-    imported = ctx.index.qualify(head)
-    if not isinstance(head, cst.Name) or imported is None or not (imported + ".").startswith("numpy."):
+    head = _head(node.func)
+    imported = ctx.index.qualify(head) if head is not None else None
+    if head is None or imported is None or not (imported + ".").startswith("numpy."):
         return None
     new_head = cst.parse_expression(module + imported[len("numpy"):], config=ctx.config)
-    edit = ctx.replace(head, new_head.with_changes(lpar=head.lpar, rpar=head.rpar))
+    edit = ctx.replace(head, new_head.with_changes(lpar=head.lpar, rpar=head.rpar), wrap=False)
     if edit is None:
         return None
-    shown = f"{module}.{name}"
-    title = (f"Use `{shown}`, which traces" if module == "jax.numpy"
+    return _Rewrite(edit, import_edits, head, f"{module}.{name}", module)
+
+
+def _head(func: cst.BaseExpression) -> Optional[cst.Name]:
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    return func if isinstance(func, cst.Name) else None
+
+
+def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``np.f(...)`` -> ``jnp.f(...)``; with the others and the import when this leaves it unused."""
+    rewrite = _rewrite(node, ctx)
+    if rewrite is None:
+        return None
+    shown = rewrite.shown
+    title = (f"Use `{shown}`, which traces" if rewrite.module == "jax.numpy"
              else f"Use `{shown}` (jax.numpy), which traces")
-    return Fix(Applicability.UNSAFE, title, (edit,) + import_edits)
+    group = _all_uses(rewrite.head.value, ctx)
+    if group is None or node not in group[0]:
+        return ctx.fix(Applicability.UNSAFE, title, (rewrite.edit,) + rewrite.imports)
+    calls, removal = group
+    edits: List[Edit] = [removal]
+    for call in calls:
+        other = _rewrite(call, ctx)
+        assert other is not None
+        edits.append(other.edit)
+        edits.extend(other.imports)
+    title += f" (and the other {len(calls) - 1} NumPy call(s) here)" if len(calls) > 1 else ""
+    return ctx.fix(Applicability.UNSAFE, f"{title}; remove the import of `{rewrite.head.value}`, now unused",
+                   edits)
+
+
+def _all_uses(name: str, ctx: FixContext) -> Optional[Tuple[List[cst.Call], Edit]]:
+    """When every use of the imported ``name`` is the callee of a reported NumPy call that the fix
+    rewrites: those calls, and the edit that removes the import.
+
+    Each of their fixes then rewrites them all and removes the import, so that whichever of them
+    is applied (the others conflict or not, as one), the import is never left behind unused nor
+    removed while a use remains.  A call under ``noqa`` keeps its ``np``, and the import."""
+    key = ("numpy_calls.all_uses", name)
+    if key not in ctx.memo:
+        ctx.memo[key] = _find_all_uses(name, ctx)
+    return ctx.memo[key]  # type: ignore[return-value]
+
+
+def _find_all_uses(name: str, ctx: FixContext) -> Optional[Tuple[List[cst.Call], Edit]]:
+    from jitlint.fixes.imports import removal
+
+    calls: Dict[cst.Name, cst.Call] = {}
+    for found in ctx.findings.get("JIT302", ()):
+        head = _head(found.func) if isinstance(found, cst.Call) else None
+        if head is not None and head.value == name:
+            calls[head] = found  # type: ignore[assignment]
+    if not calls or any(_rewrite(call, ctx) is None or _under_noqa(call, ctx) for call in calls.values()):
+        return None
+    edit = removal(ctx, name, list(calls))
+    if edit is None:
+        return None
+    return list(calls.values()), edit
+
+
+def _under_noqa(node: cst.CSTNode, ctx: FixContext) -> bool:
+    """A ``noqa`` comment on the line where ``node`` starts (any codes: a finding kept there may be
+    this one)."""
+    if "noqa" not in ctx.source.lower():
+        return False
+    key = ("numpy_calls.lines",)
+    if key not in ctx.memo:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        ctx.memo[key] = (MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider),
+                         ctx.source.splitlines())
+    positions, lines = ctx.memo[key]  # type: ignore[misc]
+    line = positions[node].start.line
+    return 0 < line <= len(lines) and "noqa" in lines[line - 1].lower()

@@ -249,8 +249,8 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     several = _prints_in_function(ctx, node) > 1
     safe = not fmt.maybe and not several
-    return Fix(Applicability.SAFE if safe else Applicability.UNSAFE,
-               "Use `jax.debug.print`, which prints the values on every call", (edit,) + import_edits)
+    return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,
+                   "Use `jax.debug.print`, which prints the values on every call", (edit,) + import_edits)
 
 
 def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:

@@ -115,8 +115,8 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     names = ", ".join(f"`{p}`" for p in params)
-    return Fix(Applicability.UNSAFE, f"Mark {names} static (`static_argnames`): compiles once per value",
-               edit)
+    return ctx.fix(Applicability.UNSAFE, f"Mark {names} static (`static_argnames`): compiles once per value",
+                   edit)
 
 
 def _traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:

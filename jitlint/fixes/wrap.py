@@ -1,0 +1,177 @@
+"""Rewritten lines wrapped to the project's line length, and comments kept on their lines.
+
+A line that a fix writes or changes and that runs past the line length is
+broken inside the brackets of the outermost call on it that the fix wrote
+(``jnp.where``, ``lax.cond``, ``jax.debug.print``, ``lax.fori_loop``,
+``partial(jax.jit, ...)``) the way black does: first the arguments together
+on one line of their own, then, if that is still too long, one argument per
+line with a trailing comma.  Calls copied unchanged from the user's code are
+left as they were written; so are lines the fix did not touch.
+
+:func:`exploded` lays a call out one argument per line with comments after
+the arguments they belong to: a fix that folds several lines into one call
+(``if`` / ``else`` into ``jnp.where``, a multi-line ``print`` into
+``jax.debug.print``) keeps each comment on the line of the code it was on.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jitlint.analysis.syntax import iter_children
+
+if TYPE_CHECKING:
+    from jitlint.fixes.context import FixContext
+
+#: how many calls one statement may get broken (each pass breaks one)
+_MAX_PASSES = 8
+
+#: the callees of the calls fixes write (the last part of their name): only these are broken
+WRITTEN_CALLEES = frozenset({"where", "cond", "switch", "print", "fori_loop", "while_loop", "partial", "jit",
+                             "logical_and", "logical_or", "logical_not", "zeros_like", "ones_like", "full_like"})
+
+
+def _break(indent: str, comments: Sequence[str] = ()) -> cst.ParenthesizedWhitespace:
+    """A line break inside brackets, the next line indented by ``indent`` past the statement's
+    block; ``comments`` end the line left behind (the first) and stand on lines of their own."""
+    first = cst.TrailingWhitespace()
+    rest = list(comments)
+    if rest:
+        first = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(rest.pop(0)))
+    lines = [cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(indent), comment=cst.Comment(c))
+             for c in rest]
+    return cst.ParenthesizedWhitespace(first_line=first, empty_lines=lines, indent=True,
+                                       last_line=cst.SimpleWhitespace(indent))
+
+
+def hugged(call: cst.Call, inner: str, outer: str) -> cst.Call:
+    """``f(\\n    a, b\\n)``: the arguments on one line of their own."""
+    args = list(call.args)
+    args[-1] = args[-1].with_changes(whitespace_after_arg=_break(outer))
+    return call.with_changes(whitespace_before_args=_break(inner), args=args)
+
+
+def exploded(call: cst.Call, inner: str, outer: str,
+             comments: Optional[Sequence[Sequence[str]]] = None) -> cst.Call:
+    """One argument per line, a trailing comma after the last; ``comments[k]`` after argument ``k``."""
+    args = list(call.args)
+    out = []
+    for k, arg in enumerate(args):
+        own = list(comments[k]) if comments is not None and k < len(comments) else []
+        indent = inner if k + 1 < len(args) else outer
+        comma = cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=_break(indent, own))
+        out.append(arg.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")))
+    return call.with_changes(whitespace_before_args=_break(inner), args=out)
+
+
+def with_comments(ctx: "FixContext", call: cst.Call, comments: Sequence[Sequence[str]]) -> cst.Call:
+    """``call`` (written by a fix, at the start of a statement's line) with ``comments[k]`` after
+    argument ``k``: laid out one argument per line when there are any."""
+    if not any(comments) or not call.args:
+        return call
+    unit = ctx.module.default_indent
+    return exploded(call, unit, "", comments)
+
+
+# ------------------------------------------------------------ line length
+
+
+def wrapped(ctx: "FixContext", old_code: str, new_top: cst.CSTNode) -> cst.CSTNode:
+    """``new_top`` (a module statement a fix rewrote) with its new lines past the line length
+    broken inside the brackets of the calls the fix wrote."""
+    limit = ctx.line_length
+    old_lines = set(old_code.splitlines())
+    done: Set[int] = set()
+    for _ in range(_MAX_PASSES):
+        module = cst.Module(body=[new_top], default_indent=ctx.module.default_indent,  # type: ignore[list-item]
+                            default_newline=ctx.module.default_newline)
+        code = module.code
+        lines = code.splitlines()
+        long_lines = {i + 1 for i, line in enumerate(lines) if len(line) > limit and line not in old_lines}
+        if not long_lines:
+            return new_top
+        call = _widest_new_call(module, long_lines, old_code, done)
+        if call is None:
+            return new_top
+        done.add(id(call))
+        new_top = _relaid(module, new_top, call, lines, limit)
+    return new_top
+
+
+def _widest_new_call(module: cst.Module, long_lines: Set[int], old_code: str,
+                     done: Set[int]) -> Optional[cst.Call]:
+    """The outermost call on a long line, on that one line, that the fix wrote (a callee of
+    :data:`WRITTEN_CALLEES`, its text not in the old code), outside f-strings."""
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    best: Optional[cst.Call] = None
+    best_key = None
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FormattedString):
+            continue
+        if isinstance(node, cst.Call) and id(node) not in done and node.args:
+            pos = positions.get(node)
+            if pos is not None and pos.start.line == pos.end.line and pos.start.line in long_lines \
+                    and _callee(node) in WRITTEN_CALLEES and module.code_for_node(node) not in old_code:
+                key = (pos.start.line, pos.start.column)
+                if best_key is None or key < best_key:
+                    best, best_key = node, key
+                continue  # the calls inside it are wrapped after it, if still needed
+        stack.extend(iter_children(node))
+    return best
+
+
+def _callee(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _relaid(module: cst.Module, top: cst.CSTNode, call: cst.Call, lines: List[str], limit: int) -> cst.CSTNode:
+    """``top`` with ``call`` broken: its arguments together on one line if they fit, else one a line."""
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    pos = positions[call]
+    line = lines[pos.start.line - 1]
+    line_indent = line[: len(line) - len(line.lstrip())]
+    block_indent = _block_indent(module, call, positions, lines)
+    outer = line_indent[len(block_indent):] if line_indent.startswith(block_indent) else ""
+    inner = outer + module.default_indent
+    args_text = module.code_for_node(call.with_changes(whitespace_before_args=cst.SimpleWhitespace("")))
+    args_text = args_text[len(module.code_for_node(call.func)) + 1:]
+    # the text after the call's closing bracket (a comma, more brackets) follows it on the last line
+    if len(line_indent) + len(module.default_indent) + len(args_text) - 1 <= limit:
+        new_call = hugged(call, inner, outer)
+    else:
+        new_call = exploded(call, inner, outer)
+    return _replace(top, call, new_call)
+
+
+def _block_indent(module: cst.Module, call: cst.Call, positions, lines: List[str]) -> str:
+    """The indentation of the statement holding ``call`` (what ``indent=True`` line breaks repeat)."""
+    parents: Dict[int, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        for child in iter_children(node):
+            parents[id(child)] = node
+            stack.append(child)
+    node: Optional[cst.CSTNode] = call
+    while node is not None and not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement,
+                                                      cst.Decorator)):
+        node = parents.get(id(node))
+    if node is None:
+        return ""
+    line = lines[positions[node].start.line - 1]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _replace(top: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    class _Swap(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):  # type: ignore[override]
+            return new if original_node is old else updated_node
+
+    return cst.ensure_type(top.visit(_Swap()), cst.CSTNode)
