@@ -1,12 +1,13 @@
 """Configuration from ``[tool.jitlint]`` in pyproject.toml or ``[jitlint]`` in setup.cfg / tox.ini.
 
 Keys: ``select``, ``ignore``, ``per-file-ignores``, ``extend-jit-decorators``,
-``exclude``, ``extend-exclude``, ``force-exclude`` and ``respect-gitignore``
-(``_`` may stand for ``-``). The folders in :data:`DEFAULT_EXCLUDE` and virtual
+``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore`` and
+``line-length`` (``_`` may stand for ``-``). The folders in :data:`DEFAULT_EXCLUDE` and virtual
 environments are always skipped when a folder is walked; ``exclude`` and
 ``extend-exclude`` add patterns to them; ``force-exclude`` applies them to the
 paths named on the command line too; ``respect-gitignore`` (on by default)
-skips what .gitignore ignores when a folder is walked.
+skips what .gitignore ignores when a folder is walked; ``line-length`` is the
+longest line a fix writes (else flake8's or ruff's, see :func:`line_length_for`).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ DEFAULT_EXCLUDE = (
 )
 
 KEYS = ("select", "ignore", "per-file-ignores", "extend-jit-decorators", "exclude", "extend-exclude",
-        "force-exclude", "respect-gitignore")
+        "force-exclude", "respect-gitignore", "line-length")
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
 
 PerFileIgnores = Tuple[Tuple[str, Tuple[str, ...]], ...]
@@ -68,6 +69,8 @@ class Config:
     force_exclude: bool = False
     #: skip what .gitignore ignores when walking a folder inside a git work tree
     respect_gitignore: bool = True
+    #: the longest line a fix writes (None: see :func:`line_length_for`)
+    line_length: Optional[int] = None
     #: the file these settings were read from, if any
     source: Optional[str] = None
 
@@ -197,6 +200,7 @@ def from_mapping(data: Mapping[str, Any], source: str) -> Config:
         extend_exclude=strings("extend-exclude"),
         force_exclude=_boolean(values.get("force-exclude", False), f"{source}: `force-exclude`"),
         respect_gitignore=_boolean(values.get("respect-gitignore", True), f"{source}: `respect-gitignore`"),
+        line_length=_configured_line_length(values.get("line-length"), f"{source}: `line-length`"),
         source=source,
     )
 
@@ -256,3 +260,101 @@ def find_config(start: str) -> Config:
         if parent == directory:
             return Config()
         directory = parent
+
+
+# ---------------------------------------------------------------- line length
+
+#: the line length when no configuration sets one (black's and ruff's default)
+DEFAULT_LINE_LENGTH = 88
+
+#: where flake8 and ruff keep theirs: (file, table), asked in this order
+_FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
+_RUFF_FILES = (("pyproject.toml", ("tool", "ruff")), ("ruff.toml", ()), (".ruff.toml", ()))
+
+
+def _positive(value: Any) -> Optional[int]:
+    """A whole number above 0 (an int, or a string of digits), else None."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _configured_line_length(value: Any, where: str) -> Optional[int]:
+    if value is None:
+        return None
+    found = _positive(value)
+    if found is None:
+        raise ConfigError(f"{where} must be a whole number above 0, not {value!r}")
+    return found
+
+
+def line_length_for(config: Config, start: Optional[str] = None) -> int:
+    """The line length fixes wrap to: ``line-length`` of the jitlint configuration, else flake8's
+    ``max-line-length`` (setup.cfg, tox.ini, .flake8), else ruff's ``line-length`` (pyproject.toml,
+    ruff.toml, .ruff.toml) -- each the nearest found walking up from the configuration file's
+    folder, else from ``start`` (a file or folder) -- else :data:`DEFAULT_LINE_LENGTH`.  Files that
+    cannot be read and values that are not whole numbers above 0 are passed over: they are the
+    other tools' to report."""
+    if config.line_length is not None:
+        return config.line_length
+    origin = config.source or start
+    if origin is None:
+        return DEFAULT_LINE_LENGTH
+    directory = os.path.abspath(origin)
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    return _other_tools_line_length(directory)
+
+
+@functools.lru_cache(maxsize=256)
+def _other_tools_line_length(directory: str) -> int:
+    folders = [directory]
+    while os.path.dirname(folders[-1]) != folders[-1]:
+        folders.append(os.path.dirname(folders[-1]))
+    for read in (_flake8_line_length, _ruff_line_length):
+        found = next((n for n in map(read, folders) if n is not None), None)
+        if found is not None:
+            return found
+    return DEFAULT_LINE_LENGTH
+
+
+def _flake8_line_length(directory: str) -> Optional[int]:
+    for name in _FLAKE8_FILES:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                parser.read_file(fh, source=path)
+        except (OSError, UnicodeDecodeError, configparser.Error):
+            continue
+        for key in ("max-line-length", "max_line_length"):
+            if parser.has_option("flake8", key):
+                found = _positive(parser.get("flake8", key))
+                if found is not None:
+                    return found
+    return None
+
+
+def _ruff_line_length(directory: str) -> Optional[int]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on older Pythons only
+        import tomli as tomllib
+    for name, table in _RUFF_FILES:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data: Any = tomllib.load(fh)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        for part in table:
+            data = data.get(part) if isinstance(data, dict) else None
+        if isinstance(data, dict):
+            found = _positive(data.get("line-length", data.get("line_length")))
+            if found is not None:
+                return found
+    return None

@@ -2,8 +2,10 @@
 
 The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
 ``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
-for JIT201/JIT202, and ``numpy_calls`` fixes JIT302 (``np.f`` ->
-``jnp.f``).  Each builder takes the node the rule reported and a
+for JIT201/JIT202 and corrects JIT502 specs (a misspelt name, an index out of
+range), and ``numpy_calls`` fixes JIT302 (``np.f`` -> ``jnp.f``).  Every fix
+places the imports it adds as isort would (``imports``) and keeps its new
+lines within the project's line length, comments on their lines (``wrap``).  Each builder takes the node the rule reported and a
 :class:`FixContext` and returns a ``Fix`` or ``None``; none of them writes
 anything, and none raises on user code (:func:`build_fix` turns a builder's
 internal error into "no fix").
@@ -27,12 +29,13 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 
 import libcst as cst
 
+from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
-from jitlint.fixes.context import DEFAULT_LINE_LENGTH, FixContext
+from jitlint.fixes.context import FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
 from jitlint.fixes.numpy_calls import to_jax_numpy
 from jitlint.fixes.side_effects import to_debug_print
-from jitlint.fixes.static_args import to_static_argnames
+from jitlint.fixes.static_args import to_static_argnames, to_valid_static_spec
 
 if TYPE_CHECKING:
     from jitlint.analysis.discovery import ModuleIndex
@@ -48,6 +51,7 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT202": (to_fori_loop,),
     "JIT203": (to_while_loop,),
     "JIT302": (to_jax_numpy,),
+    "JIT502": (to_valid_static_spec,),
 }
 _STATIC_FIRST = {"JIT201": True, "JIT202": False}
 
@@ -66,8 +70,14 @@ def builders_for(code: str, prefer_static: Optional[bool] = None) -> Sequence[Bu
 RAISE_ERRORS = False
 
 
+#: findings that follow from which parameters are static: not fixed while the spec is being fixed
+_SPEC_DEPENDENT = frozenset({"JIT201", "JIT202", "JIT203"})
+
+
 def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """The fix for a finding, or None.  Never raises on user code."""
+    if code in _SPEC_DEPENDENT and _spec_being_fixed(node, ctx):
+        return None  # the next round sees the parameters the corrected spec makes static
     for builder in builders_for(code, ctx.prefer_static):
         try:
             fix = builder(node, ctx)
@@ -78,6 +88,31 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         if fix is not None:
             return fix
     return None
+
+
+def _spec_being_fixed(node: cst.CSTNode, ctx: FixContext) -> bool:
+    """The function holding ``node`` is jitted with a ``static_argnames`` / ``static_argnums`` that
+    JIT502 rewrites (a misspelt name, an index out of range): JAX rejected it, so what is traced
+    there is not known until it is corrected."""
+    fn = ctx.enclosing_function(node)
+    if fn is None or not ctx.findings.get("JIT502"):
+        return False
+    key = ("spec_being_fixed", fn)
+    if key not in ctx.memo:
+        bad = {id(n) for n in ctx.findings["JIT502"]}
+        specs = [arg for e in ctx.index.entries if e.function is fn for arg in e.spec_args if id(arg) in bad]
+        ctx.memo[key] = any(_fixes(lambda: to_valid_static_spec(arg, ctx)) for arg in specs)
+    return bool(ctx.memo[key])
+
+
+def _fixes(build: Callable[[], Optional[Fix]]) -> bool:
+    try:
+        fix = build()
+    except Exception:  # noqa: BLE001 - as build_fix: no fix
+        if RAISE_ERRORS:
+            raise
+        return False
+    return fix is not None and bool(fix.edits)
 
 
 #: the fix order for the code running now (set by :func:`preferring_static`)
@@ -122,7 +157,7 @@ _LINE_LENGTH: ContextVar[Optional[int]] = ContextVar("jitlint_line_length", defa
 @contextmanager
 def wrapping_at(line_length: Optional[int]) -> Iterator[None]:
     """Within the block, rewritten lines are broken inside their brackets past ``line_length``
-    (None: :data:`~jitlint.fixes.context.DEFAULT_LINE_LENGTH`), unless the caller of
+    (None: :data:`~jitlint.config.DEFAULT_LINE_LENGTH`), unless the caller of
     :func:`attach_fixes` passes its own."""
     token = _LINE_LENGTH.set(line_length)
     try:

@@ -17,13 +17,11 @@ from libcst.helpers import parse_template_expression, parse_template_statement
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import iter_children, name_references
 from jitlint.analysis.tracedness import Facts
+from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.purity import Purity
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
-
-#: the line length when the project sets none (black's and ruff's default)
-DEFAULT_LINE_LENGTH = 88
 
 #: keyword names that ``jax.debug.print`` and friends reserve for themselves
 RESERVED_KWARGS = frozenset({"fmt", "ordered", "partitioned"})

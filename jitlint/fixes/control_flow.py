@@ -50,7 +50,7 @@ import libcst as cst
 from jitlint.analysis.syntax import iter_children
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import keep_comments, kind_of, literal_value, with_leading_lines
+from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, with_leading_lines
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import (
     Definitions,
@@ -61,6 +61,7 @@ from jitlint.fixes.dataflow import (
     reads,
     surely_assigned,
 )
+from jitlint.fixes.wrap import with_comments
 
 ARRAY_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.")
 
@@ -394,8 +395,6 @@ def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
     if any(isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or
            (isinstance(e, cst.Name) and e.value == "None") for e in (a, b)):
         return None
-    from jitlint.fixes.common import comments_in
-
     if comments_in(node):
         return None
     bld = _Builder(ctx)
@@ -464,6 +463,7 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
         pred = bld.predicate(stmt.test)
         a, b = _single_return(true_stmts), _single_return(false_part)
         new: List[cst.BaseStatement] = []
+        trailing: Optional[str] = None
         if a is not None and b is not None and not ops:
             if bld.classify(a) == CHEAP and bld.classify(b) == CHEAP:
                 title = _WHERE_TITLE
@@ -473,6 +473,7 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
                 a2, b2 = bld.matched(a, b)
                 value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2),
                                  f=bld.lambda_((), b2))
+            value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_part, "return ")
         else:
             title = _COND_TITLE
             branches = []
@@ -482,12 +483,11 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
                     branches.append(bld.lambda_(ops, single))
                     continue
                 name = ctx.fresh_name(base, fn_node)
-                header = stmt.body.header if part is true_stmts and isinstance(stmt.body, cst.IndentedBlock) else None
-                new.append(bld.function(name, ops, part, header=header))
+                new.append(bld.function(name, ops, part, header=_header(stmt, part is true_stmts)))
                 branches.append(cst.Name(name))
             operands = "".join(", " + o for o in ops)
             value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=branches[0], f=branches[1])
-        new.append(bld.statement("return {v}", v=value))
+        new.append(_trailing(bld.statement("return {v}", v=value), trailing))
     except _NoFix:
         return None
     new = keep_comments([stmt] + rest, with_leading_lines(new, stmt))
@@ -495,6 +495,51 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
     for r in rest:
         changes[r] = cst.RemovalSentinel.REMOVE
     return _fix(bld, title, ctx.replace_many(changes))  # type: ignore[arg-type]
+
+
+def _header(stmt: cst.If, true_part: bool) -> Optional[cst.TrailingWhitespace]:
+    """The end of the ``if`` line (true branch) or of the ``else:`` line: a local function's ``def``
+    line takes it, with its comment."""
+    block = stmt.body if true_part else stmt.orelse.body if isinstance(stmt.orelse, cst.Else) else None
+    return block.header if isinstance(block, cst.IndentedBlock) else None
+
+
+def _with_comments(ctx: FixContext, value: cst.BaseExpression, stmt: cst.If, true_stmts: Sequence[cst.CSTNode],
+                   false_stmts: Sequence[cst.CSTNode], prefix: str) -> Tuple[cst.BaseExpression, Optional[str]]:
+    """``value`` (``jnp.where(c, a, b)`` / ``lax.cond(c, t, f, ...)``) with the comments of the ``if``
+    each on the line of the argument its code became: the test's (and the ``if`` line's), the true
+    branch's, the false branch's (and the ``else:`` line's).  A lone comment of the ``if`` line ends
+    the new statement's line instead (returned), when ``prefix`` (``return ``, ``y = ``), the value
+    and the comment fit on it."""
+    test = comments_in(stmt.test) + comments_in(stmt.body.header if isinstance(stmt.body, cst.IndentedBlock) else
+                                                cst.TrailingWhitespace())
+    true = [c for node in true_stmts for c in comments_in(node)]
+    false: List[str] = []
+    if isinstance(stmt.orelse, cst.Else):
+        false = [line.comment.value for line in stmt.orelse.leading_lines if line.comment is not None]
+        false += comments_in(_header(stmt, False) or cst.TrailingWhitespace())
+    false += [c for node in false_stmts for c in comments_in(node)]
+    if len(test) == 1 and not true and not false:
+        line = _indentation(ctx, stmt) + prefix + ctx.code(value) + "  " + test[0]
+        if len(line) <= ctx.line_length:
+            return value, test[0]
+    if not isinstance(value, cst.Call) or not (test or true or false):
+        return value, None
+    return with_comments(ctx, value, [test, true, false]), None
+
+
+def _indentation(ctx: FixContext, stmt: cst.CSTNode) -> str:
+    """The indentation of the line ``stmt`` starts on."""
+    return "".join(block.indent if block.indent is not None else ctx.module.default_indent
+                   for block in ctx.ancestors(stmt) if isinstance(block, cst.IndentedBlock))
+
+
+def _trailing(line: cst.BaseStatement, comment: Optional[str]) -> cst.BaseStatement:
+    """``line`` ending in ``comment``, if any."""
+    if comment is None or not isinstance(line, cst.SimpleStatementLine):
+        return line
+    return line.with_changes(trailing_whitespace=cst.TrailingWhitespace(
+        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(comment)))
 
 
 def _branch_value(stmts: Optional[Sequence[cst.CSTNode]], var: str, bld: _Builder) -> Optional[cst.BaseExpression]:
@@ -561,6 +606,7 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
     try:
         pred = bld.predicate(stmt.test)
         new: List[cst.BaseStatement] = []
+        trailing: Optional[str] = None
         single = None
         if len(carry) == 1:
             a = _branch_value(true_stmts, carry[0], bld)
@@ -575,6 +621,9 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
             a2, b2 = bld.matched(*single)
             value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
                              c=pred, t=bld.lambda_(ops, a2), f=bld.lambda_(ops, b2))
+        if single is not None:
+            value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_stmts or [],
+                                              f"{_target(carry)} = ")
         else:
             title = _COND_TITLE
             result = _tuple(ctx, carry)
@@ -585,12 +634,11 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
                     branches.append(bld.lambda_(ops, result))
                     continue
                 name = ctx.fresh_name(base, fn_node)
-                header = stmt.body.header if part is true_stmts and isinstance(stmt.body, cst.IndentedBlock) else None
-                new.append(bld.function(name, ops, list(as_lines(part)) + [ret], header=header))
+                new.append(bld.function(name, ops, list(as_lines(part)) + [ret], header=_header(stmt, part is true_stmts)))
                 branches.append(cst.Name(name))
             value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
                              c=pred, t=branches[0], f=branches[1])
-        new.append(bld.statement(f"{_target(carry)} = {{v}}", v=value))
+        new.append(_trailing(bld.statement(f"{_target(carry)} = {{v}}", v=value), trailing))
     except _NoFix:
         return None
     new = keep_comments([stmt], with_leading_lines(new, stmt))

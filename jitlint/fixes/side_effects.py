@@ -36,9 +36,11 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from jitlint.analysis.syntax import iter_children
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import (
+    comments_in,
     escape_braces,
     keep_comments,
     kind_of,
@@ -47,6 +49,7 @@ from jitlint.fixes.common import (
     string_literal,
 )
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
+from jitlint.fixes.wrap import with_comments
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 
@@ -242,6 +245,7 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     args += [cst.Arg(v, keyword=cst.Name(k), equal=no_space) for k, v in fmt.keywords]
     call = node.with_changes(func=cst.parse_expression(func_text), args=args,
                              whitespace_before_args=cst.SimpleWhitespace(""))
+    call = with_comments(ctx, call, _argument_comments(node, args))
     new_line = line.with_changes(body=[s if s is not stmt else stmt.with_changes(value=call) for s in line.body])
     new_line = keep_comments([line], [new_line])[0]
     edit = ctx.replace(line, new_line)
@@ -251,6 +255,20 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     safe = not fmt.maybe and not several
     return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,
                    "Use `jax.debug.print`, which prints the values on every call", (edit,) + import_edits)
+
+
+def _argument_comments(old: cst.Call, new_args: List[cst.Arg]) -> List[List[str]]:
+    """The comments of the ``print`` call, by the ``jax.debug.print`` argument their code went to
+    (the format string when it was folded into it)."""
+    out: List[List[str]] = [[] for _ in new_args]
+    out[0].extend(comments_in(old.whitespace_before_args))
+    for arg in old.args:
+        found = comments_in(arg)
+        if found:
+            target = next((k for k, new in enumerate(new_args) if arg.value is new.value
+                           or any(arg.value is getattr(a, "value", None) for a in iter_children(new.value))), 0)
+            out[target].extend(found)
+    return out
 
 
 def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:

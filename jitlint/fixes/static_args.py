@@ -20,14 +20,14 @@ value (from another jitted function) break.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import int_value, iter_children, literal_elements, string_value
 from jitlint.analysis.values import Kind
-from jitlint.diagnostics import Applicability, Fix
+from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 
@@ -327,4 +327,161 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
     return None if edit is None else (edit,)
 
 
-__all__ = ["to_static_argnames"]
+# ================================================================ JIT502
+
+
+def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT502: a ``static_argnames`` name that is not a parameter -> the one parameter close to it;
+    an out-of-range ``static_argnums`` index -> the one parameter that needs to be static, or
+    removed when none does (advice only when several might be meant)."""
+    if not isinstance(node, cst.Arg) or node.keyword is None:
+        return None  # (an unhashable value or a keyword call: the rule's own advice, or nothing)
+    entries = [e for e in ctx.index.entries if any(a is node for a in e.spec_args)]
+    if not entries or any(e.function is not entries[0].function for e in entries):
+        return None  # one spec for several functions: what fits one may not fit another
+    entry = entries[0]
+    t = entry.transform
+    if t is None or not isinstance(entry.function.node, cst.FunctionDef):
+        return None
+    if node.keyword.value in t.static_argnames_kw:
+        return _close_names(node, entry, ctx)
+    if node.keyword.value in t.static_argnums_kw:
+        return _valid_numbers(node, entry, ctx)
+    return None
+
+
+def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:
+    """Each name that is not a parameter replaced by the single parameter ``difflib`` finds close
+    to it (cutoff 0.8), or dropped when that parameter is listed already; no fix when a name has
+    none or several."""
+    import difflib
+
+    fn = entry.function
+    params = [p.name.value for p, kind in fn.params if kind in ("positional", "kwonly")]
+    if entry.self_bound and params and fn.is_method:
+        params = params[1:]
+    strings = [node.value] if string_value(node.value) is not None else literal_elements(node.value)
+    if not strings:
+        return None
+    names = [string_value(el) for el in strings]
+    if any(n is None for n in names):
+        return None
+    respelled: Dict[cst.CSTNode, cst.BaseExpression] = {}
+    dropped: List[cst.CSTNode] = []
+    said: List[str] = []
+    chosen: List[str] = []
+    for el, name in zip(strings, names):
+        if name in params:
+            continue
+        close = difflib.get_close_matches(name, params, n=2, cutoff=0.8)  # type: ignore[arg-type]
+        if len(close) != 1 or close[0] in chosen:
+            return None
+        chosen.append(close[0])
+        if close[0] in names:
+            dropped.append(el)
+            said.append(f"drop `{name!s}`, a misspelling of `{close[0]}` (listed already)")
+        else:
+            respelled[el] = _respelled(el, close[0])
+            said.append(f"`{name!s}` -> `{close[0]}` (the parameter closest to it, made static)")
+    value = _sequence_with(node.value, respelled, dropped)
+    if value is None or not said:
+        return None
+    edit = ctx.replace(node.value, value)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, "`static_argnames`: " + "; ".join(said), (edit,))
+
+
+def _sequence_with(value: cst.BaseExpression, replaced: Dict[cst.CSTNode, cst.BaseExpression],
+                   dropped: List[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+    """A literal ``static_arg*`` value (one item, or a tuple or list of them) with items replaced and
+    items dropped, its brackets and quotes as they were; None when nothing would be left."""
+    if value in replaced:
+        return replaced[value]
+    if not isinstance(value, (cst.Tuple, cst.List)):
+        return None if value in dropped else value
+    kept = [el.with_changes(value=replaced.get(el.value, el.value)) for el in value.elements
+            if el.value not in dropped]
+    if not kept:
+        return None
+    if len(kept) < len(value.elements):
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        kept = [el.with_changes(comma=space) for el in kept[:-1]] + [kept[-1].with_changes(
+            comma=cst.Comma() if isinstance(value, cst.Tuple) and len(kept) == 1 else cst.MaybeSentinel.DEFAULT)]
+    return value.with_changes(elements=kept)
+
+
+def _respelled(string: cst.CSTNode, name: str) -> cst.BaseExpression:
+    """``string`` (a literal) spelling ``name``, in its own quotes."""
+    if isinstance(string, cst.SimpleString):
+        return string.with_changes(value=string.prefix + string.quote + name + string.quote)
+    return cst.SimpleString('"' + name + '"')
+
+
+def _valid_numbers(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:
+    """Out-of-range indices removed, or the one that is out of range pointed at the one positional
+    parameter that is used only where a static value is needed (and is not static yet)."""
+    fn = entry.function
+    positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
+    if entry.self_bound and positional:
+        positional = positional[1:]
+    items = [node.value] if int_value(node.value) is not None else literal_elements(node.value)
+    nums = [int_value(el) for el in items or ()]
+    if not items or any(n is None for n in nums):
+        return None
+    size = len(positional)
+    bad = [el for el, i in zip(items, nums) if not -size <= i < size]  # type: ignore[operator]
+    static = {positional[i] for el, i in zip(items, nums) if el not in bad} | set(entry.static_names or ())
+    if not bad:
+        return None
+    wanted = [name for name in positional if name not in static
+              and _only_static_uses(fn.node, name, ctx)]  # type: ignore[arg-type]
+    shown = ", ".join(str(int_value(el)) for el in bad)
+    if wanted and (len(wanted) > 1 or len(bad) > 1):
+        advice = ", ".join(f"`{w}` is index {positional.index(w)}" for w in wanted)
+        return Fix(Applicability.DISPLAY_ONLY, f"`static_argnums` index {shown} is out of range for "
+                   f"`{fn.label}` ({size} positional parameters); which was meant cannot be told: {advice}", ())
+    if wanted:
+        index = positional.index(wanted[0])
+        title = f"`static_argnums`: {shown} -> {index} (`{wanted[0]}`, used only where a static value is needed)"
+        value = _sequence_with(node.value, {bad[0]: cst.Integer(str(index))}, [])
+    else:
+        title = f"Remove `static_argnums` index {shown}: `{fn.label}` takes {size} positional argument(s)"
+        value = _sequence_with(node.value, {}, bad)
+        if value is None:
+            return _without_argument(node, title, ctx)
+    edit = ctx.replace(node.value, value) if value is not None else None
+    return None if edit is None else ctx.fix(Applicability.UNSAFE, title, (edit,))
+
+
+def _without_argument(node: cst.Arg, title: str, ctx: FixContext) -> Optional[Fix]:
+    """The keyword argument ``node`` removed from its call; ``partial(jax.jit)`` left alone in a
+    decorator becomes ``jax.jit`` (and an import of ``partial`` it leaves unused goes)."""
+    from jitlint.fixes.imports import removal
+
+    call = ctx.parent(node)
+    if not isinstance(call, cst.Call):
+        return None
+    args = [a for a in call.args if a is not node]
+    if args:
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma if call.args[-1] is not node
+                                         else cst.MaybeSentinel.DEFAULT)
+    edits: List[Edit] = []
+    new: cst.BaseExpression = call.with_changes(args=args)
+    if isinstance(ctx.parent(call), cst.Decorator) and ctx.index.qualify(call.func) == "functools.partial" \
+            and len(args) == 1 and args[0].keyword is None and not args[0].star:
+        new = args[0].value
+        head = call.func
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name):
+            unused = removal(ctx, head.value, [head])
+            if unused is not None:
+                edits.append(unused)
+    edit = ctx.replace(call, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, title, [edit] + edits)
+
+
+__all__ = ["to_static_argnames", "to_valid_static_spec"]

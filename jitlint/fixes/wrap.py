@@ -33,15 +33,16 @@ WRITTEN_CALLEES = frozenset({"where", "cond", "switch", "print", "fori_loop", "w
                              "logical_and", "logical_or", "logical_not", "zeros_like", "ones_like", "full_like"})
 
 
-def _break(indent: str, comments: Sequence[str] = ()) -> cst.ParenthesizedWhitespace:
+def _break(indent: str, trailing: Sequence[str] = (), above: Sequence[str] = (),
+           comment_indent: str = "") -> cst.ParenthesizedWhitespace:
     """A line break inside brackets, the next line indented by ``indent`` past the statement's
-    block; ``comments`` end the line left behind (the first) and stand on lines of their own."""
+    block; ``trailing`` (at most one) ends the line left behind, ``above`` stand on lines of their
+    own before the next, indented by ``comment_indent``."""
     first = cst.TrailingWhitespace()
-    rest = list(comments)
-    if rest:
-        first = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(rest.pop(0)))
-    lines = [cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(indent), comment=cst.Comment(c))
-             for c in rest]
+    if trailing:
+        first = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(trailing[0]))
+    lines = [cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(comment_indent), comment=cst.Comment(c))
+             for c in above]
     return cst.ParenthesizedWhitespace(first_line=first, empty_lines=lines, indent=True,
                                        last_line=cst.SimpleWhitespace(indent))
 
@@ -55,15 +56,17 @@ def hugged(call: cst.Call, inner: str, outer: str) -> cst.Call:
 
 def exploded(call: cst.Call, inner: str, outer: str,
              comments: Optional[Sequence[Sequence[str]]] = None) -> cst.Call:
-    """One argument per line, a trailing comma after the last; ``comments[k]`` after argument ``k``."""
+    """One argument per line, a trailing comma after the last.  ``comments[k]`` belong to argument
+    ``k``: the last ends its line, the others stand on lines of their own above it."""
     args = list(call.args)
+    own = [list(comments[k]) if comments is not None and k < len(comments) else [] for k in range(len(args))]
     out = []
     for k, arg in enumerate(args):
-        own = list(comments[k]) if comments is not None and k < len(comments) else []
-        indent = inner if k + 1 < len(args) else outer
-        comma = cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=_break(indent, own))
+        last = k + 1 == len(args)
+        after = _break(outer if last else inner, own[k][-1:], () if last else own[k + 1][:-1], inner)
+        comma = cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=after)
         out.append(arg.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")))
-    return call.with_changes(whitespace_before_args=_break(inner), args=out)
+    return call.with_changes(whitespace_before_args=_break(inner, (), own[0][:-1], inner), args=out)
 
 
 def with_comments(ctx: "FixContext", call: cst.Call, comments: Sequence[Sequence[str]]) -> cst.Call:

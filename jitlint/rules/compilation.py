@@ -10,6 +10,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import assigned_names, call_argument, iter_children
+from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
 #: transforms that compile and cache per function object
@@ -730,7 +731,34 @@ class BadStaticArguments(Rule):
     ```
 
     ## Fix safety
-    No automatic fix.
+    JAX rejects a name that is not a parameter and an index out of range
+    when `jax.jit` is called (`ValueError`), so the code as written never
+    ran jitted; the fixes make it run, and each one decides which argument
+    is static -- which is why none of them is SAFE.
+
+    - A `static_argnames` name that is not a parameter but is close to
+      exactly one (`difflib`, cutoff 0.8: `"nmu"` -> `"num"`) is replaced
+      by that parameter, in the same quotes; dropped when that parameter
+      is listed already. UNSAFE: it makes that parameter static, so JAX
+      compiles once per value of it, the value must be hashable, and a
+      caller that passes a traced value breaks. A name close to none or to
+      several parameters is not fixed.
+    - An out-of-range `static_argnums` index is pointed at the one
+      positional parameter that is used only where a static value is
+      needed (a `range()` bound, an `if` test, a shape) and is not static
+      yet; when there is none, it is removed (the keyword too when nothing
+      is left, and `@partial(jax.jit)` becomes `@jax.jit`). UNSAFE: the
+      index that was meant cannot be read from the code; what the rewrite
+      keeps is every in-range static argument as it was, and a parameter
+      that still needs to be static fails loudly when traced (and is
+      reported). When several parameters might be meant, or several
+      indices are out of range while one is, the fix is DISPLAY_ONLY: it
+      names the candidates and their indices.
+    - An unhashable value passed to a static parameter gets DISPLAY_ONLY
+      advice: a tuple (spelled out for a list literal), a frozen
+      dataclass, or a traced argument. Which hashable form keeps the
+      function's meaning depends on how it uses the value (`sizes + [1]`
+      fails on a tuple), so nothing is rewritten.
 
     ## References
     - [`jax.jit` static arguments](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
@@ -738,6 +766,7 @@ class BadStaticArguments(Rule):
 
     code = "JIT502"
     name = "bad-static-arguments"
+    fix_title = "Name the parameter meant (`static_argnames`), a valid index or none (`static_argnums`)"
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
@@ -791,22 +820,41 @@ class BadStaticArguments(Rule):
                         self.report(call, f"`{name}` is passed by keyword, but it is static only by position "
                                           "(`static_argnums` and `static_argnames` are both given): it is traced")
                         break  # one finding per call
-                what = self._unhashable_argument(arg.value, call) if name in static else None
-                if what is not None:
-                    self.report(call, f"unhashable value {what} passed to static argument `{name}`")
+                found = self._unhashable_argument(arg.value, call) if name in static else None
+                if found is not None:
+                    what, value = found
+                    advice = Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, self.ctx.code(value), name), ())
+                    self.report(call, f"unhashable value {what} passed to static argument `{name}`", fix=advice)
                     break
 
-    def _unhashable_argument(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
-        """How a message shows an unhashable argument: the expression, or a name certainly bound
-        to one (by its only binding); None if it may be hashable."""
+    def _unhashable_argument(self, value: cst.BaseExpression,
+                             call: cst.Call) -> Optional[Tuple[str, cst.BaseExpression]]:
+        """How a message shows an unhashable argument -- the expression, or a name certainly bound
+        to one (by its only binding) -- and that value; None if it may be hashable."""
         index = self.ctx.index
         if isinstance(value, cst.Name):
             scope, cls = index.call_scopes.get(call, (None, None))
             bound = index.single_value(value.value, scope) if cls is None else None
             if bound is not None and _unhashable(bound, index):
-                return f"`{value.value}` (`{value.value} = {self.ctx.code(bound)}`)"
+                return f"`{value.value}` (`{value.value} = {self.ctx.code(bound)}`)", bound
             return None
-        return f"`{self.ctx.code(value)}`" if _unhashable(value, index) else None
+        return (f"`{self.ctx.code(value)}`", value) if _unhashable(value, index) else None
+
+
+def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:
+    """What to pass instead of the unhashable ``value`` (shown, never applied: which hashable form
+    keeps the function's meaning depends on how it uses the value)."""
+    if isinstance(value, (cst.List, cst.Set)) and all(isinstance(el, cst.Element) for el in value.elements):
+        items = [el.value for el in value.elements]
+        inner = ", ".join(cst.Module([]).code_for_node(v) for v in items) + ("," if len(items) == 1 else "")
+        return f"Pass a tuple, `({inner})`, as `{name}`: a static argument must be hashable"
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return (f"Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs as "
+                f"`{name}`: a static argument must be hashable")
+    if isinstance(value, (cst.List, cst.ListComp, cst.Set, cst.SetComp)):
+        return f"Pass `tuple({code})` as `{name}`: a static argument must be hashable"
+    return (f"Pass a tuple (`tuple({code}.tolist())` for an array) or a frozen dataclass as `{name}`, or "
+            f"make `{name}` a traced argument if it holds data: a static argument must be hashable")
 
 
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:

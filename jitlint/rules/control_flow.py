@@ -84,6 +84,17 @@ class PythonBranchOnTracer(Rule):
     See the `--fix` documentation: `lax.cond` traces both branches; `jnp.where`
     evaluates both and can give NaN gradients for `sqrt`, `log`, division.
 
+    Layout only, whatever the applicability: a `jnp.where` / `lax.cond` line
+    past the project's line length (`line-length`, else flake8's
+    `max-line-length`, else ruff's `line-length`, else 88) is broken inside
+    its brackets; the comments of the `if` stay on the lines of the code
+    they were on (the test's, the true branch's, the false branch's, as
+    one argument per line), a lone comment of the `if` line ends the new
+    line when it fits; `from jax import lax` / `import jax.numpy as jnp` go
+    into their import block in isort's order. While the function's
+    `static_argnames` / `static_argnums` has a JIT502 fix, no rewrite is
+    offered: the corrected spec decides what is traced.
+
     ## References
     - [Control flow and logical operators with JIT](https://docs.jax.dev/en/latest/control-flow.html)
     - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)

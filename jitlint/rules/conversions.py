@@ -175,6 +175,16 @@ class NumpyOnTracer(Rule):
     default cutoff, `jnp.empty_like` gives zeros); and the result is now
     traced, so code that needed a concrete NumPy value is reported in turn.
 
+    `import jax.numpy as jnp` is added in its import block, in isort's order.
+    When the fixes rewrite every use of the NumPy name (`np`), the import
+    goes too: each of those calls' fixes then rewrites them all and removes
+    the import, so that the import is never removed while a use is left. It
+    stays when the name is used anywhere else (eager code, `del`, `global`,
+    a parameter of that name), listed in `__all__` (or `__all__` is built in
+    a way that cannot be read), re-exported (`import numpy as numpy`), the
+    import is conditional or carries `noqa`, or a call keeps its finding
+    under `noqa`.
+
     No fix when the `jax.numpy` function has a value-dependent output size
     (`np.unique`, `np.nonzero`, `np.argwhere`, one-argument `np.where`: that
     is JIT401), when an argument that `jax.numpy` needs static (`axis`, `n`,

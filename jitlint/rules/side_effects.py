@@ -449,6 +449,13 @@ class PrintInTracedCode(Rule):
     it is UNSAFE, because separate `jax.debug.print` calls are not ordered.
     `file=` or `flush=` get no fix.
 
+    Layout only, whatever the applicability: a call that would run past the
+    project's line length (`line-length`, else flake8's `max-line-length`,
+    else ruff's `line-length`, else 88) is broken inside its brackets, and
+    the comments of a `print` over several lines stay after the arguments
+    they followed; `import jax` is added in its import block, in isort's
+    order, when the module lacks it.
+
     ## References
     - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
     - [Debugging: printing](https://docs.jax.dev/en/latest/debugging/print_breakpoint.html)

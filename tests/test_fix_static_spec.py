@@ -1,0 +1,141 @@
+"""JIT502 fixes: a misspelt `static_argnames` name, an out-of-range `static_argnums` index, and
+advice (display only) for an unhashable static value."""
+import textwrap
+
+import pytest
+
+import jitlint.fixes
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability
+from jitlint.engine import lint_source
+from jitlint.fixing import fix_source
+
+HEADER = "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+
+
+@pytest.fixture(autouse=True)
+def builders_raise(monkeypatch):
+    monkeypatch.setattr(jitlint.fixes, "RAISE_ERRORS", True)
+
+
+def jit502(body: str):
+    result = lint_source(HEADER + textwrap.dedent(body), "case.py", Config())
+    found = [d for d in result.diagnostics if d.code == "JIT502"]
+    assert len(found) == 1, result.diagnostics
+    return found[0]
+
+
+@pytest.mark.parametrize("spec, params", [
+    ('static_argnames=("nmu",)', "x, num"),            # too short to be close (ratio 0.67)
+    ('static_argnames=("width_",)', "x, width, widths"),  # close to two
+    ('static_argnames=("zzz",)', "x, n"),              # close to none
+    ("static_argnames=NAMES", "x, n"),                 # not a literal
+])
+def test_no_fix_for_a_name_not_close_to_exactly_one_parameter(spec, params):
+    diag = jit502(f"""
+        NAMES = ("zz",)
+
+        @partial(jax.jit, {spec})
+        def f({params}):
+            return x
+        """)
+    assert diag.fix is None
+
+
+def test_two_misspellings_of_one_parameter_are_not_fixed():
+    diag = jit502("""
+        @partial(jax.jit, static_argnames=("num_step", "num_stepz"))
+        def f(x, num_steps):
+            return x
+        """)
+    assert diag.fix is None
+
+
+def test_name_fix_is_unsafe_and_says_which_parameter_becomes_static():
+    diag = jit502("""
+        @partial(jax.jit, static_argnames=("num_step",))
+        def f(x, num_steps):
+            return x * num_steps
+        """)
+    assert diag.fix.applicability is Applicability.UNSAFE
+    assert diag.fix.title == ("`static_argnames`: `num_step` -> `num_steps` (the parameter closest to it, "
+                              "made static)")
+
+
+def test_several_candidate_indices_are_advice_only():
+    diag = jit502("""
+        @partial(jax.jit, static_argnums=(3,))
+        def f(x, n, m):
+            return jnp.zeros(n) + jnp.ones(m).sum() + x
+        """)
+    assert diag.fix.applicability is Applicability.DISPLAY_ONLY and diag.fix.edits == ()
+    assert "`n` is index 1, `m` is index 2" in diag.fix.title
+
+
+def test_several_indices_out_of_range_with_a_candidate_are_advice_only():
+    diag = jit502("""
+        @partial(jax.jit, static_argnums=(2, 3))
+        def f(x, n):
+            return jnp.zeros(n) + x
+        """)
+    assert diag.fix.applicability is Applicability.DISPLAY_ONLY
+
+
+def test_bound_method_index_counts_without_self():
+    source = HEADER + textwrap.dedent("""
+        class Model:
+            def __init__(self):
+                self.run = jax.jit(self.step, static_argnums=2)
+
+            def step(self, x, n):
+                return jnp.tile(x, n)
+        """)
+    result = fix_source(source, "case.py", Config(), unsafe=True)
+    assert "jax.jit(self.step, static_argnums=1)" in result.fixed
+
+
+@pytest.mark.parametrize("value, advice", [
+    ("[4, 3]", "Pass a tuple, `(4, 3)`, as `sizes`"),
+    ("[4]", "Pass a tuple, `(4,)`, as `sizes`"),
+    ('{"a": 1}', "Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs"),
+    ("[n for n in range(3)]", "Pass `tuple([n for n in range(3)])` as `sizes`"),
+    ("jnp.arange(3)", "Pass a tuple (`tuple(jnp.arange(3).tolist())` for an array) or a frozen dataclass"),
+])
+def test_unhashable_static_value_gets_display_only_advice(value, advice):
+    source = HEADER + textwrap.dedent(f"""
+        @partial(jax.jit, static_argnames=("sizes",))
+        def init(key, sizes):
+            return [jax.random.normal(key, (m,)) for m in sizes]
+
+        params = init(jax.random.key(0), sizes={value})
+        """)
+    result = lint_source(source, "case.py", Config())
+    diag = next(d for d in result.diagnostics if d.code == "JIT502")
+    assert diag.fix.applicability is Applicability.DISPLAY_ONLY and diag.fix.edits == ()
+    assert diag.fix.title.startswith(advice), diag.fix.title
+    assert fix_source(source, "case.py", Config(), unsafe=True).fixed == source, "advice is never applied"
+
+
+LOOP = """
+@partial(jax.jit, static_argnames=({spec!r},))
+def f(x, num_steps):
+    for _ in range(num_steps):
+        x = x * 2
+    return x
+"""
+
+
+def test_control_flow_waits_for_the_spec_fix():
+    """`range(num_steps)` is traced only because the spec misspells it: no `fori_loop` rewrite,
+    the spec is corrected and the loop stays a Python loop over a static bound."""
+    source = HEADER + LOOP.format(spec="num_step")
+    diags = lint_source(source, "case.py", Config()).diagnostics
+    assert next(d for d in diags if d.code == "JIT202").fix is None
+    result = fix_source(source, "case.py", Config(), unsafe=True)
+    assert "static_argnames=('num_steps',)" in result.fixed and "fori_loop" not in result.fixed
+    assert result.converged
+
+
+def test_control_flow_is_fixed_when_the_spec_cannot_be():
+    result = fix_source(HEADER + LOOP.format(spec="zzz"), "case.py", Config(), unsafe=True)
+    assert "lax.fori_loop" in result.fixed
