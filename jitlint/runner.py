@@ -101,6 +101,7 @@ class ImportGraph:
         self._direct: Dict[str, List[str]] = {}
         self._files: Dict[Tuple[str, str], Optional[str]] = {}
         self._roots: Dict[str, str] = {}
+        self._reverse: Optional[Dict[str, List[str]]] = None
 
     def _resolve(self, from_path: str, name: str) -> Optional[str]:
         directory = os.path.dirname(from_path)
@@ -131,10 +132,12 @@ class ImportGraph:
 
     def importers_of(self, targets: Iterable[str]) -> Set[str]:
         """The files that import one of ``targets``, directly or not (the targets excluded)."""
-        reverse: Dict[str, List[str]] = {}
-        for path in self.imports:
-            for target in self.direct(path):
-                reverse.setdefault(target, []).append(path)
+        if self._reverse is None:
+            self._reverse = {}
+            for path in self.imports:
+                for target in self.direct(path):
+                    self._reverse.setdefault(target, []).append(path)
+        reverse = self._reverse
         start = set(targets)
         seen: Set[str] = set()
         todo = list(start)
@@ -321,18 +324,34 @@ def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
 
 
 # --------------------------------------------------------------- the project
+#: the import graph of the last project listed, reused while no file's imports changed (a long-lived
+#: process -- the editor, one flake8 worker -- checks file after file of the same project)
+_GRAPHS: Dict[Tuple[str, ...], Tuple[str, ImportGraph]] = {}
+
+
+def _graph_of(imports: Dict[str, Sequence[str]], roots: List[str]) -> ImportGraph:
+    state = hashlib.sha256(json.dumps(sorted((p, list(names)) for p, names in imports.items())).encode()).hexdigest()
+    key = tuple(roots)
+    known = _GRAPHS.get(key)
+    if known is None or known[0] != state:
+        _GRAPHS.clear()  # one project at a time: memory stays bounded
+        known = _GRAPHS[key] = (state, ImportGraph(imports, roots))
+    return known[1]
+
+
 _SUMMARY_TABLES: Dict[Tuple[Optional[str], str], Dict[str, tuple]] = {}
 #: the listing of a project, reused for a few seconds by the same process (one flake8 worker, the editor)
-_LISTINGS: Dict[Tuple[Tuple[str, ...], str], Tuple[float, List[str]]] = {}
+_LISTINGS: Dict[Tuple[Tuple[str, ...], str], Tuple[float, List[Tuple[str, str]]]] = {}
 LISTING_TTL = 5.0
 
 
-def _listed(project_roots: List[str], config: Config) -> List[str]:
+def _listed(project_roots: List[str], config: Config) -> List[Tuple[str, str]]:
+    """(path, real path) of every Python file of the projects."""
     key = (tuple(project_roots), _config_key(config) + os.getcwd())
     now = time.monotonic()
     known = _LISTINGS.get(key)
     if known is None or now - known[0] > LISTING_TTL:
-        known = _LISTINGS[key] = (now, project_files(project_roots, config))
+        known = _LISTINGS[key] = (now, [(p, os.path.realpath(p)) for p in project_files(project_roots, config)])
     return known[1]
 
 
@@ -354,9 +373,8 @@ class Summaries:
             self.table.update(cache.load(self.key, summaries_from_json) or {})
         self.changed = False
 
-    def of(self, path: str, limit: Optional[int]) -> Optional[Tuple[str, bool, Tuple[str, ...]]]:
-        """(digest, has trace words, imports) of a file on disk; None when it cannot be read."""
-        real = os.path.realpath(path)
+    def of(self, path: str, real: str, limit: Optional[int]) -> Optional[Tuple[str, bool, Tuple[str, ...]]]:
+        """(digest, has trace words, imports) of a file on disk (``real``: its real path); None when unreadable."""
         try:
             st = os.stat(real)
         except OSError:
@@ -538,20 +556,19 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     summaries = Summaries(cache, config)
     imports: Dict[str, Sequence[str]] = {p: imported_modules(d) for p, d in datas.items()}
     traced: Dict[str, bool] = {}
-    for path in _listed(project_roots, config):
-        real = os.path.realpath(path)
+    for path, real in _listed(project_roots, config):
         if real in checked:
             continue
         if real in overrides:
             data = overrides[real]
             found = (digest(data), may_contain_traced_code(data, config), tuple(imported_modules(data)))
         else:
-            found = summaries.of(path, limit)
+            found = summaries.of(path, real, limit)
         if found is None:
             continue
         digests[real], traced[path], imports[path] = found
     summaries.save()
-    graph = ImportGraph(imports, list(roots) + project_roots)
+    graph = _graph_of(imports, list(roots) + project_roots)
     out: Dict[str, bytes] = {}
     for path in sorted(graph.importers_of(list(datas))):
         if not traced.get(path):

@@ -292,13 +292,49 @@ def _top_level_spans(text: str) -> Optional[List[Tuple[int, int]]]:
     return spans
 
 
-def _is_import_insertion(text: str, edit: Edit) -> bool:
-    """Whole import lines inserted at the start of a line (or at the end of the text)."""
-    at_line_start = edit.start in (0, len(text)) or text[edit.start - 1] in "\r\n"
-    if edit.start != edit.end or not at_line_start:
-        return False
+def _import_spans(text: str) -> List[Tuple[int, int]]:
+    """[start, end) of every top-level import statement line (blank lines before it included)."""
+    try:
+        module = cst.parse_module(text)
+    except Exception:  # noqa: BLE001
+        return []
+    pos = sum(len(module.code_for_node(h)) for h in module.header)
+    out = []
+    for stmt in module.body:
+        size = len(module.code_for_node(stmt))
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):
+            out.append((pos, pos + size))
+        pos += size
+    return out
+
+
+def _is_import_edit(text: str, edit: Edit) -> bool:
+    """An import added (whole lines at the start of a line, or at the end of the text), or an import
+    statement -- or a name of one -- taken out (the fix left it unused), or both at once."""
+    spans = _import_spans(text)
+    if any(a < edit.start and edit.end < b for a, b in spans) and \
+            re.fullmatch(r"[\w.,()\s\\]*", edit.replacement):
+        return True  # a name joins a from-import (`, lax`), or leaves one
     lines = [line for line in edit.replacement.splitlines() if line.strip()]
-    return bool(lines) and all(line.startswith(("import ", "from ")) for line in lines)
+    if not all(line.startswith(("import ", "from ")) for line in lines):
+        return False
+    if edit.start == edit.end:
+        at_line_start = edit.start in (0, len(text)) or text[edit.start - 1] in "\r\n"
+        return bool(lines) and at_line_start
+    # a removal: every character removed belongs to a top-level import statement
+    return any(a <= edit.start and edit.end <= b for a, b in spans) or _covered(spans, edit)
+
+
+def _covered(spans: List[Tuple[int, int]], edit: Edit) -> bool:
+    """Whether consecutive import statements cover ``edit``'s whole range."""
+    pos = edit.start
+    for a, b in spans:
+        if a <= pos < b:
+            pos = b
+        if pos >= edit.end:
+            return True
+    return False
 
 
 def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequence[Fix],
@@ -314,7 +350,7 @@ def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequenc
         fix = fixes[i]
         diag = by_fix.get(id(fix))
         for edit in fix.edits:
-            if _is_import_insertion(text, edit):
+            if _is_import_edit(text, edit):
                 continue
             holders = [s for s in spans if s[0] <= edit.start and edit.end <= s[1]]
             if not holders:
@@ -322,8 +358,11 @@ def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequenc
                 continue
             if diag is None or "static_arg" in fix.title:
                 continue  # static_argnames edits the jit call site, which may be elsewhere
-            finding_at = line_starts[diag.line - 1] if diag.line - 1 < len(line_starts) else len(text)
-            if not any(a <= finding_at < b for a, b in holders):
+            # a fix may rewrite the statements of the other findings of its rule too (the NumPy
+            # fix rewrites every reported call when it removes the import they leave unused)
+            group = [d for d in diagnostics if d.code == diag.code]
+            starts = [line_starts[d.line - 1] if d.line - 1 < len(line_starts) else len(text) for d in group]
+            if not any(a <= at < b for a, b in holders for at in starts):
                 out.append(f"{diag.code} at line {diag.line}: edit {edit} outside the finding's statement")
     return out
 

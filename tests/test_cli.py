@@ -180,8 +180,8 @@ def test_json_report_has_the_documented_fields(capsys):
     report = outcome.json()
     assert len(report) == len(HAZARDS_FINDINGS)
     for item in report:
-        assert list(item) == ["path", "line", "column", "end_line", "end_column", "code", "message", "reason", "fix",
-                             "url"]
+        assert list(item) == ["path", "line", "column", "end_line", "end_column", "code", "message", "subject", "reason",
+                             "fix", "url"]
         assert item["path"] == str(HAZARDS)
         assert item["fix"] is None or set(item["fix"]) == {"applicability", "title", "edits"}
         assert item["reason"] and all(isinstance(link, str) and link for link in item["reason"])
@@ -189,6 +189,7 @@ def test_json_report_has_the_documented_fields(capsys):
     assert (range_finding["line"], range_finding["column"], range_finding["end_line"],
             range_finding["end_column"]) == (18, 14, 18, 22)  # `range(n)`
     assert range_finding["message"] == "`range()` with traced bound `n`"
+    assert range_finding["subject"] == "range(n)"
 
 
 def test_json_report_of_clean_code_is_an_empty_list(tmp_path, capsys):

@@ -152,12 +152,6 @@ def _code_start(ctx: "FixContext", i: int) -> int:
     return ctx.statement_offset(i) + len(code) - len(bare)
 
 
-def _code_end(ctx: "FixContext", i: int) -> int:
-    """Where the last line of module statement ``i`` ends, before its line break."""
-    code = ctx.code(ctx.module.body[i])
-    return ctx.statement_offset(i) + len(code.rstrip("\r\n"))
-
-
 def _statement_end(ctx: "FixContext", i: int) -> int:
     """Just after module statement ``i`` and its line break."""
     return min(ctx.statement_offset(i) + len(ctx.code(ctx.module.body[i])), len(ctx.source))
@@ -184,19 +178,25 @@ def insertion(ctx: "FixContext", text: str) -> Edit:
             if (line.section, line.key) > (section, key):
                 at = _code_start(ctx, line.index)
                 return Edit(at, at, text + nl)
-        at = _code_end(ctx, block[-1].index)
-        return Edit(at, at, nl + text)
+        return _after(ctx, block[-1].index, text + nl)
     before = [b for b in blocks if min(line.section for line in b) > section]
     after = [b for b in blocks if b not in before]
     if after and (not before or blocks.index(after[-1]) < blocks.index(before[0])):
-        at = _code_end(ctx, after[-1][-1].index)
-        return Edit(at, at, nl + nl + text)
+        return _after(ctx, after[-1][-1].index, nl + text + nl)
     if before:
         at = _code_start(ctx, before[0][0].index)
         return Edit(at, at, text + nl + nl)
     at = _statement_end(ctx, anchor) if anchor >= 0 else 0
     prefix = nl if at > 0 and ctx.source[at - 1] not in "\r\n" else ""
     return Edit(at, at, prefix + text + nl)
+
+
+def _after(ctx: "FixContext", i: int, text: str) -> Edit:
+    """``text`` (whole lines) inserted at the start of the line after module statement ``i``."""
+    at = _statement_end(ctx, i)
+    if at == len(ctx.source) and at > 0 and ctx.source[at - 1] not in "\r\n":
+        text = ctx.module.default_newline + text.lstrip("\r\n")  # the last line has no line break
+    return Edit(at, at, text)
 
 
 def _target_block(blocks: List[List[_Line]], section: int, module: str) -> Optional[List[_Line]]:
@@ -391,10 +391,10 @@ def _combined(first: Edit, second: Edit) -> Optional[Edit]:
     removals = [e for e in (first, second) if e.start != e.end and not e.replacement]
     if len(inserts) == 2:
         a, b = first.replacement, second.replacement
-        if a.startswith(("\n\n", "\r\n\r\n")) and b.startswith(("\n\n", "\r\n\r\n")):
-            b = b[len(b) - len(b.lstrip("\r\n")) - len(_newline_of(b)):]  # one new block, not two
+        if a.startswith(("\n", "\r")) and b.startswith(("\n", "\r")):
+            b = b[len(_newline_of(b)):]  # one new block after a block, not two
         if a.endswith(("\n\n", "\r\n\r\n")) and b.endswith(("\n\n", "\r\n\r\n")):
-            a = a[: len(a) - len(_newline_of(a))]
+            a = a[: len(a) - len(_newline_of(a))]  # one new block before a block, not two
         return Edit(first.start, first.end, a + b)
     if len(inserts) == 1 and len(removals) == 1:
         insert, removed = inserts[0], removals[0]
