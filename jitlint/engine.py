@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.analysis.positions import node_ranges
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
@@ -112,23 +113,19 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
     given) gets the (line, code) of the findings a ``# noqa`` silenced."""
     if not raw:
         return []
-    positions = _positions(module)
+    # one pass generates the module's code and the ranges of the reported nodes and of the links
+    # of their reasons in this module (not a range for every node: see jitlint.analysis.positions)
+    generated, positions = node_ranges(module, _nodes_to_place(raw, module))
     lines = source.splitlines()
-    # a fix's edits are offsets into the module's code: offered only where LibCST gives back the
-    # source exactly (it drops a form feed that starts a line of code, and a final lone CR); the
-    # code is generated once, when the first reported finding wants its fix
-    generated: List[str] = []
 
     def fix_of(finding: RawFinding) -> Optional[Fix]:
         from jitlint.fixes import DeferredFix
 
-        if finding.fix is None:
+        # a fix's edits are offsets into the module's code: offered only where LibCST gives back
+        # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
+        if finding.fix is None or generated != source:
             return None
-        if not generated:
-            generated.append(module.code)
-        if generated[0] != source:
-            return None
-        fix = finding.fix.build(generated[0]) if isinstance(finding.fix, DeferredFix) else finding.fix
+        fix = finding.fix.build(generated) if isinstance(finding.fix, DeferredFix) else finding.fix
         return fix if isinstance(fix, Fix) else None
 
     seen: Dict[Tuple[int, str], Diagnostic] = {}
@@ -158,6 +155,22 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             subject=finding.subject if finding.subject is not None else _subject(module, finding.node),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
+
+
+def _nodes_to_place(raw: Sequence[RawFinding], module: cst.Module) -> List[cst.CSTNode]:
+    """The reported nodes, and the nodes of their reason chains that are in ``module``."""
+    out: List[cst.CSTNode] = []
+    for finding in raw:
+        out.append(finding.node)
+        if finding.reason is None:
+            continue
+        current = module
+        for link in finding.reason.chain():
+            if link.module is not None:
+                current = link.module
+            if link.node is not None and current is module:
+                out.append(link.node)
+    return out
 
 
 def _subject(module: cst.Module, node: cst.CSTNode) -> str:

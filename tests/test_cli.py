@@ -167,10 +167,10 @@ def test_ignoring_everything_found_exits_0(capsys):
 
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
 def test_unknown_code_is_a_usage_error(capsys, option):
-    outcome = run_cli(capsys, "check", option, "JIT999", str(HAZARDS))
+    outcome = run_cli(capsys, "check", option, "JIT777", str(HAZARDS))
     assert outcome.status == 2
     assert outcome.out == ""
-    assert f"error: argument {option}: unknown rule code or prefix: JIT999" in outcome.err
+    assert f"error: argument {option}: unknown rule code or prefix: JIT777" in outcome.err
 
 
 # --- output formats ------------------------------------------------------------------------------
@@ -303,7 +303,7 @@ def test_rule_documentation_and_listing(capsys):
     codes = [line.split()[0] for line in listing.out.splitlines()]
     assert codes == sorted(RULES_BY_CODE)
     assert {"JIT101", "JIT102", "JIT103", "JIT104", "JIT201", "JIT202", "JIT203"} <= set(codes)
-    assert run_cli(capsys, "rule", "JIT999").err == "jitlint: error: unknown rule: JIT999\n"
+    assert run_cli(capsys, "rule", "JIT777").err == "jitlint: error: unknown rule: JIT777\n"
 
 
 # --- installed entry points ----------------------------------------------------------------------

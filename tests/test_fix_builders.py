@@ -696,4 +696,9 @@ def test_rules_that_claim_a_fix_have_a_builder():
     from jitlint.fixes import FIXABLE_CODES
     from jitlint.rules import ALL_RULES
 
-    assert {rule.code for rule in ALL_RULES if rule.fix_title} == set(FIXABLE_CODES)
+    from jitlint.rules.noqa import UnusedNoqa
+
+    # JIT900 is judged at the project-level merge, after every rule ran: its fix is built there
+    claimed = {rule.code for rule in ALL_RULES if rule.fix_title} - {UnusedNoqa.code}
+    assert claimed == set(FIXABLE_CODES)
+    assert UnusedNoqa.code not in FIXABLE_CODES

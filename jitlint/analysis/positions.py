@@ -1,0 +1,122 @@
+"""Line and column ranges of chosen nodes, found in one light pass over the module.
+
+LibCST's ``PositionProvider`` records a range for every node of the module and
+splits every token on line breaks to keep a line and column as it goes: on a
+module where every function has a finding it costs more than the parse.  The
+engine only needs the ranges of the nodes it reports (and of the links of their
+reason chains), so :func:`node_ranges` generates the code once, counting
+characters, and keeps the offsets of the wanted nodes only; offsets become lines
+and columns by a binary search over the line starts of the generated code.
+
+The ranges are LibCST's *syntactic* ranges (a statement's leading blank lines and
+comments excluded), the same that ``PositionProvider`` gives.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from contextlib import contextmanager
+from typing import Collection, Dict, Iterator, List, Optional, Tuple
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+from libcst.metadata import CodePosition, CodeRange
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class _OffsetState(CodegenState):
+    """Code generation that counts characters and notes where the wanted nodes start and end."""
+
+    __slots__ = ("offset", "wanted", "starts", "spans", "popped")
+
+    def __init__(self, module: cst.Module, wanted: Collection[int]) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.offset = 0
+        self.wanted = wanted
+        self.starts: Dict[int, List[int]] = {}
+        self.spans: Dict[int, Tuple[int, int]] = {}
+        self.popped = ""
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        for token in self.indent_tokens:
+            self.offset += len(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self.offset += len(value)
+
+    def pop_trailing_newline(self) -> None:
+        # the module's last line break is dropped from the code but, as in LibCST's position
+        # provider, not from the count: the module (and its last Newline) end after it
+        if self.tokens:
+            self.popped = self.tokens.pop()
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.wanted:
+            self.starts.setdefault(id(node), []).append(self.offset)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        key = id(node)
+        if key in self.wanted:
+            start = self.starts[key].pop()
+            self.spans.setdefault(key, (start, self.offset))  # a syntactic range already noted wins
+
+    @contextmanager
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None) -> Iterator[None]:
+        key = id(node)
+        if key not in self.wanted:
+            yield
+            return
+        start = self.offset
+        try:
+            yield
+        finally:
+            end = self.offset
+            if start_node is not None:
+                start = self._span_of(start_node)[0]
+            if end_node is not None:
+                end = self._span_of(end_node)[1]
+            self.spans[key] = (start, end)
+
+    def _span_of(self, node: cst.CSTNode) -> Tuple[int, int]:
+        # the hoisted child was generated just before: its own range (whitespace included when it
+        # has no syntactic one), recorded because the child is wanted too (see node_ranges)
+        return self.spans[id(node)]
+
+
+def _with_hoisted_children(nodes: Collection[cst.CSTNode]) -> Dict[int, cst.CSTNode]:
+    """The nodes, and the children a node's syntactic range may be taken from (LibCST hoists the
+    start or end of a few nodes -- a decorated definition, a parenthesized expression -- from one
+    of their children, which must then be recorded too)."""
+    out: Dict[int, cst.CSTNode] = {}
+    todo = list(nodes)
+    while todo:
+        node = todo.pop()
+        if id(node) in out:
+            continue
+        out[id(node)] = node
+        todo.extend(node.children)
+    return out
+
+
+def node_ranges(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Tuple[str, Dict[cst.CSTNode, CodeRange]]:
+    """The module's generated code, and the syntactic range of each of ``nodes`` that is in it."""
+    keep = _with_hoisted_children(nodes)
+    state = _OffsetState(module, keep)
+    module._codegen(state)
+    code = "".join(state.tokens)
+    line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(code + state.popped)]
+
+    def position(offset: int) -> CodePosition:
+        line = bisect.bisect_right(line_starts, offset) - 1
+        return CodePosition(line + 1, offset - line_starts[line])
+
+    out: Dict[cst.CSTNode, CodeRange] = {}
+    for node in nodes:
+        span = state.spans.get(id(node))
+        if span is not None:
+            out[node] = CodeRange(position(span[0]), position(span[1]))
+    return code, out
