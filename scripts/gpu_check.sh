@@ -6,7 +6,7 @@
 #
 #   here:   pip download libcst -d wheels/ --only-binary=:all: --python-version 3.X \
 #               --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64   (and tomli for 3.10)
-#   there:  scripts/gpu_check.sh [--all] [FIXTURE ...]
+#   there:  scripts/gpu_check.sh [--all | FIXTURE ...]      (BUDGET=SECONDS to change the budget)
 #
 # wheels/ (untracked; it travels with the working tree) is installed with
 # `pip install --no-index --find-links wheels/` when libcst is missing;
@@ -41,4 +41,35 @@ print("cuda packages:", ", ".join(sorted(set(cuda))) or "none")
 PY
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 
-exec timeout 290 "$PYTHON" scripts/gpu_check.py "$@"
+# Each fixture goes through `jitlint verify --cross-check cpu` -- the command a user runs: the fixed version
+# runs on JAX's default backend (the GPU), and the original and the fixed version run again on the CPU, with the
+# largest GPU/CPU difference reported per function.  Arguments: fixture names (default: one or two per fix
+# family), or --all; BUDGET (seconds, default 240) stops starting new fixtures; the whole run is killed at 290 s.
+DEFAULT_SET="branch_grad_clip branch_ternary_where branch_elif branch_in_loop branch_logical_ops
+  fori_euler fori_multi_carry fori_method fori_nested_if
+  while_newton while_value_iteration while_collatz while_nested_if
+  print_scan_body print_expression_fields print_helper
+  static_shape_param static_method_nums static_flag_if"
+FIXTURES=tests/fixtures/fix
+if [ "${1:-}" = "--all" ]; then
+  NAMES=$(cd "$FIXTURES" && ls -- *.in.py | sed 's/\.in\.py$//')
+elif [ "$#" -gt 0 ]; then
+  NAMES="$*"
+else
+  NAMES=$DEFAULT_SET
+fi
+BUDGET="${BUDGET:-240}"
+run_all() {
+  local failed=0 skipped=0 start=$SECONDS name
+  for name in $NAMES; do
+    if [ $((SECONDS - start)) -ge "$BUDGET" ]; then skipped=$((skipped + 1)); continue; fi
+    echo "== $name ($((SECONDS - start)) s)"
+    "$PYTHON" -m jitlint verify --isolated --cross-check cpu --timeout 90 \
+      --fixed "$FIXTURES/$name.out.py" "$FIXTURES/$name.in.py" || failed=$((failed + 1))
+  done
+  echo "gpu_check: $failed fixture(s) with a function not verified; $skipped not run (budget); $((SECONDS - start)) s"
+  [ "$failed" -eq 0 ] && [ "$skipped" -eq 0 ]
+}
+export -f run_all
+export PYTHON NAMES BUDGET FIXTURES
+exec timeout 290 bash -c run_all

@@ -92,7 +92,7 @@ def test_a_right_fix_verifies_with_branch_coverage_and_the_finding_confirmed(tmp
     (c,) = v.confirmations
     assert c.confirmed and c.detail == ("the original raises jax.errors.TracerBoolConversionError at line 14 "
                                         "under jit")
-    assert "cross-device: skipped (the device is the CPU)" in v.details
+    assert any(d.startswith("cross-check on cpu:0 (the same device) against cpu, ") for d in v.details), v.details
     # a function with a finding and nothing to call it with is reported, never passed
     other = verdicts["no_inputs"]
     assert other.verdict == UNVERIFIED and not other.rewritten

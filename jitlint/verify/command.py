@@ -63,8 +63,11 @@ def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> N
     parser.add_argument("--calls", metavar="FILE.pkl",
                         help="calls recorded by `pytest -p jitlint.record --jitlint-record=FILE.pkl`")
     parser.add_argument("--device", choices=DEVICES, help="run on this device (default: JAX's default backend)")
-    parser.add_argument("--cross-device", action="store_true",
-                        help="also run the fixed version on the CPU and compare (when the device is not the CPU)")
+    parser.add_argument("--cross-check", choices=("cpu",), default=None,
+                        help="cpu: also run the original and the fixed version on a CPU device and compare them "
+                             "there, and the fixed version's results on the main device (a GPU or TPU) with the "
+                             "CPU's; reports the largest difference")
+    parser.add_argument("--cross-device", action="store_true", help=argparse.SUPPRESS)  # the old name of it
     parser.add_argument(f"--{prefix}timeout", type=_timeout, default=120.0, metavar="SECONDS",
                         help="seconds for importing a module, and for verifying each function (default: 120)")
     parser.add_argument("--memory-limit", type=_argument_type(_memory), default=8192, metavar="MIB",
@@ -108,7 +111,7 @@ def options_from_args(args: argparse.Namespace, timeout_name: str = "timeout") -
         if path and not os.path.isfile(path):
             raise FileNotFoundError(f"no such file: {path}")
     return replace(base, timeout=getattr(args, timeout_name), memory_mb=args.memory_limit, device=args.device,
-                   cross_device=args.cross_device,
+                   cross_device=bool(args.cross_device or getattr(args, "cross_check", None) == "cpu"),
                    examples_file=os.path.abspath(args.examples) if args.examples else None,
                    calls_file=os.path.abspath(args.calls) if args.calls else None,
                    default_shape=tuple(args.default_shape), tolerances=tolerances)

@@ -29,7 +29,7 @@ class VerifyOptions:
     memory_mb: int = 8192
     #: None: JAX's default backend
     device: Optional[str] = None
-    #: also run the fixed version on the CPU and compare (when the device is not the CPU)
+    #: ``--cross-check cpu``: also run the original and the fixed version on a CPU device and compare
     cross_device: bool = False
     examples_file: Optional[str] = None
     calls_file: Optional[str] = None

@@ -99,7 +99,7 @@ class FunctionVerdict:
             "traces": self.raw.get("traces"),
             "trace_counts": trace_counts(self.raw.get("traces")),
             "jaxpr": self.raw.get("jaxpr"),
-            "cross_device": self.raw.get("cross_device"),
+            "cross_check": self.raw.get("cross_device"),
             "worst": _worst(self.raw),
         }
 
@@ -352,6 +352,8 @@ def _outcome(target: Target, raw: Dict[str, Any], details: List[str], cover_summ
     cross = raw.get("cross_device")
     if cross:
         details.append(_cross_text(cross))
+        if not cross.get("skipped") and not cross.get("ok"):
+            return MISMATCH, _cross_text(cross)
     return VERIFIED, ", ".join(summary_parts)
 
 
@@ -391,14 +393,27 @@ def trace_text(counts: Dict[str, Any]) -> str:
 
 
 def _cross_text(cross: Dict[str, Any]) -> str:
+    """``--cross-check cpu`` in words: where it ran, and the largest difference between the devices."""
     if cross.get("skipped"):
-        return f"cross-device: skipped ({cross['skipped']})"
-    worst = cross.get("worst") or {}
+        return f"cross-check: skipped ({cross['skipped']})"
     if cross.get("error"):
-        return f"cross-device: {_error_text(cross['error'])}"
-    state = "agree" if cross.get("ok") else "DIFFER"
-    return f"cross-device: cpu and {cross.get('device')} {state} on {cross.get('inputs')} input(s) " \
-           f"(max abs {_fmt(worst.get('max_abs', 0.0))} at {worst.get('leaf') or 'the result'})"
+        err = cross["error"]
+        return f"cross-check: {err.get('where', 'a run')} fails on input {err.get('input')}: {_error_text(err)}"
+    where = f"{cross.get('cpu')}" + (" (the same device)" if cross.get("same_device") else "")
+    scale = _num(cross.get("tolerance_scale", 1.0))
+    tol = f", tolerances x{scale:g}" if scale != 1.0 else ""
+    text = f"cross-check on {where} against {cross.get('device')}, {_plural(cross.get('inputs'), 'input')}: "
+    if not cross.get("cpu_equivalent", True):
+        w = cross.get("cpu_worst") or {}
+        return text + f"on the CPU the fixed version DIFFERS from the original at {w.get('leaf') or 'the result'} " \
+                      f"(max abs {_fmt(w.get('max_abs'))}, max rel {_fmt(w.get('max_rel'))}) on input {w.get('input')}"
+    state = "agree" if cross.get("ok") else "DIFFER beyond tolerance"
+    worst = cross.get("worst") or {}
+    text += f"the devices {state}{tol}; largest difference {_fmt(cross.get('max_abs', 0.0))} abs, " \
+            f"{_fmt(cross.get('max_rel', 0.0))} rel"
+    if not cross.get("ok"):
+        text += f" (at {worst.get('leaf') or 'the result'} on input {worst.get('input')})"
+    return text
 
 
 # ---------------------------------------------------------------- rendering

@@ -628,7 +628,7 @@ class TargetRun:
                                              inputs=len(used))
             self.result["jaxpr"] = self._jaxpr(fixed, af, kf)
             if self.options.get("cross_device"):
-                self.result["cross_device"] = self._cross_device(fixed, used, tolerances)
+                self.result["cross_device"] = self._cross_device(orig, fixed, used, tolerances)
         if self.target["findings"]:
             label, a, k, af, kf, eager = used[0]
             self.result["observations"] = self._observe(orig, a, k, eager, tolerances)
@@ -722,35 +722,61 @@ class TargetRun:
             except BaseException as exc:  # noqa: B036
                 return {"ok": False, "error": exception_info(exc, fixed.filename)}
 
-    def _cross_device(self, fixed: Runnable, used: list, tolerances: Dict[str, Tuple[float, float]]) -> dict:
+    def _cross_device(self, orig: Runnable, fixed: Runnable, used: list,
+                      tolerances: Dict[str, Tuple[float, float]]) -> dict:
+        """``--cross-check cpu``: the original (eagerly) and the fixed version (under jit) again on a CPU
+        device, each input moved there.  Two comparisons per input: the fixed version against the original
+        on the CPU (the usual tolerances), and the fixed version on the main device against the fixed
+        version on the CPU -- the tolerances times ``cross_scale`` when the main device is not a CPU
+        (other kernels round otherwise), else the usual ones.  The largest difference, abs and rel, of the
+        second comparison is kept; the first one failing is a mismatch of its own."""
         import jax
 
         main = self.ctx.device
-        if main.platform == "cpu":
-            return {"skipped": "the device is the CPU"}
         try:
-            cpu = jax.devices("cpu")[0]
+            cpus = jax.devices("cpu")
         except RuntimeError as exc:
-            return {"skipped": f"no CPU backend: {exc}"}
-        scale = float(self.options.get("cross_scale", 1000.0))
+            return {"skipped": f"no CPU backend: {str(exc).splitlines()[0]}"}
+        # another CPU device when there is one (a host with several), else the CPU the main run used
+        others = [d for d in cpus if d != main]
+        cpu = others[0] if others else cpus[0]
+        scale = float(self.options.get("cross_scale", 1000.0)) if main.platform != "cpu" else 1.0
         loose = {key: (r * scale, t * scale) for key, (r, t) in tolerances.items()}
-        worst: Optional[dict] = None
-        checked = 0
-        for label, _a, _k, af, kf, _eager in used:
+        out: Dict[str, Any] = {"device": self.ctx.device_name, "cpu": f"cpu:{cpu.id}",
+                               "same_device": cpu == main, "tolerance_scale": scale, "inputs": 0,
+                               "max_abs": 0.0, "max_rel": 0.0, "leaf": "", "input": None,
+                               "ok": True, "cpu_equivalent": True, "worst": None, "cpu_worst": None}
+        for label, a, k, af, kf, _eager in used:
             on_main = call(fixed.traced(af, kf), af, kf, fixed.filename)
             with jax.default_device(cpu):
-                ac, kc = _to_device((af, kf), cpu)
-                on_cpu = call(fixed.traced(ac, kc), ac, kc, fixed.filename)
-            if not (on_main.ok and on_cpu.ok):
-                return {"ok": False, "input": label, "error": (on_main.error or on_cpu.error)}
-            result = compare(on_cpu.value, on_main.value, loose)
-            checked += 1
-            if worst is None or not result["ok"] or _num(result["max_abs"]) > _num(worst["max_abs"]):
-                worst = {**result, "input": label}
-            if not result["ok"]:
-                break
-        return {"ok": bool(worst is None or worst["ok"]), "inputs": checked, "cpu": "cpu",
-                "device": self.ctx.device_name, "worst": worst}
+                ac, kc = _to_device((a, k), cpu)
+                afc, kfc = _to_device((af, kf), cpu)
+                orig_cpu = call(orig.raw, ac, kc, orig.filename, eager=True)
+                fixed_cpu = call(fixed.traced(afc, kfc), afc, kfc, fixed.filename)
+            failed = on_main.error or orig_cpu.error or fixed_cpu.error
+            if failed is not None:
+                which = "the fixed version on the main device" if on_main.error else \
+                    "the original on the CPU" if orig_cpu.error else "the fixed version on the CPU"
+                out.update(ok=False, error={**failed, "input": label, "where": which})
+                return out
+            out["inputs"] += 1
+            same = compare(orig_cpu.value, fixed_cpu.value, tolerances)
+            if out["cpu_worst"] is None or _num(same.get("ratio", 0)) > _num(out["cpu_worst"].get("ratio", 0)):
+                out["cpu_worst"] = {**same, "input": label}
+            across = compare(fixed_cpu.value, on_main.value, loose)
+            out["max_abs"] = max(_num(out["max_abs"]), _num(across["max_abs"]))
+            out["max_rel"] = max(_num(out["max_rel"]), _num(across["max_rel"]))
+            rank = (not across["ok"], _num(across.get("ratio", 0)))
+            if out["worst"] is None or rank > (not out["worst"]["ok"], _num(out["worst"].get("ratio", 0))):
+                out["worst"] = {**across, "input": label}
+                out["leaf"], out["input"] = across["leaf"], label
+            if not same["ok"]:
+                out["cpu_equivalent"] = False
+            if not across["ok"]:
+                out["ok"] = False
+        out["ok"] = out["ok"] and out["cpu_equivalent"]
+        out["max_abs"], out["max_rel"] = _finite_num(out["max_abs"]), _finite_num(out["max_rel"])
+        return out
 
     # -- confirming the findings
     def _observe(self, orig: Runnable, a: tuple, k: dict, eager: Outcome,
@@ -828,6 +854,11 @@ def _num(x: Any) -> float:
         return float(x)
     except (TypeError, ValueError):
         return float("inf")
+
+
+def _finite_num(x: float) -> Any:
+    """JSON has no infinity: it is written as a string."""
+    return x if x == x and abs(x) != float("inf") else str(x)
 
 
 def _to_device(tree: Any, device: Any) -> Any:
