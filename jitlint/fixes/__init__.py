@@ -3,7 +3,8 @@
 The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
 ``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
 for JIT201/JIT202 and corrects JIT502 specs (a misspelt name, an index out of
-range), and ``numpy_calls`` fixes JIT302 (``np.f`` -> ``jnp.f``).  Every fix
+range), ``numpy_calls`` fixes JIT302 (``np.f`` -> ``jnp.f``) and ``masks`` JIT401/JIT402 (a
+boolean mask or a traced slice bound -> ``jnp.where`` over the whole array).  Every fix
 places the imports it adds as isort would (``imports``) and keeps its new
 lines within the project's line length, comments on their lines (``wrap``).  Each builder takes the node the rule reported and a
 :class:`FixContext` and returns a ``Fix`` or ``None``; none of them writes
@@ -33,6 +34,7 @@ from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
+from jitlint.fixes.masks import to_masked_select, to_masked_slice_sum, to_static_size
 from jitlint.fixes.numpy_calls import to_jax_numpy
 from jitlint.fixes.side_effects import to_debug_print
 from jitlint.fixes.static_args import to_static_argnames, to_valid_static_spec
@@ -51,6 +53,8 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT202": (to_fori_loop,),
     "JIT203": (to_while_loop,),
     "JIT302": (to_jax_numpy,),
+    "JIT401": (to_masked_select,),
+    "JIT402": (to_masked_slice_sum, to_static_size),
     "JIT502": (to_valid_static_spec,),
 }
 _STATIC_FIRST = {"JIT201": True, "JIT202": False}
@@ -71,7 +75,7 @@ RAISE_ERRORS = False
 
 
 #: findings that follow from which parameters are static: not fixed while the spec is being fixed
-_SPEC_DEPENDENT = frozenset({"JIT201", "JIT202", "JIT203"})
+_SPEC_DEPENDENT = frozenset({"JIT201", "JIT202", "JIT203", "JIT402"})
 
 
 def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:

@@ -71,8 +71,26 @@ class ValueDependentShape(Rule):
     truncated if the bound is too small).
 
     ## Fix safety
-    No automatic fix: the padding that `size=` introduces must be handled by
-    the code that follows.
+    A boolean mask becomes a `jnp.where` over the whole array: `x[m] = v` ->
+    `x = jnp.where(m, v, x)` (`+=`, `-=`, `*=` too), `x.at[m].set(v)` ->
+    `jnp.where(m, v, x)` (`.add`, `.multiply`, `.min`, `.max` too),
+    `x[m].sum()` -> `jnp.where(m, x, 0).sum()`, `x[m].mean()` ->
+    `jnp.where(m, x, 0).sum() / m.sum()`; an index `x[jnp.where(c)]` counts as
+    the mask `c`. Only where the mask is proven to have `x`'s shape: boolean
+    (a comparison, `jnp.isnan`..., `~`/`&`/`|` of those, `.astype(bool)`) and
+    element-wise in `x` itself (then indexing ran only where its shape is
+    `x`'s; a row mask would broadcast against the last axis instead), in
+    place or through the one assignment of a name; and the value written is a
+    number, a module constant, or `y[m]` with the same mask (else the fix is
+    display-only: a value of the selected size has no fixed shape).
+
+    The masked `.sum()` with the mask in place is SAFE: the same elements
+    are added, zeros standing for the others. The rest is UNSAFE: `x[m] = v`
+    ran only on a NumPy array, changed in place for every name bound to it;
+    `jnp.where` promotes where an indexed write casts (`0.5` into an int
+    array); a `float16` mean is summed in `float16`; a named mask is checked
+    where it is assigned. `size=` is never added: the padding it introduces
+    must be handled by the code that follows.
 
     ## References
     - [`NonConcreteBooleanIndexError`](https://docs.jax.dev/en/latest/errors.html)
@@ -210,7 +228,15 @@ class TracedShape(Rule):
     `jax.lax.dynamic_slice(x, (i,), (k,))` (it clamps near the end).
 
     ## Fix safety
-    Making the argument static recompiles for every new value (UNSAFE).
+    A slice with a traced bound that is summed becomes a mask of positions:
+    `x[:k].sum()` -> `jnp.where(jnp.indices(x.shape)[0] < k, x, 0).sum()`
+    (`x[j:]`: `>= j`; `x[j:k]`: both; `jnp.indices(x.shape)[0]` is the
+    position along the first axis, of `x`'s shape, so any rank fits), when
+    the slice has no step and `x` is a name. UNSAFE: a negative bound counts
+    from the end in a slice but not in the mask. Otherwise a traced size or
+    bound that is a parameter used only where a static value is needed
+    (`jax.random.normal(key, (n,))`) is made static (`static_argnames`):
+    UNSAFE, it recompiles for every new value.
 
     ## References
     - [Static arguments in `jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)

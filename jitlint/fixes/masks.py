@@ -1,0 +1,518 @@
+"""Fixes for JIT401 and JIT402: a selection whose size depends on traced values -> a mask of fixed shape.
+
+JIT401 (boolean-mask indexing):
+
+* ``x[m] = v`` -> ``x = jnp.where(m, v, x)``; ``x[m] += v`` (``-=``, ``*=``) -> ``x = jnp.where(m, x + v, x)``;
+* ``x.at[m].set(v)`` -> ``jnp.where(m, v, x)`` (``.add``, ``.multiply``, ``.min``, ``.max`` likewise);
+* ``x[m].sum()`` / ``jnp.sum(x[m])`` -> ``jnp.where(m, x, 0).sum()``;
+  ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``;
+* an index ``x[jnp.where(c)]`` (one-argument ``where``) selects what the mask ``c`` selects: the
+  same rewrites, with ``c`` as the mask.
+
+JIT402 (a traced slice bound): ``x[:k].sum()`` -> ``jnp.where(jnp.indices(x.shape)[0] < k, x, 0).sum()``
+(``x[j:]``: ``>= j``; ``x[j:k]``: both): ``jnp.indices(x.shape)[0]`` is the position of every element
+along the first axis, in ``x``'s shape, so the mask fits an array of any rank.  A traced size is made
+static instead by :func:`to_static_size` (``static_argnames``, the JIT201/JIT202 builder).
+
+Preconditions, each proven from the code or no fix is written:
+
+* the mask has the shape of ``x``: it is boolean (a single comparison, ``jnp.isnan`` and the other
+  boolean functions, ``~``, ``&``, ``|``, ``^`` of those, ``.astype(bool)``) and element-wise in
+  ``x`` itself (``x`` is an operand of the comparison, possibly through arithmetic and element-wise
+  ``jnp`` functions).  Its shape is then ``x``'s broadcast with the other operands, and boolean
+  indexing accepts only a mask of ``x``'s shape there, so the original ran only where it is
+  exactly ``x``'s shape -- and ``jnp.where`` broadcasts it the same way.  (A mask of fewer
+  dimensions selects whole rows, which ``jnp.where`` would broadcast against the last axis
+  instead: never rewritten.)  A mask held in a name is followed to the one assignment of that name
+  in the function;
+* the value written is a number (``0``, ``-1.0``, ``jnp.nan``), a constant the analysis knows, or
+  ``y[m]`` with the same mask (``x[m] = y[m]`` -> ``jnp.where(m, y, x)``): anything else may be an
+  array of the selected size, which ``jnp.where`` cannot place.  Otherwise the fix is display-only;
+* an expression the rewrite writes twice (``x`` of ``.at[m].add(v)``, the mask of a mean, the
+  array of a slice sum) is a name or an attribute of one.
+
+Safety: a masked ``.sum()`` with the mask written in place is SAFE: the same elements are added,
+with zeros in place of the others (the float result may differ in its last bits, as sums in
+another order do).  The rest is UNSAFE: ``x[m] = v`` could only run on a NumPy array, which it
+changed in place for every other name bound to it, where the rewrite binds a new array; a value of
+another dtype is cast to ``x``'s by an indexed write but promotes ``jnp.where``'s result
+(``0.5`` into an int array); a mean of ``float16`` values is summed in ``float16``; a mask held in
+a name is shape-checked at its assignment, not at its use; a negative slice bound counts from the
+end in a slice but selects nothing (``:k``) or everything (``k:``) in a mask.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.syntax import name_references
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.fixes.common import literal_value
+from jitlint.fixes.context import FixContext
+
+#: ``jax.numpy`` functions that work element by element (their result has the broadcast shape of
+#: their positional arguments)
+_ELEMENTWISE = frozenset("jax.numpy." + n for n in (
+    "abs", "absolute", "negative", "positive", "sign", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
+    "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
+    "arctan", "arctan2", "floor", "ceil", "round", "rint", "trunc", "clip", "maximum", "minimum", "fmax", "fmin",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "mod", "remainder", "hypot",
+    "real", "imag", "conj", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal",
+    "not_equal", "isclose", "where"))
+
+#: boolean results among them
+_BOOLEAN = frozenset(jax_api.BOOLEAN_ARRAY_FUNCTIONS) - {"jax.numpy.isin", "jax.random.bernoulli"}
+
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+#: qualified constants that are numbers
+_NUMBER_CONSTANTS = frozenset({"jax.numpy.nan", "jax.numpy.inf", "jax.numpy.pi", "jax.numpy.e", "numpy.nan",
+                               "numpy.inf", "numpy.pi", "numpy.e", "math.nan", "math.inf", "math.pi", "math.e"})
+
+#: ``.at[m].<method>(v)`` -> the new value where the mask holds, from ``x`` and ``v``
+_AT_METHODS = {"set": "{v}", "add": "{x} + {v}", "multiply": "{x} * {v}", "mul": "{x} * {v}",
+               "min": "{jnp}.minimum({x}, {v})", "max": "{jnp}.maximum({x}, {v})"}
+_AUGMENTED = {cst.AddAssign: "{x} + {v}", cst.SubtractAssign: "{x} - {v}", cst.MultiplyAssign: "{x} * {v}"}
+
+
+def bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without the parentheses around it (to compare two spellings of one expression)."""
+    if getattr(node, "lpar", None):
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
+def same_expression(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    return bare(a).deep_equals(bare(b))
+
+
+def _is_pure_reference(node: cst.BaseExpression) -> bool:
+    """A name, or an attribute of one (``self.x``): reading it twice reads the same value."""
+    node = bare(node)
+    while isinstance(node, cst.Attribute):
+        node = bare(node.value)
+    return isinstance(node, cst.Name)
+
+
+# ------------------------------------------------------------------ the mask
+
+
+def _elementwise_in(expr: cst.BaseExpression, base: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bool:
+    """``base`` is an operand of ``expr`` through element-wise operations only (so ``expr`` has the
+    broadcast shape of ``base`` and the other operands)."""
+    if depth > 20:
+        return False
+    if same_expression(expr, base):
+        return True
+    expr = bare(expr)
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        return _elementwise_in(expr.left, base, ctx, depth + 1) or _elementwise_in(expr.right, base, ctx, depth + 1)
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return _elementwise_in(expr.expression, base, ctx, depth + 1)
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 \
+            and isinstance(expr.comparisons[0].operator, _ORDERING):
+        return _elementwise_in(expr.left, base, ctx, depth + 1) \
+            or _elementwise_in(expr.comparisons[0].comparator, base, ctx, depth + 1)
+    if isinstance(expr, cst.Call):
+        if _astype_receiver(expr) is not None:
+            return _elementwise_in(_astype_receiver(expr), base, ctx, depth + 1)  # type: ignore[arg-type]
+        if ctx.index.qualify(expr.func) in _ELEMENTWISE:
+            return any(_elementwise_in(a.value, base, ctx, depth + 1) for a in expr.args
+                       if a.keyword is None and not a.star)
+    return False
+
+
+def _astype_receiver(call: cst.Call) -> Optional[cst.BaseExpression]:
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype":
+        return call.func.value
+    return None
+
+
+def _is_boolean(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bool:
+    """``expr`` is certainly a boolean array (of the shape of its operands)."""
+    if depth > 20:
+        return False
+    expr = bare(expr)
+    if isinstance(expr, cst.Comparison):
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _ORDERING)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _is_boolean(expr.expression, ctx, depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _is_boolean(expr.left, ctx, depth + 1) and _is_boolean(expr.right, ctx, depth + 1)
+    if isinstance(expr, cst.Call):
+        if _astype_receiver(expr) is not None:
+            args = [a for a in expr.args if not a.star]
+            if len(args) != 1:
+                return False
+            dtype = args[0].value
+            if isinstance(dtype, cst.Name) and dtype.value == "bool" and ctx.facts.read_scope.get(dtype) == "builtin":
+                return True
+            return ctx.index.qualify(dtype) in jax_api.BOOL_DTYPES or literal_value(dtype) in ("bool", "bool_")
+        return ctx.index.qualify(expr.func) in _BOOLEAN
+    return False
+
+
+def _store_positions(scope: cst.CSTNode, name: str, ctx: FixContext) -> List[cst.Name]:
+    """The ``Name`` nodes in ``scope`` that bind ``name`` (targets, loop variables, ``as`` names...)."""
+    out = []
+    for ref in name_references(scope, name):
+        child: cst.CSTNode = ref
+        parent = ctx.parent(child)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            child, parent = parent, ctx.parent(parent)
+        if isinstance(parent, (cst.AssignTarget, cst.AsName, cst.Param, cst.Del, cst.ImportAlias)) or (
+                isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr))
+                and parent.target is child):
+            out.append(ref)
+        elif isinstance(parent, (cst.Global, cst.Nonlocal, cst.NameItem)):
+            out.append(ref)
+    return out
+
+
+def _mask_definition(mask: cst.BaseExpression, ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """The expression a mask name holds: the value of its one assignment in the function."""
+    if not isinstance(mask, cst.Name):
+        return None
+    scope = ctx.enclosing_def(mask)
+    if scope is None or ctx.facts.read_scope.get(mask) != "local":
+        return None
+    stores = _store_positions(scope, mask.value, ctx)
+    if len(stores) != 1:
+        return None
+    target = ctx.parent(stores[0])
+    assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or ctx.enclosing_def(assign) is not scope:
+        return None
+    return assign.value
+
+
+def mask_fits(mask: cst.BaseExpression, base: cst.BaseExpression, ctx: FixContext) -> Optional[bool]:
+    """Whether ``mask`` is a boolean array of ``base``'s shape: True when written in place, False when
+    proven through a name's assignment, None when not proven."""
+    if _is_boolean(mask, ctx) and _elementwise_in(mask, base, ctx):
+        return True
+    held = _mask_definition(bare(mask), ctx)
+    if held is not None and isinstance(bare(base), cst.Name) and _is_boolean(held, ctx) \
+            and _elementwise_in(held, base, ctx):
+        return False
+    return None
+
+
+# ------------------------------------------------------------------ values
+
+
+def _is_number(value: cst.BaseExpression, ctx: FixContext) -> bool:
+    literal = literal_value(value)
+    if isinstance(literal, (int, float)):  # bool too
+        return True
+    bare_value = bare(value)
+    if isinstance(bare_value, cst.UnaryOperation) and isinstance(bare_value.operator, cst.Minus):
+        return _is_number(bare_value.expression, ctx)
+    if ctx.index.qualify(bare_value) in _NUMBER_CONSTANTS:
+        return True
+    const = ctx.facts.value(value).const
+    if isinstance(const, (int, float)):
+        return True
+    return isinstance(bare_value, cst.Name) and _module_number(bare_value, ctx)
+
+
+def _module_number(name: cst.Name, ctx: FixContext) -> bool:
+    """A module-level name assigned once, to a number, and declared ``global`` nowhere."""
+    if ctx.facts.read_scope.get(name) != "global":
+        return False
+    info = ctx.index.globals.get(name.value)
+    if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
+            or len(info.node.targets) != 1 or not isinstance(literal_value(info.node.value), (int, float)):
+        return False
+    key = ("masks.declared_global",)
+    if key not in ctx.memo:
+        declared = set()
+        for node in _walk(ctx.module):
+            if isinstance(node, cst.Global):
+                declared |= {item.name.value for item in node.names}
+        ctx.memo[key] = declared
+    return name.value not in ctx.memo[key]  # type: ignore[operator]
+
+
+def _walk(root: cst.CSTNode):
+    from jitlint.analysis.syntax import iter_children
+
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(iter_children(node))
+
+
+def _written_value(value: cst.BaseExpression, mask: cst.BaseExpression,
+                   ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """What ``jnp.where`` takes where the mask holds: a number as it is, ``y`` for ``y[mask]``."""
+    if _is_number(value, ctx):
+        return value
+    inner = bare(value)
+    if isinstance(inner, cst.Subscript) and len(inner.slice) == 1 and isinstance(inner.slice[0].slice, cst.Index) \
+            and same_expression(inner.slice[0].slice.value, mask):
+        return inner.value
+    return None
+
+
+# ------------------------------------------------------------------ builders
+
+
+def _mask_of(node: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[cst.Subscript, cst.BaseExpression]]:
+    """The subscript a JIT401 finding is about and its mask: ``x[m]`` / ``x.at[m]``, or ``x[jnp.where(c)]``
+    (then ``c``)."""
+    if isinstance(node, cst.Subscript):
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                or node.slice[0].slice.star is not None:
+            return None
+        return node, node.slice[0].slice.value
+    if isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "jax.numpy.where" and len(node.args) == 1 \
+            and node.args[0].keyword is None and not node.args[0].star:
+        index = ctx.parent(node)
+        element = ctx.parent(index) if isinstance(index, cst.Index) else None
+        subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
+        if isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1 and not node.lpar:
+            return subscript, node.args[0].value
+    return None
+
+
+def to_masked_select(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: boolean-mask indexing -> ``jnp.where`` over the whole array."""
+    found = _mask_of(node, ctx)
+    if found is None:
+        return None
+    subscript, mask = found
+    parent = ctx.parent(subscript)
+    target = subscript.value
+    if isinstance(target, cst.Attribute) and target.attr.value == "at" and isinstance(parent, cst.Attribute):
+        return _at_update(subscript, target.value, mask, ctx)
+    if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AugAssign) and parent.target is subscript):
+        return _indexed_write(subscript, mask, ctx)
+    return _masked_reduction(subscript, mask, ctx)
+
+
+def _expr(ctx: FixContext, template: str, **holes: cst.BaseExpression) -> cst.BaseExpression:
+    """``ctx.expr`` with only the holes ``template`` uses."""
+    return ctx.expr(template, **{k: v for k, v in holes.items() if "{" + k + "}" in template})
+
+
+def _jnp(ctx: FixContext) -> Optional[Tuple[str, Tuple[Edit, ...]]]:
+    return ctx.import_name("jax.numpy")
+
+
+def _fix_of(ctx: FixContext, safe: bool, title: str, old: cst.CSTNode, new: cst.CSTNode,
+            imports: Tuple[Edit, ...]) -> Optional[Fix]:
+    edit = ctx.replace(old, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE, title, (edit,) + imports)
+
+
+def _display_only(ctx: FixContext, subscript: cst.Subscript, base: cst.BaseExpression) -> Fix:
+    """Advice only: the value written may be an array of the selected size, which cannot be placed."""
+    return Fix(Applicability.DISPLAY_ONLY, f"If the value written is a number or has the shape of "
+               f"`{ctx.code(bare(base))}`, write `{ctx.code(bare(subscript))}` as "
+               f"`jnp.where(mask, value, {ctx.code(bare(base))})`; a value of the selected size has no fixed shape", ())
+
+
+def _update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.BaseExpression,
+            written: cst.BaseExpression, template: str,
+            ctx: FixContext) -> Union[None, Fix, Tuple[cst.BaseExpression, str, Tuple[Edit, ...]]]:
+    """``jnp.where(mask, new, base)``, ``new`` from ``template`` (``{x}``: the array, ``{v}``: the value
+    written), with the spelling of ``jax.numpy`` and the imports it needs; advice only when the value
+    is not proven to fit, None when the mask is not."""
+    if mask_fits(mask, base, ctx) is None:
+        return None
+    value = _written_value(written, mask, ctx)
+    if value is None:
+        return _display_only(ctx, subscript, base)
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    new_value = _expr(ctx, template.format(x="{x}", v="{v}", jnp=jnp), x=base, v=value)
+    return ctx.expr(f"{jnp}.where({{m}}, {{new}}, {{x}})", m=mask, new=new_value, x=base), jnp, imports
+
+
+def _indexed_write(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
+    """``x[m] = v`` -> ``x = jnp.where(m, v, x)`` (and the augmented forms)."""
+    statement = ctx.parent(subscript)
+    if isinstance(statement, cst.AssignTarget):
+        assign = ctx.parent(statement)
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        template = "{v}"
+    else:
+        assign = statement
+        template = _AUGMENTED.get(type(assign.operator))  # type: ignore[union-attr]
+        if template is None:
+            return None
+    base = subscript.value
+    if not isinstance(base, cst.Name):
+        return None
+    update = _update(subscript, base, mask, assign.value, template, ctx)  # type: ignore[union-attr]
+    if not isinstance(update, tuple):
+        return update
+    where, jnp, imports = update
+    new = cst.Assign(targets=[cst.AssignTarget(cst.Name(base.value))], value=where)
+    title = f"Use `{base.value} = {jnp}.where(...)`: it writes every element, the mask choosing which value"
+    return _fix_of(ctx, False, title, assign, new, imports)  # type: ignore[arg-type]
+
+
+def _at_update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.BaseExpression,
+               ctx: FixContext) -> Optional[Fix]:
+    """``x.at[m].set(v)`` -> ``jnp.where(m, v, x)``; ``.add(v)`` -> ``jnp.where(m, x + v, x)``..."""
+    method = ctx.parent(subscript)
+    call = ctx.parent(method) if isinstance(method, cst.Attribute) else None
+    if not isinstance(call, cst.Call) or call.func is not method:
+        return None
+    template = _AT_METHODS.get(method.attr.value)  # type: ignore[union-attr]
+    if template is None or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None  # `mode=`, `indices_are_sorted=`...: not a plain update
+    if "{x}" in template and not _is_pure_reference(base):
+        return None
+    update = _update(subscript, base, mask, call.args[0].value, template, ctx)
+    if not isinstance(update, tuple):
+        return update
+    where, jnp, imports = update
+    where = where.with_changes(lpar=call.lpar, rpar=call.rpar)
+    title = f"Use `{jnp}.where(mask, ..., {ctx.code(bare(base))})`: the same update, of fixed shape"
+    return _fix_of(ctx, False, title, call, where, imports)
+
+
+def _reduction_call(subscript: cst.Subscript, ctx: FixContext) -> Optional[Tuple[cst.Call, str]]:
+    """``x[m].sum()`` or ``jnp.sum(x[m])`` (and ``mean``), with no other arguments: the call and its name."""
+    parent = ctx.parent(subscript)
+    if isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value in ("sum", "mean"):
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and call.func is parent and not call.args:
+            return call, parent.attr.value
+        return None
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and len(call.args) == 1:
+            q = ctx.index.qualify(call.func)
+            if q in ("jax.numpy.sum", "jax.numpy.mean"):
+                return call, q.rsplit(".", 1)[1]
+    return None
+
+
+def _masked_reduction(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
+    """``x[m].sum()`` -> ``jnp.where(m, x, 0).sum()``; ``x[m].mean()`` -> ``... .sum() / m.sum()``."""
+    found = _reduction_call(subscript, ctx)
+    if found is None:
+        return None
+    call, reduction = found
+    base = subscript.value
+    fits = mask_fits(mask, base, ctx)
+    if fits is None:
+        return None
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    where = f"{jnp}.where({{m}}, {{x}}, 0).sum()"
+    if reduction == "mean":
+        count = bare(mask)
+        if not _is_pure_reference(mask):
+            count = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        new = ctx.expr(f"{where} / {{n}}.sum()", m=mask, x=base, n=count)
+    else:
+        new = ctx.expr(where, m=mask, x=base)
+    new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    if reduction == "mean" and _needs_parentheses(call, ctx) and not call.lpar:
+        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    title = f"Sum with `{jnp}.where(mask, x, 0)`: zeros in place of the elements left out" + (
+        ", divided by the number selected" if reduction == "mean" else "")
+    return _fix_of(ctx, reduction == "sum" and fits, title, call, new, imports)
+
+
+def _needs_parentheses(call: cst.Call, ctx: FixContext) -> bool:
+    """A division put where ``call`` stands would bind differently (``2 ** x.mean()``, ``-x.mean()``,
+    ``y / x.mean()``, ``x.mean().item()``)."""
+    parent = ctx.parent(call)
+    return isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Attribute, cst.Subscript,
+                               cst.Call)) and not (isinstance(parent, cst.Call) and parent.func is not call)
+
+
+# ------------------------------------------------------------------ JIT402
+
+
+def _slice_of(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[cst.BaseExpression],
+                                                   Optional[cst.BaseExpression]]]:
+    """``x[j:k]`` on the first axis, no step: (x, j, k)."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    part = node.slice[0].slice
+    if not isinstance(part, cst.Slice) or part.step is not None:
+        return None
+    return node.value, part.lower, part.upper
+
+
+def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT402: ``x[:k].sum()`` -> ``jnp.where(jnp.arange(x.shape[0]) < k, x, 0).sum()``."""
+    sliced = _slice_of(node)
+    if sliced is None:
+        return None
+    base, lower, upper = sliced
+    if not _is_pure_reference(base) or (lower is None and upper is None):
+        return None
+    found = _reduction_call(node, ctx)  # type: ignore[arg-type]
+    if found is None or found[1] != "sum":
+        return None
+    call = found[0]
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    places = f"{jnp}.indices({ctx.code(bare(base))}.shape)[0]"  # the position along axis 0, in x's shape
+    tests = []
+    if lower is not None:
+        tests.append(("{j} <= {i}" if upper is not None else "{i} >= {j}"))
+    if upper is not None:
+        tests.append("{i} < {k}")
+    holes: Dict[str, cst.BaseExpression] = {"x": base}
+    if lower is not None:
+        holes["j"] = lower
+    if upper is not None:
+        holes["k"] = upper
+    mask_text = f"({tests[0]}) & ({tests[1]})" if len(tests) == 2 else tests[0]
+    mask_text = mask_text.replace("{i}", places)
+    new = ctx.expr(f"{jnp}.where({mask_text}, {{x}}, 0).sum()", **holes)
+    new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    bound = " and ".join(ctx.code(b) for b in (lower, upper) if b is not None)
+    title = f"Sum under a mask of positions (`{bound}` traced): the shape stays fixed"
+    edit = ctx.replace(call, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
+
+
+def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT402: a traced size or slice bound that is a parameter used only where a static value is
+    needed -> ``static_argnames`` (the JIT201/JIT202 builder, on the argument that is traced)."""
+    from jitlint.fixes.static_args import to_static_argnames
+
+    candidates: List[cst.CSTNode] = []
+    if isinstance(node, cst.Subscript):
+        for element in node.slice:
+            if isinstance(element.slice, cst.Slice):
+                candidates += [b for b in (element.slice.lower, element.slice.upper, element.slice.step)
+                               if b is not None]
+    elif isinstance(node, cst.Call):
+        candidates += [a.value for a in node.args]
+    for candidate in candidates:
+        if ctx.facts.value(candidate).kind is not Kind.TRACED:
+            continue
+        fix = to_static_argnames(candidate, ctx)
+        if fix is not None:
+            return fix
+    return None
+
+
+__all__ = ["mask_fits", "to_masked_select", "to_masked_slice_sum", "to_static_size"]

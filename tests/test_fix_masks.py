@@ -1,0 +1,134 @@
+"""JIT401 / JIT402 mask fixes: offered only where the mask's shape and the value written are proven."""
+import textwrap
+
+import pytest
+
+import jitlint.fixes
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability
+from jitlint.engine import lint_source
+
+HEADER = "import jax\nimport jax.numpy as jnp\n\n\n"
+
+
+@pytest.fixture(autouse=True)
+def builders_raise(monkeypatch):
+    monkeypatch.setattr(jitlint.fixes, "RAISE_ERRORS", True)
+
+
+def finding(body: str, code: str):
+    source = HEADER + textwrap.dedent(body)
+    result = lint_source(source, "case.py", Config())
+    assert result.error is None, result.error
+    matching = [d for d in result.diagnostics if d.code == code]
+    assert len(matching) == 1, result.diagnostics
+    return matching[0]
+
+
+NO_FIX = {
+    "a row mask (fewer dimensions than the array)": """
+        @jax.jit
+        def f(x):
+            return x[x[:, 0] > 0].sum()
+        """,
+    "a mask computed from another array": """
+        @jax.jit
+        def f(x, y):
+            return x[y > 0].sum()
+        """,
+    "a mask that is not certainly boolean": """
+        @jax.jit
+        def f(x):
+            return x[(x > 0) * 1 > 0.5].max()
+        """,
+    "a reduction other than sum or mean": """
+        @jax.jit
+        def f(x):
+            return x[x > 0].max()
+        """,
+    "a sum with an axis": """
+        @jax.jit
+        def f(x):
+            return x[x > 0].sum(axis=0)
+        """,
+    "an update with mode=": """
+        @jax.jit
+        def f(x):
+            return x.at[x > 0].set(0.0, mode="drop")
+        """,
+    "an add whose array is an expression written twice": """
+        @jax.jit
+        def f(x):
+            return (x * 2).at[x * 2 > 0].add(1)
+        """,
+    "a mask name assigned twice": """
+        @jax.jit
+        def f(x):
+            m = x > 0
+            m = x[::-1] > 0
+            return x[m].sum()
+        """,
+    "a floor division write": """
+        @jax.jit
+        def f(x):
+            y = x.copy()
+            y[y > 0] //= 2
+            return y
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_FIX))
+def test_no_fix_without_proof(name):
+    diag = finding(NO_FIX[name], "JIT401")
+    assert diag.fix is None, diag.fix
+
+
+@pytest.mark.parametrize("body", [
+    """
+    @jax.jit
+    def f(x, v):
+        y = x.copy()
+        y[y > 0] = v
+        return y
+    """,
+    """
+    @jax.jit
+    def f(x, v):
+        return x.at[x > 0].set(v)
+    """,
+])
+def test_a_value_of_unknown_shape_gets_advice_only(body):
+    diag = finding(body, "JIT401")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
+    assert not diag.fix.edits
+
+
+@pytest.mark.parametrize("body, safety", [
+    ("return x[x > 0].sum()", Applicability.SAFE),
+    ("return jnp.sum(x[jnp.isnan(x)])", Applicability.SAFE),
+    ("return x[x > 0].mean()", Applicability.UNSAFE),
+    ("m = x > 0\n    return x[m].sum()", Applicability.UNSAFE),
+    ("return x.at[x > 0].set(0)", Applicability.UNSAFE),
+])
+def test_safety(body, safety):
+    diag = finding(f"@jax.jit\ndef f(x):\n    {body}\n", "JIT401")
+    assert diag.fix is not None and diag.fix.applicability is safety
+
+
+def test_a_slice_bound_outside_a_sum_is_made_static_instead():
+    diag = finding("""
+        @jax.jit
+        def f(x, k):
+            return x[:k].mean()
+        """, "JIT402")
+    assert diag.fix is not None and "static_argnames" in diag.fix.title
+
+
+def test_a_slice_with_a_step_is_not_masked():
+    diag = finding("""
+        @jax.jit
+        def f(x, k):
+            return x[:k:2].sum() + k
+        """, "JIT402")
+    assert diag.fix is None
