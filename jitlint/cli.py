@@ -403,7 +403,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         if result is not None and outcome.new_bytes is not None:
             changed += 1
             applied += [f"{printable(display)}:{a.line}: {a.code} [{a.applicability.value}] {a.title}"
-                        for a in result.applied]
+                        for a in sorted(result.applied, key=lambda a: a.line)]
         remaining = result.remaining if result is not None else ()
         results.append(FileResult(display, tuple(remaining), error=error,
                                   source=result.fixed if result is not None else None))

@@ -13,16 +13,18 @@ one that changed on disk while it was being fixed.
 """
 from __future__ import annotations
 
+import bisect
 import codecs
 import difflib
 import errno
 import io
 import os
+import re
 import stat
 import tempfile
 import time
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 from jitlint.config import Config
@@ -36,10 +38,16 @@ MAX_ROUNDS = 24
 
 @dataclass(frozen=True)
 class AppliedFix:
+    """A fix that was applied.  ``line`` is the line of its finding in the *original* text, whatever
+    round applied it (a later round sees a text whose lines earlier fixes moved): what ``--show-fixes``
+    prints and the verifier locates, like the ``-`` side of the diff."""
+
     code: str
     line: int
     title: str
     applicability: Applicability
+    #: for each line of the text after this fix's round, the line of the original text it comes from
+    origins: Tuple[int, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -110,12 +118,66 @@ def _lint(source: str, path: str, config: Config, prefer_static: Optional[bool])
         return None, FileError(path, exc.line, exc.column, exc.message)
 
 
+def _line_starts(text: str) -> List[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
+def _stripped_lines(text: str, starts: Sequence[int], first: int, last: int) -> List[str]:
+    """Lines ``first`` to ``last`` (1-based, inclusive) of ``text``, without their indentation."""
+    return [text[starts[i - 1]:starts[i] if i < len(starts) else len(text)].strip() for i in range(first, last + 1)]
+
+
+def line_origins(old: str, new: str, edits: Sequence[Edit]) -> List[int]:
+    """For each line of ``new`` (``old`` with the non-overlapping ``edits`` applied), the 1-based
+    line of ``old`` it comes from.  A line outside the edits is the same line, moved by the lines
+    the edits above it added or removed; a line inside a replacement is the old line of the same
+    text (indentation aside) in the replaced span, in order, else the line where the span began."""
+    old_starts, new_starts = _line_starts(old), _line_starts(new)
+
+    def old_line(offset: int) -> int:
+        return bisect.bisect_right(old_starts, offset)
+
+    def new_line(offset: int) -> int:
+        return bisect.bisect_right(new_starts, offset)
+
+    spans = []  # (start and end in new, start and end in old)
+    shift = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        spans.append((edit.start + shift, edit.start + shift + len(edit.replacement), edit.start, edit.end))
+        shift += len(edit.replacement) - (edit.end - edit.start)
+    inside = {}  # a line of new inside a replacement -> its old line
+    for new_start, new_end, old_start, old_end in spans:
+        first_new, last_new = new_line(new_start), new_line(new_end)
+        first_old, last_old = old_line(old_start), old_line(old_end)
+        new_texts = _stripped_lines(new, new_starts, first_new, last_new)
+        old_texts = _stripped_lines(old, old_starts, first_old, last_old)
+        matched = {}
+        for block in difflib.SequenceMatcher(None, old_texts, new_texts, autojunk=False).get_matching_blocks():
+            for k in range(block.size):
+                if old_texts[block.a + k]:  # a blank line says nothing about where it came from
+                    matched[first_new + block.b + k] = first_old + block.a + k
+        for line in range(first_new, last_new + 1):
+            if new_start < new_starts[line - 1] < new_end:
+                inside[line] = matched.get(line, first_old)
+    origins = []
+    moved = passed = 0  # the characters the spans ending before this line added; how many spans those are
+    for line, offset in enumerate(new_starts, start=1):
+        while passed < len(spans) and spans[passed][1] <= offset:
+            new_start, new_end, old_start, old_end = spans[passed]
+            moved += (new_end - new_start) - (old_end - old_start)
+            passed += 1
+        origins.append(inside[line] if line in inside else old_line(offset - moved))
+    return origins
+
+
 def fix_round(current: str, diagnostics: Sequence[Diagnostic], path: str,
-              unsafe: bool) -> Tuple[str, List[AppliedFix], Optional[FileError]]:
+              unsafe: bool, earlier: Sequence[AppliedFix] = ()) -> Tuple[str, List[AppliedFix], Optional[FileError]]:
     """One round: the allowed fixes that do not conflict, applied; the new text must parse.
 
     Returns the text (``current`` when nothing applied), the fixes applied, and
     an internal error when the fixes would have produced code that does not parse.
+    ``earlier``: the fixes the previous rounds applied to this file, which give
+    the fixes of this round their lines in the original text.
     """
     from jitlint.engine import SourceError, parse
 
@@ -131,11 +193,19 @@ def fix_round(current: str, diagnostics: Sequence[Diagnostic], path: str,
         return current, [], FileError(path, exc.line, exc.column,
                                       f"internal error: a fix produced code that does not parse ({exc.message}); "
                                       "the fixes of that round were not applied", internal=True)
+    before = earlier[-1].origins if earlier and earlier[-1].origins else None
+
+    def original(line: int) -> int:
+        return before[line - 1] if before is not None and 0 < line <= len(before) else line
+
+    edits = [e for i in taken for e in (candidates[i].fix.edits if candidates[i].fix else ())]
+    origins = tuple(original(line) for line in line_origins(current, text, list(dict.fromkeys(edits))))
     applied = []
     for i in taken:
         fix = candidates[i].fix
         assert fix is not None
-        applied.append(AppliedFix(candidates[i].code, candidates[i].line, fix.title, fix.applicability))
+        applied.append(AppliedFix(candidates[i].code, original(candidates[i].line), fix.title, fix.applicability,
+                                  origins))
     return text, applied, None
 
 
@@ -151,7 +221,7 @@ def fix_source(source: str, path: str = "<string>", config: Optional[Config] = N
     before = tuple(diagnostics)
     rounds = 0
     while rounds < max_rounds:
-        text, taken, error = fix_round(current, diagnostics, path, unsafe)
+        text, taken, error = fix_round(current, diagnostics, path, unsafe, applied)
         if not taken:
             break
         rounds += 1

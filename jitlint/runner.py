@@ -809,7 +809,7 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
             if result.error is not None:
                 errors[path] = errors[path] or result.error
                 continue
-            text, taken, error = fix_round(current[path], result.diagnostics, path, unsafe)
+            text, taken, error = fix_round(current[path], result.diagnostics, path, unsafe, applied[path])
             if error is not None:
                 errors[path] = error
             if taken:

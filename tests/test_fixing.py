@@ -327,3 +327,55 @@ def test_a_fix_cut_short_by_the_round_cap_says_so(tmp_path, capsys):
     path.write_text(_nested(8))
     outcome = fix_files([str(path)], Config(), unsafe=True, max_rounds=1)[str(path)]
     assert outcome.result is not None and not outcome.result.converged and outcome.result.rounds == 1
+
+
+# ------------------------------------------------ lines of applied fixes
+
+NESTED = (
+    "import jax\n"
+    "\n"
+    "\n"
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    if x > 0:\n"
+    "        if x > 1:\n"
+    "            y = x * 2\n"
+    "        else:\n"
+    "            y = x\n"
+    "    else:\n"
+    "        y = -x\n"
+    "    print(\"y\", y)\n"
+    "    return y\n"
+)
+
+
+def test_line_origins_follow_the_edits():
+    from jitlint.fixing import line_origins
+
+    old = "a\nb\nc\nd\n"
+    # b -> three lines (one of them b again), d untouched
+    new, _ = apply_fixes(old, [fix_of(Edit(2, 4, "x\nb\ny\n"))])
+    assert new == "a\nx\nb\ny\nc\nd\n"
+    assert line_origins(old, new, [Edit(2, 4, "x\nb\ny\n")]) == [1, 2, 2, 2, 3, 4, 5]
+    # a line removed: what follows moves up
+    assert line_origins(old, "a\nc\nd\n", [Edit(2, 4, "")]) == [1, 3, 4, 5]
+
+
+def test_fixes_of_later_rounds_carry_lines_of_the_original_text():
+    # round 1 adds two imports and rewrites the outer if (lines 6-12); the inner if (line 7)
+    # is fixed in round 2, on a text where it sits lower down
+    result = fix_source(NESTED, unsafe=True)
+    assert result.rounds == 2
+    lines = NESTED.splitlines()
+    where = {(a.code, lines[a.line - 1].strip()) for a in result.applied}
+    assert where == {("JIT201", "if x > 0:"), ("JIT201", "if x > 1:"), ("JIT103", 'print("y", y)')}
+
+
+def test_cli_show_fixes_lines_are_those_of_the_original_file(tmp_path, capsys):
+    for mode in ("--fix", "--diff"):
+        path = write(tmp_path, "f.py", NESTED.encode())
+        status, out, _ = run(capsys, mode, "--unsafe-fixes", "--show-fixes", path)
+        listed = out[out.index("Fixed:\n" if mode == "--fix" else "Fixes:\n"):].splitlines()[1:4]
+        assert listed == [f"{path}:6: JIT201 [unsafe] Use `lax.cond` (traces both branches)",
+                          f"{path}:7: JIT201 [unsafe] Use `jnp.where` (evaluates both branches)",
+                          f"{path}:13: JIT103 [safe] Use `jax.debug.print`, which prints the values on every call"]
