@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,80 @@ def test_the_message_quotes_what_jax_raises(tmp_path, arg):
                           env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
     raised = proc.stdout.strip().splitlines()[-1]
     assert re.fullmatch(pattern, raised), (quoted, raised, proc.stderr[-2000:])
+
+
+def jit303(source: str) -> list:
+    result = lint_source(source, "step.py", Config(select=("JIT303",)))
+    assert result.error is None
+    return [d.message for d in result.diagnostics]
+
+
+DATA = FORMATTED.replace('print(f"loss={loss:.3f}")', 'text = f"loss={loss:.3f}"')
+
+
+@pytest.mark.parametrize("expr, error", [
+    ('f"loss={loss:.3f}"', FORMAT_SPEC_ERROR), ('"{:>8}".format(loss)', FORMAT_SPEC_ERROR),
+    ('format(loss, ".3f")', FORMAT_SPEC_ERROR), ('"%.3f" % loss', "ConcretizationTypeError"),
+    ('"%s=%d" % ("loss", loss)', "TypeError: %d format: a real number is required, not ...Tracer"),
+    ('"%(v)x" % {"v": loss}', "TypeError: %x format: an integer is required, not ...Tracer")])
+def test_a_string_that_raises_is_never_said_to_show_a_tracer(expr, error):
+    [message] = jit303(DATA.replace('f"loss={loss:.3f}"', expr))
+    assert f"raises `{error}` while tracing" in message and "shows a tracer" not in message
+    [printed] = jit103(FORMATTED.replace('f"loss={loss:.3f}"', expr))
+    assert f"raises `{error}` while tracing" in printed
+
+
+@pytest.mark.parametrize("expr", ['f"loss={loss}"', '"%s" % loss', '"%r" % (loss,)', 'str(loss)',
+                                  'f"{loss!r:>30}"', 'format(loss)', '"%d" % loss.ndim'])
+def test_a_string_that_formats_the_tracer_text_shows_a_tracer(expr):
+    messages = jit303(DATA.replace('f"loss={loss:.3f}"', expr))
+    assert messages == ([] if "ndim" in expr else [f"traced value formatted into a string: `{expr}` shows a "
+                                                   "tracer, not its value"])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
+def test_jit303_errors_are_what_jax_raises(tmp_path):
+    """Each formatting JIT303 says raises is run under jax.jit, in one process: the quoted error is the one raised."""
+    cases = ['f"{loss:.3f}"', '"{:>8}".format(loss)', 'format(loss, ".3f")', '"%.3f" % loss',
+             '"%s=%d" % ("loss", loss)', '"%(v)x" % {"v": loss}', '"%c" % loss', '"%e" % loss']
+    lines = ["import jax", "import jax.numpy as jnp", "", "", "def run(fn):", "    try:",
+             "        jax.jit(fn)(jnp.float32(1.5))", "    except Exception as exc:",
+             "        print(f'{type(exc).__name__}: {exc}'.splitlines()[0])", "    else:", "        print('no error')",
+             ""]
+    for i, expr in enumerate(cases):
+        lines += ["", "", "@jax.jit", f"def step{i}(loss):", f"    text = {expr}", "    return loss", ""]
+    source = "\n".join(lines)
+    quoted = jit303(source)
+    assert len(quoted) == len(cases)
+    calls = "".join(f"run(step{i}.__wrapped__)\n" for i in range(len(cases)))
+    script = tmp_path / "steps.py"
+    script.write_text(source + "\n" + calls, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    raised = proc.stdout.strip().splitlines()
+    assert len(raised) == len(cases), proc.stderr[-2000:]
+    for message, line in zip(quoted, raised):
+        error = re.search(r"raises `([^`]*)`", message).group(1)
+        assert re.match(re.escape(error).replace(re.escape("...Tracer"), r"\w*Tracer"), line), (message, line)
+
+
+ONE_PER_LINE = textwrap.dedent("""\
+    import jax
+
+    @jax.jit
+    def f(x):
+        a = float(x[0]) + x.item()
+        b = (x.item() +
+             float(x[0]))
+        c = x.item(); d = float(x)
+        return a, b, c, d
+""")
+
+
+def test_one_finding_per_code_per_line_as_docs_usage_says():
+    """docs/usage.md: a rule reports a line once (the first problem on it); the line counts, not the statement."""
+    result = lint_source(ONE_PER_LINE, "f.py", Config(select=("JIT301",)))
+    found = [(d.line, d.column, d.message.split(" of ")[0]) for d in result.diagnostics]
+    assert found == [(5, 9, "`float()`"), (6, 10, "`.item()`"), (7, 10, "`float()`"), (8, 9, "`.item()`")]
+    usage = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text(encoding="utf-8")
+    assert "**One finding per code per line.**" in usage and "`y = float(x[0]) + x.item()` gives one JIT301," in usage

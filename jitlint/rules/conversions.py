@@ -9,6 +9,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.values import Kind, Value
 from jitlint.rules.base import Rule
 from jitlint.rules.control_flow import is_python_container
+from jitlint.rules.side_effects import format_error
 
 _CONCRETIZING_BUILTINS = frozenset({"bool", "int", "float", "complex", "hash"})
 _CONCRETIZING_METHODS = frozenset({"item", "tolist", "tobytes", "__index__", "__int__", "__float__"})
@@ -249,10 +250,13 @@ class FormatTracer(Rule):
     of a `raise` or `assert`.
 
     ## Why is this bad?
-    While JAX traces there is no value to format. Format specs fail loudly
-    (`TypeError: unsupported format string passed to
-    DynamicJaxprTracer.__format__`); plain formatting silently produces
-    `JitTracer(float32[])`, once, at trace time.
+    While JAX traces there is no value to format. A format spec fails loudly
+    (`f"{x:.3f}"`, `"{:.3f}".format(x)`, `format(x, ".3f")`: `TypeError:
+    unsupported format string passed to DynamicJaxprTracer.__format__`), and
+    so does a numeric `%` conversion (`"%.3f" % x` calls `float()`:
+    `ConcretizationTypeError`; `"%d" % x`: `TypeError`); the message then
+    names the error. Plain formatting (`f"{x}"`, `"%s" % x`, `str(x)`)
+    silently produces `JitTracer(float32[])`, once, at trace time.
     `jax.debug.print(f"x={x}")` prints that text on every call.
 
     ## Example
@@ -296,6 +300,12 @@ class FormatTracer(Rule):
             if ctx.value(parent).formats_tracer is not None:
                 return  # the enclosing string is reported
         if self._in_error_message(node) or self._discarded(node):
+            return
+        raised = format_error(ctx, node)
+        if raised is not None:
+            traced, error, why = raised
+            self.report(node, f"`{ctx.code(node)}` raises `{error}` while tracing: {why}",
+                        ctx.value(traced).reason or value.formats_tracer)
             return
         self.report(node, f"traced value formatted into a string: `{ctx.code(node)}` shows a tracer, not "
                           "its value", value.formats_tracer)

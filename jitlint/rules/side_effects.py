@@ -360,9 +360,89 @@ def _traced_format_spec(ctx: RuleContext, expr: cst.BaseExpression) -> Optional[
             if spec is not None and ctx.value(node.expression).kind is Kind.TRACED:
                 return node.expression, spec
         if isinstance(node, cst.Call):
-            found = _traced_str_format(ctx, node)
+            found = _traced_str_format(ctx, node) or _traced_format_builtin(ctx, node)
             if found is not None:
                 return found
+    return None
+
+
+def _traced_format_builtin(ctx: RuleContext, call: cst.Call) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """``format(x, ".3f")`` with ``x`` traced and a spec that is not empty: the argument and the spec."""
+    func = call.func
+    if not (isinstance(func, cst.Name) and func.value == "format" and ctx.facts.read_scope.get(func) == "builtin"):
+        return None
+    args = call.args
+    if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+        return None
+    spec = args[1].value
+    if not isinstance(spec, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    text = spec.evaluated_value
+    if not isinstance(text, str) or not text or ctx.value(args[0].value).kind is not Kind.TRACED:
+        return None
+    return args[0].value, text
+
+
+#: what a ``%`` conversion does to a tracer: the numeric ones raise while tracing (``%s``, ``%r``
+#: and ``%a`` show its text).  ``%f`` and its kin call ``float()``, which needs a concrete value.
+PERCENT_ERRORS = {
+    **{c: f"TypeError: %{c} format: a real number is required, not ...Tracer" for c in "diu"},
+    **{c: f"TypeError: %{c} format: an integer is required, not ...Tracer" for c in "oxX"},
+    "c": "TypeError: %c requires int or char",
+    **{c: "ConcretizationTypeError" for c in "eEfFgG"},
+}
+_PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)", re.S)
+
+
+def format_error(ctx: RuleContext, expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, str, str]]:
+    """Formatting in ``expr`` that raises while tracing, as (the traced value, the error JAX
+    raises, why in words): a format spec on a tracer (``f"{x:.3f}"``, ``"{:.3f}".format(x)``,
+    ``format(x, ".3f")``) or a numeric ``%`` conversion of one (``"%.3f" % x``, ``"%d" % x``)."""
+    spec = _traced_format_spec(ctx, expr)
+    if spec is not None:
+        traced, text = spec
+        return traced, FORMAT_SPEC_ERROR, f"traced `{ctx.code(traced)}` cannot take the format spec `:{text}`"
+    for node in _subexpressions(expr):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            found = _traced_percent(ctx, node)
+            if found is not None:
+                traced, conversion = found
+                error = PERCENT_ERRORS[conversion[-1]]
+                how = {"ConcretizationTypeError": "calls `float()` on"}.get(
+                    error, "needs a number, not" if conversion[-1] in "diu" else "needs an integer, not")
+                return traced, error, f"`{conversion}` {how} traced `{ctx.code(traced)}`"
+    return None
+
+
+def _traced_percent(ctx: RuleContext, node: cst.BinaryOperation) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """``"...%.3f..." % x`` (or a tuple, or a dict for ``%(name)f``) where a numeric conversion
+    takes a traced value: that value and the conversion's text."""
+    if not isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    template = node.left.evaluated_value
+    if not isinstance(template, str):
+        return None
+    fields = [m for m in _PERCENT_FIELD.finditer(template) if m.group(4) != "%"]
+    if any(m.group(2) == "*" or m.group(3) == "*" for m in fields):
+        return None  # a `*` width takes an argument too: not followed
+    right = node.right
+    for position, field in enumerate(fields):
+        if field.group(4) not in PERCENT_ERRORS:
+            continue
+        if field.group(1) is not None:  # %(name)f takes a value of a dict display
+            if not isinstance(right, cst.Dict):
+                return None
+            values = [e.value for e in right.elements if isinstance(e, cst.DictElement)
+                      and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == field.group(1)]
+            value = values[-1] if values else None
+        elif isinstance(right, cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in right.elements):
+                return None
+            value = right.elements[position].value if position < len(right.elements) else None
+        else:  # one value that is not a tuple display: the only argument
+            value = right if position == 0 else None
+        if value is not None and ctx.value(value).kind is Kind.TRACED:
+            return value, field.group(0)
     return None
 
 
@@ -415,6 +495,9 @@ class PrintInTracedCode(Rule):
     ## Why is this bad?
     `print` runs while JAX traces, once per compilation, and shows the tracer,
     not the value: three calls print one line, `x is JitTracer(float32[3])`.
+    Formatting the tracer with a format spec (`print(f"{x:.3f}")`) or a
+    numeric `%` conversion (`print("%.3f" % x)`) is worse: tracing raises
+    (`TypeError` / `ConcretizationTypeError`), and the message names the error.
 
     ## Example
     ```python
@@ -475,12 +558,11 @@ class PrintInTracedCode(Rule):
             value = self.ctx.value(arg.value)
             if value.kind is Kind.TRACED or value.formats_tracer is not None:
                 reason = value.reason if value.kind is Kind.TRACED else value.formats_tracer
-                spec = _traced_format_spec(self.ctx, arg.value)
-                if spec is not None:
-                    traced, text = spec
-                    self.report(node, f"`print()` of `{self.ctx.code(arg.value)}` raises `{FORMAT_SPEC_ERROR}` "
-                                      f"while tracing: traced `{self.ctx.code(traced)}` cannot take the format "
-                                      f"spec `:{text}`", self.ctx.value(traced).reason or reason)
+                raised = format_error(self.ctx, arg.value)
+                if raised is not None:
+                    traced, error, why = raised
+                    self.report(node, f"`print()` of `{self.ctx.code(arg.value)}` raises `{error}` while tracing: "
+                                      f"{why}", self.ctx.value(traced).reason or reason)
                     return
                 self.report(node, f"`print()` of traced `{self.ctx.code(arg.value)}` runs once, at trace time, "
                                   "and shows a tracer instead of the value", reason)
