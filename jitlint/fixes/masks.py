@@ -5,7 +5,8 @@ JIT401 (boolean-mask indexing):
 * ``x[m] = v`` -> ``x = jnp.where(m, v, x)``; ``x[m] += v`` (``-=``, ``*=``) -> ``x = jnp.where(m, x + v, x)``;
 * ``x.at[m].set(v)`` -> ``jnp.where(m, v, x)`` (``.add``, ``.multiply``, ``.min``, ``.max`` likewise);
 * ``x[m].sum()`` / ``jnp.sum(x[m])`` -> ``jnp.where(m, x, 0).sum()``;
-  ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``;
+  ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``; also with
+  ``axis=0``;
 * an index ``x[jnp.where(c)]`` (one-argument ``where``) selects what the mask ``c`` selects: the
   same rewrites, with ``c`` as the mask.
 
@@ -21,12 +22,17 @@ Preconditions, each proven from the code or no fix is written:
   ``x`` itself (``x`` is an operand of the comparison, possibly through arithmetic and element-wise
   ``jnp`` functions).  Its shape is then ``x``'s broadcast with the other operands, and boolean
   indexing accepts only a mask of ``x``'s shape there, so the original ran only where it is
-  exactly ``x``'s shape -- and ``jnp.where`` broadcasts it the same way.  (A mask of fewer
-  dimensions selects whole rows, which ``jnp.where`` would broadcast against the last axis
-  instead: never rewritten.)  A mask held in a name is followed to the one assignment of that name
-  in the function;
+  exactly ``x``'s shape.  A mask held in a name is followed to the one assignment of that name in
+  the function;
+* else, a mask that is certainly boolean but of unknown rank (rows chosen by ``labels == j``)
+  covers the leading axes of ``x`` (boolean indexing takes nothing else), which ``jnp.where``
+  would broadcast against the trailing ones: both are reversed (``.T``) so that the mask meets
+  the axes it covers -- ``jnp.where(m.T, x.T, 0).sum()``, ``x.at[m].set(v)`` ->
+  ``jnp.where(m.T, v, x.T).T``; a reduction over axis 0 of the selection sums the first
+  ``m.ndim`` axes: ``jnp.where(m.T, x.T, 0).T.sum(axis=tuple(range(m.ndim)))``.  ``x`` is then a
+  name or an attribute of one;
 * the value written is a number (``0``, ``-1.0``, ``jnp.nan``), a constant the analysis knows, or
-  ``y[m]`` with the same mask (``x[m] = y[m]`` -> ``jnp.where(m, y, x)``): anything else may be an
+  (for a mask of ``x``'s shape) ``y[m]`` with the same mask (``x[m] = y[m]`` -> ``jnp.where(m, y, x)``): anything else may be an
   array of the selected size, which ``jnp.where`` cannot place.  Otherwise the fix is display-only;
 * an expression the rewrite writes twice (``x`` of ``.at[m].add(v)``, the mask of a mean, the
   array of a slice sum) is a name or an attribute of one.
@@ -37,7 +43,8 @@ another order do).  The rest is UNSAFE: ``x[m] = v`` could only run on a NumPy a
 changed in place for every other name bound to it, where the rewrite binds a new array; a value of
 another dtype is cast to ``x``'s by an indexed write but promotes ``jnp.where``'s result
 (``0.5`` into an int array); a mean of ``float16`` values is summed in ``float16``; a mask held in
-a name is shape-checked at its assignment, not at its use; a negative slice bound counts from the
+a name is shape-checked at its assignment, not at its use; a mask of unknown rank is proven only
+by the indexing having run; a negative slice bound counts from the
 end in a slice but selects nothing (``:k``) or everything (``k:``) in a mask.
 """
 from __future__ import annotations
@@ -326,15 +333,22 @@ def _update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.BaseEx
     """``jnp.where(mask, new, base)``, ``new`` from ``template`` (``{x}``: the array, ``{v}``: the value
     written), with the spelling of ``jax.numpy`` and the imports it needs; advice only when the value
     is not proven to fit, None when the mask is not."""
-    if mask_fits(mask, base, ctx) is None:
+    fits = mask_fits(mask, base, ctx)
+    if fits is None and not (_is_boolean(mask, ctx) and _is_pure_reference(base)):
         return None
-    value = _written_value(written, mask, ctx)
+    value = _written_value(written, mask, ctx) if fits is not None else (
+        written if _is_number(written, ctx) else None)  # `y[m]` fits `x` only through a mask of its shape
     if value is None:
         return _display_only(ctx, subscript, base)
     spelled = _jnp(ctx)
     if spelled is None:
         return None
     jnp, imports = spelled
+    if fits is None:  # over the leading axes: both reversed, so that the mask meets the axes it covers
+        transposed = ctx.expr("{x}.T", x=_wrapped(base))
+        new_value = _expr(ctx, template.format(x="{x}", v="{v}", jnp=jnp), x=transposed, v=value)
+        return ctx.expr(f"{jnp}.where({{n}}.T, {{new}}, {{x}}).T", n=_wrapped(mask), new=new_value,
+                        x=transposed), jnp, imports
     new_value = _expr(ctx, template.format(x="{x}", v="{v}", jnp=jnp), x=base, v=value)
     return ctx.expr(f"{jnp}.where({{m}}, {{new}}, {{x}})", m=mask, new=new_value, x=base), jnp, imports
 
@@ -385,51 +399,77 @@ def _at_update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.Bas
     return _fix_of(ctx, False, title, call, where, imports)
 
 
-def _reduction_call(subscript: cst.Subscript, ctx: FixContext) -> Optional[Tuple[cst.Call, str]]:
-    """``x[m].sum()`` or ``jnp.sum(x[m])`` (and ``mean``), with no other arguments: the call and its name."""
+def _reduction_call(subscript: cst.BaseExpression,
+                    ctx: FixContext) -> Optional[Tuple[cst.Call, str, bool]]:
+    """``x[m].sum()`` or ``jnp.sum(x[m])`` (and ``mean``), with no other argument than ``axis=0``: the
+    call, its name, and whether it reduces over axis 0 only."""
     parent = ctx.parent(subscript)
     if isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value in ("sum", "mean"):
         call = ctx.parent(parent)
-        if isinstance(call, cst.Call) and call.func is parent and not call.args:
-            return call, parent.attr.value
+        if isinstance(call, cst.Call) and call.func is parent:
+            axis = _axis_zero(call.args, 0, ctx)
+            return None if axis is None else (call, parent.attr.value, axis)
         return None
     if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
         call = ctx.parent(parent)
-        if isinstance(call, cst.Call) and len(call.args) == 1:
+        if isinstance(call, cst.Call) and call.args[0] is parent:
             q = ctx.index.qualify(call.func)
             if q in ("jax.numpy.sum", "jax.numpy.mean"):
-                return call, q.rsplit(".", 1)[1]
+                axis = _axis_zero(call.args[1:], 1, ctx)
+                return None if axis is None else (call, q.rsplit(".", 1)[1], axis)
     return None
 
 
+def _axis_zero(args, first: int, ctx: FixContext) -> Optional[bool]:
+    """No arguments (False), or only the axis, 0 (True); else None.  ``first``: the position of the
+    axis among the call's positional arguments (0 for a method, 1 for ``jnp.sum``)."""
+    if not args:
+        return False
+    if len(args) != 1 or args[0].star or (args[0].keyword is not None and args[0].keyword.value != "axis"):
+        return None
+    return True if literal_value(args[0].value) == 0 and literal_value(args[0].value) is not False else None
+
+
+def _wrapped(mask: cst.BaseExpression) -> cst.BaseExpression:
+    """``mask`` ready for ``.attr``: in parentheses unless it is a name or an attribute."""
+    inner = bare(mask)
+    if _is_pure_reference(inner) or isinstance(inner, (cst.Call, cst.Subscript)):
+        return inner
+    return inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 def _masked_reduction(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
-    """``x[m].sum()`` -> ``jnp.where(m, x, 0).sum()``; ``x[m].mean()`` -> ``... .sum() / m.sum()``."""
+    """``x[m].sum()`` -> ``jnp.where(m, x, 0).sum()``; ``x[m].mean()`` -> ``... .sum() / m.sum()``.
+
+    A mask of ``x``'s shape selects a vector, whose axis 0 is all of it; a boolean mask of unknown
+    rank covers the leading axes of ``x``, and ``axis=0`` of the selection is all of those."""
     found = _reduction_call(subscript, ctx)
     if found is None:
         return None
-    call, reduction = found
+    call, reduction, axis_zero = found
     base = subscript.value
     fits = mask_fits(mask, base, ctx)
-    if fits is None:
+    if fits is None and not (_is_boolean(mask, ctx) and _is_pure_reference(base)):
         return None
     spelled = _jnp(ctx)
     if spelled is None:
         return None
     jnp, imports = spelled
-    where = f"{jnp}.where({{m}}, {{x}}, 0).sum()"
-    if reduction == "mean":
-        count = bare(mask)
-        if not _is_pure_reference(mask):
-            count = count.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        new = ctx.expr(f"{where} / {{n}}.sum()", m=mask, x=base, n=count)
+    if fits is not None:
+        where = f"{jnp}.where({{m}}, {{x}}, 0).sum()"
+    elif axis_zero:
+        where = f"{jnp}.where({{n}}.T, {{x}}.T, 0).T.sum(axis=tuple(range({{n}}.ndim)))"
     else:
-        new = ctx.expr(where, m=mask, x=base)
+        where = f"{jnp}.where({{n}}.T, {{x}}.T, 0).sum()"
+    if reduction == "mean":
+        where += " / {n}.sum()"
+    new = _expr(ctx, where, m=mask, x=_wrapped(base), n=_wrapped(mask))
     new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
     if reduction == "mean" and _needs_parentheses(call, ctx) and not call.lpar:
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     title = f"Sum with `{jnp}.where(mask, x, 0)`: zeros in place of the elements left out" + (
         ", divided by the number selected" if reduction == "mean" else "")
-    return _fix_of(ctx, reduction == "sum" and fits, title, call, new, imports)
+    return _fix_of(ctx, reduction == "sum" and fits is True, title, call, new, imports)
 
 
 def _needs_parentheses(call: cst.Call, ctx: FixContext) -> bool:
@@ -465,7 +505,7 @@ def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     found = _reduction_call(node, ctx)  # type: ignore[arg-type]
     if found is None or found[1] != "sum":
         return None
-    call = found[0]
+    call, _, axis_zero = found
     spelled = _jnp(ctx)
     if spelled is None:
         return None
@@ -483,7 +523,8 @@ def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         holes["k"] = upper
     mask_text = f"({tests[0]}) & ({tests[1]})" if len(tests) == 2 else tests[0]
     mask_text = mask_text.replace("{i}", places)
-    new = ctx.expr(f"{jnp}.where({mask_text}, {{x}}, 0).sum()", **holes)
+    axes = "axis=0" if axis_zero else ""
+    new = ctx.expr(f"{jnp}.where({mask_text}, {{x}}, 0).sum({axes})", **holes)
     new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
     bound = " and ".join(ctx.code(b) for b in (lower, upper) if b is not None)
     title = f"Sum under a mask of positions (`{bound}` traced): the shape stays fixed"

@@ -79,10 +79,13 @@ class ValueDependentShape(Rule):
     the mask `c`. Only where the mask is proven to have `x`'s shape: boolean
     (a comparison, `jnp.isnan`..., `~`/`&`/`|` of those, `.astype(bool)`) and
     element-wise in `x` itself (then indexing ran only where its shape is
-    `x`'s; a row mask would broadcast against the last axis instead), in
-    place or through the one assignment of a name; and the value written is a
-    number, a module constant, or `y[m]` with the same mask (else the fix is
-    display-only: a value of the selected size has no fixed shape).
+    `x`'s), in place or through the one assignment of a name. A boolean mask
+    of unknown rank (`X[labels == j]`) covers the leading axes of `x`: mask
+    and array are reversed so that `jnp.where` broadcasts it over the others
+    (`jnp.where(m.T, x.T, 0).T.sum(axis=tuple(range(m.ndim)))` for
+    `.sum(axis=0)`). The value written must be a number, a module constant, or
+    `y[m]` with a mask of `x`'s shape (else the fix is display-only: a value
+    of the selected size has no fixed shape).
 
     The masked `.sum()` with the mask in place is SAFE: the same elements
     are added, zeros standing for the others. The rest is UNSAFE: `x[m] = v`
