@@ -32,10 +32,29 @@ def has_fix(rule: Type[Rule]) -> bool:
 
 # ---------------------------------------------------------------------------------------------- rule pages
 
+#: the applicabilities a rule's "Fix safety" section can name, as the pages write them
+_SAFETY_WORDS = (("SAFE", re.compile(r"\bSAFE\b")), ("UNSAFE", re.compile(r"\bUNSAFE\b")),
+                 ("display-only", re.compile(r"display-only|DISPLAY_ONLY", re.IGNORECASE)))
+
+
+def fix_safety(rule: Type[Rule]) -> List[str]:
+    """The applicabilities the rule's ``## Fix safety`` section says its fixes have: ``SAFE`` and
+    ``UNSAFE`` in capitals, ``display-only`` (shown, never applied) in any case."""
+    section = rule_sections(rule).get("Fix safety", "")
+    return [word for word, pattern in _SAFETY_WORDS if pattern.search(section)]
+
+
+def _either(words: Sequence[str]) -> str:
+    return " or ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
 def rule_page(rule: Type[Rule]) -> str:
     source = f" from the docstring of `{rule.__module__}.{rule.__name__}`"
-    fix = f"sometimes: {rule.fix_title} (see [Fix safety](#fix-safety))" if has_fix(rule) and rule.fix_title \
-        else ("sometimes (see [Fix safety](#fix-safety))" if has_fix(rule) else "none")
+    fix = "none"
+    if has_fix(rule):
+        safety = _either(fix_safety(rule)) or "see below"
+        fix = f"sometimes, {safety}" + (f": {rule.fix_title}" if rule.fix_title else "") + \
+            " (why: [Fix safety](#fix-safety))"
     family = rule_family(rule)
     family_slug = family.split(":")[0]
     lines = [
@@ -76,8 +95,10 @@ def rules_index_page(rules: Sequence[Type[Rule]]) -> str:
         "",
         GENERATED.format(source=" from the rules"),
         "",
-        "Every rule, by family. *Fix*: jitlint can rewrite the code for some of its findings "
-        "([fixes and their safety](../fixes.md)). *Default*: whether the rule runs unless selected.",
+        "Every rule, by family. *Fix*: jitlint can rewrite the code for some of its findings, and how safe "
+        "that is: SAFE fixes `--fix` applies, UNSAFE ones need `--unsafe-fixes`, display-only ones are shown "
+        "and never applied ([fixes and their safety](../fixes.md)). *On by default*: whether the rule runs without being "
+        "selected; a rule that is off runs with `--extend-select CODE` (or `extend-select` in the configuration).",
         "",
     ]
     families: Dict[str, List[Type[Rule]]] = {}
@@ -87,13 +108,20 @@ def rules_index_page(rules: Sequence[Type[Rule]]) -> str:
         prefix, _, about = family.partition(":")
         about = about.strip()
         lines += [f"## {prefix}", "", about[:1].upper() + about[1:] + ".", "",
-                  "| Code | Name | What it flags | Fix | Default |", "| --- | --- | --- | --- | --- |"]
+                  "| Code | Name | What it flags | Fix | On by default |", "| --- | --- | --- | --- | --- |"]
         for rule in members:
             summary = rule_summary(rule).replace("|", "\\|")
-            lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {summary} | "
-                         f"{'yes' if has_fix(rule) else '-'} | {'on' if rule.default_enabled else 'off'} |")
+            default = "yes" if rule.default_enabled else f"no: `--extend-select {rule.code}`"
+            lines.append(f"| [{rule.code}]({rule.code}.md) | {rule_name_cell(rule.name)} | {summary} | "
+                         f"{(_either(fix_safety(rule)) or 'yes') if has_fix(rule) else '-'} | {default} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def rule_name_cell(name: str) -> str:
+    """A rule's name in a table cell, kept on one line (a browser breaks it at its hyphens otherwise);
+    the hyphens stay plain ones, so the name copies as the name ``--select`` takes."""
+    return f'<code style="white-space: nowrap">{name}</code>'
 
 
 # ------------------------------------------------------------------------------ regions of written pages

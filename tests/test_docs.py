@@ -89,3 +89,45 @@ def test_the_summary_line_quoted_in_readme_and_usage_is_what_jitlint_prints(caps
         text = " ".join(page.read_text(encoding="utf-8").split())
         quoted = re.findall(r"`(Found [^`]*)`", text)
         assert quoted == [printed], f"{page.name} quotes a summary line jitlint no longer prints"
+
+
+def test_every_fixable_rule_states_its_fix_safety_on_its_own_page():
+    """The page says which applicabilities the rule's fixes have (from its `Fix safety` section), in its
+    header and in the rules table; what the fixes really are on the fixtures is among what it says."""
+    from jitlint.config import Config
+    from jitlint.engine import lint_source
+
+    seen = {}
+    fixtures = sorted((REPO / "tests" / "fixtures" / "fix").glob("*.in.py")) + \
+        sorted((REPO / "tests" / "fixtures" / "lint").glob("*.py"))
+    for path in fixtures:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # the fixtures of other encodings: no fix of their own
+        for diag in lint_source(source, str(path), Config(select=("JIT",))).diagnostics:
+            if diag.fix is not None:
+                seen.setdefault(diag.code, set()).add(diag.fix.applicability.value)
+    named = {"safe": "SAFE", "unsafe": "UNSAFE", "display-only": "display-only"}
+    index = (REPO / "docs" / "rules" / "index.md").read_text(encoding="utf-8")
+    for code in docs.FIXABLE_CODES:
+        rule = RULES_BY_CODE[code]
+        stated = docs.fix_safety(rule)
+        assert stated, f"{code}: its Fix safety section names no applicability"
+        assert not docs.rule_sections(rule)["Fix safety"].startswith("See "), code
+        assert {named[value] for value in seen.get(code, ())} <= set(stated), (code, seen.get(code), stated)
+        page = (REPO / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+        header = next(line for line in page.splitlines() if line.startswith("**Fix:**"))
+        row = next(line for line in index.splitlines() if line.startswith(f"| [{code}]"))
+        assert all(word in header and word in row.split(" | ")[3] for word in stated), (header, row)
+    assert {"JIT103", "JIT201", "JIT302", "JIT401", "JIT502"} <= set(seen)  # the fixtures do exercise them
+
+
+def test_rules_table_shows_the_real_default_and_unbroken_names():
+    index = (REPO / "docs" / "rules" / "index.md").read_text(encoding="utf-8")
+    for code, rule in RULES_BY_CODE.items():
+        row = next(line for line in index.splitlines() if line.startswith(f"| [{code}]"))
+        cells = row.strip("|").split(" | ")
+        assert cells[1].strip() == f'<code style="white-space: nowrap">{rule.name}</code>'
+        assert cells[4].strip() == ("yes" if rule.default_enabled else f"no: `--extend-select {code}`")
+    assert not RULES_BY_CODE["JIT900"].default_enabled

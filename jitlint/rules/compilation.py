@@ -734,7 +734,7 @@ class BadStaticArguments(Rule):
     JAX rejects a name that is not a parameter and an index out of range
     when `jax.jit` is called (`ValueError`), so the code as written never
     ran jitted; the fixes make it run, and each one decides which argument
-    is static -- which is why none of them is SAFE.
+    is static -- which is why each one is UNSAFE or display-only.
 
     - A `static_argnames` name that is not a parameter but is close to
       exactly one (`difflib`, cutoff 0.8: `"nmu"` -> `"num"`) is replaced

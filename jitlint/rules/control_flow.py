@@ -81,8 +81,24 @@ class PythonBranchOnTracer(Rule):
     static (`static_argnames`) when it is a configuration value.
 
     ## Fix safety
-    See the `--fix` documentation: `lax.cond` traces both branches; `jnp.where`
-    evaluates both and can give NaN gradients for `sqrt`, `log`, division.
+    Every rewrite of this rule is UNSAFE: `--fix` applies it only with
+    `--unsafe-fixes`, because each can change what some inputs compute.
+    Where no rewrite applies, an `if` whose body starts with `break` and an
+    `assert` get advice instead, display-only (shown, never applied): stop
+    the loop in the condition of a `lax.while_loop`; check with
+    `checkify.check`.
+
+    - `if` / conditional expression -> `jnp.where(test, a, b)`, when both
+      branches are cheap element-wise expressions: both are computed for
+      every element, so a branch meant only for where the test holds
+      (`jnp.sqrt(x)` under `x > 0`, `jnp.log`, a division) gives NaN or inf
+      there, and `jax.grad` through the `jnp.where` can be NaN.
+    - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
+      traced, so their trace-time Python runs for both; they must return the
+      same shapes and dtypes; under `jax.vmap` a batched test runs both.
+    - a parameter used only where a static value is needed -> added to
+      `static_argnames`: JAX compiles again for every new value, the value
+      must be hashable, and a caller passing a traced value now fails.
 
     Layout only, whatever the applicability: a `jnp.where` / `lax.cond` line
     past the project's line length (`line-length`, else flake8's
@@ -191,8 +207,13 @@ class RangeOverTracer(Rule):
     or `@partial(jax.jit, static_argnames="n")` when `n` takes few values.
 
     ## Fix safety
-    `fori_loop` with a traced bound lowers to `while`, which reverse-mode
-    autodiff rejects; `static_argnames` recompiles for each new value.
+    Both fixes are UNSAFE (applied with `--unsafe-fixes` only):
+    `for i in range(a, b)` -> `lax.fori_loop(a, b, body_fun, carry)`: with a
+    traced bound `fori_loop` lowers to a `while_loop`, which reverse-mode
+    autodiff (`jax.grad`) rejects, and the carried values must keep their
+    shapes and dtypes from one iteration to the next. A bound that is a
+    parameter used only as a static value -> `static_argnames`: JAX compiles
+    again for every new value, and a caller passing a traced one fails.
 
     ## References
     - [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html)
@@ -245,8 +266,11 @@ class WhileOnTracer(Rule):
     ```
 
     ## Fix safety
-    `lax.while_loop` is not reverse-mode differentiable, while the Python loop
-    was under plain `jax.grad`.
+    The fix, `while c:` -> `lax.while_loop(cond_fun, body_fun, carry)`, is
+    UNSAFE (applied with `--unsafe-fixes` only): `lax.while_loop` is not
+    reverse-mode differentiable, where the Python loop was under plain
+    `jax.grad`, and the carried values must keep their shapes and dtypes
+    from one iteration to the next.
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)
