@@ -99,10 +99,11 @@ PRINT_FIX = ('    print("loss:", loss)\n', '    jax.debug.print("loss: {!s}", lo
 
 
 def _fix_examples(tmp_path, capsys, *options) -> str:
-    """``check --fix --verify`` on a copy of the examples: its report, once only the print fix was written."""
+    """``check --fix --verify --no-derive`` on a copy of the examples (only the inputs given: none): its report,
+    once only the print fix was written."""
     folder = _copy_examples(tmp_path)
-    code = main(["check", "--fix", *options, "--verify", "--isolated", "--no-cache", "--no-reason", "--device", "cpu",
-                 str(folder)])
+    code = main(["check", "--fix", *options, "--verify", "--no-derive", "--isolated", "--no-cache", "--no-reason",
+                 "--device", "cpu", str(folder)])
     out = capsys.readouterr().out
     assert code == 1, out  # findings remain
     changed = _changed(folder)
@@ -145,3 +146,18 @@ def test_unsafe_fixes_without_inputs_are_withheld_and_the_ways_to_give_inputs_na
     assert code == 0, out
     assert f"power (line 7): {VERIFIED}" in out and f"halve_until_small (line 15): {VERIFIED}" in out, out
     assert "sampling.py" in _changed(folder)
+
+
+def test_unsafe_fixes_verified_with_derived_inputs_are_written(tmp_path, capsys):
+    """Without --no-derive the functions without inputs get some from the code: the unsafe fixes verify."""
+    folder = _copy_examples(tmp_path)
+    code = main(["check", "--fix", "--unsafe-fixes", "--verify", "--isolated", "--no-cache", "--no-reason",
+                 "--device", "cpu", str(folder)])
+    out = capsys.readouterr().out
+    changed = _changed(folder)
+    assert code == 1, out  # noisy_update's findings have no fix
+    for name in ("train_step (line 24)", "power (line 7)", "halve_until_small (line 15)"):
+        assert f"{name}: {VERIFIED} -- " in out and "(derived from the code)" in out, out
+    assert set(changed) == {"sampling.py", "training.py"}
+    assert "lax.while_loop" in changed["sampling.py"][1] and "lax.cond" in changed["training.py"][1]
+    assert "no inputs" not in out

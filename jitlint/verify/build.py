@@ -8,7 +8,7 @@ own dependencies nor jitlint itself are installed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, Tuple
+from typing import Any, Iterator, List, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -123,3 +123,164 @@ def variations(args: tuple, kwargs: dict, static_positions: Sequence[int],
                 yield f"args[{i}] {how}", new_args, dict(kwargs)
             for k in dynamic_kw:
                 yield f"{k}= {how}", args, {**kwargs, k: vary(kwargs[k], how)}
+
+
+# ---------------------------------------------------------------- inputs derived from the code
+#: the size of every dimension of a derived array: one size, so that any two of them can be multiplied
+DERIVED_SIZE = 3
+#: the Python ints a size, bound or index parameter takes (the first one in the first candidates)
+DERIVED_INTS = (3, 2, 1)
+#: how many record (NamedTuple) classes a child keeps: one per set of field names
+_RECORDS: dict = {}
+
+
+def record_class(names: Sequence[str]) -> Any:
+    """The NamedTuple class standing for an object read through ``p.a``, ``p.b``: one per set of names
+    (the same class every time, so that jax.jit sees one tree structure)."""
+    import collections
+
+    key = tuple(names)
+    if key not in _RECORDS:
+        _RECORDS[key] = collections.namedtuple("Record", key)
+    return _RECORDS[key]
+
+
+def _domains(spec: dict, out: list) -> list:
+    """The choice points of a spec, in a fixed order: (kind, options)."""
+    kind = spec["t"]
+    if kind == "darray":
+        out.append(("rank", list(spec["ranks"])))
+    elif kind == "int":
+        out.append(("int", list(DERIVED_INTS)))
+    elif kind == "flag":
+        out.append(("flag", [True, False]))
+    elif kind in ("dict", "record"):
+        for _name, child in spec["fields"]:
+            _domains(child, out)
+    elif kind == "tuple":
+        for child in spec["items"]:
+            _domains(child, out)
+    return out
+
+
+def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list) -> Any:
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    kind = spec["t"]
+    if kind == "darray":
+        shape = (DERIVED_SIZE,) * next(picks)
+        # two decimals: numbers a person can read (and edit) once written as EXAMPLES
+        return jnp.asarray(np.round(rng.standard_normal(shape), 2), dtype=spec.get("dtype", "float32"))
+    if kind in ("int", "flag"):
+        return next(picks)
+    if kind == "key":
+        key_seed[0] += 1
+        return jax.random.PRNGKey(key_seed[0] - 1)
+    if kind == "dict":
+        return {name: _build_derived(child, picks, rng, key_seed) for name, child in spec["fields"]}
+    if kind == "record":
+        cls = record_class([name for name, _ in spec["fields"]])
+        return cls(*[_build_derived(child, picks, rng, key_seed) for _name, child in spec["fields"]])
+    if kind == "tuple":
+        return tuple(_build_derived(child, picks, rng, key_seed) for child in spec["items"])
+    raise ValueError(f"unknown derived spec {kind!r}")
+
+
+def derived_calls(spec: dict, limit: int = 24, seed: int = 0) -> List[Tuple[tuple, dict]]:
+    """Candidate calls for a derived spec (``{"args": [...], "kwargs": [[name, spec], ...]}``).
+
+    First every array at its first rank (2-D for a matmul operand, else 1-D), then at its second, third
+    rank, each with every combination of the flags (True first); then mixed ranks and ints from a
+    seeded generator, up to ``limit`` distinct candidates.  Values: standard normal floats.
+    """
+    import itertools
+
+    import numpy as np
+
+    specs = list(spec["args"]) + [child for _name, child in spec["kwargs"]]
+    domains: list = []
+    for s in specs:
+        _domains(s, domains)
+    flags = [i for i, (kind, _) in enumerate(domains) if kind == "flag"]
+    flag_values = list(itertools.product([True, False], repeat=len(flags)))[:8]
+    choices: List[tuple] = []
+    seen = set()
+
+    def add(choice: tuple) -> None:
+        if choice not in seen:
+            seen.add(choice)
+            choices.append(choice)
+
+    widest = max([len(options) for kind, options in domains if kind == "rank"] or [1])
+    for level in range(widest):
+        for values in flag_values:
+            pick = [options[min(level, len(options) - 1)] if kind != "flag" else None
+                    for kind, options in domains]
+            for i, value in zip(flags, values):
+                pick[i] = value
+            add(tuple(pick))
+    rng = np.random.default_rng(seed)
+    for _ in range(limit * 4):
+        if len(choices) >= limit:
+            break
+        add(tuple(options[int(rng.integers(len(options)))] for _kind, options in domains))
+    out: List[Tuple[tuple, dict]] = []
+    for n, choice in enumerate(choices[:limit]):
+        values_rng = np.random.default_rng(seed + n)
+        picks = iter(choice)
+        key_seed = [0]
+        args = tuple(_build_derived(s, picks, values_rng, key_seed) for s in spec["args"])
+        kwargs = {name: _build_derived(s, picks, values_rng, key_seed) for name, s in spec["kwargs"]}
+        out.append((args, kwargs))
+    return out
+
+
+def call_source(args: tuple, kwargs: dict, classes: dict) -> str:
+    """``((arg, ...), {"name": value})``: Python source that builds the call again, exactly
+    (float32 values written as the float64 numbers they are).  ``classes`` collects the record
+    classes used: {variable name: field names}."""
+    items = ", ".join(value_source(a, classes) for a in args)
+    positional = f"({items},)" if len(args) == 1 else f"({items})"
+    named = ", ".join(f"{name!r}: {value_source(v, classes)}" for name, v in kwargs.items())
+    return f"({positional}, {{{named}}})"
+
+
+def value_source(value: Any, classes: dict) -> str:
+    import numpy as np
+
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return repr(value)
+    if hasattr(value, "_fields") and isinstance(value, tuple):
+        name = "_Record_" + "_".join(value._fields)
+        classes[name] = list(value._fields)
+        return f"{name}(" + ", ".join(f"{k}={value_source(v, classes)}" for k, v in zip(value._fields, value)) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {value_source(v, classes)}" for k, v in value.items()) + "}"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(value_source(v, classes) for v in value)
+        if isinstance(value, list):
+            return f"[{inner}]"
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        arr = np.asarray(value)
+        dtype = str(arr.dtype)
+        return f"_jnp.array({_numbers(arr)}, dtype=_jnp.{dtype})"
+    raise ValueError(f"cannot write a {type(value).__name__} as source")
+
+
+def _numbers(arr: Any) -> str:
+    """The nested list of an array's numbers, each in the shortest text that gives it back exactly."""
+    import numpy as np
+
+    if arr.ndim:
+        return "[" + ", ".join(_numbers(row) for row in arr) + "]"
+    value = arr.item()
+    if arr.dtype.kind == "f":
+        short = str(arr.dtype.type(value))  # the shortest text of the float32 (or float16, ...) number
+        if np.isfinite(value) and arr.dtype.type(float(short)) == arr:
+            return short
+        if not np.isfinite(value):
+            return f"float({str(value)!r})"
+    return repr(value)

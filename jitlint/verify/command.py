@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from jitlint.diagnostics import Applicability
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files, project_root
 from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_timeout, parse_tolerance
-from jitlint.verify.report import UNVERIFIED, FileReport, FunctionVerdict, format_json, format_text
+from jitlint.verify.report import NO_FIX, UNVERIFIED, FileReport, FunctionVerdict, format_json, format_text
 from jitlint.verify.sandbox import child_environment, interpreter_problem
 from jitlint.verify.targets import function_spans, is_import_line, plan_targets, unplanned_changes
 from jitlint.verify.verifier import splice, verify_module
@@ -62,6 +62,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> N
                              " (each module's own EXAMPLES dict is read too)")
     parser.add_argument("--calls", metavar="FILE.pkl",
                         help="calls recorded by `pytest -p jitlint.record --jitlint-record=FILE.pkl`")
+    parser.add_argument("--no-derive", action="store_true",
+                        help="use only the inputs given (EXAMPLES, --examples, annotations, --calls): derive none "
+                             "from how a function uses its parameters")
     parser.add_argument("--device", choices=DEVICES, help="run on this device (default: JAX's default backend)")
     parser.add_argument("--cross-check", choices=("cpu",), default=None,
                         help="cpu: also run the original and the fixed version on a CPU device and compare them "
@@ -114,7 +117,8 @@ def options_from_args(args: argparse.Namespace, timeout_name: str = "timeout") -
                    cross_device=bool(args.cross_device or getattr(args, "cross_check", None) == "cpu"),
                    examples_file=os.path.abspath(args.examples) if args.examples else None,
                    calls_file=os.path.abspath(args.calls) if args.calls else None,
-                   default_shape=tuple(args.default_shape), tolerances=tolerances)
+                   default_shape=tuple(args.default_shape), tolerances=tolerances,
+                   derive=not getattr(args, "no_derive", False))
 
 
 # ---------------------------------------------------------------- the interpreter
@@ -189,6 +193,9 @@ def add_verify_parser(sub) -> argparse.ArgumentParser:  # sub: argparse._SubPars
     verify.add_argument("--safe-fixes-only", action="store_true",
                         help="verify only the fixes `--fix` applies without `--unsafe-fixes`")
     verify.add_argument("--format", choices=("text", "json"), default="text", help="report format")
+    verify.add_argument("--write-examples", action="store_true",
+                        help="write the inputs derived for functions that had none into their module, as an "
+                             "EXAMPLES block at its end (keep it, edit it: the next run uses it)")
     verify.add_argument("--output-file", help="write the report here instead of stdout")
     verify.add_argument("--config", help="read options from this pyproject.toml / setup.cfg")
     verify.add_argument("--isolated", action="store_true", help="ignore configuration files")
@@ -262,6 +269,8 @@ def run_verify(args: argparse.Namespace) -> int:
         bar.advance(0)
         for path in files:
             reports.append(verify_file(path, config, options, args.fixed, unsafe=not args.safe_fixes_only))
+            if getattr(args, "write_examples", False):
+                _write_examples(path, reports[-1])
             bar.advance()
     device = next((r.device for r in reports if r.device), None)
     if args.format == "json":
@@ -274,7 +283,19 @@ def run_verify(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     verdicts = [v for r in reports for v in r.verdicts]
-    return 0 if all(v.ok for v in verdicts) and not any(r.failed for r in reports) else 1
+    # a function with a finding and no fix is described as it is: it fails no fix
+    return 0 if all(v.ok or v.kind == NO_FIX for v in verdicts) and not any(r.failed for r in reports) else 1
+
+
+def _write_examples(path: str, report: FileReport) -> None:
+    from jitlint.verify.write import write_examples
+
+    try:
+        said = write_examples(path, report)
+    except (OSError, SyntaxError, ValueError) as exc:
+        said = f"{path}: EXAMPLES not written: {exc}"
+    if said:
+        sys.stderr.write(said + "\n")
 
 
 # ---------------------------------------------------------------- check --fix --verify

@@ -40,6 +40,10 @@ class VerifyOptions:
     repeats: int = 3
     #: generated inputs tried per function to reach an untaken branch side
     max_generated: int = 24
+    #: candidate calls tried per function when its inputs are derived from the code
+    max_derived: int = 24
+    #: derive inputs from the code for functions that have none (``--no-derive``: only inputs given)
+    derive: bool = True
     #: characters of the subprocess's own output kept for the report
     output_tail: int = 2000
     #: the interpreter that runs the child (None: this one); see :func:`jitlint.verify.command.choose_python`
@@ -60,6 +64,8 @@ class VerifyOptions:
             "cross_scale": CROSS_DEVICE_SCALE,
             "repeats": self.repeats,
             "max_generated": self.max_generated,
+            "max_derived": self.max_derived,
+            "derive": self.derive,
         }
 
 

@@ -96,6 +96,8 @@ class FunctionVerdict:
             "generated": self.raw.get("generated", 0),
             "input_source": self.raw.get("input_source"),
             "coverage": self.raw.get("coverage", []),
+            "branches_both_sides": both_sides(self.raw.get("coverage", [])),
+            "derived_inputs": (self.raw.get("derived") or {}).get("calls"),
             "traces": self.raw.get("traces"),
             "trace_counts": trace_counts(self.raw.get("traces")),
             "jaxpr": self.raw.get("jaxpr"),
@@ -145,6 +147,12 @@ def _error_text(error: Optional[dict], fixed: bool = False) -> str:
         where = f" (line {error['lines'][-1]}" + (" of the fixed version)" if fixed else ")")
     message = f": {error['message']}" if error.get("message") else ""
     return f"{error.get('type', 'error')}{message}{where}"
+
+
+def both_sides(coverage: Sequence[dict]) -> Dict[str, int]:
+    """How many of the rewritten branches (those measured) saw both of their sides."""
+    measured = [site for site in coverage if site.get("found", True)]
+    return {"branches": len(measured), "both_sides": sum(1 for site in measured if site["true"] and site["false"])}
 
 
 def coverage_text(coverage: Sequence[dict]) -> Tuple[str, List[str]]:
@@ -282,6 +290,11 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
         details.append(f"{how} `{raw['callable']}`, {MODES.get(raw.get('mode'), raw.get('mode'))}"
                        + (f", static: {', '.join(named)}" if named else ""))
     details.extend(raw.get("notes", []))
+    derived = raw.get("derived")
+    if derived and derived.get("kept"):
+        rejected = f"; {derived['rejected']} other(s) tried fail eagerly" if derived.get("rejected") else ""
+        details.append(f"inputs derived from how it uses its parameters ({derived['kept']} kept{rejected}): "
+                       + "; ".join(derived.get("calls", [])))
     for failure_ in raw.get("eager_failures", []):
         details.append(f"input {failure_['input']} skipped: the original fails eagerly: "
                        f"{_error_text(failure_['error'])}")

@@ -38,11 +38,15 @@ import types
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from jitlint.verify.compare import compare, describe_call
-from jitlint.verify.build import InputSpec, build_call, variations
+from jitlint.verify.build import InputSpec, build_call, call_source, derived_calls, variations
 
 #: characters of user output kept per call (what the code printed)
 CAPTURE_LIMIT = 64 * 1024
 BRANCH_HOOK = "__jitlint_branch__"
+#: the input source of last resort: inputs derived from how the function uses its parameters
+DERIVED = "derived from the code"
+#: derived inputs kept per function, at most
+DERIVED_KEEP = 6
 
 
 # ---------------------------------------------------------------- events
@@ -517,7 +521,7 @@ class TargetRun:
 
     # -- inputs
     #: where inputs come from, in order: the first source with inputs for any callable wins
-    SOURCES = ("--examples", "EXAMPLES", "annotations", "recorded calls")
+    SOURCES = ("--examples", "EXAMPLES", "annotations", "recorded calls", DERIVED)
 
     def _inputs_from(self, source: str, c: dict, fn_o: Any, fn_f: Any) -> List[Tuple[tuple, dict, tuple, dict]]:
         """(args, kwargs) for the original and the fixed version, from one source."""
@@ -530,6 +534,11 @@ class TargetRun:
             a, k = build_call(spec, ctx.original)
             af, kf = build_call(spec, ctx.fixed) if ctx.fixed is not ctx.original else (a, k)
             return [(a, k, af, kf)]
+        if source == DERIVED:
+            if not c.get("derived") or not self.options.get("derive", True):
+                return []
+            limit = int(self.options.get("max_derived", 24))
+            return [(a, k, a, k) for a, k in derived_calls(c["derived"], limit)]
         if source == "recorded calls":
             calls_o = _recorded_for(ctx.recorded_o, fn_o, name)
             calls_f = _recorded_for(ctx.recorded_f, fn_f, name)
@@ -578,6 +587,9 @@ class TargetRun:
         coverage = [[0, 0] for _ in sites]
         site_index = ctx.site_index.get(self.target["qualname"], [])
         used: List[Tuple[str, tuple, dict, tuple, dict, Outcome]] = []
+        if source == DERIVED:
+            used = self._select_derived(orig, inputs, site_index, coverage)
+            inputs = []
         for i, (a, k, af, kf) in enumerate(inputs):
             label = f"#{i + 1}"
             eager = self._eager(orig, a, k, site_index, coverage)
@@ -633,6 +645,46 @@ class TargetRun:
             label, a, k, af, kf, eager = used[0]
             self.result["observations"] = self._observe(orig, a, k, eager, tolerances)
         return self.result
+
+    def _select_derived(self, orig: Runnable, candidates: list, site_index: List[Optional[int]],
+                        coverage: List[List[int]]) -> list:
+        """The derived candidates to use: those under which the original runs eagerly, each bringing
+        something new -- the first one, a branch side not yet taken, another combination of the flags,
+        or (up to three) another signature of shapes and values.  The others are counted, not reported
+        as failures: they are guesses."""
+        used: list = []
+        flags_seen: set = set()
+        signatures: set = set()
+        rejected = 0
+        first_error = None
+        for a, k, _af, _kf in candidates:
+            if len(used) >= DERIVED_KEEP:
+                break
+            trial = [list(side) for side in coverage]
+            out = self._eager(orig, a, k, site_index, trial)
+            if not out.ok:
+                rejected += 1
+                first_error = first_error or {"call": describe_call(a, k), "error": out.error}
+                continue
+            new_side = any(coverage[j][s] == 0 and trial[j][s] > 0 for j in range(len(coverage)) for s in (0, 1))
+            flags = tuple(v for v in list(a) + list(k.values()) if isinstance(v, bool))
+            signature = abstract_signature(a, k, [i for i, v in enumerate(a) if isinstance(v, (bool, int))],
+                                           [n for n, v in k.items() if isinstance(v, (bool, int))])
+            if used and not new_side and flags in flags_seen and (signature in signatures or len(used) >= 3):
+                continue
+            for j in range(len(coverage)):
+                coverage[j][:] = trial[j]
+            flags_seen.add(flags)
+            signatures.add(signature)
+            used.append((f"derived #{len(used) + 1}", a, k, a, k, out))
+        classes: Dict[str, List[str]] = {}
+        sources = [call_source(a, k, classes) for _l, a, k, _af, _kf, _o in used]
+        self.result["derived"] = {"tried": len(used) + rejected, "kept": len(used), "rejected": rejected,
+                                  "calls": [describe_call(a, k) for _l, a, k, _af, _kf, _o in used],
+                                  "sources": sources, "classes": classes}
+        if not used and first_error is not None:
+            self.result["eager_failures"].append({"input": f"derived (all {rejected})", **first_error})
+        return used
 
     def _eager(self, orig: Runnable, a: tuple, k: dict, site_index: List[Optional[int]],
                coverage: List[List[int]]) -> Outcome:
@@ -866,8 +918,6 @@ def _to_device(tree: Any, device: Any) -> Any:
 
     return jax.tree_util.tree_map(lambda leaf: jax.device_put(leaf, device) if isinstance(leaf, jax.Array) else leaf,
                                   tree)
-
-
 
 
 def _state(value: Any) -> Any:

@@ -32,6 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.diagnostics import Diagnostic
+from jitlint.verify.derive import derived_inputs
 from jitlint.verify.inputs import InputSpec, annotation_inputs
 
 #: transforms whose result is a compiled callable (the others trace as they run)
@@ -79,6 +80,8 @@ class Callable:
     annotations: Optional[InputSpec] = None
     #: the static arguments the fixed version gives it (a fix may add some)
     fixed_static: Optional[Tuple[Tuple[int, ...], Tuple[str, ...]]] = None
+    #: inputs derived from how the body uses each parameter (:mod:`jitlint.verify.derive`), the last resort
+    derived: Optional[dict] = None
 
     def to_json(self) -> dict:
         fixed = self.fixed_static if self.fixed_static is not None else (self.static_argnums, self.static_argnames)
@@ -90,6 +93,7 @@ class Callable:
             "fixed_static": [list(fixed[0]), list(fixed[1])],
             "auto_static": self.auto_static,
             "annotations": self.annotations.to_json() if self.annotations is not None else None,
+            "derived": self.derived,
         }
 
 
@@ -250,7 +254,10 @@ def _callables_for(parsed: _Parsed, info: FunctionInfo, with_annotations: bool,
         nums, names, auto = _static(entry)
         if mode != "wrap":
             auto = False
-        out.append(Callable(name, mode, nums, names, auto, spec_of(fn, skip_first=False)))
+        derived = None
+        if with_annotations and isinstance(fn.node, cst.FunctionDef) and not fn.is_method:
+            derived = derived_inputs(fn.node, parsed.index, nums, names)
+        out.append(Callable(name, mode, nums, names, auto, spec_of(fn, skip_first=False), derived=derived))
 
     def add_function(fn: FunctionInfo) -> None:
         top_level = fn.parent is None and (fn.cls is None or _class_is_top_level(parsed, fn))
