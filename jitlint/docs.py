@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Type
 
 from jitlint.fixes import FIXABLE_CODES as _BUILT_FIXES
 from jitlint.registry import RULES_BY_CODE
-from jitlint.rules.base import (DOCS_URL, Rule, first_sentence, rule_doc, rule_family,  # noqa: F401 - re-exported
+from jitlint.rules.base import (Rule, first_sentence, rule_doc, rule_family,  # noqa: F401 - re-exported
                                 rule_sections, rule_summary, rule_url)
 
 #: the codes jitlint can fix some findings of: those with a fix builder, and the rules that make their

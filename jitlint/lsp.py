@@ -189,9 +189,10 @@ if LanguageServer is not None:
             if diag.fix is not None:
                 kind = "fix" if diag.fix.applicability is Applicability.SAFE else f"{diag.fix.applicability.value} fix"
                 message += f" ({kind} available: {diag.fix.title})"
+            page = rule_url(diag.code)
             return types.Diagnostic(
                 range=here, message=message, severity=types.DiagnosticSeverity.Warning, code=diag.code,
-                code_description=types.CodeDescription(href=rule_url(diag.code)), source=SOURCE,
+                code_description=types.CodeDescription(href=page) if page is not None else None, source=SOURCE,
                 related_information=related or None)
 
         def error_to_lsp(self, document: "TextDocument", error: "FileError") -> "types.Diagnostic":

@@ -69,7 +69,7 @@ async def test_open_reports_findings_with_code_link_and_reason_chain(client: Lan
     assert (diag.code, diag.source) == ("JIT201", "jitlint")
     assert diag.message.startswith("Python `if` on traced value `x > 0`")
     assert diag.range == types.Range(types.Position(4, 7), types.Position(4, 12))  # `x > 0`, line 5 col 8
-    assert diag.code_description.href.endswith("/rules/JIT201/")
+    assert diag.code_description.href.endswith("/docs/rules/JIT201.md")
     expected = lint_source(SEEDED, str(path)).diagnostics[0].reason
     assert [info.message for info in diag.related_information] == [f"why: {link}" for link in expected]
     assert all(info.location.uri == path.as_uri() for info in diag.related_information)

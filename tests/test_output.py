@@ -17,6 +17,7 @@ from frontend_support import (CLEAN, HAZARDS, HAZARDS_FINDINGS, SEEDED, console_
                               write)
 from jitlint.docs import rule_url
 from jitlint.output.progress import Progress
+from jitlint.output.sarif import sarif_log
 from jitlint.output.style import wants_color
 from jitlint.registry import RULES_BY_CODE
 
@@ -265,12 +266,32 @@ def test_sarif_report_is_valid_sarif_2_1_0_with_rules_fixes_and_notifications(tm
     assert run["invocations"][0]["executionSuccessful"] is True
 
 
-def test_sarif_help_uris_point_at_generated_rule_pages():
-    from jitlint.docs import DOCS_URL
+def test_rule_urls_point_at_rule_pages_that_exist(monkeypatch, tmp_path):
+    """No invented host: the rule pages of this checkout, or where JITLINT_DOCS_URL says the docs are."""
+    from urllib.parse import unquote, urlparse
 
+    monkeypatch.delenv("JITLINT_DOCS_URL", raising=False)
     for code in RULES_BY_CODE:
-        assert rule_url(code) == f"{DOCS_URL}rules/{code}/"
-        assert (Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{code}.md").is_file()
+        url = urlparse(rule_url(code))
+        assert url.scheme == "file"
+        page = Path(unquote(url.path))
+        assert page == Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{code}.md"
+        assert page.read_text(encoding="utf-8").startswith(f"# {code}: ")
+    monkeypatch.setenv("JITLINT_DOCS_URL", "https://git.example.org/me/jitlint/blob/main/docs")
+    assert rule_url("JIT201") == "https://git.example.org/me/jitlint/blob/main/docs/rules/JIT201.md"
+    log = sarif_log([])
+    assert log["runs"][0]["tool"]["driver"]["informationUri"] == "https://git.example.org/me/jitlint/blob/main/docs/"
+
+
+def test_without_documentation_no_url_is_given(monkeypatch):
+    """An installed copy without the docs folder (a wheel built from the repository) points nowhere."""
+    import jitlint.rules.base as base
+
+    monkeypatch.delenv("JITLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(base, "__file__", "/nonexistent/site-packages/jitlint/rules/base.py")
+    assert rule_url("JIT201") is None
+    driver = sarif_log([])["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and all("helpUri" not in r for r in driver["rules"])
 
 
 def test_sarif_to_an_output_file(tmp_path, capsys):

@@ -35,7 +35,7 @@ def rule_descriptor(rule) -> dict:
 
     what = rule_sections(rule).get("What it does", rule_summary(rule))
     doc = rule_doc(rule)
-    return {
+    descriptor = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule_summary(rule)},
@@ -45,6 +45,9 @@ def rule_descriptor(rule) -> dict:
         "defaultConfiguration": {"enabled": bool(rule.default_enabled), "level": "error"},
         "properties": {"tags": ["jax", "jit", rule_family(rule).split(":")[0]], "fixable": rule.code in FIXABLE_CODES},
     }
+    if descriptor["helpUri"] is None:  # no documentation to point at: SARIF leaves the property out
+        del descriptor["helpUri"]
+    return descriptor
 
 
 def _fix(diag: Diagnostic, artifact: Dict[str, str]) -> Optional[dict]:
@@ -87,7 +90,7 @@ def _result(diag: Diagnostic, index: Dict[str, int], root: str) -> dict:
 
 def sarif_log(results: Sequence[FileResult], root: Optional[str] = None) -> dict:
     """The SARIF log of a run, as a JSON-ready dict. Paths are relative to ``root`` (default: the current folder)."""
-    from jitlint.rules.base import DOCS_URL
+    from jitlint.rules.base import docs_url
     from jitlint.registry import RULES_BY_CODE
 
     root = os.path.abspath(root or os.getcwd())
@@ -113,7 +116,7 @@ def sarif_log(results: Sequence[FileResult], root: Optional[str] = None) -> dict
                 "name": "jitlint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": DOCS_URL,
+                **({"informationUri": docs_url()} if docs_url() is not None else {}),
                 "rules": [rule_descriptor(RULES_BY_CODE[c]) for c in codes],
             }},
             "invocations": [{

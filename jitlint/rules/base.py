@@ -13,9 +13,11 @@ go on.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -118,8 +120,8 @@ class Rule:
         return rule_summary(cls)
 
     @classmethod
-    def url(cls) -> str:
-        """The rule's documentation page."""
+    def url(cls) -> Optional[str]:
+        """The rule's documentation page (None: no documentation to point at)."""
         return rule_url(cls.code)
 
     def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None,
@@ -216,12 +218,29 @@ def _params(node):
 # What the documentation, the SARIF report, the language server and `jitlint rules` say about a
 # rule, read from the rule class itself (its code, name, fix title and docstring).
 
-#: where the documentation is published (``site_url`` of mkdocs.yml); rule pages are ``rules/CODE/``
-DOCS_URL = "https://jitlint.readthedocs.io/en/latest/"
+#: the environment variable that says where the documentation is read (the ``docs/`` folder of the
+#: repository: a fork on a forge, ``https://github.com/YOU/jitlint/blob/main/docs/``, or a web server)
+DOCS_URL_VARIABLE = "JITLINT_DOCS_URL"
 
-def rule_url(code: str) -> str:
-    """The published page of a rule (the help URI of the SARIF report)."""
-    return f"{DOCS_URL}rules/{code}/"
+
+def docs_url() -> Optional[str]:
+    """Where the documentation's ``docs/`` folder is, ending in ``/``: ``JITLINT_DOCS_URL`` when set,
+    else the ``docs/`` folder of the checkout jitlint runs from (a ``file://`` URI: jitlint has no
+    published site), else None (an installed copy without its documentation)."""
+    configured = os.environ.get(DOCS_URL_VARIABLE, "").strip()
+    if configured:
+        return configured if configured.endswith("/") else configured + "/"
+    folder = Path(__file__).resolve().parent.parent.parent / "docs"
+    if (folder / "rules" / "index.md").is_file() and (folder / "rules" / "JIT101.md").is_file():
+        return folder.as_uri() + "/"
+    return None
+
+
+def rule_url(code: str) -> Optional[str]:
+    """The page of a rule, ``rules/CODE.md`` under :func:`docs_url` (the JSON report's ``url``, SARIF's
+    help URI, the language server's code description); None where there is no documentation to point at."""
+    base = docs_url()
+    return f"{base}rules/{code}.md" if base is not None else None
 
 
 def rule_doc(rule: Type[Rule]) -> str:
