@@ -117,6 +117,50 @@ def test_pre_commit_hooks_honour_exclude(tmp_path):
     assert "model.py:6:5: JIT103" in out and "train.py:" not in out
 
 
+def _documented_configs() -> list:
+    """The `.pre-commit-config.yaml` examples of docs/integrations.md."""
+    text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
+    return re.findall(r"```yaml\n# \.pre-commit-config\.yaml\n(.*?)```", text, re.DOTALL)
+
+
+def test_documented_local_hooks_match_the_manifest():
+    """The `repo: local` form of the docs runs what the shipped hooks run, with the same file selection."""
+    yaml = pytest.importorskip("yaml")
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    manifest = {hook["id"]: hook for hook in clientlib.load_manifest(str(REPO / ".pre-commit-hooks.yaml"))}
+    configs = [yaml.safe_load(text) for text in _documented_configs()]
+    assert len(configs) == 2
+    (local,) = [repo for config in configs for repo in config["repos"] if repo["repo"] == "local"]
+    assert [hook["id"] for hook in local["hooks"]] == ["jitlint-fix", "jitlint"]  # fix first, then report
+    for hook in local["hooks"]:
+        shipped = manifest[hook["id"]]
+        assert (hook["entry"], hook["types"], hook["require_serial"]) == \
+            (shipped["entry"], shipped["types"], shipped["require_serial"])
+        assert hook["language"] == "system"
+    (remote,) = [repo for config in configs for repo in config["repos"] if repo["repo"] != "local"]
+    assert [hook["id"] for hook in remote["hooks"]] == ["jitlint-fix", "jitlint"]
+    assert "OWNER" not in remote["repo"] and "github.com" not in remote["repo"]  # no invented home
+
+
+def test_documented_local_hooks_run_offline(tmp_path):
+    """The `repo: local` hooks, copied from the docs, with jitlint on PATH: real pre-commit fixes and
+    reports without installing anything."""
+    demo = _demo_repo(tmp_path, {"bad.py": BAD, "good.py": GOOD})
+    config = next(text for text in _documented_configs() if "repo: local" in text)
+    write(demo, ".pre-commit-config.yaml", config)
+    git("add", ".pre-commit-config.yaml", cwd=demo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "GIT_", "JITLINT_"))}
+    env.update(PRE_COMMIT_HOME=str(tmp_path / "home"), NO_COLOR="1",
+               PATH=os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""))
+    run = [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"]
+    proc = subprocess.run(run, cwd=str(demo), env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "- hook id: jitlint-fix\n- exit code: 1\n- files were modified by this hook" in proc.stdout
+    assert 'jax.debug.print("x = {!s}", x)' in (demo / "bad.py").read_text()
+    proc = subprocess.run(run, cwd=str(demo), env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 # ------------------------------------------------------------------------------------------------ flake8
 
 def test_flake8_help_lists_the_plugin_its_option_and_the_jit_codes(tmp_path):
