@@ -3,6 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from frontend_support import EXAMPLES, REPO, run_cli
 from jitlint.registry import RULES_BY_CODE
@@ -64,3 +70,72 @@ def test_ci_script_runs_the_readme_test_command_in_a_fresh_venv():
     assert "-e '.[test]'" in text
     assert '"$VENV/bin/python" -m pytest -q' in text
     assert '"$status" -eq 5' in text
+
+
+# ------------------------------------------------------------------------------ runnable shell blocks
+#: ``<!-- runnable: exit=N [after-setup] [expect="TEXT"] (why) -->`` on the line before a ```sh block:
+#: each command line of the block is run in a copy of the checkout and must exit N, printing TEXT.
+#: ``after-setup``: only what follows the last `` && `` runs (the set-up before it makes a venv and
+#: installs from a package index), with the venv of this test run as the copy's ``.venv``.
+RUNNABLE = re.compile(r"<!-- runnable:(?P<options>[^\n]*?)-->\n```(?:sh|bash)\n(?P<body>.*?)```", re.DOTALL)
+DOCUMENTS = ["README.md"] + sorted(f"docs/{p.name}" for p in (REPO / "docs").glob("*.md"))
+
+
+def runnable_blocks():
+    for name in DOCUMENTS:
+        text = (REPO / name).read_text(encoding="utf-8")
+        for match in RUNNABLE.finditer(text):
+            options = match.group("options")
+            status = re.search(r"\bexit=(\d+)", options)
+            expect = re.search(r'\bexpect="([^"]*)"', options)
+            line = text[:match.start()].count("\n") + 1
+            yield (f"{name}:{line}", int(status.group(1)) if status else 0, "after-setup" in options.split(),
+                   expect.group(1) if expect else None,
+                   [c for c in match.group("body").splitlines() if c.strip() and not c.lstrip().startswith("#")])
+
+
+BLOCKS = list(runnable_blocks())
+
+
+def test_the_runnable_markers_are_where_they_should_be():
+    where = [place.split(":")[0] for place, *_ in BLOCKS]
+    assert where.count("README.md") == 2 and "docs/usage.md" in where
+    # the test command is not run by the tests (it is them), and says why
+    assert "<!-- not runnable by tests/test_readme.py: it is the test suite itself" in README
+    assert all(commands for *_, commands in BLOCKS)
+
+
+@pytest.fixture(scope="module")
+def checkout_copy(tmp_path_factory):
+    """The files of the checkout (tracked, and untracked but not ignored), copied; its `.venv` is the
+    venv running the tests."""
+    copy = tmp_path_factory.mktemp("checkout")
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                cwd=str(REPO), capture_output=True, check=True).stdout.decode().split("\0")
+        names = [n for n in listed if n and (REPO / n).is_file()]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: everything but the venvs
+        names = [str(p.relative_to(REPO)) for p in REPO.rglob("*") if p.is_file()
+                 and not {".git", ".venv", "venv"} & set(p.relative_to(REPO).parts)]
+    for name in names:
+        target = copy / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(str(REPO / name), str(target))
+    (copy / ".venv").symlink_to(Path(sys.prefix))  # in a venv, the venv
+    return copy
+
+
+@pytest.mark.parametrize("place, status, after_setup, expect, commands", BLOCKS, ids=[b[0] for b in BLOCKS])
+def test_runnable_block_does_what_the_docs_say(checkout_copy, place, status, after_setup, expect, commands):
+    bin_dir = os.path.dirname(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JITLINT_", "FORCE_COLOR", "PYTHON"))}
+    env.update(NO_COLOR="1", PATH=bin_dir + os.pathsep + env.get("PATH", ""))
+    for command in commands:
+        if after_setup:
+            command = command.rsplit(" && ", 1)[-1]
+        proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=str(checkout_copy), env=env,
+                              capture_output=True, text=True, timeout=60)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == status, f"{place}: `{command}` exited {proc.returncode}:\n{out[-3000:]}"
+        if expect is not None:
+            assert expect in out, f"{place}: `{command}` did not print {expect!r}:\n{out[-3000:]}"
