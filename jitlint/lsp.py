@@ -8,7 +8,7 @@
   the title), ``# noqa: CODE`` for the line, and ``source.fixAll.jitlint``, which applies
   every safe fix of the document the way ``jitlint check --fix`` does.
 
-Like ``jitlint check``, it never imports JAX or the code it reads. Needs ``pip install 'jitlint[lsp]'``.
+Like ``jitlint check``, it never imports JAX or the code it reads. Needs pygls (jitlint's ``lsp`` extra).
 """
 from __future__ import annotations
 
@@ -289,7 +289,7 @@ def _overlaps(a: "types.Range", b: "types.Range") -> bool:
 def build_server() -> "JitlintServer":
     """The server, with its handlers registered."""
     if LanguageServer is None:
-        raise RuntimeError("jitlint server needs pygls: pip install 'jitlint[lsp]'")
+        raise RuntimeError("jitlint server needs pygls: pip install 'pygls>=2' (the lsp extra of jitlint)")
     server = JitlintServer()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

@@ -7,7 +7,7 @@ from typing import List, Sequence
 
 import pytest
 
-pytest.importorskip("pygls", reason="the language server needs pygls (pip install 'jitlint[lsp]')")
+pytest.importorskip("pygls", reason="the language server needs pygls (pip install 'pygls>=2')")
 pytest_lsp = pytest.importorskip("pytest_lsp", reason="the LSP tests need pytest-lsp (the test extra)")
 
 from lsprotocol import types  # noqa: E402

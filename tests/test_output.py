@@ -434,4 +434,4 @@ def test_server_without_pygls_says_how_to_install_it(tmp_path):
             "from jitlint.cli import main; raise SystemExit(main(['server']))")
     outcome = run_process([sys.executable, "-c", code], cwd=tmp_path)
     assert (outcome.status, outcome.err) == (2, "jitlint: error: jitlint server needs pygls: "
-                                                "pip install 'jitlint[lsp]'\n")
+                                                "pip install 'pygls>=2' (the lsp extra of jitlint)\n")
