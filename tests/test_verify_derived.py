@@ -130,6 +130,69 @@ def test_matmul_shape_and_transpose_constrain_ranks():
     assert c["ranks"] == [2]  # c.shape[1] and jnp.dot(c, ...).T: two dimensions
 
 
+MORE = src('''
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    def velocity(state, damping):
+        x, v = state
+        return jnp.array([v, -x - damping * v])
+
+
+    @jax.jit
+    def euler(state0, dt, steps):
+        state = state0
+        for _ in range(steps):
+            state = state + dt * velocity(state, 0.1)
+        return state
+
+
+    @jax.jit
+    def pad(rows, pad_to):
+        n, width = rows.shape
+        return jnp.zeros((pad_to - n, width))
+
+
+    @jax.jit
+    def near_identity(rot):
+        if jnp.allclose(rot, jnp.eye(3)):
+            return jnp.eye(3)
+        return rot
+
+
+    class Solver:
+        def __init__(self, epsilon):
+            self.epsilon = epsilon
+
+        @partial(jax.jit, static_argnums=0)
+        def run(self, cost, n):
+            for _ in range(n):
+                cost = cost / self.epsilon
+            return jax.random.split(jax.random.PRNGKey(0), n)
+''')
+
+
+def test_unpacking_aliases_size_expressions_and_shapes_read_from_other_operands():
+    state0, dt, steps = derived(MORE, "euler")["args"]
+    # state = state0, then x, v = state in the function it is passed to: a vector of length 2
+    assert state0 == {"t": "darray", "ranks": [1, 2], "dtype": "float32", "lead": 2}
+    assert steps == {"t": "int"} and dt["t"] == "darray"
+    rows, pad_to = derived(MORE, "pad")["args"]
+    assert rows["ranks"] == [2] and pad_to == {"t": "int"}  # n, width = rows.shape; zeros((pad_to - n, ...))
+    assert derived(MORE, "near_identity")["args"][0]["ranks"] == [2]  # allclose with jnp.eye(3)
+
+
+def test_a_method_gets_an_instance_built_from_its_init():
+    spec = derived(MORE, "Solver.run")
+    instance, cost, n = spec["args"]
+    assert instance["t"] == "instance" and instance["class"] == "Solver"
+    assert [s["t"] for s in instance["init"]["args"]] == ["darray"]
+    assert cost["t"] == "darray" and n == {"t": "int"}  # range(n), and split's count
+
+
 # ---------------------------------------------------------------- in the subprocess
 MODULE = src('''
     from functools import partial

@@ -157,13 +157,17 @@ def _domains(spec: dict, out: list) -> list:
     elif kind in ("dict", "record"):
         for _name, child in spec["fields"]:
             _domains(child, out)
-    elif kind == "tuple":
-        for child in spec["items"]:
+    elif kind == "instance":
+        for child in list(spec["init"]["args"]) + [c for _n, c in spec["init"]["kwargs"]]:
             _domains(child, out)
     return out
 
 
-def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list) -> Any:
+#: id of an instance built for a method's self -> (class name, args, kwargs), to write it as source
+_INSTANCES: dict = {}
+
+
+def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list, module: Any = None) -> Any:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -171,6 +175,8 @@ def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list) -
     kind = spec["t"]
     if kind == "darray":
         shape = (DERIVED_SIZE,) * next(picks)
+        if shape and spec.get("lead"):
+            shape = (spec["lead"],) + shape[1:]
         # two decimals: numbers a person can read (and edit) once written as EXAMPLES
         return jnp.asarray(np.round(rng.standard_normal(shape), 2), dtype=spec.get("dtype", "float32"))
     if kind in ("int", "flag"):
@@ -179,21 +185,27 @@ def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list) -
         key_seed[0] += 1
         return jax.random.PRNGKey(key_seed[0] - 1)
     if kind == "dict":
-        return {name: _build_derived(child, picks, rng, key_seed) for name, child in spec["fields"]}
+        return {name: _build_derived(child, picks, rng, key_seed, module) for name, child in spec["fields"]}
     if kind == "record":
         cls = record_class([name for name, _ in spec["fields"]])
-        return cls(*[_build_derived(child, picks, rng, key_seed) for _name, child in spec["fields"]])
-    if kind == "tuple":
-        return tuple(_build_derived(child, picks, rng, key_seed) for child in spec["items"])
+        return cls(*[_build_derived(child, picks, rng, key_seed, module) for _name, child in spec["fields"]])
+    if kind == "instance":
+        args = tuple(_build_derived(c, picks, rng, key_seed, module) for c in spec["init"]["args"])
+        kwargs = {n: _build_derived(c, picks, rng, key_seed, module) for n, c in spec["init"]["kwargs"]}
+        obj = getattr(module, spec["class"])(*args, **kwargs)
+        _INSTANCES[id(obj)] = (spec["class"], args, kwargs, obj)  # obj kept: its id stays its own
+        return obj
     raise ValueError(f"unknown derived spec {kind!r}")
 
 
-def derived_calls(spec: dict, limit: int = 24, seed: int = 0) -> List[Tuple[tuple, dict]]:
-    """Candidate calls for a derived spec (``{"args": [...], "kwargs": [[name, spec], ...]}``).
+def derived_calls(spec: dict, limit: int = 24, seed: int = 0,
+                  module: Any = None) -> List[Tuple[tuple, dict, bool]]:
+    """Candidate calls for a derived spec (``{"args": [...], "kwargs": [[name, spec], ...]}``):
+    (args, kwargs, whether every array is at the same rank choice).
 
     First every array at its first rank (2-D for a matmul operand, else 1-D), then at its second, third
     rank, each with every combination of the flags (True first); then mixed ranks and ints from a
-    seeded generator, up to ``limit`` distinct candidates.  Values: standard normal floats.
+    seeded generator, up to ``limit`` distinct candidates.  Values: standard normal floats, two decimals.
     """
     import itertools
 
@@ -221,19 +233,20 @@ def derived_calls(spec: dict, limit: int = 24, seed: int = 0) -> List[Tuple[tupl
             for i, value in zip(flags, values):
                 pick[i] = value
             add(tuple(pick))
+    uniform = len(choices)
     rng = np.random.default_rng(seed)
     for _ in range(limit * 4):
         if len(choices) >= limit:
             break
         add(tuple(options[int(rng.integers(len(options)))] for _kind, options in domains))
-    out: List[Tuple[tuple, dict]] = []
+    out: List[Tuple[tuple, dict, bool]] = []
     for n, choice in enumerate(choices[:limit]):
         values_rng = np.random.default_rng(seed + n)
         picks = iter(choice)
         key_seed = [0]
-        args = tuple(_build_derived(s, picks, values_rng, key_seed) for s in spec["args"])
-        kwargs = {name: _build_derived(s, picks, values_rng, key_seed) for name, s in spec["kwargs"]}
-        out.append((args, kwargs))
+        args = tuple(_build_derived(s, picks, values_rng, key_seed, module) for s in spec["args"])
+        kwargs = {name: _build_derived(s, picks, values_rng, key_seed, module) for name, s in spec["kwargs"]}
+        out.append((args, kwargs, n < uniform))
     return out
 
 
@@ -252,6 +265,11 @@ def value_source(value: Any, classes: dict) -> str:
 
     if isinstance(value, (bool, int, float, str)) or value is None:
         return repr(value)
+    if id(value) in _INSTANCES and _INSTANCES[id(value)][3] is value:
+        name, args, kwargs, _obj = _INSTANCES[id(value)]
+        inner = [value_source(a, classes) for a in args]
+        inner += [f"{k}={value_source(v, classes)}" for k, v in kwargs.items()]
+        return f"{name}({', '.join(inner)})"
     if hasattr(value, "_fields") and isinstance(value, tuple):
         name = "_Record_" + "_".join(value._fields)
         classes[name] = list(value._fields)

@@ -49,10 +49,13 @@ SIZE_CALLS: Dict[str, Optional[Tuple[int, ...]]] = {
     "jax.numpy.full": (0,), "jax.numpy.arange": None, "jax.numpy.eye": None, "jax.numpy.identity": (0,),
     "jax.numpy.tri": None, "numpy.zeros": (0,), "numpy.ones": (0,), "numpy.arange": None, "numpy.eye": None,
     "jax.lax.fori_loop": (0, 1), "jax.numpy.linspace": (2,), "jax.numpy.tile": (1,),
-    "jax.numpy.broadcast_to": (1,), "jax.random.split": (1,),
+    "jax.numpy.broadcast_to": (1,),
 }
 MATMUL_CALLS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.numpy.vdot", "jax.numpy.inner",
                           "jax.numpy.linalg.solve", "jax.numpy.tensordot"})
+#: calls comparing arrays of one shape
+SAME_SHAPE_CALLS = frozenset({"jax.numpy.allclose", "jax.numpy.isclose", "jax.numpy.array_equal",
+                              "numpy.allclose", "numpy.isclose", "numpy.array_equal"})
 #: transforms whose result is called with the wrapped function's own arguments
 PASS_THROUGH = frozenset({"jax.grad", "jax.value_and_grad", "jax.jit", "jax.checkpoint", "jax.remat",
                           "functools.partial"})
@@ -71,11 +74,14 @@ class _Use:
     #: children, in order of appearance: ("key", "w") or ("attr", "w")
     children: Dict[Tuple[str, str], "_Use"] = field(default_factory=dict)
     tuple_len: int = 0
+    #: ``a, b = p.shape``: exactly this many dimensions
+    exact_rank: Optional[int] = None
 
     def merge(self, other: "_Use") -> None:
         self.tags |= other.tags
         self.min_rank = max(self.min_rank, other.min_rank)
         self.tuple_len = max(self.tuple_len, other.tuple_len)
+        self.exact_rank = other.exact_rank if self.exact_rank is None else self.exact_rank
         for key, child in other.children.items():
             self.children.setdefault(key, _Use()).merge(child)
 
@@ -168,11 +174,23 @@ class _Collector:
         self.tag(node.iter, "array", 1)
 
     def on_Assign(self, node: cst.Assign) -> None:
+        value = node.value
         for target in node.targets:
             if isinstance(target.target, (cst.Tuple, cst.List)):
-                use = self.path_use(node.value)
+                n = len(target.target.elements)
+                if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+                    base = self.path_use(value.value)  # n, m = x.shape: x has exactly two dimensions
+                    if base is not None:
+                        base.tags.add("array")
+                        base.exact_rank = n
+                    continue
+                use = self.path_use(value)
                 if use is not None:
-                    use.tuple_len = max(use.tuple_len, len(target.target.elements))
+                    use.tuple_len = max(use.tuple_len, n)
+            elif isinstance(target.target, cst.Name) and target.target.value not in self.uses:
+                use = self.path_use(value)
+                if use is not None:  # state = state0: a second name for the parameter
+                    self.uses[target.target.value] = use
 
     def on_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
@@ -212,6 +230,11 @@ class _Collector:
             self.called.add(id(func))
         q = self.qualify(func) or ""
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if q.startswith("jax.random.") and positional and q not in ("jax.random.PRNGKey", "jax.random.key"):
+            self.tag(positional[0], "key")
+            for arg in positional[1:2] if q == "jax.random.split" else ():
+                self._sizes(arg)
+            return
         if q in SIZE_CALLS:
             positions = SIZE_CALLS[q]
             for i, arg in enumerate(positional):
@@ -226,8 +249,16 @@ class _Collector:
                 self._sizes(arg)
             self.tag(func.value, "array")
             return
-        if q.startswith("jax.random.") and positional and q not in ("jax.random.PRNGKey", "jax.random.key"):
-            self.tag(positional[0], "key")
+        if q in SAME_SHAPE_CALLS and len(positional) >= 2:
+            # allclose(p, jnp.eye(3)): p has the other operand's dimensions, when they can be read
+            for mine, other in ((positional[0], positional[1]), (positional[1], positional[0])):
+                rank = self._rank_of(other)
+                use = self.path_use(mine)
+                if rank is not None and use is not None:
+                    use.tags.add("array")
+                    use.exact_rank = rank
+            for arg in positional:
+                self.tag(arg, "arith")
             return
         if q in MATMUL_CALLS:
             for arg in positional[:2]:
@@ -245,10 +276,31 @@ class _Collector:
         if callee is not None:
             self._follow(callee, node)
 
+    def _rank_of(self, node: cst.BaseExpression) -> Optional[int]:
+        """The number of dimensions of an array built in place (``jnp.eye(3)``, ``jnp.zeros((2, 3))``)."""
+        if not isinstance(node, cst.Call) or not node.args:
+            return None
+        q = self.qualify(node.func) or ""
+        if q in ("jax.numpy.eye", "jax.numpy.identity", "numpy.eye", "numpy.identity"):
+            return 2
+        if q in ("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.full", "jax.numpy.empty"):
+            shape = node.args[0].value
+            if isinstance(shape, (cst.Tuple, cst.List)):
+                return len(shape.elements)
+            if isinstance(shape, cst.Integer):
+                return 1
+        return None
+
     def _sizes(self, arg: cst.BaseExpression) -> None:
+        """A size or bound, or a tuple of them: the parameters in it are ints (``pad_to - n`` too)."""
         if isinstance(arg, (cst.Tuple, cst.List)):
             for el in arg.elements:
-                self.tag(el.value, "int")
+                self._sizes(el.value)
+        elif isinstance(arg, cst.BinaryOperation):
+            self._sizes(arg.left)
+            self._sizes(arg.right)
+        elif isinstance(arg, cst.UnaryOperation):
+            self._sizes(arg.expression)
         else:
             self.tag(arg, "int")
 
@@ -299,7 +351,7 @@ def _spec(use: _Use, static: bool, default: Optional[cst.BaseExpression]) -> Opt
     tags = use.tags
     if "key" in tags:
         return {"t": "key"}
-    strong = tags & {"matmul", "array"} or use.min_rank > 0
+    strong = tags & {"matmul", "array"} or use.min_rank > 0 or use.exact_rank is not None
     if "int" in tags and not strong:
         return {"t": "int"}
     if tags == {"truth"} or (tags <= {"truth"} and _is_bool(default)):
@@ -308,15 +360,20 @@ def _spec(use: _Use, static: bool, default: Optional[cst.BaseExpression]) -> Opt
         return None  # a default and no telling use: keep the default
     if static:
         return {"t": "int"}
-    if use.tuple_len:
-        return {"t": "tuple", "items": [_array(_Use()) for _ in range(use.tuple_len)]}
     return _array(use)
 
 
 def _array(use: _Use) -> dict:
+    """A float array; ``x, v = p`` makes its first dimension that long (an array unpacks as a tuple does)."""
     ranks = [2, 1] if "matmul" in use.tags else list(DEFAULT_RANKS)
-    ranks = [r for r in ranks if r >= use.min_rank] or [use.min_rank]
-    return {"t": "darray", "ranks": ranks, "dtype": "float32"}
+    low = max(use.min_rank, 1 if use.tuple_len else 0)
+    ranks = [r for r in ranks if r >= low] or [low]
+    if use.exact_rank is not None:
+        ranks = [use.exact_rank]
+    spec: Dict[str, Any] = {"t": "darray", "ranks": ranks, "dtype": "float32"}
+    if use.tuple_len:
+        spec["lead"] = use.tuple_len
+    return spec
 
 
 def _is_bool(node: Optional[cst.BaseExpression]) -> bool:
@@ -324,9 +381,12 @@ def _is_bool(node: Optional[cst.BaseExpression]) -> bool:
 
 
 def derived_inputs(fn: cst.FunctionDef, index: Any, static_nums: Sequence[int] = (),
-                   static_names: Sequence[str] = (), skip_first: bool = False) -> Optional[dict]:
+                   static_names: Sequence[str] = (), owner: Any = None, depth: int = 0) -> Optional[dict]:
     """``{"args": [spec...], "kwargs": [[name, spec]...]}`` for ``fn``; None when nothing can be said
     (``*args``/``**kwargs`` without defaults are left out; a function without parameters has nothing to derive).
+
+    ``owner``: the class of a method; its ``self`` is an instance built with the arguments derived for
+    the class's ``__init__`` (None when the class has no ``__init__`` of its own to read).
     """
     uses = parameter_uses(fn, index)
     args: List[dict] = []
@@ -334,8 +394,14 @@ def derived_inputs(fn: cst.FunctionDef, index: Any, static_nums: Sequence[int] =
     described: List[str] = []
     keyword_only = False
     for i, (param, kind) in enumerate(params_of(fn.params)):
-        if skip_first and i == 0:
+        if owner is not None and i == 0:
+            instance = _instance(owner, index, depth)
+            if instance is None:
+                return None
+            args.append(instance)
             continue
+        if depth and i == 0:
+            continue  # the self of an __init__
         if kind in ("vararg", "varkw"):
             keyword_only = keyword_only or kind == "vararg"
             continue
@@ -354,3 +420,11 @@ def derived_inputs(fn: cst.FunctionDef, index: Any, static_nums: Sequence[int] =
     if not described:
         return None
     return {"args": args, "kwargs": kwargs}
+
+
+def _instance(owner: Any, index: Any, depth: int) -> Optional[dict]:
+    init = owner.methods.get("__init__")
+    if depth or init is None or not isinstance(init.node, cst.FunctionDef):
+        return None
+    made = derived_inputs(init.node, index, depth=1)
+    return {"t": "instance", "class": owner.name, "init": made or {"args": [], "kwargs": []}}

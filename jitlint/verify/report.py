@@ -293,6 +293,9 @@ def judge(path: str, target: Target, raw: Optional[Dict[str, Any]], failure: Opt
     derived = raw.get("derived")
     if derived and derived.get("kept"):
         rejected = f"; {derived['rejected']} other(s) tried fail eagerly" if derived.get("rejected") else ""
+        if derived.get("unfit"):
+            rejected += f"; {derived['unfit']} other(s) fail under jit in the original for another reason than " \
+                        "a tracer error"
         details.append(f"inputs derived from how it uses its parameters ({derived['kept']} kept{rejected}): "
                        + "; ".join(derived.get("calls", [])))
     for failure_ in raw.get("eager_failures", []):

@@ -538,7 +538,8 @@ class TargetRun:
             if not c.get("derived") or not self.options.get("derive", True):
                 return []
             limit = int(self.options.get("max_derived", 24))
-            return [(a, k, a, k) for a, k in derived_calls(c["derived"], limit)]
+            # the fourth item, for the fixed version, is the same call: whether its ranks are uniform
+            return [(a, k, a, uniform) for a, k, uniform in derived_calls(c["derived"], limit, module=ctx.original)]
         if source == "recorded calls":
             calls_o = _recorded_for(ctx.recorded_o, fn_o, name)
             calls_f = _recorded_for(ctx.recorded_f, fn_f, name)
@@ -655,9 +656,9 @@ class TargetRun:
         used: list = []
         flags_seen: set = set()
         signatures: set = set()
-        rejected = 0
-        first_error = None
-        for a, k, _af, _kf in candidates:
+        rejected = unfit = 0
+        first_error = first_unfit = None
+        for a, k, _af, uniform in candidates:
             if len(used) >= DERIVED_KEEP:
                 break
             trial = [list(side) for side in coverage]
@@ -670,7 +671,18 @@ class TargetRun:
             flags = tuple(v for v in list(a) + list(k.values()) if isinstance(v, bool))
             signature = abstract_signature(a, k, [i for i, v in enumerate(a) if isinstance(v, (bool, int))],
                                            [n for n, v in k.items() if isinstance(v, (bool, int))])
-            if used and not new_side and flags in flags_seen and (signature in signatures or len(used) >= 3):
+            # another signature is worth an input only among the candidates whose arrays all take the same
+            # rank choice: a mix (a scalar where a vector was meant) is kept only for a new side or flag
+            new_signature = uniform and signature not in signatures and len(used) < 3
+            if used and not new_side and flags in flags_seen and not new_signature:
+                continue
+            # a guess the original cannot take under jit for a reason of its own (shapes that do not fit
+            # a scan's carry, say) is not an input of the function; the hazard the fix removes (a jax.errors
+            # tracer error) is no reason to drop it
+            traced = call(orig.traced(a, k), a, k, orig.filename)
+            if not traced.ok and not _hazard(traced.error, self.target["findings"]):
+                unfit += 1
+                first_unfit = first_unfit or {"call": describe_call(a, k), "error": traced.error}
                 continue
             for j in range(len(coverage)):
                 coverage[j][:] = trial[j]
@@ -679,11 +691,13 @@ class TargetRun:
             used.append((f"derived #{len(used) + 1}", a, k, a, k, out))
         classes: Dict[str, List[str]] = {}
         sources = [call_source(a, k, classes) for _l, a, k, _af, _kf, _o in used]
-        self.result["derived"] = {"tried": len(used) + rejected, "kept": len(used), "rejected": rejected,
+        self.result["derived"] = {"tried": len(used) + rejected + unfit, "kept": len(used), "rejected": rejected,
+                                  "unfit": unfit,
                                   "calls": [describe_call(a, k) for _l, a, k, _af, _kf, _o in used],
                                   "sources": sources, "classes": classes}
-        if not used and first_error is not None:
-            self.result["eager_failures"].append({"input": f"derived (all {rejected})", **first_error})
+        if not used and (first_error or first_unfit) is not None:
+            self.result["eager_failures"].append({"input": f"derived (all {rejected + unfit})",
+                                                  **(first_error or first_unfit)})
         return used
 
     def _eager(self, orig: Runnable, a: tuple, k: dict, site_index: List[Optional[int]],
@@ -899,6 +913,16 @@ class TargetRun:
             jit_moved = not compare(jit_runs[0].value, jit2.value, tolerances)["ok"]
             out[name] = {"changed": True, "eager_moved": eager_moved, "jit_moved": jit_moved}
         return out
+
+
+def _hazard(error: dict, findings: Sequence[dict]) -> bool:
+    """Whether an error of the original under jit is the hazard a fix removes: a jax.errors error, an
+    error about a tracer, or one raised at the line of a finding."""
+    if str(error.get("type", "")).startswith("jax.errors."):
+        return True
+    if "tracer" in str(error.get("message", "")).lower():
+        return True
+    return bool(set(error.get("lines") or ()) & {f.get("line") for f in findings})
 
 
 def _num(x: Any) -> float:

@@ -255,8 +255,8 @@ def _callables_for(parsed: _Parsed, info: FunctionInfo, with_annotations: bool,
         if mode != "wrap":
             auto = False
         derived = None
-        if with_annotations and isinstance(fn.node, cst.FunctionDef) and not fn.is_method:
-            derived = derived_inputs(fn.node, parsed.index, nums, names)
+        if with_annotations and isinstance(fn.node, cst.FunctionDef):
+            derived = derived_inputs(fn.node, parsed.index, nums, names, fn.cls if fn.is_method else None)
         out.append(Callable(name, mode, nums, names, auto, spec_of(fn, skip_first=False), derived=derived))
 
     def add_function(fn: FunctionInfo) -> None:
