@@ -154,3 +154,17 @@ def test_one_finding_per_code_per_line_as_docs_usage_says():
     assert found == [(5, 9, "`float()`"), (6, 10, "`.item()`"), (7, 10, "`float()`"), (8, 9, "`.item()`")]
     usage = (Path(__file__).resolve().parent.parent / "docs" / "usage.md").read_text(encoding="utf-8")
     assert "**One finding per code per line.**" in usage and "`y = float(x[0]) + x.item()` gives one JIT301," in usage
+
+
+@pytest.mark.parametrize("call, raises", [('logging.info(f"loss={loss:.3f}")', FORMAT_SPEC_ERROR),
+                                          ('logging.warning("loss=%.3f" % loss)', "ConcretizationTypeError"),
+                                          ('logging.info("loss=%.3f", loss)', None),  # formatted by logging, later
+                                          ('logging.info(f"loss={loss}")', None)])
+def test_jit104_says_when_building_the_log_message_raises(call, raises):
+    source = "import logging\n" + FORMATTED.replace('print(f"loss={loss:.3f}")', call)
+    result = lint_source(source, "step.py", Config(select=("JIT104",)))
+    [message] = [d.message for d in result.diagnostics]
+    if raises is None:
+        assert message.endswith("inside traced code runs once, at trace time")
+    else:
+        assert f"raises `{raises}` while tracing" in message and "runs once" not in message

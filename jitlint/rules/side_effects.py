@@ -439,8 +439,10 @@ def _traced_percent(ctx: RuleContext, node: cst.BinaryOperation) -> Optional[Tup
             if any(isinstance(e, cst.StarredElement) for e in right.elements):
                 return None
             value = right.elements[position].value if position < len(right.elements) else None
-        else:  # one value that is not a tuple display: the only argument
-            value = right if position == 0 else None
+        elif len(fields) == 1 and field.group(1) is None:  # one field, one value that is not a tuple display
+            value = right
+        else:  # a tuple held in a name, say: which value each field takes is not followed
+            return None
         if value is not None and ctx.value(value).kind is Kind.TRACED:
             return value, field.group(0)
     return None
@@ -582,6 +584,9 @@ class SideEffectInTracedCode(Rule):
     later calls; `time.time()` and random draws become constants baked into the
     compiled function (two calls return the same "random" number); an outer
     iterator is advanced once, so a loop body sees the same element every time.
+    A message that formats a tracer with a format spec or a numeric `%`
+    conversion (`logging.info(f"loss={loss:.3f}")`) is never logged at all:
+    building it raises while tracing, and the message names the error.
 
     ## Example
     ```python
@@ -620,8 +625,16 @@ class SideEffectInTracedCode(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         what = self._side_effect(node)
-        if what is not None:
-            self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+        if what is None:
+            return
+        for arg in node.args:  # `logging.info(f"{x:.3f}")` never logs: formatting its message raises
+            raised = format_error(self.ctx, arg.value)
+            if raised is not None:
+                traced, error, why = raised
+                self.report(node, f"{what} of `{self.ctx.code(arg.value)}` raises `{error}` while tracing: {why}",
+                            self.ctx.value(traced).reason or _why_traced(self))
+                return
+        self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
 
     def _side_effect(self, node: cst.Call) -> Optional[str]:
         ctx = self.ctx
