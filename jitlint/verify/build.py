@@ -167,7 +167,8 @@ def _domains(spec: dict, out: list) -> list:
 _INSTANCES: dict = {}
 
 
-def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list, module: Any = None) -> Any:
+def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list, module: Any = None,
+                   positive: bool = False) -> Any:
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -178,20 +179,21 @@ def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list, m
         if shape and spec.get("lead"):
             shape = (spec["lead"],) + shape[1:]
         # two decimals: numbers a person can read (and edit) once written as EXAMPLES
-        return jnp.asarray(np.round(rng.standard_normal(shape), 2), dtype=spec.get("dtype", "float32"))
+        values = rng.uniform(0.1, 1.0, shape) if positive else rng.standard_normal(shape)
+        return jnp.asarray(np.round(values, 2), dtype=spec.get("dtype", "float32"))
     if kind in ("int", "flag"):
         return next(picks)
     if kind == "key":
         key_seed[0] += 1
         return jax.random.PRNGKey(key_seed[0] - 1)
     if kind == "dict":
-        return {name: _build_derived(child, picks, rng, key_seed, module) for name, child in spec["fields"]}
+        return {name: _build_derived(child, picks, rng, key_seed, module, positive) for name, child in spec["fields"]}
     if kind == "record":
         cls = record_class([name for name, _ in spec["fields"]])
-        return cls(*[_build_derived(child, picks, rng, key_seed, module) for _name, child in spec["fields"]])
+        return cls(*[_build_derived(child, picks, rng, key_seed, module, positive) for _name, child in spec["fields"]])
     if kind == "instance":
-        args = tuple(_build_derived(c, picks, rng, key_seed, module) for c in spec["init"]["args"])
-        kwargs = {n: _build_derived(c, picks, rng, key_seed, module) for n, c in spec["init"]["kwargs"]}
+        args = tuple(_build_derived(c, picks, rng, key_seed, module, positive) for c in spec["init"]["args"])
+        kwargs = {n: _build_derived(c, picks, rng, key_seed, module, positive) for n, c in spec["init"]["kwargs"]}
         obj = getattr(module, spec["class"])(*args, **kwargs)
         _INSTANCES[id(obj)] = (spec["class"], args, kwargs, obj)  # obj kept: its id stays its own
         return obj
@@ -199,13 +201,15 @@ def _build_derived(spec: dict, picks: Iterator[Any], rng: Any, key_seed: list, m
 
 
 def derived_calls(spec: dict, limit: int = 24, seed: int = 0,
-                  module: Any = None) -> List[Tuple[tuple, dict, bool]]:
+                  module: Any = None) -> List[Tuple[tuple, dict, dict]]:
     """Candidate calls for a derived spec (``{"args": [...], "kwargs": [[name, spec], ...]}``):
-    (args, kwargs, whether every array is at the same rank choice).
+    (args, kwargs, {"uniform": every array at the same rank choice, "values": "normal" or "positive"}).
 
     First every array at its first rank (2-D for a matmul operand, else 1-D), then at its second, third
-    rank, each with every combination of the flags (True first); then mixed ranks and ints from a
-    seeded generator, up to ``limit`` distinct candidates.  Values: standard normal floats, two decimals.
+    rank, each with every combination of the flags (True first); then the same again with positive
+    values (for weights, probabilities, square roots); then mixed ranks and ints from a seeded
+    generator, up to ``limit`` distinct candidates.  Values: standard normal floats (or uniform in
+    [0.1, 1)), two decimals.
     """
     import itertools
 
@@ -239,14 +243,17 @@ def derived_calls(spec: dict, limit: int = 24, seed: int = 0,
         if len(choices) >= limit:
             break
         add(tuple(options[int(rng.integers(len(options)))] for _kind, options in domains))
-    out: List[Tuple[tuple, dict, bool]] = []
-    for n, choice in enumerate(choices[:limit]):
-        values_rng = np.random.default_rng(seed + n)
-        picks = iter(choice)
-        key_seed = [0]
-        args = tuple(_build_derived(s, picks, values_rng, key_seed, module) for s in spec["args"])
-        kwargs = {name: _build_derived(s, picks, values_rng, key_seed, module) for name, s in spec["kwargs"]}
-        out.append((args, kwargs, n < uniform))
+    order = [(n, False) for n in range(uniform)] + [(n, True) for n in range(uniform)] \
+        + [(n, False) for n in range(uniform, len(choices))]
+    out: List[Tuple[tuple, dict, dict]] = []
+    for n, positive in order[:limit]:
+        values_rng = np.random.default_rng(seed + n + (1000 if positive else 0))
+        picks = iter(choices[n])
+        key_seed = [len(out)]  # each candidate its own keys: random draws differ between inputs too
+        args = tuple(_build_derived(s, picks, values_rng, key_seed, module, positive) for s in spec["args"])
+        kwargs = {name: _build_derived(s, picks, values_rng, key_seed, module, positive)
+                  for name, s in spec["kwargs"]}
+        out.append((args, kwargs, {"uniform": n < uniform, "values": "positive" if positive else "normal"}))
     return out
 
 

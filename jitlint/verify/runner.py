@@ -538,8 +538,8 @@ class TargetRun:
             if not c.get("derived") or not self.options.get("derive", True):
                 return []
             limit = int(self.options.get("max_derived", 24))
-            # the fourth item, for the fixed version, is the same call: whether its ranks are uniform
-            return [(a, k, a, uniform) for a, k, uniform in derived_calls(c["derived"], limit, module=ctx.original)]
+            # the fourth item, for the fixed version the same call, is how the candidate was made
+            return [(a, k, a, made) for a, k, made in derived_calls(c["derived"], limit, module=ctx.original)]
         if source == "recorded calls":
             calls_o = _recorded_for(ctx.recorded_o, fn_o, name)
             calls_f = _recorded_for(ctx.recorded_f, fn_f, name)
@@ -658,7 +658,8 @@ class TargetRun:
         signatures: set = set()
         rejected = unfit = 0
         first_error = first_unfit = None
-        for a, k, _af, uniform in candidates:
+        families: set = set()
+        for a, k, _af, made in candidates:
             if len(used) >= DERIVED_KEEP:
                 break
             trial = [list(side) for side in coverage]
@@ -673,8 +674,9 @@ class TargetRun:
                                            [n for n, v in k.items() if isinstance(v, (bool, int))])
             # another signature is worth an input only among the candidates whose arrays all take the same
             # rank choice: a mix (a scalar where a vector was meant) is kept only for a new side or flag
-            new_signature = uniform and signature not in signatures and len(used) < 3
-            if used and not new_side and flags in flags_seen and not new_signature:
+            new_signature = made["uniform"] and signature not in signatures and len(used) < 3
+            new_values = made["values"] not in families  # positive values: another part of the domain
+            if used and not new_side and flags in flags_seen and not new_signature and not new_values:
                 continue
             # a guess the original cannot take under jit for a reason of its own (shapes that do not fit
             # a scan's carry, say) is not an input of the function; the hazard the fix removes (a jax.errors
@@ -688,6 +690,7 @@ class TargetRun:
                 coverage[j][:] = trial[j]
             flags_seen.add(flags)
             signatures.add(signature)
+            families.add(made["values"])
             used.append((f"derived #{len(used) + 1}", a, k, a, k, out))
         classes: Dict[str, List[str]] = {}
         sources = [call_source(a, k, classes) for _l, a, k, _af, _kf, _o in used]
