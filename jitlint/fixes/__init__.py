@@ -54,10 +54,12 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT203": (to_while_loop,),
     "JIT302": (to_jax_numpy,),
     "JIT401": (to_masked_select,),
-    "JIT402": (to_masked_slice_sum, to_static_size),
+    "JIT402": (to_masked_slice_sum,),
     "JIT502": (to_valid_static_spec,),
 }
-_STATIC_FIRST = {"JIT201": True, "JIT202": False}
+_STATIC_FIRST = {"JIT201": True, "JIT202": False, "JIT402": False}
+#: the builder of the static alternative, where it is not ``to_static_argnames`` on the finding's node
+_STATIC_BUILDER: Dict[str, Builder] = {"JIT402": to_static_size}
 
 FIXABLE_CODES = frozenset(_BUILDERS)
 
@@ -67,7 +69,8 @@ def builders_for(code: str, prefer_static: Optional[bool] = None) -> Sequence[Bu
     if code not in _STATIC_FIRST:
         return rewrites
     static_first = _STATIC_FIRST[code] if prefer_static is None else prefer_static
-    return [to_static_argnames] + rewrites if static_first else rewrites + [to_static_argnames]
+    static = _STATIC_BUILDER.get(code, to_static_argnames)
+    return [static] + rewrites if static_first else rewrites + [static]
 
 
 #: tests set this to see a builder's internal errors instead of "no fix"
@@ -82,6 +85,7 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """The fix for a finding, or None.  Never raises on user code."""
     if code in _SPEC_DEPENDENT and _spec_being_fixed(node, ctx):
         return None  # the next round sees the parameters the corrected spec makes static
+    advice: Optional[Fix] = None
     for builder in builders_for(code, ctx.prefer_static):
         try:
             fix = builder(node, ctx)
@@ -89,9 +93,11 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             if RAISE_ERRORS:
                 raise
             fix = None
-        if fix is not None:
+        if fix is not None and not fix.edits:
+            advice = advice or fix  # display-only: a later builder's edit comes first
+        elif fix is not None:
             return fix
-    return None
+    return advice
 
 
 def _spec_being_fixed(node: cst.CSTNode, ctx: FixContext) -> bool:

@@ -86,9 +86,21 @@ RESTRICTED = frozenset({
 
 CHEAP, RESTRICTED_KIND = 1, 2
 
+#: jnp functions whose result is a bool array
+_BOOL_REDUCTIONS = frozenset("jax.numpy." + n for n in ("any", "all", "array_equal", "array_equiv", "allclose"))
+
+_PREDICATE_ADVICE = ("Rewrite with `jnp.where` / `lax.cond` once the test is a boolean array (a comparison such "
+                     "as `x > 0`); the truth of a container, `None` or a number is not one")
+_STRUCTURE_ADVICE = ("Rewrite with `lax.cond` once both branches give the same structure (the same variables, "
+                     "tuples of the same length); `lax.cond` rejects branches whose outputs differ")
+
 
 class _NoFix(Exception):
     pass
+
+
+class _Advice(Exception):
+    """A precondition of the rewrite cannot be proven: display-only advice instead (the message)."""
 
 
 class _Builder:
@@ -124,26 +136,78 @@ class _Builder:
         return self.ctx.expr(template, **nodes)
 
     # ------------------------------------------------------------ predicate
-    def predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
-        """``and``/``or``/``not`` -> ``jnp.logical_*``; chained comparisons split."""
+    def bool_array(self, e: cst.BaseExpression) -> bool:
+        """``e`` (as :meth:`predicate` rewrites it) is a traced array of dtype bool."""
+        if isinstance(e, cst.BooleanOperation):
+            return self.boolish(e.left) and self.boolish(e.right) and (
+                self.bool_array(e.left) or self.bool_array(e.right))
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            return self.ctx.facts.value(e.expression).kind is Kind.TRACED
+        if isinstance(e, cst.Comparison) and _order_ops(e) is None:
+            return False
+        value = self.ctx.facts.value(e)
+        if isinstance(e, cst.Call) and value.kind is Kind.TRACED and not value.container and value.items is None:
+            q = self.ctx.index.qualify(e.func)
+            if q in _BOOL_REDUCTIONS:
+                return True
+            if q is None and isinstance(e.func, cst.Attribute) and e.func.attr.value in ("any", "all") \
+                    and self.ctx.facts.value(e.func.value).traced_array:
+                return True
+        return value.kind is Kind.TRACED and value.is_bool and not value.container and value.items is None
+
+    def boolish(self, e: cst.BaseExpression) -> bool:
+        """``e`` (as :meth:`predicate` rewrites it) is a bool array or a Python bool: ``&`` / ``|``
+        on two of them is ``and`` / ``or``."""
+        if isinstance(e, cst.Name) and e.value in ("True", "False"):
+            return True
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            return True  # rewritten to `~` on a bool array or to jnp.logical_not
+        if self.bool_array(e):
+            return True
+        value = self.ctx.facts.value(e)
+        return value.kind is Kind.STATIC and value.known and isinstance(value.const, bool)
+
+    def predicate(self, test: cst.BaseExpression, value: bool = False) -> cst.BaseExpression:
+        """``and`` / ``or`` / ``not`` and chained comparisons as array operations.
+
+        ``a and b`` -> ``a & b`` when both are bool arrays or Python bools (``&`` is then the
+        logical and, and a comparison gives one); otherwise ``jnp.logical_and(a, b)``, which tests
+        the truth of numbers too -- in a test only (``value``: the result is used as a value,
+        where Python's ``and`` gives one of its operands, not a bool: no rewrite).  ``not a`` ->
+        ``~a`` for a bool array only (``~True`` is -2, ``~`` of an int array is bitwise),
+        otherwise ``jnp.logical_not(a)``.  ``a < x <= b`` -> ``(a < x) & (x <= b)``."""
         if isinstance(test, cst.BooleanOperation):
+            left, right = self.predicate(test.left, value), self.predicate(test.right, value)
+            if self.boolish(test.left) and self.boolish(test.right):
+                op = cst.BitAnd() if isinstance(test.operator, cst.And) else cst.BitOr()
+                out: cst.BaseExpression = cst.BinaryOperation(left=_operand(left), operator=op,
+                                                              right=_operand(right, right_side=True))
+                return _keep_parens(test, out)
+            if value:
+                raise _NoFix
             fn = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
-            return self.expr(f"{self.jnp}.{fn}({{a}}, {{b}})", a=self.predicate(test.left),
-                             b=self.predicate(test.right))
+            return self.expr(f"{self.jnp}.{fn}({{a}}, {{b}})", a=_bare(left), b=_bare(right))
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            return self.expr(f"{self.jnp}.logical_not({{a}})", a=self.predicate(test.expression))
+            inner = self.predicate(test.expression, value)
+            if self.bool_array(test.expression):
+                return _keep_parens(test, cst.UnaryOperation(operator=cst.BitInvert(), expression=_operand(
+                    inner, unary=True)))
+            if value and self.ctx.facts.value(test.expression).kind is not Kind.TRACED:
+                raise _NoFix
+            return self.expr(f"{self.jnp}.logical_not({{a}})", a=_bare(inner))
         if isinstance(test, cst.Comparison) and len(test.comparisons) > 1:
+            if _order_ops(test) is None or not self.bool_array(test):
+                raise _NoFix
             pieces: List[cst.BaseExpression] = []
             left = test.left
             for target in test.comparisons:
-                if isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
-                    raise _NoFix
-                pieces.append(cst.Comparison(left=left, comparisons=[target]))
+                pieces.append(cst.Comparison(left=_bare(left), comparisons=[target.with_changes(
+                    comparator=_bare(target.comparator))]))
                 left = target.comparator
-            out = pieces[0]
+            out = _operand(pieces[0])
             for piece in pieces[1:]:
-                out = self.expr(f"{self.jnp}.logical_and({{a}}, {{b}})", a=out, b=piece)
-            return out
+                out = cst.BinaryOperation(left=out, operator=cst.BitAnd(), right=_operand(piece))
+            return _keep_parens(test, out)
         return test
 
     # -------------------------------------------------------------- values
@@ -261,6 +325,47 @@ class _Builder:
         return self.ctx.stmt(template, **nodes)
 
 
+
+def _order_ops(test: cst.Comparison) -> Optional[bool]:
+    """True when every operator of ``test`` is an ordering or (in)equality (None for ``is`` / ``in``)."""
+    if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in test.comparisons):
+        return None
+    return True
+
+
+_LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
+
+
+def _bare(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``e`` without a redundant pair of parentheses of its own (for a call argument)."""
+    return e
+
+
+def _operand(e: cst.BaseExpression, right_side: bool = False, unary: bool = False) -> cst.BaseExpression:
+    """``e`` parenthesized where it is an operand of ``&`` / ``|`` (or of ``~``: ``unary``) and
+    would otherwise bind differently."""
+    if e.lpar:
+        return e
+    loose = isinstance(e, _LOOSE) or (isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not))
+    if isinstance(e, cst.BinaryOperation):
+        if unary:
+            loose = True
+        elif isinstance(e.operator, (cst.BitOr, cst.BitXor)):
+            loose = True
+        elif right_side and isinstance(e.operator, cst.BitAnd):
+            loose = True
+    if loose:
+        return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return e
+
+
+def _keep_parens(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    """``new`` in the parentheses ``old`` had."""
+    if old.lpar:
+        return new.with_changes(lpar=old.lpar, rpar=old.rpar)
+    return new
+
+
 def _is_simple(node: cst.BaseExpression) -> bool:
     """A name or a chain of attributes: cheap to repeat in ``jnp.zeros_like(...)``."""
     while isinstance(node, cst.Attribute):
@@ -372,9 +477,142 @@ def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             return _if_statement(parent, ctx)
         if isinstance(parent, cst.IfExp) and parent.test is node:
             return _ternary(parent, ctx)
+        return _logical_value(node, ctx)
     except _NoFix:
         return None
-    return None
+    except _Advice as advice:
+        return Fix(Applicability.DISPLAY_ONLY, str(advice), ())
+
+
+def _array_test(bld: "_Builder", test: cst.BaseExpression) -> None:
+    """``lax.cond`` / ``jnp.where`` need a boolean array as the test: a comparison of traced
+    values, a boolean jnp function, ``and`` / ``or`` / ``not`` of those.  The truth of anything
+    else (``if params:`` on a dict-or-None, ``if n:`` on a number) is not proven to be one."""
+    if not bld.bool_array(test):
+        raise _Advice(_PREDICATE_ADVICE)
+
+
+def _structure(bld: "_Builder", e: cst.BaseExpression):
+    """What ``lax.cond`` compares of a branch output, as far as the code shows it: a tuple's
+    length (and its items'), ``None``, a container, a string; "?" for an array or an unknown value."""
+    if isinstance(e, cst.Tuple):
+        if any(isinstance(el, cst.StarredElement) for el in e.elements):
+            return "*"
+        return ("tuple",) + tuple(_structure(bld, el.value) for el in e.elements)
+    if isinstance(e, cst.Name) and e.value == "None":
+        return "None"
+    if isinstance(e, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return "container"
+    if isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "str"
+    value = bld.ctx.facts.value(e)
+    if value.items is not None:
+        return ("tuple",) + ("?",) * len(value.items)
+    if value.container:
+        return "container"
+    return "?"
+
+
+def _same_structure(bld: "_Builder", outputs: Sequence[cst.BaseExpression]) -> None:
+    """Every output has one structure (the same tuple length, no tuple against an array)."""
+    shapes = {_structure(bld, e) for e in outputs}
+    if len(shapes) > 1 or "*" in shapes:
+        raise _Advice(_STRUCTURE_ADVICE)
+
+
+def _returns(stmts: Sequence[cst.CSTNode]) -> List[cst.BaseExpression]:
+    """The values of the ``return`` statements in ``stmts`` (not of nested functions)."""
+    out: List[cst.BaseExpression] = []
+    stack: List[cst.CSTNode] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Return) and n.value is not None:
+            out.append(n.value)
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(iter_children(n))
+    return out
+
+
+def _assigned_values(stmts: Sequence[cst.CSTNode], var: str) -> List[Optional[cst.BaseExpression]]:
+    """The values ``var`` is given in ``stmts``: an expression for ``var = e``, None for any other
+    binding (augmented, unpacked, in a loop...)."""
+    out: List[Optional[cst.BaseExpression]] = []
+    stack: List[cst.CSTNode] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                if isinstance(t.target, cst.Name) and t.target.value == var:
+                    out.append(n.value)
+                elif var in {x.value for x in _names_in(t.target)}:
+                    out.append(None)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)) and isinstance(n.target, cst.Name) \
+                and n.target.value == var:
+            out.append(None if isinstance(n, cst.AugAssign) else n.value)
+        stack.extend(iter_children(n))
+    return out
+
+
+def _names_in(target: cst.CSTNode) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [x for el in target.elements for x in _names_in(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return []
+
+
+def _carried_structures(bld: "_Builder", carry: Sequence[str], true_stmts, false_stmts) -> None:
+    """Each carried variable has one structure on both paths: what it is assigned in either branch,
+    and (where a branch may leave it) its value before the ``if``."""
+    for var in carry:
+        outputs: List[cst.BaseExpression] = []
+        for part in (true_stmts, false_stmts or []):
+            values = _assigned_values(part, var)
+            if any(v is None for v in values):
+                continue  # an augmented or unpacked assignment keeps no structure the code shows
+            outputs.extend(v for v in values if v is not None)
+            if var not in surely_assigned(part):
+                outputs.append(cst.Name(var))
+        _same_structure(bld, outputs)
+
+
+def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT201 outside a test: ``a and b`` / ``a or b`` / ``not a`` / ``a < x < b`` used as a value
+    -> ``a & b`` / ``a | b`` / ``~a`` (or ``jnp.logical_not(a)``) / ``(a < x) & (x < b)``."""
+    top = node
+    parent = ctx.parent(top)
+    if isinstance(parent, cst.BooleanOperation) and parent.left is node:
+        top = parent
+    elif not (isinstance(node, cst.Comparison) and len(node.comparisons) > 1) and not (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
+        return None
+    while True:
+        parent = ctx.parent(top)
+        if isinstance(parent, cst.BooleanOperation) or (
+                isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)):
+            top = parent
+            continue
+        break
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)) and \
+            getattr(parent, "test", None) is top:
+        return None  # the statement's own finding
+    scope = ctx.enclosing_function(top)
+    if scope is None or not ctx.purity.expression(top, scope):
+        return None  # a split comparison evaluates its middle operand twice
+    if comments_in(top):
+        return None
+    bld = _Builder(ctx)
+    if not bld.bool_array(top) and not (isinstance(top, cst.UnaryOperation) and
+                                        ctx.facts.value(top.expression).traced_array):
+        return None
+    new = bld.predicate(top, value=True)
+    return _fix(bld, "Use `&` / `|` / `~` on boolean arrays", ctx.replace(top, new))
+
 
 
 def _fix(builder: _Builder, title: str, edit: Optional[Edit]) -> Optional[Fix]:
@@ -398,11 +636,13 @@ def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
     if comments_in(node):
         return None
     bld = _Builder(ctx)
+    _array_test(bld, node.test)
     pred = bld.predicate(node.test)
     ka, kb = bld.classify(a), bld.classify(b)
     if ka == CHEAP and kb == CHEAP:
         new = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
         return _fix(bld, _WHERE_TITLE, ctx.replace(node, new))
+    _same_structure(bld, [a, b])
     a2, b2 = bld.matched(a, b)
     new = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2), f=bld.lambda_((), b2))
     return _fix(bld, _COND_TITLE, ctx.replace(node, new))
@@ -421,6 +661,7 @@ def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
         false_stmts = [stmt.orelse]  # `elif` becomes an `if` inside the false branch
     if _contains([stmt.test] + true_stmts + (false_stmts or []), (cst.Yield, cst.Await)):
         return None
+    _array_test(_Builder(ctx), stmt.test)
     if _contains(true_stmts + (false_stmts or []), cst.Return):
         return _return_form(stmt, ctx, fn_node, located, true_stmts, false_stmts)
     return _assign_form(stmt, ctx, fn_node, true_stmts, false_stmts)
@@ -459,6 +700,7 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
         return None
     ops = _ordered(exposed, [stmt])
     bld = _Builder(ctx)
+    _same_structure(bld, _returns(true_stmts) + _returns(false_part))
     try:
         pred = bld.predicate(stmt.test)
         a, b = _single_return(true_stmts), _single_return(false_part)
@@ -589,7 +831,7 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
     live = Liveness(fn_node, [stmt]).live_after(stmt)
     carry = [v for v in order if v in live]
     if not carry:
-        return None
+        return _effect_form(stmt, ctx, fn_node, true_stmts, false_stmts)
     defined = Definitions(fn_node, [stmt]).defined_before(stmt)
     sure_t = surely_assigned(true_stmts)
     sure_f = surely_assigned(false_stmts or [])
@@ -603,6 +845,7 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
         return None
     ops = [v for v in order if v in needed]
     bld = _Builder(ctx)
+    _carried_structures(bld, carry, true_stmts, false_stmts)
     try:
         pred = bld.predicate(stmt.test)
         new: List[cst.BaseStatement] = []
@@ -643,6 +886,66 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
         return None
     new = keep_comments([stmt], with_leading_lines(new, stmt))
     return _fix(bld, title, ctx.replace(stmt, cst.FlattenSentinel(new)))
+
+
+def _debug_effect(ctx: FixContext, stmts: Sequence[cst.CSTNode]) -> bool:
+    """``stmts`` call ``jax.debug.print`` / ``jax.debug.callback`` (as statements)."""
+    for s in stmts:
+        smalls = s.body if isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else [s]
+        for small in smalls:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                q = ctx.index.qualify(small.value.func)
+                if q in ("jax.debug.print", "jax.debug.callback"):
+                    return True
+    return False
+
+
+def _effect_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_stmts,
+                 false_stmts) -> Optional[Fix]:
+    """An ``if`` that only prints (``if step % n == 0: jax.debug.print(...)``), nothing it assigns
+    used afterwards -> ``lax.cond(test, lambda: jax.debug.print(...), lambda: None)``: the print
+    is staged in the branch taken.  Both branches give ``None`` (``jax.debug.print`` and
+    ``jax.debug.callback`` return it), so their structures agree."""
+    parts = [true_stmts] + ([false_stmts] if false_stmts else [])
+    if not any(_debug_effect(ctx, part) for part in parts):
+        return None
+    if any(_returns(part) for part in parts) or _contains(true_stmts + (false_stmts or []), cst.Return):
+        return None
+    bld = _Builder(ctx)
+    try:
+        pred = bld.predicate(stmt.test)
+        new: List[cst.BaseStatement] = []
+        branches: List[cst.BaseExpression] = []
+        for part, base in ((true_stmts, "true_fn"), (false_stmts, "false_fn")):
+            single = _single_call(part)
+            if not part:
+                branches.append(bld.lambda_((), cst.Name("None")))
+            elif single is not None:
+                branches.append(bld.lambda_((), single))
+            else:
+                name = ctx.fresh_name(base, fn_node)
+                new.append(bld.function(name, (), part, header=_header(stmt, part is true_stmts)))
+                branches.append(cst.Name(name))
+        value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=branches[0], f=branches[1])
+        value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_stmts or [], "")
+        new.append(_trailing(cst.SimpleStatementLine(body=[cst.Expr(value)]), trailing))
+    except _NoFix:
+        return None
+    new = keep_comments([stmt], with_leading_lines(new, stmt))
+    return _fix(bld, "Use `lax.cond` to print in the branch taken", ctx.replace(stmt, cst.FlattenSentinel(new)))
+
+
+def _single_call(stmts: Optional[Sequence[cst.CSTNode]]) -> Optional[cst.BaseExpression]:
+    """The call of a block that is one expression statement."""
+    if not stmts or len(stmts) != 1:
+        return None
+    s = stmts[0]
+    if isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and len(s.body) == 1:
+        s = s.body[0]
+    if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call):
+        return s.value
+    return None
+
 
 
 # ============================================================== JIT202/203

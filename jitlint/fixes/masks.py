@@ -550,10 +550,93 @@ def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     for candidate in candidates:
         if ctx.facts.value(candidate).kind is not Kind.TRACED:
             continue
-        fix = to_static_argnames(candidate, ctx)
+        fix = to_static_argnames(candidate, ctx) or _static_in_callers(candidate, ctx)
         if fix is not None:
             return fix
     return None
+
+
+def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """A size in a helper that is not jitted itself, computed from its parameters: each call of the
+    helper in the module passes there a parameter of a jitted function, which is made static there.
+
+    Every call must be such a call (the helper is referenced nowhere else: not passed to a
+    transform, not exported through ``__all__`` -- a caller outside the module would not know),
+    the parameters are not rebound, not used as arrays (indexed, an attribute or method), and
+    none counts steps."""
+    from jitlint.fixes.static_args import _counter_like, _traced_parameters, static_argnames_fix
+
+    helper = ctx.enclosing_function(size)
+    if helper is None or not isinstance(helper.node, cst.FunctionDef) or helper.parent is not None \
+            or helper.cls is not None or any(e.function is helper for e in ctx.index.entries):
+        return None
+    names = _traced_parameters(size, helper, ctx)
+    if not names or any(_counter_like(n) or not _plain_parameter(helper, n, ctx) for n in names):
+        return None
+    if "__all__" in ctx.index.globals:
+        return None
+    params = [p for p, _ in helper.params]
+    if any(kind not in ("positional", "kwonly") for _, kind in helper.params):
+        return None
+    wanted: Dict[object, List[str]] = {}
+    owners = {}
+    references = list(name_references(ctx.module, helper.name))
+    for ref in references:
+        if ref is helper.node.name:
+            continue
+        call = ctx.parent(ref)
+        if not isinstance(call, cst.Call) or call.func is not ref or ctx.facts.read_scope.get(ref) != "global":
+            return None
+        for name in names:
+            arg = _argument_for(call, params, name)
+            caller = ctx.enclosing_function(call)
+            if arg is None or caller is None or not isinstance(arg, cst.Name) \
+                    or ctx.facts.read_scope.get(arg) != "local" \
+                    or arg.value not in [p.name.value for p, _ in caller.params] \
+                    or _counter_like(arg.value) or not _plain_parameter(caller, arg.value, ctx):
+                return None
+            owners[id(caller)] = caller
+            found = wanted.setdefault(id(caller), [])
+            if arg.value not in found:
+                found.append(arg.value)
+    if not wanted:
+        return None
+    edits: List[Edit] = []
+    for key, chosen in wanted.items():
+        caller = owners[key]
+        order = [p.name.value for p, _ in caller.params]
+        fix = static_argnames_fix(caller, sorted(chosen, key=order.index), ctx)
+        if fix is None:
+            return None
+        edits.extend(fix.edits)
+    shown = ", ".join(f"`{n}`" for key in wanted for n in wanted[key])
+    return ctx.fix(Applicability.UNSAFE, f"Mark {shown} static (`static_argnames`) where `{helper.name}` is "
+                   f"called: its `{', '.join(names)}` is a size; compiles once per value", edits)
+
+
+def _argument_for(call: cst.Call, params: List[cst.Param], name: str) -> Optional[cst.BaseExpression]:
+    """The expression ``call`` passes for parameter ``name`` (None when it cannot be told)."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    index = [p.name.value for p in params].index(name)
+    return positional[index].value if index < len(positional) else None
+
+
+def _plain_parameter(fn, name: str, ctx: FixContext) -> bool:
+    """Parameter ``name`` of ``fn`` is never rebound and never used as an array (indexed, an
+    attribute or a method of it read)."""
+    scope = fn.node
+    if len(_store_positions(scope, name, ctx)) != 1:  # the parameter itself
+        return False
+    for ref in name_references(scope.body, name):
+        parent = ctx.parent(ref)
+        if isinstance(parent, (cst.Subscript, cst.Attribute)) and parent.value is ref:
+            return False
+    return True
 
 
 __all__ = ["mask_fits", "to_masked_select", "to_masked_slice_sum", "to_static_size"]

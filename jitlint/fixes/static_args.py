@@ -89,6 +89,11 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             ctx.memo[key] = _only_static_uses(fn.node, p, ctx)
         if not ctx.memo[key]:
             return None
+    return static_argnames_fix(fn, params, ctx)
+
+
+def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) -> Optional[Fix]:
+    """``params`` (parameters of ``fn``, in order) added to the static arguments of its one ``jax.jit``."""
     entries = [e for e in ctx.index.entries if e.function is fn]
     if len(entries) != 1:
         return None  # traced in several places (or only as a helper): one spec cannot cover them
@@ -484,4 +489,4 @@ def _without_argument(node: cst.Arg, title: str, ctx: FixContext) -> Optional[Fi
     return ctx.fix(Applicability.UNSAFE, title, [edit] + edits)
 
 
-__all__ = ["to_static_argnames", "to_valid_static_spec"]
+__all__ = ["static_argnames_fix", "to_static_argnames", "to_valid_static_spec"]
