@@ -134,7 +134,7 @@ def test_jitlints_own_interpreter_without_jax_names_the_extra(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(hidden))
     problem = interpreter_problem(sys.executable, env)
     assert problem == (f"the verifier needs JAX, which is not installed for {sys.executable}: install it with "
-                       "`pip install 'jitlint[verify]'`")
+                       f"`{sys.executable} -m pip install jax`")
     assert interpreter_problem(sys.executable) is None
 
 

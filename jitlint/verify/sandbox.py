@@ -271,7 +271,8 @@ def interpreter_problem(python: str, env: Optional[Dict[str, str]] = None) -> Op
     if proc.returncode == 0:
         return None
     if proc.returncode == 3:
-        install = "pip install 'jitlint[verify]'" if own else f"{python} -m pip install jax"
+        # jitlint has no release on a package index: `jitlint[verify]` installs only from a checkout
+        install = f"{python} -m pip install jax"
         where = "" if own else " (or choose another interpreter with --python PATH)"
         return f"the verifier needs JAX, which is not installed for {python}: install it with `{install}`{where}"
     if proc.returncode == 4:
