@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Tuple
 
 
 #: characters that end a line or drive a terminal: never printed raw from a file name (a name holding
@@ -50,6 +50,15 @@ class Diagnostic:
     fix: Optional[Fix] = None
     #: what the finding is about: a name (the global of JIT101/JIT102) or the source of the flagged expression
     subject: Optional[str] = None
+    #: when the fix was not built with the finding (the editor builds a fix only for a code action):
+    #: builds it, or gives None when the rule offers none here; never cached, never pickled
+    deferred_fix: Optional[Callable[[], Optional[Fix]]] = field(default=None, compare=False, repr=False)
+
+    def built_fix(self) -> Optional[Fix]:
+        """The fix, built now if it was deferred."""
+        if self.fix is None and self.deferred_fix is not None:
+            return self.deferred_fix()
+        return self.fix
 
     def to_json(self) -> dict:
         fix = None

@@ -60,7 +60,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
 
 def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),
                  load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
-                 suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None,
+                 suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None, build_fixes: bool = True,
                  ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
     """The one analysis every front end runs: a module, with the project modules its traced code reaches.
 
@@ -70,7 +70,9 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
     ``load_source`` reads another module (None: it cannot be read); without it,
     no other module is read.  Per-file ignores are not applied here: see
     :func:`without_file_ignores`.  ``suppressed`` (when given) gets, by real path, the (line, code) of
-    the findings a ``# noqa`` silenced.  SourceError when the code is too deep to analyse.
+    the findings a ``# noqa`` silenced.  Without ``build_fixes``, a finding's fix is built only when
+    asked for (``Diagnostic.built_fix``), as the editor does for a code action.
+    SourceError when the code is too deep to analyse.
     """
     from jitlint.analysis.project import Project
     from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
@@ -90,7 +92,8 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
             raw = run_rules(state.index, state.analyzer.facts, rules, module_level=state is own)
             raw = attach_fixes(raw, state.index, state.analyzer.facts)
             out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache,
-                                        None if suppressed is None else suppressed.setdefault(key, set()))
+                                        None if suppressed is None else suppressed.setdefault(key, set()),
+                                        build_fixes)
 
     with_deep_stack(run, "analyse")
     return out, project
@@ -108,9 +111,11 @@ def without_file_ignores(diagnostics: Sequence[Diagnostic], path: str, config: C
 
 def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str, path: str,
                      other_positions: Optional[Dict[int, Any]] = None,
-                     suppressed: Optional[Set[Tuple[int, str]]] = None) -> List[Diagnostic]:
+                     suppressed: Optional[Set[Tuple[int, str]]] = None, build_fixes: bool = True,
+                     ) -> List[Diagnostic]:
     """Positions, noqa, one finding per line and code, reason chains rendered; ``suppressed`` (when
-    given) gets the (line, code) of the findings a ``# noqa`` silenced."""
+    given) gets the (line, code) of the findings a ``# noqa`` silenced.  Without ``build_fixes``
+    each finding that may have a fix carries the means to build it instead (``deferred_fix``)."""
     if not raw:
         return []
     # one pass generates the module's code and the ranges of the reported nodes and of the links
@@ -151,10 +156,22 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=fix_of(finding),
+            fix=fix_of(finding) if build_fixes else None,
+            deferred_fix=None if build_fixes or finding.fix is None else _deferred(fix_of, finding),
             subject=finding.subject if finding.subject is not None else _subject(module, finding.node),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
+
+
+def _deferred(fix_of: Callable[[RawFinding], Optional[Fix]], finding: RawFinding) -> Callable[[], Optional[Fix]]:
+    built: List[Optional[Fix]] = []
+
+    def build() -> Optional[Fix]:
+        if not built:
+            built.append(fix_of(finding))
+        return built[0]
+
+    return build
 
 
 def _nodes_to_place(raw: Sequence[RawFinding], module: cst.Module) -> List[cst.CSTNode]:

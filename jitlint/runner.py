@@ -249,8 +249,9 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
 
 def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-             ) -> UnitResult:
-    """Analyse one file with the project modules its traced code reaches; never raises."""
+             build_fixes: bool = True) -> UnitResult:
+    """Analyse one file with the project modules its traced code reaches; never raises.  Without
+    ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only."""
     from jitlint.engine import SourceError, analyse_unit, decode_source, parse
 
     digests: Dict[str, str] = {}
@@ -259,7 +260,8 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
         source = decode_source(data)
         module = parse(source)
         found, _ = analyse_unit(path, source, module, config, roots=roots,
-                                load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced)
+                                load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced,
+                                build_fixes=build_fixes)
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
@@ -403,7 +405,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                progress: Optional[Callable[[int], None]] = None,
                overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
                max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-               timeout: Optional[float] = DEFAULT_FILE_TIMEOUT) -> List[FileResult]:
+               timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, build_fixes: bool = True) -> List[FileResult]:
     """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
     Each checked file that can contain traced code is a unit; so is every other
@@ -416,6 +418,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     editor's unsaved buffer, a fix in progress).
     ``progress(n)`` is called as files are done (n of them at a time): a progress bar's ``advance``.
     A unit whose analysis takes longer than ``timeout`` seconds is stopped: an error for its file.
+    Without ``build_fixes`` (the editor, publishing findings) the findings carry the means to build
+    their fixes when asked (``Diagnostic.built_fix``); the units then run in this process, and their
+    results are cached apart from those with fixes.
     """
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     read = read or (lambda p: read_source_file(p, max_file_size))
@@ -444,7 +449,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     keys: Dict[str, str] = {}
     done: Dict[str, UnitResult] = {}
     if cache is not None:
-        config_key = _config_key(config)
+        config_key = _config_key(config) + ("" if build_fixes else "\0fixes deferred")
         for path in units:
             keys[path] = unit_key(path, digests[os.path.realpath(path)], config_key)
             hit = cache.load(keys[path], _unit_from_json)
@@ -456,7 +461,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
     tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
     init = (config, roots, overrides, max_file_size, os.getpid())
-    if jobs > 1 and len(work) >= 4:  # a pool costs more than a few small files
+    if jobs > 1 and len(work) >= 4 and build_fixes:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=multiprocessing.get_context(method),
@@ -479,7 +484,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method, timeout)
     else:
         _quick_check_all(skipped, datas, results, cache)
-        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4]) for p, d in work), tick, own))
+        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes) for p, d in work),
+                                 tick, own))
     for path, result in zip(todo, computed):
         done[path] = result
         if cache is not None and _cacheable(result):
