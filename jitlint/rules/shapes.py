@@ -102,6 +102,7 @@ class ValueDependentShape(Rule):
 
     code = "JIT401"
     name = "value-dependent-shape"
+    fix_title = "Select with `jnp.where` over the whole array instead of indexing with the mask"
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx = self.ctx
@@ -248,6 +249,7 @@ class TracedShape(Rule):
 
     code = "JIT402"
     name = "traced-shape"
+    fix_title = "Mask positions (`jnp.arange(n) < k`) instead of slicing, or make the size static"
 
     def _traced(self, node: cst.BaseExpression) -> bool:
         value = self.ctx.value(node)
