@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.positions import node_ranges
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
@@ -18,6 +19,7 @@ from jitlint.source import SourceError, decode_source, parse, with_deep_stack  #
 
 if TYPE_CHECKING:
     from jitlint.analysis.project import Project
+
 
 def _positions(module: cst.Module):
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -89,8 +91,10 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
         for key, state in list(project.states.items()):
             if state is None or (state is not own and not state.analyzer.facts.bodies):
                 continue
+            checkpoint()  # between modules, and between a module's analysis and its rules
             raw = run_rules(state.index, state.analyzer.facts, rules, module_level=state is own)
             raw = attach_fixes(raw, state.index, state.analyzer.facts)
+            checkpoint()
             out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache,
                                         None if suppressed is None else suppressed.setdefault(key, set()),
                                         build_fixes)
@@ -135,6 +139,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
 
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
+        checkpoint()
         pos = positions.get(finding.node)
         if pos is None:
             continue

@@ -9,6 +9,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.syntax import (
     assigned_names,
@@ -365,7 +366,9 @@ class ModuleIndex:
                     if isinstance(node, cst.Call):
                         self._main_calls.add(node)
                     stack.extend(iter_children(node))
+        checkpoint()
         self._walk(module, None, None)
+        checkpoint()
         for info in self._pending_decorators:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:

@@ -22,6 +22,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
+from jitlint.analysis.cancel import checkpoint
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -39,6 +41,7 @@ class _OffsetState(CodegenState):
         self.popped = ""
 
     def add_indent_tokens(self) -> None:
+        checkpoint()  # once a line of code: generating a large module's code takes a while
         self.tokens.extend(self.indent_tokens)
         for token in self.indent_tokens:
             self.offset += len(token)

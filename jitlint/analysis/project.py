@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.tracedness import Analyzer
 
@@ -49,6 +50,7 @@ class Project:
     def state_for(self, path: str) -> Optional[ModuleState]:
         key = os.path.realpath(path)
         if key not in self.states:
+            checkpoint()  # reading and parsing another module of the project
             loaded = self._load_source(path)
             self.states[key] = None if loaded is None else self.add(path, *loaded)
         return self.states[key]

@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import (assigned_names, call_argument, handler_catches, int_value, mapping_names,
                                      container_uses, numeric_uses, params_of, string_value)
@@ -450,6 +451,7 @@ class Analyzer:
     # ============================================================ functions
     def analyse(self, fn: FunctionInfo, env: Dict[str, Value], closure: Optional[Closure], *,
                 boundary: bool, label: str, transform: Optional[jax_api.Transform], depth: int) -> Value:
+        checkpoint()  # one function (an entry, or a helper it calls) at a time: the editor may stop here
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
