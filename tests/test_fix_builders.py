@@ -678,6 +678,143 @@ def test_numpy_call_fix_spells_jax_numpy_through_jax_when_jnp_is_taken():
 
 # ------------------------------------------------------------ robustness
 
+# ------------------------------------------------------- JIT301: a conversion kept as an array
+
+CAST_NO_FIX = {
+    "a shape": """
+        @jax.jit
+        def f(x):
+            n = int(x)
+            return jnp.zeros(n)
+        """,
+    "a range bound": """
+        @jax.jit
+        def f(x, y):
+            for i in range(int(x)):
+                y = y + 1
+            return y
+        """,
+    "an if test": """
+        @jax.jit
+        def f(x, y):
+            if float(x) > 0:
+                return y
+            return -y
+        """,
+    "a comparison kept in a name": """
+        @jax.jit
+        def f(x, y):
+            big = float(x) > 1.0
+            return y * big
+        """,
+    "a Python index": """
+        TABLE = [1.0, 2.0, 3.0]
+
+        @jax.jit
+        def f(i, y):
+            return y * TABLE[int(i)]
+        """,
+    "a dict key": """
+        @jax.jit
+        def f(k, y):
+            return {int(k): y}
+        """,
+    "string formatting": """
+        @jax.jit
+        def f(x, y):
+            name = "step-%d" % int(x)
+            return y, name
+        """,
+    "string repetition": """
+        @jax.jit
+        def f(x, y):
+            return y, "-" * int(x)
+        """,
+    "an argument of a function of this module": """
+        def g(n, y):
+            return y[:n]
+
+        @jax.jit
+        def f(x, y):
+            return g(int(x), y)
+        """,
+    "returned by a helper (its caller may need the number)": """
+        def count(x):
+            return int(x.sum())
+
+        @jax.jit
+        def f(x):
+            return count(x) * 2
+        """,
+    "returned by a function jitted at a call, not where it is defined": """
+        def f(x):
+            return float(x) * 2.0
+
+        g = jax.jit(f)
+        """,
+    "the name is bound again": """
+        @jax.jit
+        def f(x, y):
+            n = int(x)
+            n = n + 1
+            return y * n
+        """,
+    "the name is read by a lambda": """
+        @jax.jit
+        def f(x, y):
+            n = float(x)
+            scale = lambda v: v * n
+            return scale(y)
+        """,
+    "an integer power (a negative exponent differs)": """
+        @jax.jit
+        def f(x, y):
+            return y * int(x) ** 2
+        """,
+    "a jnp argument that must be static": """
+        @jax.jit
+        def f(x, d):
+            return jnp.round(x, int(d))
+        """,
+    "an unknown other operand": """
+        @jax.jit
+        def f(x, y, unit):
+            return y, int(x) * unit()
+        """,
+    "int() with a base": """
+        @jax.jit
+        def f(x, y):
+            return y * int(x, 2)
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAST_NO_FIX))
+def test_conversion_without_fix(case):
+    _, diag = only(CAST_NO_FIX[case], "JIT301")
+    assert diag.fix is None, diag.fix
+
+
+@pytest.mark.parametrize("call, dtype", [("int(x)", "dtype=int"), ("float(x)", "dtype=float")])
+def test_conversion_fix_is_unsafe_and_keeps_an_array(call, dtype):
+    source, diag = only(f"""
+        @jax.jit
+        def f(x, y):
+            return y * {call}
+        """, "JIT301")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
+    assert fixed(f"""
+        @jax.jit
+        def f(x, y):
+            return y * {call}
+        """).endswith(f"return y * jnp.asarray(x, {dtype})\n")
+    assert fixed(f"""
+        @jax.jit
+        def f(x, y):
+            return y * {call}
+        """, unsafe=False).endswith(f"return y * {call}\n")
+
+
 LINT_FIXTURES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fixtures", "lint", "*.py")))
 
 

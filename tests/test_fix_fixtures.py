@@ -35,7 +35,7 @@ from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_file, fix_sou
 
 FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
 NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
-FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_")
+FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_")
 OPTIONS = re.compile(r"^#\s*fix-options:\s*(.*)$", re.MULTILINE)
 
 

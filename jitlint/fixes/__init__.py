@@ -34,6 +34,7 @@ from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
+from jitlint.fixes.conversions import to_array_value
 from jitlint.fixes.masks import to_masked_select, to_masked_slice_sum, to_static_size
 from jitlint.fixes.numpy_calls import to_jax_numpy
 from jitlint.fixes.side_effects import to_debug_print
@@ -52,6 +53,7 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT201": (to_branch_rewrite,),
     "JIT202": (to_fori_loop,),
     "JIT203": (to_while_loop,),
+    "JIT301": (to_array_value,),
     "JIT302": (to_jax_numpy,),
     "JIT401": (to_masked_select,),
     "JIT402": (to_masked_slice_sum,),

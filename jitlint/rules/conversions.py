@@ -58,7 +58,29 @@ class ConcretizeTracer(Rule):
     or keep the value as an array (`jnp.ceil(...).astype(jnp.int32)`).
 
     ## Fix safety
-    No automatic fix: whether the value can stay an array depends on its use.
+    When the Python number is only used as array data, the fix keeps it an
+    array: `int(x)` -> `jnp.asarray(x, dtype=int)` (truncated toward zero, as
+    `int()` does), `float(x)` -> `jnp.asarray(x, dtype=float)`, `x.item()` ->
+    `jnp.reshape(x, ())`. `int` and `float` are JAX's default dtypes: int32 and
+    float32, int64 and float64 with x64 enabled. "Only as array data" is
+    proven from the code: followed upwards while it is still a Python number,
+    the value meets only `+ - * / // %` (`**` for a float) with number
+    literals, known numeric constants, other such conversions or traced arrays;
+    element-wise `jax.numpy` functions (`jnp.maximum`, `jnp.where`, `jnp.clip`
+    and its `min=` / `max=`), `jnp.asarray` / `jnp.array` / `jnp.stack`; a
+    `return` from a function jitted where it is defined (`@jax.jit`: its
+    results are arrays anyway); or a local name bound only there whose every
+    read is such a use. No fix when it reaches anything else: an `if`, a
+    comparison, `range`, a shape, an index, a string, a dict key, an argument
+    of another function, a `return` from a helper, a nested function or lambda.
+
+    The fix is always UNSAFE. The original never ran under `jax.jit`, so it is
+    measured against eager execution, and differs from it: the result is a
+    strongly typed int32 / float32 array where the Python number was weakly
+    typed (`h * float(x)` is float16 for a float16 `h`; with the fix, float32),
+    arithmetic Python did in float64 or in unbounded integers is done in
+    float32 / int32 (wrapping past 2**31), and `int(nan)` / `int(inf)` raise
+    where the conversion gives 0 and 2**31 - 1.
 
     ## References
     - [`ConcretizationTypeError`](https://docs.jax.dev/en/latest/errors.html)
@@ -67,6 +89,7 @@ class ConcretizeTracer(Rule):
 
     code = "JIT301"
     name = "concretize-tracer"
+    fix_title = "Keep the value as an array (`jnp.asarray(x, dtype=int)` for `int(x)`)"
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -1,0 +1,268 @@
+"""Fixes for JIT301: ``int(x)`` / ``float(x)`` / ``x.item()`` of a traced value that only feeds
+array arithmetic -> the same value kept as a 0-d array.
+
+* ``int(x)`` -> ``jnp.asarray(x, dtype=int)``: the conversion truncates toward zero, as ``int()``
+  does, for finite values in the range of the integer dtype;
+* ``float(x)`` -> ``jnp.asarray(x, dtype=float)``;
+* ``x.item()`` -> ``jnp.reshape(x, ())``: the one element, in ``x``'s own dtype.
+
+``int`` and ``float`` as dtypes are JAX's default integer and float types: int32 and float32
+unless x64 is enabled, int64 and float64 when it is (no warning either way, unlike
+``jnp.float64``).  ``jnp.asarray`` takes a Python number as well as an array, so a helper also
+called with plain numbers keeps working.
+
+Precondition, proven from the code or no fix is offered: the Python number the conversion makes
+is used only where an array serves the same purpose.  Followed from the conversion upwards, while
+the original value is still a Python number, it may
+
+* be an operand of ``+ - * / // %`` (``**`` for a float) with a number literal, a constant the
+  analysis knows to be a number, another such conversion, or a traced array -- with an array the
+  original result is an array already, and the rest of the code sees what it saw;
+* be negated (``-``, ``+``);
+* be a positional operand of an element-wise ``jax.numpy`` function (``jnp.maximum``,
+  ``jnp.where``, ``jnp.clip`` and its ``min=`` / ``max=``), the value of ``jnp.asarray`` /
+  ``jnp.array``, or an element of the list or tuple given to ``jnp.array`` / ``jnp.stack``;
+* be returned (alone or in a returned tuple) by a function jitted where it is defined
+  (``@jax.jit``): outside, every result of ``jax.jit`` is an array anyway;
+* be bound to a local name, bound nowhere else in the function, whose every read (none of them in
+  a nested function, lambda or comprehension) is one of these uses.
+
+Anything else -- a comparison, an ``if``, ``range``, a shape, an index, a string, a dict key, an
+argument of any other call, a ``return`` from a function that is not jitted where it is defined --
+may need the Python number, and the conversion is left as it is.
+
+Safety: always UNSAFE.  The original never ran under ``jax.jit`` (the conversion raises
+``ConcretizationTypeError`` there), so the fix is measured against eager execution, where it
+differs: the result is a strongly typed int32 / float32 array where the Python number was weakly
+typed (``h * float(x)`` stays float16 for a float16 ``h``, ``h * jnp.asarray(x, dtype=float)`` is
+float32; ``i8 + int(x)`` stays int8); arithmetic that Python did in float64 or in unbounded
+integers is done in float32 / int32 (an integer past 2**31 wraps, one past 2**24 is rounded in
+float32); ``int(nan)`` and ``int(inf)`` raise where the conversion gives 0 and the largest int32;
+an int32 beyond 2**24 converted with ``float()`` is rounded in float32.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from jitlint.analysis.syntax import name_references
+from jitlint.analysis.values import Kind
+from jitlint.diagnostics import Applicability, Fix
+from jitlint.fixes.common import literal_value
+from jitlint.fixes.context import FixContext
+
+#: ``jax.numpy`` functions whose positional arguments (all of them, or the first n) are array
+#: operands, and their keyword arguments that are
+_ARRAY_OPERANDS = {("jax.numpy." + n): (None, ()) for n in (
+    "abs", "absolute", "negative", "positive", "sign", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
+    "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
+    "arctan", "arctan2", "floor", "ceil", "trunc", "maximum", "minimum", "fmax", "fmin", "add", "subtract",
+    "multiply", "divide", "true_divide", "floor_divide", "power", "mod", "remainder", "hypot", "logaddexp",
+    "where", "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint32")}
+_ARRAY_OPERANDS.update({
+    "jax.numpy.clip": (None, ("min", "max")),
+    "jax.numpy.asarray": (1, ()),
+    "jax.numpy.array": (1, ()),
+})
+#: functions whose first argument may be a list or tuple of array operands
+_SEQUENCE_OF_OPERANDS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo)
+_COMPILING = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "flax.nnx.jit", "flax.linen.jit"})
+_NESTED_SCOPES = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Lambda)
+
+#: how far a value is followed through names (``a = int(x)``; ``b = a * 2``; ...)
+_DEPTH = 4
+
+
+def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """``("int" | "float" | "item", x)`` for ``int(x)``, ``float(x)``, ``x.item()`` of a traced ``x``."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in ("int", "float"):
+        if ctx.facts.read_scope.get(func) != "builtin" or len(call.args) != 1:
+            return None
+        arg = call.args[0]
+        if arg.keyword is not None or arg.star:
+            return None
+        kind, operand = func.value, arg.value
+    elif isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
+        kind, operand = "item", func.value
+    else:
+        return None
+    if ctx.facts.value(operand).kind is not Kind.TRACED:
+        return None
+    return kind, operand
+
+
+def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``int(x)`` -> ``jnp.asarray(x, dtype=int)`` (``float``; ``x.item()`` -> ``jnp.reshape(x, ())``)."""
+    if not isinstance(node, cst.Call):
+        return None
+    found = conversion(node, ctx)
+    if found is None:
+        return None
+    kind, operand = found
+    function = ctx.enclosing_def(node)
+    if function is None or not _array_use(node, ctx, function, kind == "float", 0):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    if kind == "item":
+        new = ctx.expr(f"{jnp}.reshape({{x}}, ())", x=operand)
+        shown, what = f"`{jnp}.reshape(x, ())`", "`x.item()`"
+    else:
+        new = ctx.expr(f"{jnp}.asarray({{x}}, dtype={kind})", x=operand)
+        shown, what = f"`{jnp}.asarray(x, dtype={kind})`", f"`{kind}(x)`"
+    new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
+    edit = ctx.replace(node, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Keep the value as an array: {shown} for {what}",
+                   (edit,) + tuple(imports))
+
+
+# ------------------------------------------------------------------ uses
+
+
+def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.FunctionDef, is_float: bool,
+               depth: int) -> bool:
+    """The Python number ``expr`` evaluates to is used only where an array does the same."""
+    parent = ctx.parent(expr)
+    if isinstance(parent, cst.BinaryOperation):
+        if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
+            return False
+        other = parent.right if parent.left is expr else parent.left
+        kind = _operand(other, ctx)
+        if kind == "array":
+            return True
+        if kind is None:
+            return False
+        is_float = is_float or kind == "float" or isinstance(parent.operator, cst.Divide)
+        return _array_use(parent, ctx, function, is_float, depth)
+    if isinstance(parent, cst.UnaryOperation):
+        if not isinstance(parent.operator, (cst.Minus, cst.Plus)):
+            return False
+        return _array_use(parent, ctx, function, is_float, depth)
+    if isinstance(parent, cst.Arg):
+        return _operand_argument(parent, ctx)
+    if isinstance(parent, cst.Element):
+        sequence = ctx.parent(parent)
+        holder = ctx.parent(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
+        if isinstance(holder, cst.Arg) and not holder.star and holder.keyword is None:
+            call = ctx.parent(holder)
+            return isinstance(call, cst.Call) and call.args[0] is holder \
+                and ctx.index.qualify(call.func) in _SEQUENCE_OF_OPERANDS
+        if isinstance(sequence, cst.Tuple) and isinstance(holder, cst.Return):
+            return _returned_from_jit(holder, ctx, function)
+        return False
+    if isinstance(parent, cst.Return):
+        return _returned_from_jit(parent, ctx, function)
+    if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
+        return _name_use(parent, ctx, function, is_float, depth)
+    return False
+
+
+def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
+    """What the other operand of an arithmetic operation is: ``"array"`` (a traced array),
+    ``"int"`` / ``"float"`` (a Python number: a literal, a known constant, a conversion that is
+    itself a JIT301 finding), or None (anything else: a string, a list, an unknown value)."""
+    if depth > 8:
+        return None
+    value = literal_value(other)
+    if value is None and ctx.facts.value(other).known:
+        value = ctx.facts.value(other).const
+    if isinstance(value, bool):
+        return "int"
+    if isinstance(value, (int, float)):
+        return "float" if isinstance(value, float) else "int"
+    facts = ctx.facts.value(other)
+    if facts.traced_array:
+        return "array"
+    if isinstance(other, cst.Call):
+        if ctx.index.qualify(other.func) in _ARRAY_OPERANDS:
+            return "array"
+        found = conversion(other, ctx)
+        if found is not None:
+            return "float" if found[0] == "float" else "int"
+        return None
+    if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, (cst.Minus, cst.Plus)):
+        return _operand(other.expression, ctx, depth + 1)
+    if isinstance(other, cst.BinaryOperation) and isinstance(other.operator, _ARITHMETIC):
+        kinds = (_operand(other.left, ctx, depth + 1), _operand(other.right, ctx, depth + 1))
+        if None in kinds:
+            return None
+        if "array" in kinds:
+            return "array"
+        return "float" if "float" in kinds or isinstance(other.operator, cst.Divide) else "int"
+    return None
+
+
+def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
+    """``arg`` is an array operand of an element-wise ``jax.numpy`` function."""
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call) or arg.star:
+        return False
+    spec = _ARRAY_OPERANDS.get(ctx.index.qualify(call.func) or "")
+    if spec is None:
+        return False
+    count, keywords = spec
+    if arg.keyword is not None:
+        return arg.keyword.value in keywords
+    position = next(i for i, a in enumerate(call.args) if a is arg)
+    if any(a.star for a in call.args[:position]):
+        return False
+    return count is None or position < count
+
+
+def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionDef) -> bool:
+    """``ret`` returns from ``function`` itself, which is jitted where it is defined (a decorator):
+    every call goes through ``jax.jit``, whose results are arrays."""
+    if ctx.enclosing_def(ret) is not function:
+        return False
+    info = ctx.index.infos.get(function)
+    return info is not None and any(
+        entry.function is info and isinstance(entry.site, cst.Decorator) and entry.transform is not None
+        and entry.transform.name in _COMPILING for entry in ctx.index.entries)
+
+
+def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int) -> bool:
+    """``n = int(x)``: ``n`` is bound only here in the function, and every read of it is an array use."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    target = assign.targets[0].target
+    if ctx.enclosing_def(assign) is not function:
+        return False
+    for ref in name_references(function, target.value):
+        if ref is target:
+            continue
+        if ctx.facts.read_scope.get(ref) != "local" or not _plain_read(ref, ctx, function):
+            return False  # bound again, declared global, or read from a nested scope
+        if not _array_use(ref, ctx, function, is_float, depth + 1):
+            return False
+    return True
+
+
+def _plain_read(ref: cst.Name, ctx: FixContext, function: cst.FunctionDef) -> bool:
+    """``ref`` is a read of the name in ``function``'s own scope (not a binding, not in a nested
+    function, lambda or comprehension)."""
+    parent = ctx.parent(ref)
+    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.AsName, cst.Global, cst.Nonlocal, cst.NameItem,
+                           cst.Del, cst.ImportAlias)):
+        return False
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)) \
+            and parent.target is ref:
+        return False
+    holder = parent
+    while isinstance(holder, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        holder = ctx.parent(holder)
+    if holder is not parent and isinstance(holder, (cst.AssignTarget, cst.For, cst.CompFor, cst.Del)):
+        return False  # an unpacking target
+    for a in ctx.ancestors(ref):
+        if a is function:
+            return True
+        if isinstance(a, (cst.FunctionDef, cst.ClassDef) + _NESTED_SCOPES):
+            return False
+    return False
