@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -52,7 +53,35 @@ def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:
     return ctx.facts.value(node).kind
 
 
+#: every field of a node type that may hold a node (whitespace included: comments live there)
+_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _holds_comment(node: cst.CSTNode) -> bool:
+    """A comment anywhere in ``node``: a walk over the fields, much cheaper than a visitor."""
+    stack: List[object] = [node]
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is cst.Comment:
+            return True
+        names = _NODE_FIELDS.get(kind)
+        if names is None:
+            names = _NODE_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(n)) \
+                if isinstance(n, cst.CSTNode) else ()
+        for name in names:
+            value = getattr(n, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif type(value) is list or type(value) is tuple:
+                stack.extend(value)
+    return False
+
+
 def comments_in(node: cst.CSTNode) -> List[str]:
+    """The comments in ``node``, in source order."""
+    if not _holds_comment(node):
+        return []  # most statements have none: no visitor for them
     out: List[str] = []
 
     class _Collect(cst.CSTVisitor):

@@ -45,6 +45,7 @@ class FixContext:
         self.purity = Purity(index, facts)
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
         self._top_offsets: Optional[List[int]] = None
+        self._top_codes: List[str] = []  # the code of each module statement, with the offsets
         self._module_names: Optional[Set[str]] = None
         self._aliases: Optional[Dict[str, str]] = None
         self._given: Dict[Optional[cst.CSTNode], Set[str]] = {}
@@ -109,10 +110,12 @@ class FixContext:
         if self._top_offsets is None:
             pos = sum(len(self.module.code_for_node(h)) for h in self.module.header)
             offsets = []
+            codes = []
             for stmt in self.module.body:
                 offsets.append(pos)
-                pos += len(self.module.code_for_node(stmt))
-            self._top_offsets = offsets
+                codes.append(self.module.code_for_node(stmt))
+                pos += len(codes[-1])
+            self._top_offsets, self._top_codes = offsets, codes
         return self._top_offsets
 
     def statement_offset(self, i: int) -> int:
@@ -144,14 +147,17 @@ class FixContext:
         i = tops.pop()
         assert i is not None
         top = self.module.body[i]
-        new_top = cst.ensure_type(top.visit(_Replacer(changes)), cst.CSTNode)
-        old_code = self.module.code_for_node(top)
+        # only the paths from the top statement down to the replaced nodes are visited
+        on_path = {a for old in changes for a in self.ancestors(old)}
+        new_top = cst.ensure_type(top.visit(_Replacer(changes, on_path)), cst.CSTNode)
+        start = self._offsets()[i]
+        old_code = self._top_codes[i]
         if wrap:
             from jitlint.fixes.wrap import wrapped
 
-            new_top = wrapped(self, old_code, new_top)
-        new_code = self.module.code_for_node(new_top)
-        start = self._offsets()[i]
+            new_top, new_code = wrapped(self, old_code, new_top)
+        else:
+            new_code = self.module.code_for_node(new_top)
         if self.source[start:start + len(old_code)] != old_code:
             trimmed = old_code.rstrip("\r\n")
             if self.source[start:] != trimmed:
@@ -310,9 +316,13 @@ def _diff_edit(old: str, new: str, base: int) -> Optional[Edit]:
 
 
 class _Replacer(cst.CSTTransformer):
-    def __init__(self, changes: Dict[cst.CSTNode, Replacement]) -> None:
+    def __init__(self, changes: Dict[cst.CSTNode, Replacement], on_path: Set[cst.CSTNode]) -> None:
         super().__init__()
         self.changes = changes
+        self.on_path = on_path
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.on_path  # a subtree holding no replaced node comes back as it is
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         if original_node in self.changes:

@@ -15,7 +15,7 @@ the arguments they belong to: a fix that folds several lines into one call
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -81,9 +81,9 @@ def with_comments(ctx: "FixContext", call: cst.Call, comments: Sequence[Sequence
 # ------------------------------------------------------------ line length
 
 
-def wrapped(ctx: "FixContext", old_code: str, new_top: cst.CSTNode) -> cst.CSTNode:
+def wrapped(ctx: "FixContext", old_code: str, new_top: cst.CSTNode) -> Tuple[cst.CSTNode, str]:
     """``new_top`` (a module statement a fix rewrote) with its new lines past the line length
-    broken inside the brackets of the calls the fix wrote."""
+    broken inside the brackets of the calls the fix wrote, and its code."""
     limit = ctx.line_length
     old_lines = set(old_code.splitlines())
     done: Set[int] = set()
@@ -94,13 +94,13 @@ def wrapped(ctx: "FixContext", old_code: str, new_top: cst.CSTNode) -> cst.CSTNo
         lines = code.splitlines()
         long_lines = {i + 1 for i, line in enumerate(lines) if len(line) > limit and line not in old_lines}
         if not long_lines:
-            return new_top
+            return new_top, code
         call = _widest_new_call(module, long_lines, old_code, done)
         if call is None:
-            return new_top
+            return new_top, code
         done.add(id(call))
         new_top = _relaid(module, new_top, call, lines, limit)
-    return new_top
+    return new_top, ctx.module.code_for_node(new_top)
 
 
 def _widest_new_call(module: cst.Module, long_lines: Set[int], old_code: str,
