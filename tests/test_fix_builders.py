@@ -815,6 +815,169 @@ def test_conversion_fix_is_unsafe_and_keeps_an_array(call, dtype):
         """, unsafe=False).endswith(f"return y * {call}\n")
 
 
+# ------------------------------------------------------- JIT501: a wrapper made once
+
+HOIST_NO_FIX = {
+    "a lambda closing over the loop variable": """
+        def loss(p, x):
+            return jnp.sum(p * x)
+
+        def run(p, xs):
+            return [jax.jit(lambda q: loss(q, x))(p) for x in xs]
+        """,
+    "a partial of a variable": """
+        import functools
+
+        def loss(p, x):
+            return jnp.sum(p * x)
+
+        def run(p, xs):
+            out = []
+            for x in xs:
+                out.append(jax.jit(functools.partial(loss, p))(x))
+            return out
+        """,
+    "a bound method (its object may change)": """
+        class Model:
+            def loss(self, x):
+                return jnp.sum(x)
+
+            def run(self, xs):
+                return [jax.jit(jax.grad(self.loss))(x) for x in xs]
+        """,
+    "a nested function (it may read what the loop changes)": """
+        def run(p, xs):
+            scale = 1.0
+
+            def loss(q):
+                return jnp.sum(q) * scale
+
+            for x in xs:
+                scale = x
+                p = jax.jit(jax.grad(loss))(p)
+            return p
+        """,
+    "a parameter the loop rebinds": """
+        def loss(p):
+            return jnp.sum(p ** 2)
+
+        def run(f, p, fs):
+            for g in fs:
+                p = jax.jit(jax.grad(f))(p)
+                f = g
+            return p
+        """,
+    "a module function bound twice": """
+        def loss(p):
+            return jnp.sum(p ** 2)
+
+        def run(p, xs):
+            for x in xs:
+                p = jax.jit(jax.grad(loss))(p)
+            return p
+
+        def loss(p):
+            return jnp.sum(p)
+        """,
+    "an option that is not a literal": """
+        def loss(p, n):
+            return jnp.sum(p) * n
+
+        def run(p, xs, which):
+            for x in xs:
+                p = jax.jit(jax.grad(loss, argnums=which))(p, x)
+            return p
+        """,
+    "traced code reads a global that changes (JIT101)": """
+        SCALE = 1.0
+
+        def set_scale(s):
+            global SCALE
+            SCALE = s
+
+        def loss(p):
+            return jnp.sum(p) * SCALE
+
+        def run(p, xs):
+            for x in xs:
+                p = jax.jit(jax.grad(loss))(p)
+            return p
+        """,
+    "made per call from a parameter (module level cannot read it)": """
+        def step(f, p):
+            return jax.jit(jax.grad(f))(p)
+
+        def loss(p):
+            return jnp.sum(p ** 2)
+
+        def run(p, xs):
+            for x in xs:
+                p = step(loss, p)
+            return p
+        """,
+    "made per call from a function defined below": """
+        def step(p):
+            return jax.jit(jax.grad(loss))(p)
+
+        def run(p, xs):
+            for x in xs:
+                p = step(p)
+            return p
+
+        def loss(p):
+            return jnp.sum(p ** 2)
+        """,
+    "a nested function jitted by a decorator in a loop": """
+        def run(p, xs):
+            for x in xs:
+                @jax.jit
+                def f(q):
+                    return q * x
+                p = f(p)
+            return p
+        """,
+    "a static argument changing per iteration": """
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=1)
+        def f(x, n):
+            return x * n
+
+        def run(x):
+            for n in range(3):
+                x = f(x, n)
+            return x
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOIST_NO_FIX))
+def test_wrapper_not_hoisted(case):
+    source, diags = findings(HOIST_NO_FIX[case])
+    matching = [d for d in diags if d.code == "JIT501"]
+    assert matching, diags
+    assert all(d.fix is None for d in matching), [d.fix for d in matching]
+
+
+def test_hoisted_wrapper_is_unsafe_and_named_freshly():
+    body = """
+        def loss(p):
+            return jnp.sum(p ** 2)
+
+        loss_grad_jit = None
+
+        def run(p, xs):
+            for x in xs:
+                p = jax.jit(jax.grad(loss))(p)
+            return p
+        """
+    _, diag = only(body, "JIT501")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
+    out = fixed(body)
+    assert "    loss_grad_jit_1 = jax.jit(jax.grad(loss))\n    for x in xs:\n        p = loss_grad_jit_1(p)\n" in out
+    assert fixed(body, unsafe=False) == textwrap.dedent(body)
+
+
 LINT_FIXTURES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fixtures", "lint", "*.py")))
 
 

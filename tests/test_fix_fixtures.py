@@ -35,7 +35,7 @@ from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_file, fix_sou
 
 FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
 NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
-FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_")
+FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_", "hoist_")
 OPTIONS = re.compile(r"^#\s*fix-options:\s*(.*)$", re.MULTILINE)
 
 
@@ -172,6 +172,8 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
             if all(line.lstrip().startswith(("import ", "from ")) or not line.strip()
                    for line in old_lines[i1:i2] + new_lines[j1:j2]):
                 continue  # an import the fix needs (and the blank line setting off its block), or left unused
+            if tag == "insert" and _hoisted_above(new_lines[j1:j2], old_lines, i1, holder):
+                continue  # a wrapper made once at module level, just above the definition that uses it
             changed = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
             if not changed <= allowed:
                 # the static_argnames fix edits the jit call site of the function instead
@@ -179,6 +181,16 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked
+
+
+def _hoisted_above(inserted, old_lines, at: int, holder) -> bool:
+    """``inserted`` (lines put before old line ``at`` + 1) is one module-level assignment with its blank
+    lines, and only blank or comment lines stand between it and a statement holding the finding."""
+    assignments = [line for line in inserted if line.strip()]
+    if len(assignments) != 1 or not re.match(r"[A-Za-z_][A-Za-z0-9_]* = ", assignments[0]):
+        return False
+    return any(at <= first - 1 and all(not line.strip() or line.lstrip().startswith("#")
+                                       for line in old_lines[at:first - 1]) for first, _ in holder)
 
 
 # ------------------------------------------------------------- semantics

@@ -3,8 +3,10 @@
 The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
 ``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
 for JIT201/JIT202 and corrects JIT502 specs (a misspelt name, an index out of
-range), ``numpy_calls`` fixes JIT302 (``np.f`` -> ``jnp.f``) and ``masks`` JIT401/JIT402 (a
-boolean mask or a traced slice bound -> ``jnp.where`` over the whole array).  Every fix
+range), ``conversions`` fixes JIT301 (``int(x)`` used as array data -> ``jnp.asarray(x, dtype=int)``),
+``numpy_calls`` JIT302 (``np.f`` -> ``jnp.f``), ``masks`` JIT401/JIT402 (a boolean mask or a
+traced slice bound -> ``jnp.where`` over the whole array) and ``compilation`` JIT501 (a jit
+wrapper made again and again -> made once and reused).  Every fix
 places the imports it adds as isort would (``imports``) and keeps its new
 lines within the project's line length, comments on their lines (``wrap``).  Each builder takes the node the rule reported and a
 :class:`FixContext` and returns a ``Fix`` or ``None``; none of them writes
@@ -32,6 +34,7 @@ import libcst as cst
 
 from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
+from jitlint.fixes.compilation import to_hoisted_wrapper
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
 from jitlint.fixes.conversions import to_array_value
@@ -57,6 +60,7 @@ _BUILDERS: Dict[str, Sequence[Builder]] = {
     "JIT302": (to_jax_numpy,),
     "JIT401": (to_masked_select,),
     "JIT402": (to_masked_slice_sum,),
+    "JIT501": (to_hoisted_wrapper,),
     "JIT502": (to_valid_static_spec,),
 }
 _STATIC_FIRST = {"JIT201": True, "JIT202": False, "JIT402": False}

@@ -332,7 +332,27 @@ class RecompilationHazard(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: hoisting changes what the function closes over.
+    A wrapper that is the same function every time it is made is made once
+    and reused: before the outermost loop around it (`loss_grad_jit =
+    jax.jit(jax.grad(loss))`, then `loss_grad_jit(p, x)` in the loop), before
+    the statement holding a comprehension, or, when it is made on every call
+    of a function, at module level above the `def` (or `class`) holding it.
+    The expression must be transforms (`jax.jit`, `jax.grad`, `jax.vmap`,
+    ..., `functools.partial`) with literal options, of a callable that cannot
+    change where the expression moves: a function, class or import bound once
+    at module level and never declared `global`, an attribute of an imported
+    module, a lambda reading only those and its own parameters, or (within the
+    function) a parameter nothing rebinds. No fix for a lambda or partial of a
+    loop variable or local (the docstring's example: passing `xb, yb` as
+    arguments instead changes their static-ness), a nested function, a bound
+    method, an option that is not a literal, a hoist to module level of a name
+    bound below it, or in a module with JIT101 findings.
+
+    The fix is always UNSAFE: every new wrapper traced the function afresh,
+    reading the globals, attributes and closed-over values it uses as they
+    were then; the one wrapper reads them at its first trace and keeps them.
+    It is also made when the loop runs no iteration, so an invalid option
+    raises before the loop instead of inside it.
 
     ## References
     - [`jax.jit` caching](https://docs.jax.dev/en/latest/jit-compilation.html#caching)
@@ -340,6 +360,7 @@ class RecompilationHazard(Rule):
 
     code = "JIT501"
     name = "recompilation-hazard"
+    fix_title = "Make the wrapper once (before the loop, or at module level) and reuse it"
 
     def check_module(self) -> None:
         index = self.ctx.index

@@ -1,0 +1,317 @@
+"""Fixes for JIT501: a jit wrapper made again and again -> made once, and the copy reused.
+
+``jax.jit(jax.grad(loss))`` evaluated on every loop iteration, for every element of a
+comprehension, or on every call of a function, is a new function object each time, and each is
+traced and compiled anew.  The fix evaluates the wrapper once and names it:
+
+* in a loop: just before the outermost loop of its function (or of the module) that holds it,
+  ``loss_grad_jit = jax.jit(jax.grad(loss))``, and the loop calls ``loss_grad_jit``;
+* in a comprehension: just before the statement holding the comprehension;
+* made on every call of a function: at module level, just above the top-level statement (the
+  ``def``, or the ``class`` of a method) that holds it.
+
+Preconditions, proven from the code or no fix is offered.  The wrapper expression, evaluated where
+it goes, must give the same function every time the original evaluated it:
+
+* it is built only of transforms (``jax.jit``, ``jax.grad``, ``jax.vmap``, ... and
+  ``functools.partial``) applied to a callable, with options that are literals (numbers, strings,
+  ``True`` / ``False`` / ``None`` and tuples or lists of them);
+* the callable is a function, class or imported name bound once at module level and never declared
+  ``global`` (so nothing rebinds it), an attribute of an imported module (``jnp.sin``), a lambda
+  that reads only such names and its parameters, or -- for a hoist within the function -- a
+  parameter of the function that it never rebinds.  A nested function, ``self.method``, a local
+  variable or anything a loop assigns keeps the expression where it is;
+* hoisted to module level, every name it reads is bound above the new statement, and it reads no
+  parameter or local;
+* the module has no JIT101 finding: traced code that reads a global which changes would read it
+  once instead of on every iteration.
+
+The new name is fresh: unused in the module (and the function), so that it shadows nothing.
+
+Safety: always UNSAFE.  The values the function reads from outside at trace time -- globals,
+attributes, the variables a lambda closes over -- were read afresh by every new wrapper; the one
+wrapper reads them at its first trace and keeps them.  The wrapper is also made when the loop runs
+no iteration, so an invalid option (``jax.vmap(f, in_axes=[0])``) raises before the loop instead of
+inside it.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import List, Optional, Tuple, Union
+
+import libcst as cst
+
+from jitlint.analysis.discovery import FunctionInfo
+from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.fixes.common import literal_value
+from jitlint.fixes.context import FixContext
+from jitlint.fixes.dataflow import reads
+from jitlint.rules.compilation import _COMPILING, _FRESH_FUNCTION_TRANSFORMS, _layout
+
+_TRANSFORMS = _COMPILING | _FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
+_PARTIAL = "functools.partial"
+_BUILTINS = frozenset(dir(builtins))
+_FUNCTION_KEYWORDS = ("fun", "f", "func", "fn")
+
+
+def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``jax.jit(jax.grad(loss))`` made repeatedly -> ``loss_grad_jit``, made once before."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in _COMPILING:
+        return None
+    if ctx.findings.get("JIT101"):
+        return None
+    layout = _layout(ctx.index)
+    scope = layout.scope_of.get(node)
+    if isinstance(scope, cst.ClassDef):
+        return None
+    function = scope if isinstance(scope, FunctionInfo) else None
+    if function is not None and not isinstance(function.node, cst.FunctionDef):
+        return None  # made in a lambda: there is no statement to put it before
+    loops = layout.loops_of.get(node, ())
+    region: Optional[cst.CSTNode] = loops[0] if loops else None
+    if region is None and node in layout.per_element:
+        region = _statement_of(node, ctx)
+    if region is None and function is None:
+        return None
+    module_level = region is None or function is None
+    parts = _Parts(function, allow_parameters=not module_level)
+    if not _wrapper(node, ctx, parts, 0):
+        return None
+    before = _top_index(region if region is not None else node, ctx)
+    if before is None:
+        return None
+    if module_level and any(ctx.index.globals[name].last_statement >= before for name in parts.globals):
+        return None  # bound below where the wrapper would go
+    # unused anywhere in the module, and not given to another wrapper in this round: a function never
+    # gets a local of the name a module-level wrapper it reads has
+    name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
+    if region is None:
+        edits = _at_module_level(node, name, before, ctx)
+        where = "at module level"
+    elif function is None:
+        edits = _before_module_statement(node, name, region, before, ctx)
+        where = "before the loop" if loops else "before the statement"
+    else:
+        edits = _before_statement(node, name, region, ctx)
+        where = "before the loop" if loops else "before the statement"
+    if edits is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(node.func)}(...)` once, {where}, as `{name}`", edits)
+
+
+class _Parts:
+    """What the wrapper expression is made of: the module-level names it reads, its transforms
+    and innermost callable (for the new name)."""
+
+    def __init__(self, function: Optional[FunctionInfo], allow_parameters: bool) -> None:
+        #: the function the wrapper is made in, and whether its parameters may be read
+        self.function = function
+        self.allow_parameters = allow_parameters
+        self.globals: List[str] = []
+        self.transforms: List[str] = []
+        self.callable = "fn"
+
+    def name(self) -> str:
+        return "_".join([self.callable] + list(reversed(self.transforms)))
+
+
+# ------------------------------------------------------------------ the expression
+
+
+def _wrapper(call: cst.BaseExpression, ctx: FixContext, parts: _Parts, depth: int) -> bool:
+    """``call`` is a transform (or ``functools.partial``) of a stable callable, with literal options."""
+    if depth > 8 or not isinstance(call, cst.Call):
+        return False
+    q = ctx.index.qualify(call.func)
+    if q not in _TRANSFORMS and q != _PARTIAL:
+        return False
+    target = _function_argument(call)
+    if target is None:
+        return False
+    for arg in call.args:
+        if arg is target:
+            continue
+        if arg.star or not _constant(arg.value):
+            return False
+    if q != _PARTIAL:
+        parts.transforms.append(q.rsplit(".", 1)[-1])
+    return _callable(target.value, ctx, parts, depth + 1)
+
+
+def _function_argument(call: cst.Call) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in _FUNCTION_KEYWORDS:
+            return arg
+    return None
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _constant(e.value) for e in node.elements)
+    return literal_value(node) is not None or (isinstance(node, cst.Name) and node.value == "None")
+
+
+def _callable(node: cst.BaseExpression, ctx: FixContext, parts: _Parts, depth: int) -> bool:
+    function = parts.function
+    if isinstance(node, cst.Call):
+        return _wrapper(node, ctx, parts, depth)
+    if isinstance(node, cst.Name):
+        parts.callable = node.value.lstrip("_") or "fn"
+        if function is not None and node.value in function.local_names:
+            return parts.allow_parameters and _unchanged_parameter(node.value, function, ctx)
+        return _stable_global(node.value, ctx, parts, function)
+    if isinstance(node, cst.Attribute):
+        parts.callable = node.attr.value.lstrip("_") or "fn"
+        root: cst.BaseExpression = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and _stable_global(root.value, ctx, parts, function) \
+            and ctx.index.globals[root.value].kind == "import"
+    if isinstance(node, cst.Lambda):
+        parts.callable = "fn"
+        if any(p.default is not None for p in _lambda_params(node)):
+            return False
+        own = {p.name.value for p in _lambda_params(node)}
+        if _has_walrus(node.body):
+            return False
+        return all(name in _BUILTINS and name not in ctx.index.globals and (
+            function is None or name not in function.local_names)
+            or _stable_global(name, ctx, parts, function) for name in reads(node.body) - own)
+    return False
+
+
+def _lambda_params(node: cst.Lambda) -> List[cst.Param]:
+    p = node.params
+    out = list(p.posonly_params) + list(p.params) + list(p.kwonly_params)
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
+
+
+def _has_walrus(node: cst.CSTNode) -> bool:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.NamedExpr, cst.Yield, cst.Await)):
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _stable_global(name: str, ctx: FixContext, parts: _Parts, function: Optional[FunctionInfo]) -> bool:
+    """A function, class or import bound once at module level, never declared ``global`` or
+    ``nonlocal`` anywhere, and not shadowed by a local of the function."""
+    if function is not None:
+        scope: Optional[FunctionInfo] = function
+        while scope is not None:
+            if name in scope.local_names:
+                return False
+            scope = scope.parent
+    info = ctx.index.globals.get(name)
+    if info is None or info.kind not in ("function", "class", "import") or info.assignments != 1:
+        return False
+    if name in _layout(ctx.index).declared or name in ctx.index.global_written:
+        return False
+    parts.globals.append(name)
+    return True
+
+
+def _unchanged_parameter(name: str, function: FunctionInfo, ctx: FixContext) -> bool:
+    """A parameter of ``function`` that nothing in it rebinds."""
+    if not any(p.name.value == name for p, _ in function.params):
+        return False
+    layout = _layout(ctx.index)
+    return not layout.bindings.get((function, name)) and name not in layout.declared
+
+
+# ------------------------------------------------------------------ where it goes
+
+
+def _statement_of(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.CSTNode]:
+    """The statement holding ``node``, as an element of its block."""
+    for a in ctx.ancestors(node):
+        if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return a
+    return None
+
+
+def _top_index(node: cst.CSTNode, ctx: FixContext) -> Optional[int]:
+    """The index of the module statement holding ``node``."""
+    current = node
+    for a in ctx.ancestors(node):
+        if isinstance(a, cst.Module):
+            found = ctx.block_of(current)
+            return None if found is None else found[1]
+        current = a
+    return None
+
+
+def _assignment(name: str, node: cst.Call, ctx: FixContext) -> str:
+    return f"{name} = {ctx.code(node.with_changes(lpar=[], rpar=[]))}"
+
+
+def _before_statement(node: cst.Call, name: str, region: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[Edit, ...]]:
+    """Inside a function: ``name = <wrapper>`` as a statement of its own just before ``region``, whose
+    wrapper is replaced by ``name``.  Blank lines above ``region`` go above the new statement; comments
+    stay with ``region``."""
+    block = ctx.block_of(region)
+    if block is None or not isinstance(block[0], cst.IndentedBlock):
+        return None
+    suite, i = block
+    assert isinstance(suite, cst.IndentedBlock)
+    assert isinstance(region, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    blank, rest = _split_leading(region)
+    assign = cst.parse_statement(_assignment(name, node, ctx) + ctx.module.default_newline, config=ctx.config)
+    assign = assign.with_changes(leading_lines=blank)
+    moved = region.deep_replace(node, cst.Name(name))
+    assert isinstance(moved, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    moved = moved.with_changes(leading_lines=rest)
+    body = list(suite.body[:i]) + [assign, moved] + list(suite.body[i + 1:])
+    edit = ctx.replace(suite, suite.with_changes(body=body), wrap=False)
+    return None if edit is None else (edit,)
+
+
+def _split_leading(stmt: Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]) -> Tuple[list, list]:
+    """The leading lines of ``stmt``: the blank ones before its first comment, and the rest."""
+    lines = list(stmt.leading_lines)
+    k = 0
+    while k < len(lines) and lines[k].comment is None:
+        k += 1
+    return lines[:k], lines[k:]
+
+
+def _own_line_offset(index: int, ctx: FixContext) -> int:
+    """Where module statement ``index`` starts after its blank lines (before its comments)."""
+    stmt = ctx.module.body[index]
+    assert isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    _, rest = _split_leading(stmt)
+    full = ctx.code(stmt)
+    kept = ctx.code(stmt.with_changes(leading_lines=rest))
+    return ctx.statement_offset(index) + len(full) - len(kept)
+
+
+def _before_module_statement(node: cst.Call, name: str, region: cst.CSTNode, index: int,
+                             ctx: FixContext) -> Optional[Tuple[Edit, ...]]:
+    """At module level (a script's loop): ``name = <wrapper>`` just above the loop."""
+    if ctx.module.body[index] is not region:
+        return None
+    replaced = ctx.replace(node, cst.Name(name), wrap=False)
+    if replaced is None:
+        return None
+    at = _own_line_offset(index, ctx)
+    return Edit(at, at, _assignment(name, node, ctx) + ctx.module.default_newline), replaced
+
+
+def _at_module_level(node: cst.Call, name: str, index: int, ctx: FixContext) -> Optional[Tuple[Edit, ...]]:
+    """Made on every call of a function: ``name = <wrapper>`` at module level, above the top-level
+    statement holding the function, set off by two blank lines."""
+    replaced = ctx.replace(node, cst.Name(name), wrap=False)
+    if replaced is None:
+        return None
+    at = _own_line_offset(index, ctx)
+    nl = ctx.module.default_newline
+    return Edit(at, at, _assignment(name, node, ctx) + nl * 3), replaced
