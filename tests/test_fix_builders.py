@@ -978,6 +978,154 @@ def test_hoisted_wrapper_is_unsafe_and_named_freshly():
     assert fixed(body, unsafe=False) == textwrap.dedent(body)
 
 
+# ------------------------------------------------------- JIT101: the global passed as an argument
+
+PARAM_SETTER = """
+        SCALE = 2.0
+
+        def set_scale(s):
+            global SCALE
+            SCALE = s
+"""
+
+PARAM_ADVICE_ONLY = {
+    "a public function, no __all__ (another module may call it)": """
+        @jax.jit
+        def f(x):
+            return x * SCALE
+
+        def run(x):
+            return f(x)
+        """,
+    "listed in __all__": """
+        __all__ = ["_f"]
+
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+        """,
+    "passed to another function": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(xs):
+            return list(map(_f, xs))
+        """,
+    "wrapped by another transform": """
+        @jax.jit
+        def _f(x):
+            return jnp.sum(x * SCALE)
+
+        def run(x):
+            return jax.grad(_f)(x)
+        """,
+    "jitted at a call, not where it is defined": """
+        def _f(x):
+            return x * SCALE
+
+        _g = jax.jit(_f)
+
+        def run(x):
+            return _g(x)
+        """,
+    "read in a helper of the jitted function": """
+        def _helper(x):
+            return x * SCALE
+
+        @jax.jit
+        def _f(x):
+            return _helper(x) + 1.0
+
+        def run(x):
+            return _f(x)
+        """,
+    "a method": """
+        class Model:
+            @jax.jit
+            def _f(self, x):
+                return x * SCALE
+        """,
+    "a call unpacking **kwargs": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(kw):
+            return _f(**kw)
+        """,
+    "the global is shadowed at a call": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(x, SCALE):
+            return _f(x)
+        """,
+    "a kind the module's assignments do not show": """
+        import os
+
+        OFFSET = float(os.environ.get("OFFSET", "0"))
+
+        def set_offset(v):
+            global OFFSET
+            OFFSET = v
+
+        @jax.jit
+        def _f(x):
+            return x + OFFSET
+
+        def run(x):
+            return _f(x)
+        """,
+    "an array needed as a shape": """
+        SIZES = jnp.array([3])
+
+        def set_sizes(v):
+            global SIZES
+            SIZES = v
+
+        @jax.jit
+        def _f(x):
+            return jnp.zeros(SIZES) + x
+
+        def run(x):
+            return _f(x)
+        """,
+    "called by itself": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE + _f(x)
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARAM_ADVICE_ONLY))
+def test_global_read_gets_advice_only(case):
+    _, diags = findings(PARAM_SETTER + PARAM_ADVICE_ONLY[case])
+    matching = [d for d in diags if d.code == "JIT101"]
+    assert matching, diags
+    for diag in matching:
+        assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix
+        assert not diag.fix.edits
+
+
+def test_global_passed_as_argument_is_unsafe():
+    body = PARAM_SETTER + """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(x):
+            return _f(x)
+        """
+    _, diag = only(body, "JIT101")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
+    out = fixed(body)
+    assert "def _f(x, *, scale):\n    return x * scale\n" in out and "return _f(x, scale=SCALE)\n" in out
+    assert fixed(body, unsafe=False) == textwrap.dedent(body)
+
+
 LINT_FIXTURES = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fixtures", "lint", "*.py")))
 
 

@@ -35,7 +35,7 @@ from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_file, fix_sou
 
 FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
 NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
-FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_", "hoist_")
+FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_", "hoist_", "param_")
 OPTIONS = re.compile(r"^#\s*fix-options:\s*(.*)$", re.MULTILINE)
 
 
@@ -176,8 +176,12 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 continue  # a wrapper made once at module level, just above the definition that uses it
             changed = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
             if not changed <= allowed:
-                # the static_argnames fix edits the jit call site of the function instead
-                call_sites = [span for span in spans if "jax.jit" in "".join(old_lines[span[0] - 1:span[1]])]
+                # the static_argnames fix edits the jit call site of the function instead, and a fix
+                # that gives the function a parameter edits the statements that call it
+                defined = {name for first, last in holder
+                           for name in re.findall(r"^def (\w+)", "".join(old_lines[first - 1:last]), re.MULTILINE)}
+                call_sites = [span for span in spans if "jax.jit" in "".join(old_lines[span[0] - 1:span[1]]) or any(
+                    re.search(rf"\b{name}\(", "".join(old_lines[span[0] - 1:span[1]])) for name in defined)]
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked

@@ -1,6 +1,7 @@
 """Fix builders: pure functions from a finding's node to a :class:`~jitlint.diagnostics.Fix`.
 
-The package mirrors :mod:`jitlint.rules`: ``side_effects`` fixes JIT103,
+The package mirrors :mod:`jitlint.rules`: ``parameters`` fixes JIT101 (a changing global read in
+a jitted function -> an argument of it), ``side_effects`` JIT103,
 ``control_flow`` JIT201-JIT203, ``static_args`` offers ``static_argnames``
 for JIT201/JIT202 and corrects JIT502 specs (a misspelt name, an index out of
 range), ``conversions`` fixes JIT301 (``int(x)`` used as array data -> ``jnp.asarray(x, dtype=int)``),
@@ -40,6 +41,7 @@ from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while
 from jitlint.fixes.conversions import to_array_value
 from jitlint.fixes.masks import to_masked_select, to_masked_slice_sum, to_static_size
 from jitlint.fixes.numpy_calls import to_jax_numpy
+from jitlint.fixes.parameters import to_parameter
 from jitlint.fixes.side_effects import to_debug_print
 from jitlint.fixes.static_args import to_static_argnames, to_valid_static_spec
 
@@ -52,6 +54,7 @@ Builder = Callable[[cst.CSTNode, FixContext], Optional[Fix]]
 
 #: per rule code: (rewrite builders, whether static_argnames is an alternative, static by default)
 _BUILDERS: Dict[str, Sequence[Builder]] = {
+    "JIT101": (to_parameter,),
     "JIT103": (to_debug_print,),
     "JIT201": (to_branch_rewrite,),
     "JIT202": (to_fori_loop,),

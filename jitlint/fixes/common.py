@@ -49,6 +49,17 @@ def literal_value(node: cst.BaseExpression) -> Optional[object]:
     return None
 
 
+def top_index(node: cst.CSTNode, ctx: FixContext) -> Optional[int]:
+    """The index of the module statement holding ``node``."""
+    current = node
+    for a in ctx.ancestors(node):
+        if isinstance(a, cst.Module):
+            found = ctx.block_of(current)
+            return None if found is None else found[1]
+        current = a
+    return None
+
+
 def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:
     return ctx.facts.value(node).kind
 

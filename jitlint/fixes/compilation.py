@@ -43,7 +43,7 @@ import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value
+from jitlint.fixes.common import literal_value, top_index
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
 from jitlint.rules.compilation import _COMPILING, _FRESH_FUNCTION_TRANSFORMS, _layout
@@ -77,7 +77,7 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     parts = _Parts(function, allow_parameters=not module_level)
     if not _wrapper(node, ctx, parts, 0):
         return None
-    before = _top_index(region if region is not None else node, ctx)
+    before = top_index(region if region is not None else node, ctx)
     if before is None:
         return None
     if module_level and any(ctx.index.globals[name].last_statement >= before for name in parts.globals):
@@ -236,17 +236,6 @@ def _statement_of(node: cst.CSTNode, ctx: FixContext) -> Optional[cst.CSTNode]:
     for a in ctx.ancestors(node):
         if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             return a
-    return None
-
-
-def _top_index(node: cst.CSTNode, ctx: FixContext) -> Optional[int]:
-    """The index of the module statement holding ``node``."""
-    current = node
-    for a in ctx.ancestors(node):
-        if isinstance(a, cst.Module):
-            found = ctx.block_of(current)
-            return None if found is None else found[1]
-        current = a
     return None
 
 

@@ -83,7 +83,31 @@ class MutableGlobalRead(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: passing the value as an argument changes every call site.
+    The fix passes the value in: the jitted function gets a keyword-only
+    parameter that replaces the read (`def softmax(logits, *, temperature)`),
+    and every call in the module passes the global
+    (`softmax(x, temperature=CONFIG["temperature"])`), so the value is read at
+    each call, as eager Python reads it. A number or an array becomes a traced
+    argument; a `bool` or `str` flag, or a number used as a static value (an
+    `if` test, a `range` bound, a shape), becomes a static one, added to the
+    decorator's `static_argnames`.
+
+    Only when every use is visible and the value's kind is known: the read is
+    a module-level name or an item with a literal key of one, every
+    module-level assignment of which is a literal number, `bool` or `str`, or a
+    JAX / NumPy array (an item: a dict literal holding the key); the function
+    is a module-level `def` jitted by its decorator and in no other way; the
+    module only calls it by name (not passed, wrapped, called by itself, or
+    with `**kwargs`), with the global unshadowed at each call; and no other
+    module can call it -- its name starts with `_`, or the module's `__all__`
+    leaves it out. Otherwise (the example above: `softmax` is public) the fix
+    is display-only advice.
+
+    The rewrite is UNSAFE: the signature changes, so a caller the analysis
+    cannot see breaks; a traced argument is a weakly typed int32 / float32 (a
+    Python int past 2**31 overflows), a static one compiles once per value;
+    and a value of another kind than the module's assignments show (a function
+    stores a string where a number was) fails to trace.
 
     ## References
     - [JAX FAQ: jit changes the behavior of my function](https://docs.jax.dev/en/latest/faq.html)
@@ -92,6 +116,7 @@ class MutableGlobalRead(Rule):
 
     code = "JIT101"
     name = "mutable-global-in-traced-code"
+    fix_title = "Pass the value to the jitted function as an argument, at every call"
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx

@@ -1,0 +1,372 @@
+"""Fix for JIT101: a changing module-level value read inside a jitted function -> passed to it.
+
+``@jax.jit def softmax(logits): ... CONFIG["temperature"] ...`` becomes
+``def softmax(logits, *, temperature): ... temperature ...``, and every call in the module passes
+``temperature=CONFIG["temperature"]``: the value is read when the function is called, as eager
+Python reads it, instead of once when it is traced.
+
+The new parameter is keyword-only (the calls' positional arguments keep their meaning).  A number
+or an array becomes a traced argument; a ``bool`` or ``str`` flag, or a number used where a static
+value is needed (an ``if`` test, a ``range`` bound, a shape), becomes a static one
+(``static_argnames`` of the ``jax.jit``).
+
+Preconditions, proven from the code; otherwise the fix is display-only advice:
+
+* what is read is a module-level name, or an item of one with a literal key
+  (``CONFIG["temperature"]``), whose kind the module's own assignments show: every module-level
+  assignment is a literal number (traced), a literal ``bool`` or ``str`` (static), or a JAX /
+  NumPy array (traced) -- for an item, a dict literal holding that key with such a value.
+  Functions that reassign it are assumed to keep the kind;
+* the read is in a module-level function (not a method) or in a lambda or function nested in
+  one -- the parameter goes to that outermost function, and the nested code reads it as a
+  closure -- jitted where it is defined and nowhere else (one ``@jax.jit`` /
+  ``@partial(jax.jit, ...)``), and no scope on the way declares the name ``global`` or binds it;
+* every use of the function is visible: the module's code only calls it by name (it is not
+  passed anywhere, wrapped by another transform, or called by itself), none of those calls
+  unpacks ``**kwargs``, and no other module can call it -- its name starts with ``_`` or the
+  module has an ``__all__`` it cannot read past that leaves it out;
+* at every call the read means the same global (no local or class attribute of that name).
+
+Safety: always UNSAFE.  The function's signature changes, and a caller the analysis cannot see
+breaks; a traced argument gives the value as a weakly typed int32 / float32 (a Python int past
+2**31 overflows), a static one compiles once per value; a value of another kind than the
+module's assignments show (a function sets a string where a number was) fails to trace.
+"""
+from __future__ import annotations
+
+import keyword
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from jitlint.analysis.discovery import FunctionInfo
+from jitlint.analysis.syntax import name_references
+from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.fixes.common import literal_value, top_index
+from jitlint.fixes.context import FixContext, Replacement
+from jitlint.fixes.imports import _listed_in_all
+from jitlint.fixes.static_args import _is_static_use, _merged_args
+
+_JIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """Pass the global read at ``node`` to its jitted function as a (keyword-only) argument."""
+    if not isinstance(node, cst.Name):
+        return None
+    inner = ctx.enclosing_function(node)
+    if inner is None:
+        return None
+    fn = inner
+    while fn.parent is not None:
+        fn = fn.parent  # a read in a lambda or nested function: the parameter goes to the outermost one
+    if any(node.value in (s.global_names | s.nonlocal_names) for s in _chain(inner)):
+        return None
+    read = _read_expression(node, ctx)
+    shown = ctx.code(read)
+    advice = Fix(Applicability.DISPLAY_ONLY,
+                 f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
+    key = ("parameters", fn.node, shown)
+    if key not in ctx.memo:
+        ctx.memo[key] = _rewrite(read, node.value, fn, ctx)
+    fix = ctx.memo[key]
+    return fix if isinstance(fix, Fix) else advice
+
+
+def _chain(fn: Optional[FunctionInfo]):
+    while fn is not None:
+        yield fn
+        fn = fn.parent
+
+
+def _read_expression(name: cst.Name, ctx: FixContext) -> cst.BaseExpression:
+    """``G`` or ``G["key"]`` (an item with a literal key, not the receiver of a call)."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.Subscript) and parent.value is name and len(parent.slice) == 1:
+        index = parent.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(literal_value(index.value), (str, int)) \
+                and not isinstance(literal_value(index.value), bool):
+            holder = ctx.parent(parent)
+            if not (isinstance(holder, cst.Call) and holder.func is parent):
+                return parent
+    return name
+
+
+def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: FixContext) -> Optional[Fix]:
+    if not isinstance(fn.node, cst.FunctionDef) or fn.parent is not None or fn.cls is not None:
+        return None
+    if global_name in fn.local_names or global_name in fn.global_names or global_name in fn.nonlocal_names:
+        return None
+    kind = _kind(read, global_name, ctx)
+    if kind is None:
+        return None
+    reads = _reads_in(fn.node, read, ctx)
+    if not reads:
+        return None
+    static = kind == "flag" or any(_is_static_use(r, ctx) for r in reads)
+    if static and kind == "array":
+        return None  # an array cannot be static
+    entry = _only_jit(fn, ctx)
+    if entry is None or (static and (entry.partial_positional or entry.partial_keywords)):
+        return None
+    calls = _visible_calls(fn, global_name, ctx)
+    if calls is None:
+        return None
+    base = _base_name(read, global_name)
+    if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
+                                   for r in name_references(fn.node.body, base)):
+        param = base  # `lr` read as the global only, every read replaced: the parameter takes its name
+    else:
+        param = ctx.fresh_name(base, fn.node)
+    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
+    changes[fn.node.params] = _with_keyword_only(fn.node.params, param)
+    imports: Tuple[Edit, ...] = ()
+    if static:
+        decorated = _static_decorator(entry, param, fn, ctx)
+        if decorated is None:
+            return None
+        old, new, imports = decorated
+        changes[old] = new
+    edit = ctx.replace_many(changes, wrap=False)
+    if edit is None:
+        return None
+    edits: List[Edit] = [edit]
+    by_top: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
+    for call in calls:
+        top = top_index(call, ctx)
+        if top is None:
+            return None
+        argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+        by_top.setdefault(top, {})[call] = call.with_changes(args=_appended(call.args, argument))
+    for group in by_top.values():
+        call_edit = ctx.replace_many(group, wrap=False)
+        if call_edit is None:
+            return None
+        edits.append(call_edit)
+    how = "static argument" if static else "argument"
+    where = f"at its {len(calls)} call{'s' if len(calls) != 1 else ''} in this module" if calls else \
+        "it has no call in this module"
+    return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` ({where})",
+                   tuple(edits) + imports)
+
+
+# ------------------------------------------------------------------ what the value is
+
+
+def _module_values(name: str, ctx: FixContext) -> Optional[List[cst.BaseExpression]]:
+    """The values of every module-level binding of ``name`` (outside functions and classes), or None
+    when one is not a plain ``name = value`` (an unpacking, a loop, an import, a ``with``, ``:=``)."""
+    values: List[cst.BaseExpression] = []
+    ok = True
+
+    class _Bindings(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal ok
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name) and t.target.value == name:
+                        values.append(node.value)
+                    elif any(n.value == name for n in name_references(t.target)):
+                        ok = False
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and isinstance(node.target, cst.Name) \
+                    and node.target.value == name and node.value is not None:
+                values.append(node.value)
+            elif isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+                ok = False
+            else:
+                bound = _bound_by(node)
+                if bound is not None and any(n.value == name for n in name_references(bound)):
+                    ok = False
+            return True
+
+    ctx.module.visit(_Bindings())
+    return values if ok and values else None
+
+
+def _bound_by(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """What a loop, ``:=``, ``as``, import or ``del`` binds (None for other nodes)."""
+    if isinstance(node, (cst.For, cst.CompFor, cst.NamedExpr)):
+        return node.target
+    if isinstance(node, cst.AsName):
+        return node.name
+    if isinstance(node, (cst.Import, cst.ImportFrom, cst.Del)):
+        return node
+    return None
+
+
+def _literal_kind(value: cst.BaseExpression, ctx: FixContext) -> Optional[str]:
+    """``"number"``, ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy array), or None."""
+    lit = literal_value(value)
+    if isinstance(lit, (bool, str)):
+        return "flag"
+    if isinstance(lit, (int, float)):
+        return "number"
+    if isinstance(value, cst.Call):
+        q = ctx.index.qualify(value.func) or ""
+        if q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _ARRAY_FACTORIES:
+            return "array"
+    return None
+
+
+_ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye"})
+
+
+def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]:
+    """The one kind of every module-level value of ``read``, or None."""
+    values = _module_values(name, ctx)
+    if values is None:
+        return None
+    if isinstance(read, cst.Subscript):
+        index = read.slice[0].slice
+        assert isinstance(index, cst.Index)
+        key = literal_value(index.value)
+        items = []
+        for value in values:
+            if not isinstance(value, cst.Dict):
+                return None
+            found = [e.value for e in value.elements if isinstance(e, cst.DictElement)
+                     and literal_value(e.key) == key and type(literal_value(e.key)) is type(key)]
+            if len(found) != 1 or any(isinstance(e, cst.StarredDictElement) for e in value.elements):
+                return None
+            items.append(found[0])
+        values = items
+    kinds = {_literal_kind(v, ctx) for v in values}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    return kinds.pop()
+
+
+# ------------------------------------------------------------------ where it is read and called
+
+
+def _reads_in(fn_node: cst.FunctionDef, read: cst.BaseExpression, ctx: FixContext) -> List[cst.BaseExpression]:
+    """The reads of the global expression ``read`` in the function, nested scopes included."""
+    out: List[cst.BaseExpression] = []
+    root = read.value if isinstance(read, cst.Subscript) else read
+    assert isinstance(root, cst.Name)
+    for ref in name_references(fn_node.body, root.value):
+        if ctx.facts.read_scope.get(ref) != "global":
+            continue
+        whole = _read_expression(ref, ctx)
+        if whole.deep_equals(read):
+            out.append(whole)
+    return out
+
+
+def _only_jit(fn: FunctionInfo, ctx: FixContext):
+    """The function's one entry, a ``jax.jit`` decorator; None if it is traced any other way too."""
+    entries = [e for e in ctx.index.entries if e.function is fn]
+    if len(entries) != 1:
+        return None
+    entry = entries[0]
+    if not isinstance(entry.site, cst.Decorator) or entry.transform is None or entry.transform.name not in _JIT:
+        return None
+    return entry
+
+
+def _visible_calls(fn: FunctionInfo, global_name: str, ctx: FixContext) -> Optional[List[cst.Call]]:
+    """Every call of ``fn`` in the module, when those are all its uses and no other module can call it."""
+    name = fn.name
+    exported = _listed_in_all(ctx.module, name)
+    has_all = any(True for _ in name_references(ctx.module, "__all__"))
+    if exported or not (name.startswith("_") or has_all):
+        return None
+    calls: List[cst.Call] = []
+    for ref in name_references(ctx.module, name):
+        if ref is fn.node.name:
+            continue
+        call = ctx.parent(ref)
+        if not isinstance(call, cst.Call) or call.func is not ref:
+            return None  # passed, wrapped, rebound or deleted
+        scope, cls = ctx.index.call_scopes.get(call, (None, None))
+        if cls is not None or _shadowed(name, scope) or _shadowed(global_name, scope):
+            return None
+        if any(a is fn.node for a in ctx.ancestors(call)):
+            return None  # called by itself
+        if any(arg.star == "**" for arg in call.args) or _in_class_body(call, ctx):
+            return None
+        calls.append(call)
+    for call in calls:
+        if any(a in calls for a in ctx.ancestors(call)):
+            return None  # f(f(x)): one edit cannot hold both
+    return calls
+
+
+def _shadowed(name: str, scope: Optional[FunctionInfo]) -> bool:
+    while scope is not None:
+        if name in scope.local_names or name in scope.global_names or name in scope.nonlocal_names:
+            return True
+        scope = scope.parent
+    return False
+
+
+def _in_class_body(call: cst.Call, ctx: FixContext) -> bool:
+    for a in ctx.ancestors(call):
+        if isinstance(a, (cst.FunctionDef, cst.Lambda) + _COMPREHENSIONS):
+            return False
+        if isinstance(a, cst.ClassDef):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ the new code
+
+
+def _base_name(read: cst.BaseExpression, global_name: str) -> str:
+    if isinstance(read, cst.Subscript):
+        index = read.slice[0].slice
+        assert isinstance(index, cst.Index)
+        key = literal_value(index.value)
+        if isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key):
+            return key
+    base = global_name.lstrip("_").lower()
+    return base if base.isidentifier() and not keyword.iskeyword(base) else "value"
+
+
+def _with_keyword_only(params: cst.Parameters, name: str) -> cst.Parameters:
+    """``params`` with ``name`` added as the last keyword-only parameter (after a bare ``*`` if needed)."""
+    new = cst.Param(cst.Name(name))
+    kwonly = list(params.kwonly_params)
+    if kwonly and kwonly[-1].comma is not cst.MaybeSentinel.DEFAULT:
+        new = new.with_changes(comma=kwonly[-1].comma)  # a trailing comma stays trailing
+        kwonly[-1] = kwonly[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+    return params.with_changes(star_arg=star, kwonly_params=kwonly + [new])
+
+
+def _appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
+    out = list(args)
+    if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
+        new = new.with_changes(comma=out[-1].comma)  # a trailing comma stays trailing
+        out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return out + [new]
+
+
+def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
+    """The decorator with ``param`` added to its ``static_argnames``: (old node, new node, imports)."""
+    t = entry.transform
+    d = entry.site.decorator
+    positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
+    if isinstance(d, (cst.Name, cst.Attribute)):
+        spelled = ctx.import_name("functools.partial")
+        if spelled is None:
+            return None
+        partial, imports = spelled
+        args = _merged_args([], [param], {}, positional, ctx, t)
+        if args is None:
+            return None
+        return d, cst.Call(func=cst.parse_expression(partial), args=[cst.Arg(d)] + args), tuple(imports)
+    if isinstance(d, cst.Call):
+        head: List[cst.Arg] = []
+        args = list(d.args)
+        if ctx.index.qualify(d.func) == "functools.partial":
+            head, args = args[:1], args[1:]
+        merged = _merged_args(args, [param], {}, positional, ctx, t)
+        if merged is None:
+            return None
+        return d, d.with_changes(args=head + merged), ()
+    return None
