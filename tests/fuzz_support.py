@@ -20,6 +20,7 @@ so the file is byte-identical outside the rewritten statements.
 """
 from __future__ import annotations
 
+import keyword
 import os
 import random
 import re
@@ -167,7 +168,8 @@ def _wrap_statement(module: cst.Module, rnd: random.Random) -> cst.Module:
     if not body:
         return module
     i = rnd.randrange(len(body))
-    name = rnd.choice(found.names or ["x"])
+    # True / False / None are Name nodes too, but cannot be a loop or `with` target
+    name = rnd.choice([n for n in found.names if not keyword.iskeyword(n)] or ["x"])
     wrapper = cst.parse_statement(rnd.choice(WRAPPERS).format(name=name))
     inner = wrapper.body.with_changes(body=(body[i],))
     body[i] = wrapper.with_changes(body=inner)
