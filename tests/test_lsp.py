@@ -1,7 +1,11 @@
 """`jitlint server`, driven over stdio by a real LSP client (pytest-lsp)."""
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import List, Sequence
 
@@ -14,8 +18,12 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
 
 from frontend_support import CLEAN, HAZARDS, SEEDED  # noqa: E402
-from jitlint.fixing import fix_source  # noqa: E402
+from jitlint.config import Config  # noqa: E402
 from jitlint.engine import lint_source  # noqa: E402
+from jitlint.fixing import fix_source  # noqa: E402
+from jitlint.lsp import FIX_ALL  # noqa: E402
+from jitlint.runner import lint_files  # noqa: E402
+from synthetic import jitted_functions  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "jitlint", "server"])
 
@@ -168,3 +176,196 @@ async def test_a_burst_of_changes_is_linted_once_and_close_clears(client: Langua
     client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[uri]) == []
+
+
+# ------------------------------------------------------------------ the worker, large documents, lazy fixes
+
+#: a generated module (tests/synthetic.py) whose analysis takes far longer than a message's round trip
+DENSE_FUNCTIONS = 300
+DENSE = jitted_functions(DENSE_FUNCTIONS)
+
+
+def record_publishes(client: LanguageClient) -> List[types.PublishDiagnosticsParams]:
+    """Every publishDiagnostics the client gets from now on, in order (``client.diagnostics`` keeps the last)."""
+    published: List[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    default = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: types.PublishDiagnosticsParams) -> None:
+        published.append(params)
+        default(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+    return published
+
+
+async def until_published(client: LanguageClient, published, uri: str, version: int) -> types.PublishDiagnosticsParams:
+    async def wait() -> types.PublishDiagnosticsParams:
+        while True:
+            for params in published:
+                if params.uri == uri and params.version == version:
+                    return params
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    return await asyncio.wait_for(wait(), 600)  # a bound for a hung server, not a speed target
+
+
+def check_findings(path: Path, text: str) -> List[tuple]:
+    """What ``jitlint check`` reports for the text (ASCII: a column is a UTF-16 unit)."""
+    result, = lint_files([str(path)], Config(), overrides={str(path): text.encode()})
+    return [(d.line, d.column, d.end_line, d.end_column, d.code, d.message) for d in result.diagnostics]
+
+
+def as_findings(diagnostics: Sequence[types.Diagnostic]) -> List[tuple]:
+    return [(d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1, d.range.end.character + 1,
+             d.code, d.message) for d in diagnostics]
+
+
+def open_without_waiting(client: LanguageClient, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    return uri
+
+
+def cache_entries() -> int:
+    """The results in the server's cache (the test's own: see conftest.py)."""
+    return sum(name.endswith(".json") for _, _, names in os.walk(os.environ["JITLINT_CACHE_DIR"]) for name in names)
+
+
+@pytest.mark.asyncio
+async def test_an_edit_supersedes_the_analysis_of_the_older_text_which_is_never_published(client, tmp_path):
+    path = tmp_path / "dense.py"
+    published = record_publishes(client)
+    uri = open_without_waiting(client, path, DENSE)
+    # at once, before the analysis of version 1 can end: the first function's `if` becomes a jnp.where
+    line = DENSE.splitlines().index("    if y.sum() > 0:")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(line, 0), types.Position(line + 2, 0)),
+            text="    y = jnp.where(y.sum() > 0, -y, y)\n")]))
+    newer = await until_published(client, published, uri, 2)
+    edited = DENSE.replace("    if y.sum() > 0:\n        y = -y\n", "    y = jnp.where(y.sum() > 0, -y, y)\n", 1)
+    assert as_findings(newer.diagnostics) == check_findings(path, edited)
+    assert len(newer.diagnostics) == DENSE_FUNCTIONS - 1
+    await code_actions(client, path, 0)  # a round trip: whatever the server sent before its answer is here now
+    assert [p.version for p in published if p.uri == uri] == [2]  # version 1 was never published, before or after
+
+
+@pytest.mark.asyncio
+async def test_requests_are_answered_while_a_large_document_is_analysed(client, tmp_path):
+    small = tmp_path / "relu.py"
+    await open_document(client, small, SEEDED)
+    first = await code_actions(client, small, 4)  # builds the fix of the finding (the worker is idle)
+    assert first[0].title.startswith("JIT201: ")
+    published = record_publishes(client)
+    big = open_without_waiting(client, tmp_path / "dense.py", DENSE)
+    again = await code_actions(client, small, 4)
+    assert [p.uri for p in published] == []  # answered while the large document was still being analysed
+    assert [a.title for a in again] == [a.title for a in first]
+    done = await until_published(client, published, big, 1)
+    assert len(done.diagnostics) == DENSE_FUNCTIONS
+
+
+@pytest.mark.asyncio
+async def test_a_fix_is_built_for_a_finding_read_from_the_cache(client, tmp_path):
+    text = HAZARDS.read_text()
+    path = tmp_path / "hazards.py"
+    assert len(await open_document(client, path, text)) == 6
+    stored = cache_entries()
+    assert stored >= 1
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(
+        path.as_uri())))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert as_findings(await open_document(client, path, text)) == check_findings(path, text)
+    assert cache_entries() == stored  # read from the cache: no closures to build the fixes with
+    print_line = next(i for i, line in enumerate(text.splitlines()) if "print(" in line)
+    fix = (await code_actions(client, path, print_line, only=[types.CodeActionKind.QuickFix]))[0]
+    assert fix.title.startswith("JIT103: Use `jax.debug.print`") and fix.is_preferred
+    fixed = apply(text, fix.edit.changes[path.as_uri()])
+    assert not [d for d in lint_source(fixed, str(path)).diagnostics if d.code == "JIT103"]
+    assert cache_entries() == stored + 1  # the same text linted again, with fixes (and cached as such)
+
+
+@pytest.mark.asyncio
+async def test_fix_all_runs_only_when_asked_for_by_kind(client, tmp_path):
+    text = HAZARDS.read_text()
+    path = tmp_path / "hazards.py"
+    await open_document(client, path, text)
+    stored = cache_entries()
+    for only in (None, [types.CodeActionKind.QuickFix], [types.CodeActionKind.Refactor]):
+        assert [a.kind for a in await code_actions(client, path, 0, only=only)] == []  # no finding on line 1
+    assert cache_entries() == stored  # and nothing was linted for a fix-all
+    for only in (["source"], ["source.fixAll"], [FIX_ALL]):
+        (action,) = await code_actions(client, path, 0, only=only)
+        assert action.kind == FIX_ALL
+        assert apply(text, action.edit.changes[path.as_uri()]) == fix_source(text, str(path)).fixed
+    assert cache_entries() > stored
+
+
+@pytest.mark.asyncio
+async def test_code_that_does_not_parse_shows_one_diagnostic_where_it_stops(client, tmp_path):
+    path = tmp_path / "relu.py"
+    uri = path.as_uri()
+    assert len(await open_document(client, path, SEEDED)) == 1
+    broken = SEEDED.replace("def relu(x):", "def relu(x:")
+    everything = types.Range(types.Position(0, 0), types.Position(100, 0))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(range=everything, text=broken)]))
+    published = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (error,) = published.diagnostics
+    assert (published.version, error.code, error.severity) == (2, "syntax-error", types.DiagnosticSeverity.Error)
+    result = lint_source(broken, str(path))
+    assert error.message == result.error.message
+    assert error.range.start == types.Position(result.error.line - 1, result.error.column - 1)
+
+
+def test_the_worker_stops_a_superseded_lint_and_lints_only_the_newest_text():
+    from pygls.workspace.position_codec import PositionCodec
+
+    from jitlint.analysis.cancel import checkpoint
+    from jitlint.lsp import Job, Snapshot, Worker
+
+    def job(version: int) -> Job:
+        return Job(Snapshot("file:///m.py", version, f"# version {version}\n", PositionCodec()), {})
+
+    started, done, gate = threading.Event(), threading.Event(), threading.Event()
+    linted: List[int] = []
+    stopped: List[str] = []
+    delivered: List[tuple] = []
+
+    def lint(job: Job) -> str:
+        linted.append(job.snapshot.version)
+        if job.snapshot.version == 1:  # a long analysis, passing its checkpoints until it is stopped
+            started.set()
+            try:
+                for _ in range(600_000):
+                    checkpoint()
+                    time.sleep(0.0001)
+            except BaseException as exc:
+                stopped.append(type(exc).__name__)
+                raise
+        return f"findings of version {job.snapshot.version}"
+
+    def deliver(job: Job, outcome: object) -> None:
+        delivered.append((job.snapshot.version, outcome))
+        done.set()
+
+    worker = Worker(lint, deliver)
+    worker.lint(job(1))
+    assert started.wait(60)
+    worker.lint(job(2))
+    assert done.wait(60)
+    assert stopped == ["_Superseded"] and delivered == [(2, "findings of version 2")]
+    # a burst while the worker is busy: only the newest text is linted
+    done.clear()
+    busy = worker.call("file:///other.py", gate.wait)
+    for version in (3, 4, 5):
+        worker.lint(job(version))
+    gate.set()
+    assert busy.result(60) is True
+    assert done.wait(60)
+    assert linted == [1, 2, 5] and delivered[-1] == (5, "findings of version 5")
+    worker.stop()
