@@ -9,7 +9,10 @@ gives the median wall time, the ratio to the LibCST parse floor, and the peak
 resident memory of the command's own process (from wait4).  A second table times
 generated modules (tests/synthetic.py) at two sizes, the second twice the first,
 to show that the cost grows with the lines.  Numbers are only compared within
-one run: the machines are shared and noisy.
+one run: the machines are shared and noisy.  A third table times the editor server on the
+10,000-line generated module: one ``jitlint server``, driven over stdio by pygls's client as an
+editor would drive it, the time from a small edit to the new version's diagnostics and from a
+code action request on a finding to its answer (``--lsp-only`` runs that table alone, with no corpus).
 """
 from __future__ import annotations
 
@@ -115,6 +118,129 @@ def scaling_rows(times: Dict[Tuple[str, str, int], List[float]], folder: str) ->
     return rows + [""] + growth
 
 
+#: the generated module the editor server is timed on: the small size of the first scaling row (~10,000 lines)
+LSP_FUNCTIONS = SCALING[0][2]
+#: the issue's targets for the editor (seconds)
+LSP_TARGETS = {"edit": 1.0, "action": 0.5}
+
+
+def lsp_times(rounds: int) -> Dict[str, List[float]]:
+    """Per round, in one server: a small edit -> its diagnostics; a code action on a finding of the new
+    version (its fix built then); a code action on a finding of a document just reopened unchanged (its
+    findings read from the cache, without the means to build their fixes)."""
+    import asyncio
+
+    return asyncio.run(_lsp_rounds(rounds))
+
+
+async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    text = jitted_functions(LSP_FUNCTIONS)
+    folder = tempfile.mkdtemp(prefix="jitlint-bench-lsp-")
+    path = os.path.join(folder, "dense.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    uri = "file://" + path
+    times: Dict[str, List[float]] = {"edit": [], "action": [], "cached action": []}
+    client = LanguageClient("jitlint-benchmark", "1")
+    published: "asyncio.Queue[Tuple[float, types.PublishDiagnosticsParams]]" = asyncio.Queue()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: types.PublishDiagnosticsParams) -> None:
+        published.put_nowait((time.perf_counter(), params))
+
+    async def publish_of(version: int) -> Tuple[float, types.PublishDiagnosticsParams]:
+        while True:
+            when, params = await asyncio.wait_for(published.get(), 600)
+            if params.uri == uri and params.version == version:
+                return when, params
+
+    async def code_action(function: int) -> float:
+        line = text.splitlines().index(f"def f{function}(x, n):") + 4  # its `if y.sum() > 0:`
+        start = time.perf_counter()
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(
+                types.Position(line, 0), types.Position(line, 0)),
+            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.QuickFix])))
+        elapsed = time.perf_counter() - start
+        if not actions or not actions[0].title.startswith("JIT201: "):
+            raise SystemExit(f"the code action on f{function} gave no fix: {actions}")
+        return elapsed
+
+    def open_document(version: int) -> None:
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))
+
+    env = dict(os.environ, JITLINT_CACHE_DIR=os.path.join(folder, "cache"))
+    await client.start_io(PY, "-m", "jitlint", "server", env=env)
+    exited = False
+    try:
+        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        client.initialized(types.InitializedParams())
+        open_document(1)
+        _, first = await publish_of(1)
+        if len(first.diagnostics) != LSP_FUNCTIONS:
+            raise SystemExit(f"the server published {len(first.diagnostics)} findings, not {LSP_FUNCTIONS}")
+        version = 1
+        for r in range(rounds):
+            # a new text each round (never a cached one): a constant of one function changes
+            line = text.splitlines().index(f"def f{r}(x, n):") + 1
+            version += 1
+            start = time.perf_counter()
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
+                    text=f"    y = jnp.sin(x) * {3 + r}.5\n")]))
+            when, _ = await publish_of(version)
+            times["edit"].append(when - start)
+            times["action"].append(await code_action(LSP_FUNCTIONS // 2))
+            print(f"round {r + 1}: LSP edit -> diagnostics {times['edit'][-1]:.2f} s, "
+                  f"code action {times['action'][-1]:.2f} s", file=sys.stderr)
+        for r in range(rounds):
+            # a text linted (its findings cached without fixes), closed and opened again: read from the cache
+            text = text.replace("* 2.0", f"* {5 + r}.5", 1)
+            for _ in range(2):
+                client.text_document_did_close(types.DidCloseTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri)))
+                version += 1
+                open_document(version)
+                await publish_of(version)
+            times["cached action"].append(await code_action(LSP_FUNCTIONS // 2))
+            print(f"round {r + 1}: LSP code action after a cache hit {times['cached action'][-1]:.2f} s",
+                  file=sys.stderr)
+        await client.shutdown_async(None)
+        client.exit(None)
+        exited = True
+    finally:
+        server = client._server  # after a failure the server is still running: stop would wait for it
+        if server is not None and server.returncode is None and not exited:
+            server.kill()
+        await client.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    return times
+
+
+def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
+    edit, action, cached = (statistics.median(times[k]) for k in ("edit", "action", "cached action"))
+
+    def verdict(value: float, target: float) -> str:
+        return f"<= {target:g} s: {'met' if value <= target else 'not met'}"
+
+    return [f"| editor server, generated module of {LSP_FUNCTIONS} jitted functions | median | target |",
+            "|---|---|---|",
+            f"| LSP: diagnostics after an edit on the 10k-line dense module (didChange -> publish, "
+            f"with the server's 0.2 s pause) | {edit:.2f} s | {verdict(edit, LSP_TARGETS['edit'])} |",
+            f"| LSP: code action on one finding (its fix built on demand) | {action:.2f} s "
+            f"| {verdict(action, LSP_TARGETS['action'])} |",
+            f"| LSP: code action on one finding after a cache hit (the version linted again, with fixes) "
+            f"| {cached:.2f} s | - |"]
+
+
 def count(corpus: str) -> Tuple[int, int]:
     files = lines = 0
     for folder, dirs, names in os.walk(corpus):
@@ -132,7 +258,12 @@ def main() -> int:
     parser.add_argument("corpus", nargs="?", default="realcode")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--output", default=os.path.join(HERE, "RESULTS.md"))
+    parser.add_argument("--lsp-only", action="store_true",
+                        help="time the editor server alone and print its table (no corpus; nothing written)")
     args = parser.parse_args()
+    if args.lsp_only:
+        print("\n".join(lsp_rows(lsp_times(args.rounds))))
+        return 0
     corpus = os.path.abspath(args.corpus)
     if not os.path.isdir(corpus):
         raise SystemExit(f"no corpus at {corpus}: run ../shared/tools/make_realcode.sh first")
@@ -160,6 +291,7 @@ def main() -> int:
                 scaling_times[key].append(elapsed)
                 print(f"round {r + 1}: {key}: {elapsed:.2f} s", file=sys.stderr)
         growth = scaling_rows(scaling_times, generated)
+        editor = lsp_rows(lsp_times(args.rounds))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
         shutil.rmtree(generated, ignore_errors=True)
@@ -198,6 +330,11 @@ def main() -> int:
         "Scaling (generated modules from tests/synthetic.py, one file each, median of the same rounds):",
         "",
         *growth,
+        "",
+        "Editor server (`jitlint server` on the first generated module, driven over stdio by pygls's client; "
+        "targets from issue 13):",
+        "",
+        *editor,
         "",
     ])
     with open(args.output, "w", encoding="utf-8") as fh:
