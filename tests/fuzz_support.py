@@ -364,9 +364,20 @@ def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequenc
             # fix rewrites every reported call when it removes the import they leave unused)
             group = [d for d in diagnostics if d.code == diag.code]
             starts = [line_starts[d.line - 1] if d.line - 1 < len(line_starts) else len(text) for d in group]
-            if not any(a <= at < b for a, b in holders for at in starts):
+            if not any(a <= at < b for a, b in holders for at in starts) \
+                    and not _calls_a_function_of(text, holders, spans, starts):
                 out.append(f"{diag.code} at line {diag.line}: edit {edit} outside the finding's statement")
     return out
+
+
+def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
+    """The edit's statement calls a function defined by a statement holding one of the findings: a fix
+    that gives a function a parameter passes it at the calls (JIT101)."""
+    defined = set()
+    for a, b in spans:
+        if any(a <= at < b for at in starts):
+            defined.update(re.findall(r"^def (\w+)", text[a:b], re.MULTILINE))
+    return any(re.search(rf"\b{name}\(", text[a:b]) for a, b in holders for name in defined)
 
 
 @contextmanager
