@@ -14,7 +14,9 @@ minute. A longer, random run::
         -p no:cacheprovider --hypothesis-show-statistics
 
 (``JITLINT_FUZZ_EXAMPLES`` is the number of examples of each test; with it
-set, examples are drawn at random on each run.)
+set, examples are drawn at random on each run.)  ``scripts/fuzz_cli.py`` runs such
+programs through the command line instead: the process pool, the results cache
+(cold, warm, after a module another one calls changed) and ``--fix``.
 """
 from __future__ import annotations
 
