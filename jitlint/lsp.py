@@ -11,7 +11,8 @@
   fix of the document the way ``jitlint check --fix`` does.
 
 The analysis runs on one worker thread, never on the thread that reads and answers messages: the
-server answers requests (a code action, shutdown) while a large document is being analysed.  For
+server answers requests (a code action, shutdown) while a large document is being analysed, except
+while LibCST parses it (native code that holds the interpreter lock, and cannot be stopped).  For
 each document only its latest text waits for the worker (a burst of edits is analysed once, as its
 newest text), and an analysis whose document has changed again since it started stops at its next
 checkpoint (:mod:`jitlint.analysis.cancel`) and is dropped; a result that arrives after the
