@@ -1,6 +1,7 @@
 """One engine behind the CLI and the flake8 plugin: source text -> findings."""
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -162,21 +163,11 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
             fix=fix_of(finding) if build_fixes else None,
-            deferred_fix=None if build_fixes or finding.fix is None else _deferred(fix_of, finding),
+            # a DeferredFix builds once, however often it is asked for
+            deferred_fix=None if build_fixes or finding.fix is None else partial(fix_of, finding),
             subject=finding.subject if finding.subject is not None else _subject(module, finding.node),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
-
-
-def _deferred(fix_of: Callable[[RawFinding], Optional[Fix]], finding: RawFinding) -> Callable[[], Optional[Fix]]:
-    built: List[Optional[Fix]] = []
-
-    def build() -> Optional[Fix]:
-        if not built:
-            built.append(fix_of(finding))
-        return built[0]
-
-    return build
 
 
 def _nodes_to_place(raw: Sequence[RawFinding], module: cst.Module) -> List[cst.CSTNode]:

@@ -4,12 +4,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from jitlint.analysis.syntax import name_references
 from jitlint.analysis.values import Kind
 from jitlint.fixes.context import FixContext
+
+if TYPE_CHECKING:
+    from jitlint.analysis.discovery import FunctionInfo
 
 
 def string_literal(text: str) -> str:
@@ -49,15 +53,19 @@ def literal_value(node: cst.BaseExpression) -> Optional[object]:
     return None
 
 
-def top_index(node: cst.CSTNode, ctx: FixContext) -> Optional[int]:
-    """The index of the module statement holding ``node``."""
-    current = node
-    for a in ctx.ancestors(node):
-        if isinstance(a, cst.Module):
-            found = ctx.block_of(current)
-            return None if found is None else found[1]
-        current = a
-    return None
+def calls_by_name(fn: "FunctionInfo", ctx: FixContext) -> Optional[List[cst.Call]]:
+    """Every call of the module-level function ``fn`` in the module, when each reference to its
+    name (its ``def`` aside) is the callee of a call; None when the function is also passed,
+    wrapped, rebound or deleted, where a change of its signature or of its callers cannot follow it."""
+    calls: List[cst.Call] = []
+    for ref in name_references(ctx.module, fn.name):
+        if ref is fn.node.name:
+            continue
+        call = ctx.parent(ref)
+        if not isinstance(call, cst.Call) or call.func is not ref:
+            return None
+        calls.append(call)
+    return calls
 
 
 def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:

@@ -43,7 +43,7 @@ import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value, top_index
+from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
 from jitlint.rules.compilation import _COMPILING, _FRESH_FUNCTION_TRANSFORMS, _layout
@@ -77,7 +77,7 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     parts = _Parts(function, allow_parameters=not module_level)
     if not _wrapper(node, ctx, parts, 0):
         return None
-    before = top_index(region if region is not None else node, ctx)
+    before = ctx.top_index(region if region is not None else node)
     if before is None:
         return None
     if module_level and any(ctx.index.globals[name].last_statement >= before for name in parts.globals):

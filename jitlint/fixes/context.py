@@ -122,7 +122,8 @@ class FixContext:
         """Where module statement ``i`` starts in the source (its blank and comment lines included)."""
         return self._offsets()[i]
 
-    def _top(self, node: cst.CSTNode) -> Optional[int]:
+    def top_index(self, node: cst.CSTNode) -> Optional[int]:
+        """The index of the module statement holding ``node``."""
         current = node
         for a in self.ancestors(node):
             if isinstance(a, cst.Module):
@@ -141,7 +142,7 @@ class FixContext:
     def replace_many(self, changes: Dict[cst.CSTNode, Replacement], wrap: bool = True) -> Optional[Edit]:
         if not changes:
             return None
-        tops = {self._top(old) for old in changes}
+        tops = {self.top_index(old) for old in changes}
         if len(tops) != 1 or None in tops:
             return None
         i = tops.pop()

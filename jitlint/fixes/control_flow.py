@@ -325,7 +325,6 @@ class _Builder:
         return self.ctx.stmt(template, **nodes)
 
 
-
 def _order_ops(test: cst.Comparison) -> Optional[bool]:
     """True when every operator of ``test`` is an ordering or (in)equality (None for ``is`` / ``in``)."""
     if any(isinstance(t.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for t in test.comparisons):
@@ -612,7 +611,6 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     new = bld.predicate(top, value=True)
     return _fix(bld, "Use `&` / `|` / `~` on boolean arrays", ctx.replace(top, new))
-
 
 
 def _fix(builder: _Builder, title: str, edit: Optional[Edit]) -> Optional[Fix]:
@@ -945,7 +943,6 @@ def _single_call(stmts: Optional[Sequence[cst.CSTNode]]) -> Optional[cst.BaseExp
     if isinstance(s, cst.Expr) and isinstance(s.value, cst.Call):
         return s.value
     return None
-
 
 
 # ============================================================== JIT202/203

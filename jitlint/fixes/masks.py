@@ -54,10 +54,10 @@ from typing import Dict, List, Optional, Tuple, Union
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import call_argument, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value
+from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext
 
 #: ``jax.numpy`` functions that work element by element (their result has the broadcast shape of
@@ -575,20 +575,21 @@ def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     if "__all__" in ctx.index.globals:
         return None
-    params = [p for p, _ in helper.params]
     if any(kind not in ("positional", "kwonly") for _, kind in helper.params):
         return None
+    positions = [p.name.value for p, kind in helper.params if kind == "positional"]
     wanted: Dict[object, List[str]] = {}
     owners = {}
-    references = list(name_references(ctx.module, helper.name))
-    for ref in references:
-        if ref is helper.node.name:
-            continue
-        call = ctx.parent(ref)
-        if not isinstance(call, cst.Call) or call.func is not ref or ctx.facts.read_scope.get(ref) != "global":
+    calls = calls_by_name(helper, ctx)
+    if calls is None or any(a.star for call in calls for a in call.args):
+        return None  # passed elsewhere, or arguments whose positions cannot be told
+    for call in calls:
+        if ctx.facts.read_scope.get(call.func) != "global":
             return None
         for name in names:
-            arg = _argument_for(call, params, name)
+            position = positions.index(name) if name in positions else None
+            found = call_argument(call, position, name)
+            arg = None if found is None else found.value
             caller = ctx.enclosing_function(call)
             if arg is None or caller is None or not isinstance(arg, cst.Name) \
                     or ctx.facts.read_scope.get(arg) != "local" \
@@ -612,18 +613,6 @@ def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     shown = ", ".join(f"`{n}`" for key in wanted for n in wanted[key])
     return ctx.fix(Applicability.UNSAFE, f"Mark {shown} static (`static_argnames`) where `{helper.name}` is "
                    f"called: its `{', '.join(names)}` is a size; compiles once per value", edits)
-
-
-def _argument_for(call: cst.Call, params: List[cst.Param], name: str) -> Optional[cst.BaseExpression]:
-    """The expression ``call`` passes for parameter ``name`` (None when it cannot be told)."""
-    if any(a.star for a in call.args):
-        return None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    index = [p.name.value for p in params].index(name)
-    return positional[index].value if index < len(positional) else None
 
 
 def _plain_parameter(fn, name: str, ctx: FixContext) -> bool:

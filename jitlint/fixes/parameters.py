@@ -42,7 +42,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value, top_index
+from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement
 from jitlint.fixes.imports import _listed_in_all
 from jitlint.fixes.static_args import _is_static_use, _merged_args
@@ -134,7 +134,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     edits: List[Edit] = [edit]
     by_top: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
     for call in calls:
-        top = top_index(call, ctx)
+        top = ctx.top_index(call)
         if top is None:
             return None
         argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
@@ -275,13 +275,10 @@ def _visible_calls(fn: FunctionInfo, global_name: str, ctx: FixContext) -> Optio
     has_all = any(True for _ in name_references(ctx.module, "__all__"))
     if exported or not (name.startswith("_") or has_all):
         return None
-    calls: List[cst.Call] = []
-    for ref in name_references(ctx.module, name):
-        if ref is fn.node.name:
-            continue
-        call = ctx.parent(ref)
-        if not isinstance(call, cst.Call) or call.func is not ref:
-            return None  # passed, wrapped, rebound or deleted
+    calls = calls_by_name(fn, ctx)
+    if calls is None:
+        return None
+    for call in calls:
         scope, cls = ctx.index.call_scopes.get(call, (None, None))
         if cls is not None or _shadowed(name, scope) or _shadowed(global_name, scope):
             return None
@@ -289,7 +286,6 @@ def _visible_calls(fn: FunctionInfo, global_name: str, ctx: FixContext) -> Optio
             return None  # called by itself
         if any(arg.star == "**" for arg in call.args) or _in_class_body(call, ctx):
             return None
-        calls.append(call)
     for call in calls:
         if any(a in calls for a in ctx.ancestors(call)):
             return None  # f(f(x)): one edit cannot hold both
