@@ -1,5 +1,6 @@
 """Fix builders: when a fix is offered, with which safety, and when none is (a wrong fix is worse than none)."""
 import glob
+import importlib
 import os
 import textwrap
 
@@ -1150,3 +1151,37 @@ def test_rules_that_claim_a_fix_have_a_builder():
     claimed = {rule.code for rule in ALL_RULES if rule.fix_title} - {UnusedNoqa.code}
     assert claimed == set(FIXABLE_CODES)
     assert UnusedNoqa.code not in FIXABLE_CODES
+
+
+def test_every_builder_declares_what_it_fixes():
+    """A ``to_*`` builder of the package that no rule code reaches would be dead code: each one
+    is declared, as a rewrite or as a static alternative, by the decorator next to it."""
+    import inspect
+    import pkgutil
+
+    import jitlint.fixes
+    from jitlint.fixes.registry import REWRITES, STATIC_ALTERNATIVES
+
+    declared = {b for found in REWRITES.values() for b in found} | {b for b, _ in STATIC_ALTERNATIVES.values()}
+    defined = set()
+    for found in pkgutil.iter_modules(jitlint.fixes.__path__):
+        module = importlib.import_module(f"jitlint.fixes.{found.name}")
+        defined |= {f for name, f in inspect.getmembers(module, inspect.isfunction)
+                    if name.startswith("to_") and f.__module__ == module.__name__
+                    and set(inspect.signature(f).parameters) == {"node", "ctx"}}
+    assert len(defined) >= 13
+    assert defined == declared
+
+
+def test_static_alternative_order_is_declared_and_can_be_overridden():
+    from jitlint.fixes.masks import to_masked_slice_sum, to_static_size
+    from jitlint.fixes.registry import builders_for, static_alternative
+    from jitlint.fixes.static_args import to_static_argnames
+
+    assert builders_for("JIT201")[0] is to_static_argnames  # a mode flag: static first
+    assert builders_for("JIT202")[-1] is to_static_argnames  # a loop bound: the loop first
+    assert builders_for("JIT402") == [to_masked_slice_sum, to_static_size]
+    assert builders_for("JIT402", prefer_static=True) == [to_static_size, to_masked_slice_sum]
+    assert builders_for("JIT203", prefer_static=True)[0] is not to_static_argnames  # none declared
+    with pytest.raises(ValueError, match="already has a static alternative"):
+        static_alternative("JIT402", first=True)(to_static_argnames)

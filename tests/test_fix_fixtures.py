@@ -35,7 +35,8 @@ from jitlint.fixing import MAX_ROUNDS, decode_file, fix_bytes, fix_file, fix_sou
 
 FIX_DIR = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
 NAMES = sorted(n[: -len(".in.py")] for n in os.listdir(FIX_DIR) if n.endswith(".in.py"))
-FAMILIES = ("print_", "branch_", "fori_", "while_", "static_", "numpy_", "spec_", "mask_", "cast_", "hoist_", "param_")
+#: a fixture's family is its name up to the first underscore (``branch_chained`` -> ``branch_``)
+FAMILIES = tuple(sorted({n.split("_", 1)[0] + "_" for n in NAMES}))
 OPTIONS = re.compile(r"^#\s*fix-options:\s*(.*)$", re.MULTILINE)
 
 
@@ -62,9 +63,10 @@ def fix(data: bytes, name: str):
 
 
 def test_every_family_has_ten_fixtures():
-    for family in FAMILIES:
+    assert len(FAMILIES) >= 11  # the families of the fixable rules: a lost folder listing fails here
+    for family in FAMILIES:  # (a misspelt fixture name makes a family of one, which fails here)
         assert sum(n.startswith(family) for n in NAMES) >= 10, family
-    assert all(n.startswith(FAMILIES) for n in NAMES)
+    assert all("_" in n for n in NAMES)
     for name in NAMES:
         assert os.path.exists(os.path.join(FIX_DIR, name + ".out.py")), name
 

@@ -14,7 +14,9 @@ lines within the project's line length, comments on their lines (``wrap``).  Eac
 anything, and none raises on user code (:func:`build_fix` turns a builder's
 internal error into "no fix").
 
-When both a rewrite and ``static_argnames`` apply, the order is:
+Each builder module declares which rule codes its builders fix (:mod:`jitlint.fixes.registry`);
+this package imports them all.  When both a rewrite and ``static_argnames`` apply, the order
+(declared with the static builder) is:
 
 * JIT201: ``static_argnames`` first -- a parameter used only in ``if`` tests is
   a mode flag, which takes few values;
@@ -27,59 +29,37 @@ When both a rewrite and ``static_argnames`` apply, the order is:
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence
 
 import libcst as cst
 
 from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
-from jitlint.fixes.compilation import to_hoisted_wrapper
 from jitlint.fixes.context import FixContext
-from jitlint.fixes.control_flow import to_branch_rewrite, to_fori_loop, to_while_loop
-from jitlint.fixes.conversions import to_array_value
-from jitlint.fixes.masks import to_masked_select, to_masked_slice_sum, to_static_size
-from jitlint.fixes.numpy_calls import to_jax_numpy
-from jitlint.fixes.parameters import to_parameter
-from jitlint.fixes.side_effects import to_debug_print
-from jitlint.fixes.static_args import to_static_argnames, to_valid_static_spec
+from jitlint.fixes.registry import REWRITES, STATIC_ALTERNATIVES, Builder, builders_for
+from jitlint.fixes.static_args import to_valid_static_spec
 
 if TYPE_CHECKING:
     from jitlint.analysis.discovery import ModuleIndex
     from jitlint.analysis.tracedness import Facts
     from jitlint.rules.base import RawFinding
 
-Builder = Callable[[cst.CSTNode, FixContext], Optional[Fix]]
 
-#: per rule code: (rewrite builders, whether static_argnames is an alternative, static by default)
-_BUILDERS: Dict[str, Sequence[Builder]] = {
-    "JIT101": (to_parameter,),
-    "JIT103": (to_debug_print,),
-    "JIT201": (to_branch_rewrite,),
-    "JIT202": (to_fori_loop,),
-    "JIT203": (to_while_loop,),
-    "JIT301": (to_array_value,),
-    "JIT302": (to_jax_numpy,),
-    "JIT401": (to_masked_select,),
-    "JIT402": (to_masked_slice_sum,),
-    "JIT501": (to_hoisted_wrapper,),
-    "JIT502": (to_valid_static_spec,),
-}
-_STATIC_FIRST = {"JIT201": True, "JIT202": False, "JIT402": False}
-#: the builder of the static alternative, where it is not ``to_static_argnames`` on the finding's node
-_STATIC_BUILDER: Dict[str, Builder] = {"JIT402": to_static_size}
-
-FIXABLE_CODES = frozenset(_BUILDERS)
+def _declare_all() -> None:
+    """Import every builder module of this package: each declares what it fixes
+    (:mod:`jitlint.fixes.registry`), so a new one needs no entry here."""
+    for found in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{found.name}")
 
 
-def builders_for(code: str, prefer_static: Optional[bool] = None) -> Sequence[Builder]:
-    rewrites = list(_BUILDERS.get(code, ()))
-    if code not in _STATIC_FIRST:
-        return rewrites
-    static_first = _STATIC_FIRST[code] if prefer_static is None else prefer_static
-    static = _STATIC_BUILDER.get(code, to_static_argnames)
-    return [static] + rewrites if static_first else rewrites + [static]
+_declare_all()
+
+#: the rule codes some builder fixes
+FIXABLE_CODES = frozenset(REWRITES) | frozenset(STATIC_ALTERNATIVES)
 
 
 #: tests set this to see a builder's internal errors instead of "no fix"
@@ -208,5 +188,5 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
             if f.fix is None and f.code in FIXABLE_CODES else f for f in findings]
 
 
-__all__ = ["FIXABLE_CODES", "DeferredFix", "FixContext", "attach_fixes", "build_fix", "builders_for",
+__all__ = ["FIXABLE_CODES", "Builder", "DeferredFix", "FixContext", "attach_fixes", "build_fix", "builders_for",
            "preferring_static", "wrapping_at"]

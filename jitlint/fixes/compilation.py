@@ -46,6 +46,7 @@ from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
+from jitlint.fixes.registry import rewrites
 from jitlint.rules.compilation import _COMPILING, _FRESH_FUNCTION_TRANSFORMS, _layout
 
 _TRANSFORMS = _COMPILING | _FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
@@ -54,6 +55,7 @@ _BUILTINS = frozenset(dir(builtins))
 _FUNCTION_KEYWORDS = ("fun", "f", "func", "fn")
 
 
+@rewrites("JIT501")
 def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``jax.jit(jax.grad(loss))`` made repeatedly -> ``loss_grad_jit``, made once before."""
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in _COMPILING:

@@ -61,6 +61,7 @@ from jitlint.fixes.dataflow import (
     reads,
     surely_assigned,
 )
+from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
 
 ARRAY_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.")
@@ -468,6 +469,7 @@ def _uses_global_state(ctx: FixContext, fn_node: cst.FunctionDef, names) -> bool
 # =================================================================== JIT201
 
 
+@rewrites("JIT201")
 def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT201: an ``if`` statement or conditional expression -> ``jnp.where`` / ``lax.cond``."""
     parent = ctx.parent(node)
@@ -986,6 +988,7 @@ def _loop_param(ctx: FixContext, carry: List[str], fn_node, body) -> str:
     return ctx.fresh_name("carry", fn_node, taken=carry)
 
 
+@rewrites("JIT202")
 def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT202: ``for i in range(a, b): ...`` -> ``lax.fori_loop(a, b, body_fun, init)``."""
     loop = ctx.parent(node)
@@ -1047,6 +1050,7 @@ def _index_used_as_int(body, index: str, ctx: FixContext) -> bool:
     return False
 
 
+@rewrites("JIT203")
 def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT203: ``while c: ...`` -> ``lax.while_loop(cond_fun, body_fun, init)``."""
     loop = ctx.parent(node)

@@ -51,6 +51,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.registry import rewrites
 
 #: ``jax.numpy`` functions whose positional arguments (all of them, or the first n) are array
 #: operands, and their keyword arguments that are
@@ -95,6 +96,7 @@ def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseE
     return kind, operand
 
 
+@rewrites("JIT301")
 def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``int(x)`` -> ``jnp.asarray(x, dtype=int)`` (``float``; ``x.item()`` -> ``jnp.reshape(x, ())``)."""
     if not isinstance(node, cst.Call):

@@ -59,6 +59,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.registry import rewrites, static_alternative
 
 #: ``jax.numpy`` functions that work element by element (their result has the broadcast shape of
 #: their positional arguments)
@@ -288,6 +289,7 @@ def _mask_of(node: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[cst.Subscript
     return None
 
 
+@rewrites("JIT401")
 def to_masked_select(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT401: boolean-mask indexing -> ``jnp.where`` over the whole array."""
     found = _mask_of(node, ctx)
@@ -494,6 +496,7 @@ def _slice_of(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[
     return node.value, part.lower, part.upper
 
 
+@rewrites("JIT402")
 def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT402: ``x[:k].sum()`` -> ``jnp.where(jnp.arange(x.shape[0]) < k, x, 0).sum()``."""
     sliced = _slice_of(node)
@@ -534,6 +537,7 @@ def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
 
 
+@static_alternative("JIT402", first=False)
 def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT402: a traced size or slice bound that is a parameter used only where a static value is
     needed -> ``static_argnames`` (the JIT201/JIT202 builder, on the argument that is traced)."""

@@ -47,6 +47,7 @@ from jitlint.analysis.syntax import call_argument, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.registry import rewrites
 
 
 class Signature(NamedTuple):
@@ -322,6 +323,7 @@ def _head(func: cst.BaseExpression) -> Optional[cst.Name]:
     return func if isinstance(func, cst.Name) else None
 
 
+@rewrites("JIT302")
 def to_jax_numpy(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``np.f(...)`` -> ``jnp.f(...)``; with the others and the import when this leaves it unused."""
     rewrite = _rewrite(node, ctx)

@@ -45,12 +45,14 @@ from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement
 from jitlint.fixes.imports import _listed_in_all
+from jitlint.fixes.registry import rewrites
 from jitlint.fixes.static_args import _is_static_use, _merged_args
 
 _JIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+@rewrites("JIT101")
 def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """Pass the global read at ``node`` to its jitted function as a (keyword-only) argument."""
     if not isinstance(node, cst.Name):

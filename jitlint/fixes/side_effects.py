@@ -49,6 +49,7 @@ from jitlint.fixes.common import (
     string_literal,
 )
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
+from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
@@ -198,6 +199,7 @@ def _evaluate(prefix: str, quote: str, text: str) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
+@rewrites("JIT103")
 def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``print(...)`` -> ``jax.debug.print(fmt, ...)``."""
     if not isinstance(node, cst.Call):

@@ -30,6 +30,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
+from jitlint.fixes.registry import rewrites, static_alternative
 
 #: keyword arguments that need static values
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "num_segments", "k",
@@ -64,6 +65,8 @@ def _counter_like(name: str) -> bool:
     return name in _COUNTER_NAMES or name.endswith(("_step", "_count", "_iter", "_epoch"))
 
 
+@static_alternative("JIT201", first=True)
+@static_alternative("JIT202", first=False)
 def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """Add the parameters behind ``node`` to the ``static_argnames`` of their ``jax.jit``."""
     fn = ctx.enclosing_function(node)
@@ -335,6 +338,7 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
 # ================================================================ JIT502
 
 
+@rewrites("JIT502")
 def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT502: a ``static_argnames`` name that is not a parameter -> the one parameter close to it;
     an out-of-range ``static_argnums`` index -> the one parameter that needs to be static, or
