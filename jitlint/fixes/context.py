@@ -12,7 +12,6 @@ import keyword
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
-from libcst.helpers import parse_template_expression, parse_template_statement
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import iter_children, name_references
@@ -20,8 +19,7 @@ from jitlint.analysis.tracedness import Facts
 from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.purity import Purity
-
-Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+from jitlint.fixes.templates import PathReplacer, Replacement, TemplateFiller
 
 #: keyword names that ``jax.debug.print`` and friends reserve for themselves
 RESERVED_KWARGS = frozenset({"fmt", "ordered", "partitioned"})
@@ -51,6 +49,7 @@ class FixContext:
         self._given: Dict[Optional[cst.CSTNode], Set[str]] = {}
         #: what builders work out once per file and share between findings (keyed by builder and node)
         self.memo: Dict[Tuple[object, ...], object] = {}
+        self._filler: Optional[TemplateFiller] = None
 
     @property
     def source(self) -> str:
@@ -150,7 +149,7 @@ class FixContext:
         top = self.module.body[i]
         # only the paths from the top statement down to the replaced nodes are visited
         on_path = {a for old in changes for a in self.ancestors(old)}
-        new_top = cst.ensure_type(top.visit(_Replacer(changes, on_path)), cst.CSTNode)
+        new_top = cst.ensure_type(top.visit(PathReplacer(changes, on_path)), cst.CSTNode)
         start = self._offsets()[i]
         old_code = self._top_codes[i]
         if wrap:
@@ -172,11 +171,15 @@ class FixContext:
     # -------------------------------------------------------------- build
     def expr(self, template: str, **nodes: Union[cst.BaseExpression, str]) -> cst.BaseExpression:
         """Parse an expression template; ``{name}`` holes take nodes (wrapped in parentheses if needed)."""
-        return parse_template_expression(template, config=self.config, **_holes(nodes))
+        return self._templates().expression(template, _holes(nodes))
 
     def stmt(self, template: str, **nodes: Union[cst.CSTNode, str]) -> cst.BaseStatement:
-        return cst.ensure_type(parse_template_statement(template, config=self.config, **_holes(nodes)),
-                               cst.BaseStatement)
+        return self._templates().statement(template, _holes(nodes))
+
+    def _templates(self) -> TemplateFiller:
+        if self._filler is None:
+            self._filler = TemplateFiller(self.config)
+        return self._filler
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -314,18 +317,3 @@ def _diff_edit(old: str, new: str, base: int) -> Optional[Edit]:
     while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
         s += 1
     return Edit(base + p, base + len(old) - s, new[p:len(new) - s])
-
-
-class _Replacer(cst.CSTTransformer):
-    def __init__(self, changes: Dict[cst.CSTNode, Replacement], on_path: Set[cst.CSTNode]) -> None:
-        super().__init__()
-        self.changes = changes
-        self.on_path = on_path
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return node in self.on_path  # a subtree holding no replaced node comes back as it is
-
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]
-        if original_node in self.changes:
-            return self.changes[original_node]
-        return updated_node

@@ -1,0 +1,118 @@
+"""Code templates with expression holes, parsed once per template.
+
+A builder writes new code as a template: ``"{jnp}.where({c}, {a}, {b})"`` with nodes for the
+holes.  LibCST's ``parse_template_expression`` parses the template at every call, deep-copies
+every hole, and then walks the whole result, holes included, to check that no hole was left
+unfilled: for a three-hole expression with holes of twenty nodes, 8 ms, of which the parse is
+0.3 ms.  Here a template is parsed once (per parser configuration), each fill copies only the
+template's own small tree, and the holes are put in along the paths that lead to them.
+
+A hole node is used as it is, not copied, unless the same node already filled a hole of this
+filler (one node object in two places of a tree would confuse the later passes that find nodes
+by identity, such as line wrapping).  Holes that are not expressions (a statement, an argument,
+a parameter) go through LibCST's own functions, unchanged.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, Set, Tuple, Union
+
+import libcst as cst
+from libcst.helpers import parse_template_expression, parse_template_statement
+
+from jitlint.analysis.syntax import iter_children
+
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+
+_PREFIX = "__jitlint_hole_"
+#: parsed templates: (kind, template with holes named, parser config) -> tree
+_PARSED: Dict[Tuple[str, str, Tuple[str, ...], cst.PartialParserConfig], cst.CSTNode] = {}
+_MAX_PARSED = 4096
+
+
+class TemplateFiller:
+    """Fills templates for one fix context (one module's fixes)."""
+
+    def __init__(self, config: cst.PartialParserConfig) -> None:
+        self.config = config
+        self._used: Set[int] = set()
+        self._keep: List[cst.CSTNode] = []  # (the used holes stay alive, so their ids stay theirs)
+
+    def expression(self, template: str, holes: Mapping[str, cst.CSTNode]) -> cst.BaseExpression:
+        if not _all_expressions(holes):
+            return parse_template_expression(template, config=self.config, **holes)
+        return cst.ensure_type(self._fill("expression", template, holes), cst.BaseExpression)
+
+    def statement(self, template: str, holes: Mapping[str, cst.CSTNode]) -> cst.BaseStatement:
+        if not _all_expressions(holes):
+            return cst.ensure_type(parse_template_statement(template, config=self.config, **holes),
+                                   cst.BaseStatement)
+        return cst.ensure_type(self._fill("statement", template, holes), cst.BaseStatement)
+
+    def _fill(self, kind: str, template: str, holes: Mapping[str, cst.CSTNode]) -> cst.CSTNode:
+        tree = _parsed(kind, template, tuple(sorted(holes)), self.config).deep_clone()
+        changes: Dict[cst.CSTNode, cst.CSTNode] = {}
+        parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        stack: List[cst.CSTNode] = [tree]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.Name and node.value.startswith(_PREFIX):
+                changes[node] = self._hole(holes[node.value[len(_PREFIX):-2]])
+                continue
+            for child in iter_children(node):
+                parents[child] = node
+                stack.append(child)
+        on_path: Set[cst.CSTNode] = set()
+        for node in changes:
+            current: Optional[cst.CSTNode] = node
+            while current is not None and current not in on_path:
+                on_path.add(current)
+                current = parents.get(current)
+        return cst.ensure_type(tree.visit(PathReplacer(changes, on_path)), cst.CSTNode)
+
+    def _hole(self, node: cst.CSTNode) -> cst.CSTNode:
+        if id(node) in self._used:
+            return node.deep_clone()
+        self._used.add(id(node))
+        self._keep.append(node)
+        return node
+
+
+def _all_expressions(holes: Mapping[str, cst.CSTNode]) -> bool:
+    return all(isinstance(v, cst.BaseExpression) for v in holes.values())
+
+
+def _parsed(kind: str, template: str, names: Tuple[str, ...], config: cst.PartialParserConfig) -> cst.CSTNode:
+    key = (kind, template, names, config)
+    tree = _PARSED.get(key)
+    if tree is None:
+        if _PREFIX in template:
+            raise ValueError("a template may not spell a hole's internal name")
+        source = template
+        for name in names:
+            if "{" + name + "}" not in template:
+                raise ValueError(f"the template has no hole {{{name}}}")
+            source = source.replace("{" + name + "}", f"{_PREFIX}{name}__")
+        if kind == "expression":
+            tree = cst.parse_expression(source, config)
+        else:
+            tree = cst.parse_statement(source, config)
+        if len(_PARSED) >= _MAX_PARSED:
+            _PARSED.clear()
+        _PARSED[key] = tree
+    return tree
+
+
+class PathReplacer(cst.CSTTransformer):
+    """Replaces the nodes of ``changes``, visiting only ``on_path`` (the replaced nodes and their
+    ancestors): a subtree holding no replaced node comes back as it is."""
+
+    def __init__(self, changes: Mapping[cst.CSTNode, Replacement], on_path: Set[cst.CSTNode]) -> None:
+        super().__init__()
+        self.changes = changes
+        self.on_path = on_path
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.on_path
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        return self.changes.get(original_node, updated_node)
