@@ -153,5 +153,51 @@ def test_decorator_written_by_the_static_fix_is_wrapped():
             return x
         """)
     out = fixed(source)
-    # (an argument longer than the line on its own stays whole: only calls are broken)
-    assert '@partial(\n    jax.jit,\n    static_argnames=("use_the_extremely_long_normalisation_flag", ' in out
+    # the tuple of names, still too long on the argument's line, is broken inside its parentheses
+    assert ('@partial(\n    jax.jit,\n    static_argnames=(\n'
+            '        "use_the_extremely_long_normalisation_flag", "and_another_rather_long_flag"\n    ),\n)\n') in out
+    assert max(len(line) for line in out.splitlines()) <= 88
+
+
+def test_a_call_that_gains_an_argument_is_wrapped():
+    """The JIT101 fix passes the global at every call: a call it made too long is broken like any
+    call the fix wrote (it was once left at 96 characters)."""
+    source = textwrap.dedent("""\
+        import jax
+
+        TEMPERATURE_OF_THE_REFERENCE_STATE = 3.0
+
+
+        def set_reference(t):
+            global TEMPERATURE_OF_THE_REFERENCE_STATE
+            TEMPERATURE_OF_THE_REFERENCE_STATE = t
+
+
+        @jax.jit
+        def _scaled(x, y):
+            return x * TEMPERATURE_OF_THE_REFERENCE_STATE + y
+
+
+        def run(first_input_array, second_input_array):
+            return _scaled(first_input_array * 2.0, second_input_array - first_input_array)
+        """)
+    out = fixed(source)
+    assert ("    return _scaled(\n        first_input_array * 2.0,\n        second_input_array - first_input_array,\n"
+            "        temperature_of_the_reference_state=TEMPERATURE_OF_THE_REFERENCE_STATE,\n    )\n") in out
+    assert max(len(line) for line in out.splitlines()) <= 88, out
+
+
+def test_an_array_conversion_is_wrapped():
+    source = textwrap.dedent("""\
+        import jax
+        import jax.numpy as jnp
+
+
+        @jax.jit
+        def extremes(values_of_the_first_kind):
+            return jnp.array([float(values_of_the_first_kind.min()), float(values_of_the_first_kind.max())])
+        """)
+    out = fixed(source)
+    assert ("    return jnp.array(\n        [\n            jnp.asarray(values_of_the_first_kind.min(), dtype=float),\n"
+            "            jnp.asarray(values_of_the_first_kind.max(), dtype=float),\n        ],\n    )\n") in out
+    assert max(len(line) for line in out.splitlines()) <= 88, out

@@ -130,7 +130,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
             return None
         old, new, imports = decorated
         changes[old] = new
-    edit = ctx.replace_many(changes, wrap=False)
+    edit = ctx.replace_many(changes)
     if edit is None:
         return None
     edits: List[Edit] = [edit]
@@ -143,7 +143,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
         by_top.setdefault(top, {})[call] = call.with_changes(args=_appended(call.args, argument))
     for group in by_top.values():
-        call_edit = ctx.replace_many(group, wrap=False)
+        call_edit = ctx.replace_many(group)
         if call_edit is None:
             return None
         edits.append(call_edit)

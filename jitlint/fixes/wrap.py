@@ -1,12 +1,13 @@
 """Rewritten lines wrapped to the project's line length, and comments kept on their lines.
 
 A line that a fix writes or changes and that runs past the line length is
-broken inside the brackets of the outermost call on it that the fix wrote
-(``jnp.where``, ``lax.cond``, ``jax.debug.print``, ``lax.fori_loop``,
-``partial(jax.jit, ...)``) the way black does: first the arguments together
-on one line of their own, then, if that is still too long, one argument per
-line with a trailing comma.  Calls copied unchanged from the user's code are
-left as they were written; so are lines the fix did not touch.
+broken inside the brackets of the outermost call or display (list, set,
+parenthesized tuple) on it that the fix wrote or changed (``jnp.where``,
+``lax.cond``, ``jax.debug.print``, ``partial(jax.jit, ...)``, a call that gained
+an argument) the way black does: first the arguments together on one line of
+their own, then, if that is still too long, one argument per line with a
+trailing comma.  Calls copied unchanged from the user's code are left as they
+were written; so are lines the fix did not touch.
 
 :func:`exploded` lays a call out one argument per line with comments after
 the arguments they belong to: a fix that folds several lines into one call
@@ -15,7 +16,7 @@ the arguments they belong to: a fix that folds several lines into one call
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -27,11 +28,6 @@ if TYPE_CHECKING:
 
 #: how many calls one statement may get broken (each pass breaks one)
 _MAX_PASSES = 8
-
-#: the callees of the calls fixes write (the last part of their name): only these are broken
-WRITTEN_CALLEES = frozenset({"where", "cond", "switch", "print", "fori_loop", "while_loop", "partial", "jit",
-                             "logical_and", "logical_or", "logical_not", "zeros_like", "ones_like", "full_like"})
-
 
 def _break(indent: str, trailing: Sequence[str] = (), above: Sequence[str] = (),
            comment_indent: str = "") -> cst.ParenthesizedWhitespace:
@@ -95,62 +91,99 @@ def wrapped(ctx: "FixContext", old_code: str, new_top: cst.CSTNode) -> Tuple[cst
         long_lines = {i + 1 for i, line in enumerate(lines) if len(line) > limit and line not in old_lines}
         if not long_lines:
             return new_top, code
-        call = _widest_new_call(module, long_lines, old_code, done)
-        if call is None:
+        found = _widest_new_brackets(module, long_lines, old_code, done)
+        if found is None:
             return new_top, code
-        done.add(id(call))
-        new_top = _relaid(module, new_top, call, lines, limit)
+        done.add(id(found))
+        new_top = _relaid(module, new_top, found, lines, limit)
     return new_top, ctx.module.code_for_node(new_top)
 
 
-def _widest_new_call(module: cst.Module, long_lines: Set[int], old_code: str,
-                     done: Set[int]) -> Optional[cst.Call]:
-    """The outermost call on a long line, on that one line, that the fix wrote (a callee of
-    :data:`WRITTEN_CALLEES`, its text not in the old code), outside f-strings."""
+def _widest_new_brackets(module: cst.Module, long_lines: Set[int], old_code: str,
+                         done: Set[int]) -> Optional["Bracketed"]:
+    """The outermost call or display on a long line, on that one line, that the fix wrote or
+    changed (its text is not in the old code), outside f-strings."""
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    best: Optional[cst.Call] = None
+    best: Optional[Bracketed] = None
     best_key = None
     stack: List[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.FormattedString):
             continue
-        if isinstance(node, cst.Call) and id(node) not in done and node.args:
+        if _breakable(node) and id(node) not in done:
             pos = positions.get(node)
             if pos is not None and pos.start.line == pos.end.line and pos.start.line in long_lines \
-                    and _callee(node) in WRITTEN_CALLEES and module.code_for_node(node) not in old_code:
+                    and module.code_for_node(node) not in old_code:
                 key = (pos.start.line, pos.start.column)
                 if best_key is None or key < best_key:
                     best, best_key = node, key
-                continue  # the calls inside it are wrapped after it, if still needed
+                continue  # the brackets inside it are broken after it, if still needed
         stack.extend(iter_children(node))
     return best
 
 
-def _callee(call: cst.Call) -> str:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
-
-
-def _relaid(module: cst.Module, top: cst.CSTNode, call: cst.Call, lines: List[str], limit: int) -> cst.CSTNode:
-    """``top`` with ``call`` broken: its arguments together on one line if they fit, else one a line."""
+def _relaid(module: cst.Module, top: cst.CSTNode, node: "Bracketed", lines: List[str], limit: int) -> cst.CSTNode:
+    """``top`` with ``node`` (a call or a display) broken: its arguments or elements together on
+    one line if they fit, else one a line."""
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    pos = positions[call]
+    pos = positions[node]
     line = lines[pos.start.line - 1]
     line_indent = line[: len(line) - len(line.lstrip())]
-    block_indent = _block_indent(module, call, positions, lines)
+    block_indent = _block_indent(module, node, positions, lines)
     outer = line_indent[len(block_indent):] if line_indent.startswith(block_indent) else ""
     inner = outer + module.default_indent
-    args_text = module.code_for_node(call.with_changes(whitespace_before_args=cst.SimpleWhitespace("")))
-    args_text = args_text[len(module.code_for_node(call.func)) + 1:]
-    # the text after the call's closing bracket (a comma, more brackets) follows it on the last line
-    if len(line_indent) + len(module.default_indent) + len(args_text) - 1 <= limit:
-        new_call = hugged(call, inner, outer)
+    if isinstance(node, cst.Call):
+        inside = module.code_for_node(node.with_changes(whitespace_before_args=cst.SimpleWhitespace("")))
+        inside = inside[len(module.code_for_node(node.func)) + 1:]
     else:
-        new_call = exploded(call, inner, outer)
-    return _replace(top, call, new_call)
+        inside = module.code_for_node(node)[1:]
+    # (the text after the closing bracket -- a comma, more brackets -- follows it on the last line)
+    fits = len(line_indent) + len(module.default_indent) + len(inside) - 1 <= limit
+    if isinstance(node, cst.Call):
+        new = hugged(node, inner, outer) if fits else exploded(node, inner, outer)
+    else:
+        new = _display_laid_out(node, inner, outer, one_per_line=not fits)
+    return _replace(top, node, new)
+
+
+#: the displays whose brackets a line may be broken in (a tuple only inside its own parentheses)
+Display = Union[cst.List, cst.Set, cst.Tuple]
+Bracketed = Union[cst.Call, cst.List, cst.Set, cst.Tuple]
+
+
+def _breakable(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        return bool(node.args)
+    if isinstance(node, (cst.List, cst.Set)):
+        return bool(node.elements)
+    return isinstance(node, cst.Tuple) and bool(node.elements) and bool(node.lpar)
+
+
+def _display_laid_out(node: Display, inner: str, outer: str, one_per_line: bool) -> Display:
+    """``[\n    a, b\n]``, or with ``one_per_line`` each element on a line of its own and a
+    trailing comma (a one-element tuple keeps the comma it needs either way)."""
+    elements = list(node.elements)
+    last = elements[-1]
+    if one_per_line:
+        elements = [el.with_changes(comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""),
+                                                    whitespace_after=_break(outer if k + 1 == len(elements) else inner)))
+                    for k, el in enumerate(elements)]
+        close: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+    else:
+        if isinstance(last.comma, cst.Comma):
+            elements[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=cst.SimpleWhitespace("")))
+        close = _break(outer)
+    if isinstance(node, cst.List):
+        return node.with_changes(elements=elements, lbracket=cst.LeftSquareBracket(whitespace_after=_break(inner)),
+                                 rbracket=cst.RightSquareBracket(whitespace_before=close))
+    if isinstance(node, cst.Set):
+        return node.with_changes(elements=elements, lbrace=cst.LeftCurlyBrace(whitespace_after=_break(inner)),
+                                 rbrace=cst.RightCurlyBrace(whitespace_before=close))
+    lpar, rpar = list(node.lpar), list(node.rpar)
+    lpar[-1] = lpar[-1].with_changes(whitespace_after=_break(inner))  # the innermost pair: the tuple's own
+    rpar[0] = rpar[0].with_changes(whitespace_before=close)
+    return node.with_changes(elements=elements, lpar=lpar, rpar=rpar)
 
 
 def _block_indent(module: cst.Module, call: cst.Call, positions, lines: List[str]) -> str:
