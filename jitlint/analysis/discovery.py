@@ -11,6 +11,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.names import ImportTable
+from jitlint.analysis.scopes import BINDING_NODES, COMPREHENSIONS, BindingKind, Scope, ScopeBuilder
 from jitlint.analysis.syntax import (
     assigned_names,
     bound_names,
@@ -26,11 +27,8 @@ from jitlint.analysis.syntax import (
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
-#: statements the index looks at (bindings, mutations)
+#: statements the index looks at for mutations (``x[i] = ...``, ``self.a = ...``, ``del x[i]``)
 _STATEMENTS_OF_INTEREST = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del})
-#: other nodes that bind names in a function scope
-_BINDING_NODES = frozenset({cst.Global, cst.Nonlocal, cst.For, cst.CompFor, cst.AsName, cst.NamedExpr,
-                            cst.Import, cst.ImportFrom})
 
 
 def _short(code: str, limit: int = 48) -> str:
@@ -63,20 +61,28 @@ class FunctionInfo:
     node: FunctionNode
     name: str
     qualname: str
+    #: its scope in the module's binding model (its parameters and every name its body binds)
+    scope: Scope
     parent: Optional["FunctionInfo"] = None
     cls: Optional[ClassInfo] = None
     nested: Dict[str, "FunctionInfo"] = field(default_factory=dict)
-    #: names bound in the body (assignment, for, with, import, def) and params
-    local_names: Set[str] = field(default_factory=set)
-    global_names: Set[str] = field(default_factory=set)
-    #: names bound by plain assignment (a def rebound by ``f = partial(f, ...)``)
-    assigned_names: Set[str] = field(default_factory=set)
-    #: local names bound to a list / dict / set literal or comprehension
-    container_names: Set[str] = field(default_factory=set)
-    nonlocal_names: Set[str] = field(default_factory=set)
     is_static_method: bool = False
     #: defined inside a loop body (a new function object per iteration)
     defined_in_loop: bool = False
+
+    @property
+    def local_names(self) -> Set[str]:
+        """Names bound in the function's own scope (parameters included; a name declared
+        ``global`` or ``nonlocal`` and assigned is listed too)."""
+        return self.scope.local
+
+    @property
+    def global_names(self) -> Set[str]:
+        return self.scope.globals
+
+    @property
+    def nonlocal_names(self) -> Set[str]:
+        return self.scope.nonlocals
 
     @property
     def params(self) -> List[Tuple[cst.Param, str]]:
@@ -90,6 +96,11 @@ class FunctionInfo:
     def label(self) -> str:
         """How messages name it: its qualified name (``outer.<locals>.<lambda>`` for a lambda)."""
         return self.qualname
+
+
+#: where a call is made: the function (or lambda) it is in, the class whose body it is directly in,
+#: or None (module level)
+Owner = Union[FunctionInfo, cst.ClassDef, None]
 
 
 @dataclass(eq=False)
@@ -172,10 +183,6 @@ def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
             out.append(node.value)
         stack.extend(iter_children(node))
     return out
-
-
-#: statements other than ``=`` that bind a name (their target, or ``as`` name)
-_OTHER_BINDINGS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del, cst.AsName})
 
 
 def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]]:
@@ -350,10 +357,20 @@ class ModuleIndex:
         self._pending_decorators: List[FunctionInfo] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
         self._wrapped_calls: Set[cst.CSTNode] = set()
-        self._local_values: Dict[FunctionInfo, Dict[str, List[Optional[cst.BaseExpression]]]] = {}
         self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
         self._calls_argument: Dict[FunctionInfo, bool] = {}
         self._pytree_children: Dict[ClassInfo, Optional[Set[str]]] = {}
+        #: the binding model: every scope of the module and what each name is bound to there
+        self.scope_model = ScopeBuilder(module)
+        #: calls evaluated once per element of a comprehension -> the comprehension's scope
+        self.per_element: Dict[cst.Call, Scope] = {}
+        #: calls -> the loops around them (outermost first), up to the function or lambda they are in
+        self.loops_of: Dict[cst.Call, Tuple[cst.CSTNode, ...]] = {}
+        self._loop_markers: Dict[cst.CSTNode, str] = {}
+        #: (name, function, scope where written, which table): a mutation, kept when the name is a global
+        self._mutations: List[Tuple[str, FunctionInfo, Scope, Dict[str, Set[FunctionInfo]]]] = []
+        self._declared: Optional[Set[str]] = None
+        self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
         self._collect_imports(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
@@ -367,8 +384,11 @@ class ModuleIndex:
                         self._main_calls.add(node)
                     stack.extend(iter_children(node))
         checkpoint()
-        self._walk(module, None, None)
+        self._walk(module)
         checkpoint()
+        for name, fn, here, table in self._mutations:
+            if here.resolve(name) in (None, self.scope_model.module_scope):
+                table.setdefault(name, set()).add(fn)
         for info in self._pending_decorators:
             self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
@@ -721,23 +741,30 @@ class ModuleIndex:
         return out
 
     # ------------------------------------------------------------------ walk
-    def _walk(self, root: cst.CSTNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> None:
-        stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo], Tuple[str, ...]]] = [
-            (root, scope, cls, ())]
-        FunctionDef, Lambda, ClassDef, Call = cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Call
+    def _walk(self, module: cst.Module) -> None:
+        """One walk of the tree: functions, classes, calls, mutations, and the binding model (each
+        node of a binding type recorded in the scope it binds in, with the loops around it)."""
+        model = self.scope_model
+        record = model.record
+        stack: List[Tuple[cst.CSTNode, Optional[FunctionInfo], Optional[ClassInfo], Tuple[cst.CSTNode, ...], Scope]]
+        stack = [(module, None, None, (), model.module_scope)]
+        FunctionDef, Lambda, ClassDef, Call, CompFor = cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Call, cst.CompFor
         Name, Attribute = cst.Name, cst.Attribute
         pop, push = stack.pop, stack.append
         while stack:
-            node, scope, cls, loops = pop()
+            node, scope, cls, loops, here = pop()
             kind = type(node)
             if kind is FunctionDef or kind is Lambda:
-                info = self._function(node, scope, cls)
+                inner_scope = model.enter(node, here)
+                info = self._function(node, scope, cls, inner_scope)
+                if kind is FunctionDef:
+                    record(node, here, loops)
                 info.defined_in_loop = bool(loops)
                 for child in iter_children(node):
                     if child is node.body:
-                        push((child, info, None, ()))
+                        push((child, info, None, (), inner_scope))
                     else:
-                        push((child, scope, cls, loops))
+                        push((child, scope, cls, loops, here))
                 continue
             if kind is ClassDef:
                 info_c = ClassInfo(node, node.name.value)
@@ -748,37 +775,57 @@ class ModuleIndex:
                     info_c.decorators.append(dec.decorator)
                 if scope is None and cls is None:
                     self.classes.setdefault(node.name.value, info_c)
-                if scope is not None:
-                    scope.local_names.add(node.name.value)
+                record(node, here, loops)
+                body_scope = model.enter(node, here)
                 for child in iter_children(node):
-                    push((child, scope, info_c if child is node.body else cls, loops))
+                    if child is node.body:
+                        push((child, scope, info_c, loops, body_scope))
+                    else:
+                        push((child, scope, cls, loops, here))
                 continue
-            if kind is Call:
-                self._note_call(node, scope, cls, loops)
-            elif kind in _STATEMENTS_OF_INTEREST:
-                if scope is not None:
-                    self._note_scope_statement(node, scope)
-                    if kind is not cst.Del:
+            if kind in COMPREHENSIONS:
+                here = model.enter(node, here)
+            elif kind is CompFor:
+                record(node, here, loops)
+                first = here.node.for_in is node  # the first iterable is evaluated outside the comprehension
+                for child in iter_children(node):
+                    push((child, scope, cls, loops, here.parent if first and child is node.iter else here))
+                continue
+            elif kind is Call:
+                self._note_call(node, scope, cls, loops, here)
+            elif kind in BINDING_NODES:
+                record(node, here, loops + (node,) if kind is cst.For else loops)  # a for target: every iteration
+                if kind in _STATEMENTS_OF_INTEREST:
+                    if scope is not None and kind is not cst.Del:
                         self._note_attribute_write(node, scope)
-                if kind is not cst.AnnAssign:
-                    self._note_mutation_target(node, scope)
-                if kind is cst.Assign and type(node.value) is Call:
-                    self._note_assign_targets(node)
-            elif scope is not None and kind in _BINDING_NODES:
-                self._note_scope_statement(node, scope)
+                    if kind is not cst.AnnAssign:
+                        self._note_mutation_target(node, scope, here)
+                    if kind is cst.Assign and type(node.value) is Call:
+                        self._note_assign_targets(node)
+                elif kind is cst.Global and scope is not None:
+                    for item in node.names:
+                        self.global_written.add(item.name.value)
+                        self.global_writers.setdefault(item.name.value, set()).add(scope)
             if kind is cst.For or kind is cst.While:
                 loop_body = node.body
-                inner = loops + (self._loop_marker(node),)
+                inner = loops + (node,)
                 for child in iter_children(node):
-                    push((child, scope, cls, inner if child is loop_body else loops))
+                    push((child, scope, cls, inner if child is loop_body else loops, here))
             else:
                 for child in iter_children(node):
-                    push((child, scope, cls, loops))
+                    push((child, scope, cls, loops, here))
 
-    def _note_call(self, node: cst.Call, scope, cls, loops) -> None:
+    def _note_call(self, node: cst.Call, scope, cls, loops, here: Scope) -> None:
         self._pending_calls.append((node, scope, cls))
         if loops:
-            self.calls_in_loops[node] = loops
+            self.loops_of[node] = loops
+            markers = self._loop_markers
+            for loop in loops:
+                if loop not in markers:
+                    markers[loop] = self._loop_marker(loop)
+            self.calls_in_loops[node] = tuple(markers[loop] for loop in loops)
+        if here.kind == Scope.COMPREHENSION:
+            self.per_element[node] = here
         func = node.func
         kind = type(func)
         if kind is cst.Call:
@@ -792,7 +839,7 @@ class ModuleIndex:
             self.calls_by_name.setdefault("." + func.attr.value, []).append(node)
             if type(func.value) is cst.Name and func.value.value == "self":
                 self.calls_by_name.setdefault("self." + func.attr.value, []).append(node)
-            self._note_mutation_call(node, scope)
+            self._note_mutation_call(node, scope, here)
 
     def _note_assign_targets(self, node: cst.Assign) -> None:
         names = []
@@ -837,7 +884,8 @@ class ModuleIndex:
                     continue
                 owner.cls.mutated_attributes.setdefault(t.attr.value, set()).add(owner.name)
 
-    def _function(self, node: FunctionNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo]) -> FunctionInfo:
+    def _function(self, node: FunctionNode, scope: Optional[FunctionInfo], cls: Optional[ClassInfo],
+                  own: Scope) -> FunctionInfo:
         if isinstance(node, cst.FunctionDef):
             name = node.name.value
         else:
@@ -848,10 +896,9 @@ class ModuleIndex:
             qual = f"{scope.qualname}.<locals>.{name}"
         else:
             qual = name
-        info = FunctionInfo(node, name, qual, parent=scope, cls=cls if isinstance(node, cst.FunctionDef) else None)
+        info = FunctionInfo(node, name, qual, own, parent=scope, cls=cls if isinstance(node, cst.FunctionDef) else None)
         self.infos[node] = info
-        for p, _kind in info.params:
-            info.local_names.add(p.name.value)
+        ScopeBuilder.parameters(own, [p for p, _kind in info.params])
         if isinstance(node, cst.FunctionDef):
             for dec in node.decorators:
                 d = dec.decorator
@@ -865,56 +912,21 @@ class ModuleIndex:
                 cls.methods.setdefault(name, info)
             elif scope is not None:
                 scope.nested[name] = info
-                scope.local_names.add(name)
             else:
                 self.functions.setdefault(name, info)
             if node.decorators:
                 self._pending_decorators.append(info)
         return info
 
-    def _note_scope_statement(self, node: cst.CSTNode, scope: FunctionInfo) -> None:
-        if isinstance(node, cst.Global):
-            for item in node.names:
-                scope.global_names.add(item.name.value)
-                self.global_written.add(item.name.value)
-                self.global_writers.setdefault(item.name.value, set()).add(scope)
-        elif isinstance(node, cst.Nonlocal):
-            for item in node.names:
-                scope.nonlocal_names.add(item.name.value)
-        elif isinstance(node, cst.Assign):
-            for t in node.targets:
-                names = [n.value for n in assigned_names(t.target)]
-                scope.local_names.update(names)
-                if isinstance(node.value, cst.Call) and self.qualify(node.value.func) == "functools.partial":
-                    scope.assigned_names.update(names)
-                if isinstance(t.target, cst.Name) and _is_container_literal(node.value, self):
-                    scope.container_names.add(t.target.value)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            scope.local_names.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            scope.local_names.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, cst.AsName):
-            scope.local_names.update(n.value for n in assigned_names(node.name))
-        elif isinstance(node, cst.NamedExpr):
-            scope.local_names.update(n.value for n in assigned_names(node.target))
-        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                if alias.asname is None:
-                    n = alias.name
-                    while isinstance(n, cst.Attribute):
-                        n = n.value
-                    if isinstance(n, cst.Name):
-                        scope.local_names.add(n.value)
-
-    def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo] = None) -> None:
+    def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo], here: Scope) -> None:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.MUTATING_METHODS:
             if isinstance(func.value, cst.Name):
                 self.mutated_names.add(func.value.value)
-                if scope is not None and func.value.value not in scope.local_names:
-                    self.mutated_in_functions.setdefault(func.value.value, set()).add(scope)
+                if scope is not None:
+                    self._mutations.append((func.value.value, scope, here, self.mutated_in_functions))
 
-    def _note_mutation_target(self, node: cst.CSTNode, scope: Optional[FunctionInfo] = None) -> None:
+    def _note_mutation_target(self, node: cst.CSTNode, scope: Optional[FunctionInfo], here: Scope) -> None:
         targets: List[cst.CSTNode] = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -925,10 +937,10 @@ class ModuleIndex:
         for t in targets:
             if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
                 self.mutated_names.add(t.value.value)
-                if scope is not None and isinstance(t, cst.Subscript) and t.value.value not in scope.local_names:
-                    self.mutated_in_functions.setdefault(t.value.value, set()).add(scope)
-                elif scope is not None and isinstance(t, cst.Attribute) and t.value.value not in scope.local_names:
-                    self.attribute_mutated_in_functions.setdefault(t.value.value, set()).add(scope)
+                if scope is not None:
+                    table = self.mutated_in_functions if isinstance(t, cst.Subscript) \
+                        else self.attribute_mutated_in_functions
+                    self._mutations.append((t.value.value, scope, here, table))
 
     # --------------------------------------------------------- entry points
     def _factory_result(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo],
@@ -1023,52 +1035,42 @@ class ModuleIndex:
         for s in _enclosing(scope):
             if s is None:
                 break
-            if name not in s.local_names and name not in s.global_names and name not in s.nonlocal_names:
+            own = s.scope
+            if name not in own.local and not own.declares(name):
                 continue
-            if isinstance(s.node, cst.Lambda) or name in s.global_names or name in s.nonlocal_names \
-                    or any(p.name.value == name for p, _ in s.params):
+            if isinstance(s.node, cst.Lambda):
                 return None
-            values = self._local_values.get(s)
-            if values is None:
-                values = self._local_values[s] = self._bindings_in(s)
-            found = values.get(name, ())
-            return found[0] if len(found) == 1 else None
+            return own.single_value(name)
         info = self.globals.get(name)
         if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
                 or name in self.global_written:
             return None
         return info.node.value
 
-    @staticmethod
-    def _bindings_in(scope: FunctionInfo) -> Dict[str, List[Optional[cst.BaseExpression]]]:
-        """Every name the function binds -> the values (None: not a plain ``name = value``)."""
-        out: Dict[str, List[Optional[cst.BaseExpression]]] = {}
-        stack: List[cst.CSTNode] = [scope.node.body]
-        while stack:
-            node = stack.pop()
-            kind = type(node)
-            if kind is cst.FunctionDef or kind is cst.ClassDef:
-                out.setdefault(node.name.value, []).append(None)
-                continue
-            if kind is cst.Lambda:
-                continue
-            if kind is cst.Assign:
-                for t in node.targets:
-                    for n in assigned_names(t.target):
-                        out.setdefault(n.value, []).append(node.value if n is t.target else None)
-            elif kind in _OTHER_BINDINGS:
-                target = node.name if kind is cst.AsName else node.target
-                for n in assigned_names(target):
-                    out.setdefault(n.value, []).append(None)
-            elif (kind is cst.Import or kind is cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    local = alias.asname.name if alias.asname is not None else alias.name
-                    while isinstance(local, cst.Attribute):
-                        local = local.value
-                    if isinstance(local, cst.Name):
-                        out.setdefault(local.value, []).append(None)
-            stack.extend(iter_children(node))
-        return out
+    def owner_of(self, call: cst.Call) -> Owner:
+        """The function a call is made in, or the class whose body it is directly in (None: module level)."""
+        scope, cls = self.call_scopes.get(call, (None, None))
+        return cls.node if cls is not None else scope
+
+    @property
+    def declared_names(self) -> Set[str]:
+        """Names declared ``global`` or ``nonlocal`` somewhere: their bindings are not all in one scope."""
+        if self._declared is None:
+            self._declared = set()
+            for scope in self.scope_model.scopes.values():
+                self._declared |= scope.globals | scope.nonlocals
+        return self._declared
+
+    def names_assigned(self, value: cst.BaseExpression) -> List[str]:
+        """The names a plain ``name = value`` (or ``name: T = value``) binds to this value node."""
+        if self._names_of is None:
+            self._names_of = {}
+            for scope in self.scope_model.scopes.values():
+                for bindings in scope.bindings.values():
+                    for b in bindings:
+                        if b.value is not None:
+                            self._names_of.setdefault(b.value, []).append(b.name)
+        return self._names_of.get(value, [])
 
     def rebound_after(self, name: str, fn: FunctionInfo) -> bool:
         """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
@@ -1116,12 +1118,19 @@ class ModuleIndex:
         return False
 
     def _is_rebound(self, name: str, scope: Optional[FunctionInfo]) -> bool:
+        """``f = partial(f, ...)``: the name, where it is read, is bound to a partial, not only the def."""
         s = scope
         while s is not None:
             if name in s.nested or name in s.local_names:
-                return name in s.assigned_names
+                return any(b.kind is BindingKind.ASSIGNMENT and isinstance(b.node.value, cst.Call)
+                           and self.qualify(b.node.value.func) == "functools.partial" for b in s.scope.bindings_of(name))
             s = s.parent
         return name in self.module_partial_names
+
+    def holds_container(self, fn: FunctionInfo, name: str) -> bool:
+        """``fn`` binds ``name`` to a list, dict or set literal or comprehension (a plain ``name = [...]``)."""
+        return any(b.kind is BindingKind.ASSIGNMENT and b.value is not None and _is_container_literal(b.value, self)
+                   for b in fn.scope.bindings_of(name))
 
     def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
         if name in cls.methods:

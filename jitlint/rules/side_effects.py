@@ -305,7 +305,7 @@ class OuterStateWrite(Rule):
             owner = fn.parent
             while owner is not None and root.value not in owner.local_names:
                 owner = owner.parent
-            if owner is not None and root.value in owner.container_names:
+            if owner is not None and ctx.index.holds_container(owner, root.value):
                 return f"`{root.value}` of the enclosing function"
         return None
 
