@@ -975,8 +975,10 @@ class ModuleIndex:
             while s is not None:
                 if expr.value in s.nested:
                     return s.nested[expr.value], False
+                if expr.value in s.local_names:
+                    break  # a parameter or variable of this function hides a def of that name outside it
                 s = s.parent
-            if expr.value in self.functions:
+            if s is None and expr.value in self.functions:
                 return self.functions[expr.value], False
             # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
             cls_name = self._instance_class(expr.value, scope)
