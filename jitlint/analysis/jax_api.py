@@ -100,6 +100,14 @@ CALLBACKS = frozenset(
     }
 )
 
+#: transforms that compile and cache per function object
+COMPILING_TRANSFORMS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
+                                  "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit"})
+#: transforms that return a new function object on every call (``jax.jit(jax.grad(f))`` in a loop
+#: compiles every time; verified with jax 0.10.2; ``jax.checkpoint`` is cached and is not here)
+FRESH_FUNCTION_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jacfwd", "jax.jacrev",
+                                       "jax.hessian"})
+
 #: transforms that trace their function again on every call (nothing is cached between calls)
 RETRACES_EVERY_CALL = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
 

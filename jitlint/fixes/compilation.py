@@ -42,14 +42,15 @@ from typing import List, Optional, Tuple, Union
 import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo
+from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
+from jitlint.analysis.scopes import BindingKind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
 from jitlint.fixes.registry import rewrites
-from jitlint.rules.compilation import _COMPILING, _FRESH_FUNCTION_TRANSFORMS, _layout
 
-_TRANSFORMS = _COMPILING | _FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
+_TRANSFORMS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
 _PARTIAL = "functools.partial"
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTION_KEYWORDS = ("fun", "f", "func", "fn")
@@ -58,20 +59,19 @@ _FUNCTION_KEYWORDS = ("fun", "f", "func", "fn")
 @rewrites("JIT501")
 def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``jax.jit(jax.grad(loss))`` made repeatedly -> ``loss_grad_jit``, made once before."""
-    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in _COMPILING:
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
         return None
     if ctx.findings.get("JIT101"):
         return None
-    layout = _layout(ctx.index)
-    scope = layout.scope_of.get(node)
+    scope = ctx.index.owner_of(node)
     if isinstance(scope, cst.ClassDef):
         return None
     function = scope if isinstance(scope, FunctionInfo) else None
     if function is not None and not isinstance(function.node, cst.FunctionDef):
         return None  # made in a lambda: there is no statement to put it before
-    loops = layout.loops_of.get(node, ())
+    loops = ctx.index.loops_of.get(node, ())
     region: Optional[cst.CSTNode] = loops[0] if loops else None
-    if region is None and node in layout.per_element:
+    if region is None and node in ctx.index.per_element:
         region = _statement_of(node, ctx)
     if region is None and function is None:
         return None
@@ -216,7 +216,7 @@ def _stable_global(name: str, ctx: FixContext, parts: _Parts, function: Optional
     info = ctx.index.globals.get(name)
     if info is None or info.kind not in ("function", "class", "import") or info.assignments != 1:
         return False
-    if name in _layout(ctx.index).declared or name in ctx.index.global_written:
+    if name in ctx.index.declared_names or name in ctx.index.global_written:
         return False
     parts.globals.append(name)
     return True
@@ -226,8 +226,8 @@ def _unchanged_parameter(name: str, function: FunctionInfo, ctx: FixContext) -> 
     """A parameter of ``function`` that nothing in it rebinds."""
     if not any(p.name.value == name for p, _ in function.params):
         return False
-    layout = _layout(ctx.index)
-    return not layout.bindings.get((function, name)) and name not in layout.declared
+    return name not in ctx.index.declared_names and all(
+        b.kind is BindingKind.PARAMETER or not b.binds_value for b in function.scope.bindings_of(name))
 
 
 # ------------------------------------------------------------------ where it goes

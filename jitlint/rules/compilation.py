@@ -1,25 +1,17 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import assigned_names, call_argument, iter_children
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
+from jitlint.analysis.scopes import BindingKind, Scope
+from jitlint.analysis.syntax import call_argument, iter_children
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
-#: transforms that compile and cache per function object
-_COMPILING = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
-                        "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit"})
-#: transforms that return a new function object on every call (``jax.jit(jax.grad(f))`` in a loop
-#: compiles every time; verified with jax 0.10.2; ``jax.checkpoint`` is cached and is not here)
-_FRESH_FUNCTION_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jacfwd", "jax.jacrev",
-                                        "jax.hessian"})
 #: methods that run once per object: a jit of a bound method there is made once
 _SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__", "__setstate__"})
 #: operators whose result keeps changing when an operand does (not ``%``, ``&``: bounded)
@@ -39,7 +31,7 @@ _FROZEN_DECORATORS = ("frozen=True", "struct.dataclass", "register_static", "reg
 
 
 def _compiling(entry: EntryPoint) -> bool:
-    return entry.transform is not None and entry.transform.name in _COMPILING and not entry.all_traced
+    return entry.transform is not None and entry.transform.name in jax_api.COMPILING_TRANSFORMS and not entry.all_traced
 
 
 def _positional(fn: FunctionInfo) -> List[cst.Param]:
@@ -141,132 +133,6 @@ def _visible_calls(rule: Rule, entry: EntryPoint) -> Iterable[cst.Call]:
     yield from entry.direct_calls
     for name in entry.call_names:
         yield from rule.ctx.index.calls_by_name.get(name, ())
-
-
-#: a function scope, the module (None) or a class body
-_Scope = Union[FunctionInfo, cst.ClassDef, None]
-_Loops = Tuple[cst.CSTNode, ...]
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-@dataclass(frozen=True)
-class _Binding:
-    """One binding of a name: the node that binds it, the value of a plain ``name = value``, the loops around it."""
-
-    node: cst.CSTNode
-    value: Optional[cst.BaseExpression]
-    loops: _Loops
-
-
-class _Layout:
-    """Where each call sits -- its scope, the loops around it in that scope, whether it runs once
-    per element of a comprehension -- and every binding of each name in each scope.
-
-    Built once per module, on the first question that needs it (one walk of the tree).
-    """
-
-    def __init__(self, index: ModuleIndex) -> None:
-        self.scope_of: Dict[cst.Call, _Scope] = {}
-        #: calls and definitions -> the loops around them, outermost first, in their own scope
-        self.loops_of: Dict[cst.CSTNode, _Loops] = {}
-        #: calls evaluated once per element of a comprehension (its element, conditions, inner iterables)
-        self.per_element: Set[cst.Call] = set()
-        self.bindings: Dict[Tuple[_Scope, str], List[_Binding]] = {}
-        #: names declared ``global`` or ``nonlocal`` somewhere: their bindings are not all in one scope
-        self.declared: Set[str] = set()
-        #: the value of a plain ``name = value`` -> the names it is bound to
-        self.names_of: Dict[cst.BaseExpression, List[str]] = {}
-        self._walk(index)
-
-    def _bind(self, scope: _Scope, target: cst.CSTNode, node: cst.CSTNode,
-              value: Optional[cst.BaseExpression], loops: _Loops) -> None:
-        for name in assigned_names(target):
-            plain = value if target is name else None
-            self.bindings.setdefault((scope, name.value), []).append(_Binding(node, plain, loops))
-            if plain is not None:
-                self.names_of.setdefault(plain, []).append(name.value)
-
-    def _walk(self, index: ModuleIndex) -> None:
-        stack: List[Tuple[cst.CSTNode, _Scope, _Loops, bool]] = [(index.module, None, (), False)]
-        push = stack.append
-        while stack:
-            node, scope, loops, each = stack.pop()
-            kind = type(node)
-            if kind is cst.Call:
-                self.scope_of[node] = scope
-                if loops:
-                    self.loops_of[node] = loops
-                if each:
-                    self.per_element.add(node)
-            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
-                if loops:
-                    self.loops_of[node] = loops
-                if kind is not cst.Lambda:
-                    self._bind(scope, node.name, node, None, loops)
-                inner: _Scope = node if kind is cst.ClassDef else index.infos.get(node)
-                for child in iter_children(node):
-                    push((child, inner, (), False) if child is node.body else (child, scope, loops, each))
-                continue
-            elif kind is cst.For or kind is cst.While:
-                inside = loops + (node,)
-                if kind is cst.For:
-                    self._bind(scope, node.target, node, None, inside)
-                for child in iter_children(node):
-                    push((child, scope, inside if child is node.body else loops, each))
-                continue
-            elif kind in _COMPREHENSIONS:
-                # the first iterable runs once; the element, the conditions and the inner iterables once per
-                # element; the targets count as bindings of the enclosing scope (name lookups then give up)
-                parts = (node.key, node.value) if kind is cst.DictComp else (node.elt,)
-                stack.extend((part, scope, loops, True) for part in parts)
-                comp_for: Optional[cst.CompFor] = node.for_in
-                first = True
-                while comp_for is not None:
-                    self._bind(scope, comp_for.target, comp_for, None, loops)
-                    push((comp_for.iter, scope, loops, each if first else True))
-                    stack.extend((cond.test, scope, loops, True) for cond in comp_for.ifs)
-                    first = False
-                    comp_for = comp_for.inner_for_in
-                continue
-            elif kind is cst.Assign:
-                for t in node.targets:
-                    self._bind(scope, t.target, node, node.value, loops)
-            elif kind is cst.AugAssign or (kind is cst.AnnAssign and node.value is not None):
-                self._bind(scope, node.target, node, node.value if kind is cst.AnnAssign else None, loops)
-            elif kind is cst.NamedExpr or kind is cst.Del:
-                self._bind(scope, node.target, node, None, loops)
-            elif kind is cst.AsName:
-                self._bind(scope, node.name, node, None, loops)
-            elif kind is cst.Global or kind is cst.Nonlocal:
-                self.declared.update(item.name.value for item in node.names)
-            elif (kind is cst.Import or kind is cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    head = alias.name
-                    while isinstance(head, cst.Attribute):
-                        head = head.value
-                    if alias.asname is None:
-                        self._bind(scope, head, node, None, loops)
-            elif kind is cst.MatchAs or kind is cst.MatchStar:
-                if node.name is not None:
-                    self._bind(scope, node.name, node, None, loops)
-            elif kind is cst.MatchMapping and node.rest is not None:
-                self._bind(scope, node.rest, node, None, loops)
-            for child in iter_children(node):
-                push((child, scope, loops, each))
-
-    def rebinds(self, scope: _Scope, name: str, loop: cst.CSTNode) -> bool:
-        """``loop`` binds ``name`` in ``scope`` on every iteration (its target, or in its body)."""
-        return any(loop in b.loops for b in self.bindings.get((scope, name), ()))
-
-
-_LAYOUTS: "weakref.WeakKeyDictionary[ModuleIndex, _Layout]" = weakref.WeakKeyDictionary()
-
-
-def _layout(index: ModuleIndex) -> _Layout:
-    layout = _LAYOUTS.get(index)
-    if layout is None:
-        layout = _LAYOUTS[index] = _Layout(index)
-    return layout
 
 
 class RecompilationHazard(Rule):
@@ -423,7 +289,7 @@ class RecompilationHazard(Rule):
             return
         if scope is None:
             return
-        if made_per_call and site in _layout(index).per_element:
+        if made_per_call and site in index.per_element:
             if site in self._kept_elements() or (_runs_once(scope) and self._configured_per_iteration(site, scope)):
                 return  # (a table of wrappers, one per element, built once and called later, is fine)
             self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} for every element of a "
@@ -445,8 +311,8 @@ class RecompilationHazard(Rule):
         (or a comprehension) uses a name that the innermost loop around it rebinds, so each
         iteration compiles a different function on purpose (a sweep over dtypes or tile sizes),
         not the same one again."""
-        layout = _layout(self.ctx.index)
-        loops = layout.loops_of.get(node)
+        index = self.ctx.index
+        loops = index.loops_of.get(node)
         used = set()
         stack = [node]
         while stack:
@@ -454,9 +320,12 @@ class RecompilationHazard(Rule):
             if isinstance(item, cst.Name):
                 used.add(item.value)
             stack.extend(iter_children(item))
-        if node in layout.per_element:  # the element of a comprehension: its targets change
-            return any(isinstance(b.node, cst.CompFor) for name in used for b in layout.bindings.get((scope, name), ()))
-        return bool(loops) and any(layout.rebinds(scope, name, loops[-1]) for name in used)
+        comprehension = index.per_element.get(node)
+        if comprehension is not None:  # the element of a comprehension: its targets change
+            return any(where is not None and where.kind == Scope.COMPREHENSION
+                       for where in map(comprehension.resolve, used))
+        return bool(loops) and any(loops[-1] in b.loops for name in used for b in scope.scope.bindings_of(name)
+                                   if b.kind is not BindingKind.PARAMETER and b.binds_value)
 
     def _kept_elements(self) -> set:
         """Comprehension elements that are the wrapper itself (``{a: jax.jit(f_a) for a in agents}``):
@@ -475,7 +344,7 @@ class RecompilationHazard(Rule):
         return kept
 
     def _repeated(self, call: cst.Call) -> bool:
-        return call in self.ctx.index.calls_in_loops or call in _layout(self.ctx.index).per_element
+        return call in self.ctx.index.calls_in_loops or call in self.ctx.index.per_element
 
     def _called_repeatedly(self, scope: FunctionInfo, depth: int = 0) -> bool:
         """Evidence that a function runs many times, so that what it compiles per call is compiled
@@ -512,7 +381,7 @@ class RecompilationHazard(Rule):
         if outer is not None:
             return [outer]
         for inner, use in index.called_immediately.items():
-            if index.qualify(inner.func) in _FRESH_FUNCTION_TRANSFORMS and any(
+            if index.qualify(inner.func) in jax_api.FRESH_FUNCTION_TRANSFORMS and any(
                     arg.value is site for arg in inner.args):
                 return [use]
         return []
@@ -535,9 +404,8 @@ class RecompilationHazard(Rule):
                     chains[site] = chain
         if not chains:
             return
-        layout = _layout(index)
         for site, chain in chains.items():
-            scope = layout.scope_of.get(site)
+            scope = index.owner_of(site)
             if isinstance(scope, cst.ClassDef) or scope in traced_scopes:
                 continue
             layer, inner = chain
@@ -557,7 +425,7 @@ class RecompilationHazard(Rule):
                 continue
             if scope is None:
                 continue
-            if site in layout.per_element:
+            if site in index.per_element:
                 if per_evaluation and site not in self._kept_elements() and not (
                         _runs_once(scope) and self._configured_per_iteration(site, scope)):
                     self.report(site, f"`{self.ctx.code(site.func)}` of {what} for every element of a comprehension: a fresh "
@@ -565,9 +433,10 @@ class RecompilationHazard(Rule):
                 continue
             if _runs_once(scope):
                 continue
-            if any(name in scope.global_names for name in layout.names_of.get(site, ())):
+            names = index.names_assigned(site)
+            if any(name in scope.global_names for name in names):
                 continue  # kept in a module global
-            calls = [c for name in layout.names_of.get(site, ()) for c in index.scope_calls.get((scope, name), [])]
+            calls = [c for name in names for c in index.scope_calls.get((scope, name), [])]
             calls += self._immediate_uses(site)
             if len(calls) == 1 and not self._repeated(calls[0]) and self._called_repeatedly(scope):
                 self.report(site, f"`{self.ctx.code(site.func)}` of {what} on every call of `{scope.label}`, used "
@@ -581,7 +450,7 @@ class RecompilationHazard(Rule):
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         t = index.transform_of(call.func)
-        if t is None or t.name not in _COMPILING:
+        if t is None or t.name not in jax_api.COMPILING_TRANSFORMS:
             return None
         target = _function_argument(call)
         fresh_layer: Optional[cst.Call] = None
@@ -589,7 +458,7 @@ class RecompilationHazard(Rule):
         while isinstance(target, cst.Call) and isinstance(target.func, (cst.Name, cst.Attribute)):
             q = index.qualify(target.func)
             layer = index.transform_of(target.func)
-            if q in _FRESH_FUNCTION_TRANSFORMS:
+            if q in jax_api.FRESH_FUNCTION_TRANSFORMS:
                 if fresh_layer is None:
                     fresh_layer = target
             elif q not in jax_api.NON_STAGING and (layer is None or layer.abstract):
@@ -610,7 +479,7 @@ class RecompilationHazard(Rule):
             return None
         return fresh_layer, target
 
-    def _fresh_callable(self, inner: cst.BaseExpression, scope: _Scope) -> Optional[Tuple[str, bool, bool]]:
+    def _fresh_callable(self, inner: cst.BaseExpression, scope: Owner) -> Optional[Tuple[str, bool, bool]]:
         """Whether the innermost callable of a chain is a new object each time: how a message names it,
         whether it is new on every evaluation (a lambda, a partial, a bound method outside setup
         methods), whether it is new on every loop iteration (a ``def`` in the loop).  A nested ``def``
@@ -679,17 +548,20 @@ class RecompilationHazard(Rule):
             return f"`{value.value}`"
         if not isinstance(value, cst.Name):
             return f"`{code(value)}`" if _grows_with(value, loop_vars, numbers_only) else None
-        layout = _layout(self.ctx.index)
-        scope = layout.scope_of.get(call)
+        index = self.ctx.index
+        scope = index.owner_of(call)
         name = value.value
-        if name in layout.declared or isinstance(scope, cst.ClassDef):
+        if name in index.declared_names or isinstance(scope, cst.ClassDef):
             return None
         if numbers_only and scope is not None and any(p.name.value == name for p, _ in scope.params):
             return None  # maybe not a Python number
         varying = loop_vars | {name}
-        loops = set(layout.loops_of.get(call, ()))
+        loops = set(index.loops_of.get(call, ()))
         changing = None
-        for b in layout.bindings.get((scope, name), ()):
+        own = index.scope_model.module_scope if scope is None else scope.scope
+        for b in own.bindings_of(name):
+            if b.kind is BindingKind.PARAMETER or not b.binds_value:
+                continue
             if isinstance(b.node, cst.AugAssign):
                 number = _is_number(b.node.value) or _grows_with(b.node.value, varying, True)
                 grows = isinstance(b.node.operator, _GROWING_ASSIGN_OPERATORS)
