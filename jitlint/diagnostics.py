@@ -54,6 +54,11 @@ class Diagnostic:
     #: builds it, or gives None when the rule offers none here; never cached, never pickled
     deferred_fix: Optional[Callable[[], Optional[Fix]]] = field(default=None, compare=False, repr=False)
 
+    def __getstate__(self) -> dict:
+        """What is pickled (to and from a worker process): not ``deferred_fix``, a closure over the
+        analysis; a finding unpickled reads the default, None."""
+        return {name: value for name, value in self.__dict__.items() if name != "deferred_fix"}
+
     def built_fix(self) -> Optional[Fix]:
         """The fix, built now if it was deferred."""
         if self.fix is None and self.deferred_fix is not None:
