@@ -19,8 +19,8 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("fixes", ("jitlint.fixes",)),
     ("engine", ("jitlint.engine", "jitlint.fixing")),
     ("runner", ("jitlint.runner", "jitlint.output")),
-    ("front ends", ("jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.verify", "jitlint.docs",
-                    "jitlint.record", "jitlint.settings", "jitlint.__main__")),
+    ("front ends", ("jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.lsp_worker", "jitlint.verify",
+                    "jitlint.docs", "jitlint.record", "jitlint.settings", "jitlint.__main__")),
     # the package itself is the public API (lint_source, fix_source): it may import anything
     ("public API", ("jitlint",)),
 ]

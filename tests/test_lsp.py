@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Sequence, Set, Tuple
 
 import pytest
 
@@ -322,50 +323,190 @@ async def test_code_that_does_not_parse_shows_one_diagnostic_where_it_stops(clie
     assert error.range.start == types.Position(result.error.line - 1, result.error.column - 1)
 
 
-def test_the_worker_stops_a_superseded_lint_and_lints_only_the_newest_text():
-    from pygls.workspace.position_codec import PositionCodec
+# ------------------------------------------------------------------ the worker process, huge documents
 
-    from jitlint.analysis.cancel import checkpoint
-    from jitlint.lsp import Job, Snapshot, Worker
+#: a generated module whose parse takes seconds (18,000 lines: 4 s on a quiet 2-CPU machine, more when loaded)
+HUGE_FUNCTIONS = 2000
+HUGE = jitted_functions(HUGE_FUNCTIONS)
 
-    def job(version: int) -> Job:
-        return Job(Snapshot("file:///m.py", version, f"# version {version}\n", PositionCodec()), {})
 
-    started, done, gate = threading.Event(), threading.Event(), threading.Event()
-    linted: List[int] = []
-    stopped: List[str] = []
-    delivered: List[tuple] = []
+def parse_time(text: str) -> float:
+    """How long LibCST takes to parse ``text`` here and now (the machine's load included)."""
+    import libcst
 
-    def lint(job: Job) -> str:
-        linted.append(job.snapshot.version)
-        if job.snapshot.version == 1:  # a long analysis, passing its checkpoints until it is stopped
-            started.set()
+    start = time.perf_counter()
+    libcst.parse_module(text)
+    return time.perf_counter() - start
+
+
+def processes_under(parent: int, command: str = "") -> Set[int]:
+    """The processes whose parent is ``parent`` (and whose command line holds ``command``), from /proc."""
+    out: Set[int] = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                for _ in range(600_000):
-                    checkpoint()
-                    time.sleep(0.0001)
-            except BaseException as exc:
-                stopped.append(type(exc).__name__)
-                raise
-        return f"findings of version {job.snapshot.version}"
+                with open(f"/proc/{name}/stat") as fh:
+                    stat = fh.read()
+                with open(f"/proc/{name}/cmdline", "rb") as fh:
+                    line = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == parent and command in line:
+                out.add(int(name))
+    return out
+
+
+def workers_of(server: int) -> Set[int]:
+    """The worker processes of a server (not multiprocessing's resource tracker)."""
+    return processes_under(server, "spawn_main")
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (dead, waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process tree from /proc")
+
+
+@contextlib.asynccontextmanager
+async def own_server(tmp_path: Path):
+    """A `jitlint server` of the test's own (not the fixture's: the test ends it), with every
+    publishDiagnostics it sends, in order."""
+    from pygls.lsp.client import LanguageClient as PlainClient
+
+    client = PlainClient("jitlint-test", "1")
+    published: List[types.PublishDiagnosticsParams] = []
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: types.PublishDiagnosticsParams) -> None:
+        published.append(params)
+
+    await client.start_io(sys.executable, "-m", "jitlint", "server")
+    try:
+        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        client.initialized(types.InitializedParams())
+        yield client, published
+    finally:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+        await client.stop()
+
+
+async def timed(request) -> Tuple[float, object]:
+    start = time.perf_counter()
+    answer = await request
+    return time.perf_counter() - start, answer
+
+
+async def until(condition, seconds: float = 600) -> None:
+    """Wait until ``condition()`` holds (a bound for a hung server, not a speed target)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the server did not get there"
+        await asyncio.sleep(0.05)
+
+
+@needs_proc
+@pytest.mark.asyncio
+async def test_requests_are_answered_while_a_huge_document_is_parsed_and_no_worker_outlives_the_server(tmp_path):
+    parse = parse_time(HUGE)
+    bound = parse / 4  # a thread of the server that parses holds the interpreter lock for most of the parse
+    async with own_server(tmp_path) as (client, published):
+        small = tmp_path / "relu.py"
+        small_uri = open_without_waiting(client, small, SEEDED)
+        first = await code_actions(client, small, 4)  # waits for the findings, and builds the fix
+        assert first[0].title.startswith("JIT201: ")
+        big = open_without_waiting(client, tmp_path / "huge.py", HUGE)
+        answers: List[float] = []
+        window = time.perf_counter() + 1.5 * parse  # the worker parses at the start of the analysis
+        while time.perf_counter() < window:
+            elapsed, again = await timed(code_actions(client, small, 4))
+            assert [a.title for a in again] == [a.title for a in first]
+            answers.append(elapsed)
+            await asyncio.sleep(0.02)
+        assert [p.uri for p in published] == [small_uri]  # all of it while the huge document was analysed
+        assert len(answers) >= 10 and max(answers) < bound, (answers, parse)
+        spawned = processes_under(client._server.pid)
+        assert workers_of(client._server.pid)  # the worker process and its spare (and multiprocessing's tracker)
+        elapsed, _ = await timed(client.shutdown_async(None))
+        assert elapsed < bound, (elapsed, parse)
+        client.exit(None)
+        await asyncio.wait_for(client._server.wait(), 60)
+        assert client._server.returncode == 0
+        assert [pid for pid in spawned if running(pid)] == []
+    assert big not in {p.uri for p in published}
+
+
+@needs_proc
+@pytest.mark.asyncio
+async def test_an_edit_while_a_huge_document_is_parsed_replaces_the_worker_and_only_the_new_text_is_published(
+        client: LanguageClient, tmp_path):
+    published = record_publishes(client)
+    await open_document(client, tmp_path / "relu.py", SEEDED)  # the worker process is up
+    await until(lambda: len(workers_of(client._server.pid)) == 2)  # and its spare
+    before = workers_of(client._server.pid)
+    path = tmp_path / "huge.py"
+    uri = open_without_waiting(client, path, HUGE)
+    await asyncio.sleep(0.5)  # the worker parses it (for seconds)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=HAZARDS.read_text())]))
+    newer = await until_published(client, published, uri, 2)
+    assert as_findings(newer.diagnostics) == check_findings(path, HAZARDS.read_text())
+    await code_actions(client, path, 0)  # a round trip: whatever the server sent before its answer is here now
+    assert [p.version for p in published if p.uri == uri] == [2]  # version 1 was never published
+    await until(lambda: len(workers_of(client._server.pid)) == 2)
+    after = workers_of(client._server.pid)
+    assert len(before - after) == 1  # the worker that parsed version 1 was killed; its spare took over
+    assert len(after - before) == 1  # and a new spare was started
+    assert not any(running(pid) for pid in before - after)
+
+
+def test_the_worker_lints_the_newest_text_only_and_rebuilds_fixes_a_killed_process_held(tmp_path):
+    from jitlint.lsp_worker import Job, Worker
+
+    delivered: List[tuple] = []
+    arrived = threading.Condition()
 
     def deliver(job: Job, outcome: object) -> None:
-        delivered.append((job.snapshot.version, outcome))
-        done.set()
+        with arrived:
+            delivered.append((job.uri, job.version, outcome))
+            arrived.notify_all()
 
-    worker = Worker(lint, deliver)
-    worker.lint(job(1))
-    assert started.wait(60)
-    worker.lint(job(2))
-    assert done.wait(60)
-    assert stopped == ["_Superseded"] and delivered == [(2, "findings of version 2")]
-    # a burst while the worker is busy: only the newest text is linted
-    done.clear()
-    busy = worker.call("file:///other.py", gate.wait)
-    for version in (3, 4, 5):
-        worker.lint(job(version))
-    gate.set()
-    assert busy.result(60) is True
-    assert done.wait(60)
-    assert linted == [1, 2, 5] and delivered[-1] == (5, "findings of version 5")
-    worker.stop()
+    def job(name: str, version: int, text: str) -> Job:
+        path = str(tmp_path / name)
+        return Job(Path(path).as_uri(), version, text, {path: text.encode()}, "utf-16")
+
+    def delivery(uri: str, version: int) -> object:
+        with arrived:
+            assert arrived.wait_for(lambda: any(d[:2] == (uri, version) for d in delivered), 600)
+        return next(d[2] for d in delivered if d[:2] == (uri, version))
+
+    worker = Worker(deliver)
+    try:
+        relu = job("relu.py", 1, SEEDED)
+        worker.lint(relu)
+        result, diagnostics, config_error = delivery(relu.uri, 1)
+        assert [d.code for d in result.diagnostics] == ["JIT201"] and config_error is None
+        assert all(d.deferred_fix is None for d in result.diagnostics)  # sent without the closures
+        fix = worker.call(relu.uri, "fixes", relu, [0]).result(600)[0]
+        assert fix is not None and fix.edits
+        first = worker.pids[0]
+        # a burst of edits while the worker parses the huge text: it is killed, and only the newest text is linted
+        worker.lint(job("huge.py", 1, HUGE))
+        time.sleep(0.5)
+        for version in (2, 3, 4):
+            worker.lint(job("huge.py", version, f"# version {version}\n" + CLEAN))
+        delivery(job("huge.py", 4, "").uri, 4)
+        assert [d[:2] for d in delivered] == [(relu.uri, 1), (job("huge.py", 4, "").uri, 4)]
+        assert worker.killed == 1 and first not in worker.pids and not running(first)
+        # the process that held the lint of relu.py is gone: it is linted again for its fix
+        assert worker.call(relu.uri, "fixes", relu, [0]).result(600) == {0: fix}
+    finally:
+        worker.stop(wait=True)
+    assert worker.pids == []

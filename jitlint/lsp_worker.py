@@ -1,0 +1,521 @@
+"""The analysis of the editor server (``jitlint server``), in a process of its own.
+
+LibCST's parser is native code that holds the interpreter lock for as long as it parses (seconds for a
+module of tens of thousands of lines), and it cannot be stopped halfway: an analysis on a thread of the
+server freezes the server while it parses.  So every analysis runs in one long-lived worker process
+(:func:`serve`, started with ``spawn``: the server has threads, and a forked copy of a process with
+threads can deadlock), and the server's side (:class:`Worker`) only hands it work and reads the answers,
+on a thread of its own.
+
+* One request at a time.  For each document only its newest text waits (a burst of edits is analysed
+  once); other work (building fixes, fix-all, forgetting a closed document) goes first.
+* When a request's document gets a newer text (or is closed) while the process works on it, the process
+  is asked to stop (a shared flag that its checkpoints read, :mod:`jitlint.analysis.cancel`); when it has
+  not stopped after :data:`GRACE` seconds (it is parsing), it is killed, and a spare process, started
+  beforehand, takes its place.  Nothing of the stopped request is delivered.
+* The process keeps the last lint of each document, with its fixes deferred, and builds fixes from it
+  when asked; a process that was killed lost them, and lints that version again when asked for its fixes.
+* What crosses between the processes is pickled: jobs, findings (without their deferred fixes), LSP
+  diagnostics, fixes.
+* The processes die with the server (:func:`jitlint.runner._die_with`), and :meth:`Worker.stop` kills
+  them.
+"""
+from __future__ import annotations
+
+import bisect
+import collections
+import concurrent.futures
+import functools
+import logging
+import multiprocessing
+import os
+import re
+import threading
+import time
+import traceback
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
+
+from jitlint.analysis.cancel import checking, checkpoint
+from jitlint.config import Config, ConfigError, find_config
+from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
+
+SOURCE = "jitlint"
+#: seconds a request that was asked to stop may take to stop at a checkpoint before its process is killed
+GRACE = 0.3
+#: seconds between two looks at whether the request in progress was superseded
+POLL = 0.02
+_LINE = re.compile(r"\bline (\d+)\b(?! of )")
+#: what ends a line for LSP positions (and for LibCST's line numbers): not a form feed or U+2028
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_log = logging.getLogger(__name__)
+
+
+def path_of(uri: str) -> str:
+    """The file a ``file:`` URI names (the URI itself for unsaved documents)."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return uri
+    path = unquote(parsed.path)
+    if os.name == "nt" and re.match(r"/[A-Za-z]:", path):
+        path = path[1:]
+    return path
+
+
+def cache_dir_for(path: str) -> Optional[str]:
+    """The results cache of the project a document belongs to (``$JITLINT_CACHE_DIR`` first)."""
+    from jitlint.files import project_root
+
+    if os.environ.get("JITLINT_CACHE_DIR"):
+        return os.environ["JITLINT_CACHE_DIR"]
+    root = project_root(path) if os.path.isabs(path) else None
+    return os.path.join(root, ".jitlint_cache") if root else None
+
+
+class Superseded(BaseException):
+    """The document changed (or closed) while its analysis ran: the analysis stops and is dropped.
+
+    A BaseException, so that no ``except Exception`` of the analysis (a rule's crash guard, the
+    runner's) turns it into a finding."""
+
+
+class Snapshot:
+    """One version of a document's text, split into lines once (converting each position must not
+    split a 200,000-line text again), with the position encoding the client asked for."""
+
+    def __init__(self, uri: str, version: Optional[int], text: str, codec: PositionCodec) -> None:
+        self.uri, self.version, self.text, self.codec = uri, version, text, codec
+
+    @functools.cached_property
+    def starts(self) -> List[int]:
+        """The offset where each line starts (split when first needed)."""
+        return [0] + [m.end() for m in _LINE_END.finditer(self.text)]
+
+    @functools.cached_property
+    def lines(self) -> List[str]:
+        return [self.text[a:b] for a, b in zip(self.starts, self.starts[1:] + [len(self.text)])]
+
+    def line_text(self, line: int) -> Optional[str]:
+        """Line ``line`` (1-based) without its line break; None past the end."""
+        if not 0 < line <= len(self.lines):
+            return None
+        return self.lines[line - 1].rstrip("\r\n")
+
+    def position(self, line: int, column: int) -> types.Position:
+        """1-based line and code-point column -> an LSP position in the client's units (UTF-16 by default)."""
+        return self.codec.position_to_client_units(self.lines, ServerTextPosition(max(line - 1, 0), max(column - 1, 0)))
+
+    def at_offset(self, offset: int) -> types.Position:
+        """An index into the text -> an LSP position."""
+        row = bisect.bisect_right(self.starts, offset) - 1
+        return self.codec.position_to_client_units(self.lines, ServerTextPosition(row, offset - self.starts[row]))
+
+    def line_range(self, line: int) -> types.Range:
+        text = self.line_text(line) or ""
+        start = len(text) - len(text.lstrip())
+        return types.Range(self.position(line, start + 1), self.position(line, len(text) + 1))
+
+    def edit_range(self, start: int, end: int) -> types.Range:
+        return types.Range(self.at_offset(start), self.at_offset(end))
+
+
+class Job:
+    """One version of a document, as the worker process gets it (taken on the server's message loop).
+
+    ``overrides`` holds the text of every open document: the analysis reads the editor's buffers,
+    not the files on disk."""
+
+    def __init__(self, uri: str, version: Optional[int], text: str, overrides: Dict[str, bytes],
+                 encoding: str) -> None:
+        self.uri, self.version, self.text, self.overrides, self.encoding = uri, version, text, overrides, encoding
+        self.generation = 0  # set by the Worker
+
+    @property
+    def path(self) -> str:
+        return path_of(self.uri)
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.uri, self.version, self.text, PositionCodec(self.encoding))
+
+
+# ------------------------------------------------------------------------ in the worker process
+
+def to_lsp(snapshot: Snapshot, diag: Diagnostic) -> types.Diagnostic:
+    from jitlint.rules.base import rule_url
+
+    here = types.Range(snapshot.position(diag.line, diag.column), snapshot.position(diag.end_line, diag.end_column))
+    related = []
+    for link in diag.reason:
+        match = _LINE.search(link)
+        where = snapshot.line_range(int(match.group(1))) if match else here
+        related.append(types.DiagnosticRelatedInformation(
+            location=types.Location(uri=snapshot.uri, range=where), message=f"why: {link}"))
+    page = rule_url(diag.code)
+    return types.Diagnostic(
+        range=here, message=diag.message, severity=types.DiagnosticSeverity.Warning, code=diag.code,
+        code_description=types.CodeDescription(href=page) if page is not None else None, source=SOURCE,
+        related_information=related or None)
+
+
+def error_to_lsp(snapshot: Snapshot, error: FileError) -> types.Diagnostic:
+    here = types.Range(snapshot.position(error.line, error.column), snapshot.position(error.line, error.column + 1))
+    return types.Diagnostic(range=here, message=error.message, severity=types.DiagnosticSeverity.Error,
+                            code="syntax-error" if not error.internal else "internal-error", source=SOURCE)
+
+
+def config_for(path: str) -> Tuple[Optional[Config], Optional[str]]:
+    """The configuration ``jitlint check PATH`` would use (None when the file is excluded), and the
+    error of a configuration that could not be read (the defaults apply then)."""
+    if not os.path.isabs(path):
+        return Config(), None
+    try:
+        config = find_config(os.path.dirname(path))
+    except ConfigError as exc:
+        return Config(), str(exc)
+    if config.source is not None:
+        root = os.path.dirname(os.path.abspath(config.source))
+        if os.path.abspath(path).startswith(root + os.sep) and config.is_excluded(path, root):
+            return None, None
+    return config, None
+
+
+#: what a lint sends back: the findings (their fixes unbuilt), their LSP diagnostics (the same order, then
+#: the error's), and the error of a configuration that could not be read
+Linted = Tuple[FileResult, List[types.Diagnostic], Optional[str]]
+
+
+class _Lint:
+    """The last lint of a document, kept in the worker process: its findings carry their deferred
+    fixes; ``with_fixes`` is the same text linted again with every fix built (made only when a
+    finding read from the cache, which comes without the means to build its fix, needs its fix)."""
+
+    def __init__(self, job: Job, config: Optional[Config], result: FileResult) -> None:
+        self.job, self.config, self.result = job, config, result
+        self.with_fixes: Optional[FileResult] = None
+
+
+class Analyser:
+    """What the worker process does for the server; it keeps the last lint of each document."""
+
+    def __init__(self) -> None:
+        self.lints: Dict[str, _Lint] = {}
+
+    def lint(self, job: Job) -> Linted:
+        """One version of a document linted as ``jitlint check`` would, its fixes left unbuilt."""
+        from jitlint.runner import lint_files
+
+        config, config_error = config_for(job.path)
+        if config is None:
+            result = FileResult(job.path)
+        else:
+            result, = lint_files([job.path], config, cache_dir=cache_dir_for(job.path), overrides=job.overrides,
+                                 context=os.path.isabs(job.path), build_fixes=False)
+        snapshot = job.snapshot()
+        diagnostics = []
+        for diag in result.diagnostics:
+            checkpoint()
+            diagnostics.append(to_lsp(snapshot, diag))
+        if result.error is not None:  # code that does not parse (yet): one diagnostic where it stops
+            diagnostics.append(error_to_lsp(snapshot, result.error))
+        self.lints[job.uri] = _Lint(job, config, result)
+        return result, diagnostics, config_error
+
+    def fixes(self, job: Job, indices: Sequence[int]) -> Dict[int, Optional[Fix]]:
+        """The fixes of the findings ``indices`` of the lint of ``job`` (linted again when this
+        process does not hold it: it was started after that lint)."""
+        lint = self.lints.get(job.uri)
+        if lint is None or (lint.job.version, lint.job.text) != (job.version, job.text):
+            self.lint(job)
+            lint = self.lints[job.uri]
+        out: Dict[int, Optional[Fix]] = {}
+        for i in indices:
+            checkpoint()
+            diag = lint.result.diagnostics[i]
+            if diag.fix is not None or diag.deferred_fix is not None:
+                out[i] = diag.built_fix()
+                continue
+            # read from the cache: the same text linted again, with its fixes this time
+            if lint.with_fixes is None:
+                lint.with_fixes = self._lint_with_fixes(lint)
+            out[i] = next((d.fix for d in lint.with_fixes.diagnostics
+                           if (d.line, d.column, d.code) == (diag.line, diag.column, diag.code)), None)
+        return out
+
+    @staticmethod
+    def _lint_with_fixes(lint: _Lint) -> FileResult:
+        from jitlint.runner import lint_files
+
+        job = lint.job
+        if lint.config is None:
+            return FileResult(job.path)
+        result, = lint_files([job.path], lint.config, cache_dir=cache_dir_for(job.path), overrides=job.overrides,
+                             context=os.path.isabs(job.path))
+        return result
+
+    @staticmethod
+    def fix_all(job: Job) -> Optional[Tuple[int, str]]:
+        """Every safe fix of the document, as ``jitlint check --fix`` makes them: how many, and the
+        fixed text (None when nothing changes)."""
+        from jitlint.runner import fix_files
+
+        config, _ = config_for(job.path)
+        if config is None:
+            return None
+        fixed = fix_files([job.path], config, unsafe=False, cache_dir=cache_dir_for(job.path),
+                          overrides=job.overrides, context=os.path.isabs(job.path))[job.path].result
+        if fixed is None or fixed.error is not None or not fixed.changed:
+            return None
+        return len(fixed.applied), fixed.fixed
+
+    def forget(self, uri: str) -> None:
+        self.lints.pop(uri, None)
+
+
+def serve(conn: Connection, stop: Any, owner: int) -> None:
+    """The worker process: answer the requests ``(id, what, args)`` that come over ``conn``, one at a
+    time, until it closes; a request stops at its next checkpoint once ``stop.value`` is its id."""
+    from jitlint.runner import _die_with
+
+    _die_with(owner)
+    from jitlint import engine, runner  # noqa: F401 - imported now: their time is start-up, not the first lint
+
+    analyser = Analyser()
+
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        ident, what, args = request
+
+        def stopped(ident: int = ident) -> None:
+            if stop.value == ident:
+                raise Superseded()
+
+        try:
+            stopped()
+            conn.send((ident, "started", None))
+            with checking(stopped):
+                reply = (ident, "done", getattr(analyser, what)(*args))
+        except Superseded:
+            reply = (ident, "superseded", None)
+        except Exception:  # noqa: BLE001 - handed to the server, which logs it
+            reply = (ident, "failed", traceback.format_exc())
+        conn.send(reply)
+
+
+# -------------------------------------------------------------------------- in the server
+
+class _Failed(Exception):
+    """The worker process failed a request (a bug in jitlint) or died."""
+
+
+class _Process:
+    """A worker process and the server's end of its pipe (started on the Worker's thread: the kernel's
+    parent-death signal, see :func:`jitlint.runner._die_with`, follows the thread that started it)."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.stop = context.RawValue("q", 0)
+        self.process = context.Process(target=serve, args=(child, self.stop, os.getpid()),
+                                       name="jitlint-lsp-worker", daemon=True)
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+class Worker:
+    """The server's side of the worker process: a thread that hands it one request at a time.
+
+    ``waiting`` holds, per document, only the newest text to lint (not a queue of versions); tasks are
+    the other work a request needs (building fixes, fix-all, forgetting a closed document), run before
+    the waiting lints.  ``deliver(job, outcome)`` gets, on this thread, what a lint gave (a
+    :data:`Linted`, or the exception of a failed one); a lint that was superseded delivers nothing."""
+
+    def __init__(self, deliver: Callable[[Job, Any], None]) -> None:
+        self._deliver = deliver
+        self._cond = threading.Condition()
+        self.waiting: Dict[str, Job] = {}
+        self._tasks: Deque[Tuple[tuple, Optional["concurrent.futures.Future[Any]"], str, int]] = collections.deque()
+        #: per document: a generation, bumped by every new version and by closing it (the work of an older
+        #: generation is superseded), and the version it is of (None once closed)
+        self._latest: Dict[str, Tuple[int, Optional[int]]] = {}
+        self._stopped = False
+        self._thread: Optional[threading.Thread] = None
+        self._process: Optional[_Process] = None
+        self._spare: Optional[_Process] = None
+        self._requests = 0
+        #: how many worker processes were killed because what they worked on was superseded
+        self.killed = 0
+
+    def lint(self, job: Job) -> None:
+        """Lint ``job`` next (replacing the text of the same document that waits, if any)."""
+        with self._cond:
+            generation, version = self._latest.get(job.uri, (0, None))
+            if version is None or version != job.version:  # the same text again (a save) supersedes nothing
+                generation += 1
+            self._latest[job.uri] = (generation, job.version)
+            job.generation = generation
+            self.waiting[job.uri] = job
+            self._start()
+            self._cond.notify()
+
+    def forget(self, uri: str) -> None:
+        """The document was closed: its waiting text is dropped, work on it in progress stops, and the
+        worker process forgets its last lint."""
+        with self._cond:
+            self.waiting.pop(uri, None)
+            generation = self._generation(uri) + 1
+            self._latest[uri] = (generation, None)
+            if self._thread is not None:
+                self._tasks.append((("forget", (uri,)), None, uri, generation))
+                self._cond.notify()
+
+    def call(self, uri: str, what: str, *args: Any) -> "concurrent.futures.Future[Any]":
+        """``Analyser.<what>(*args)`` in the worker process, before the waiting lints; its future
+        (cancelled: not run) gives None when the document changed meanwhile."""
+        future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+        with self._cond:
+            if self._stopped:
+                future.set_result(None)
+                return future
+            self._tasks.append(((what, args), future, uri, self._generation(uri)))
+            self._start()
+            self._cond.notify()
+        return future
+
+    def stop(self, wait: bool = False) -> None:
+        """No more work; the worker processes are killed (``wait``: before this returns)."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+            thread = self._thread
+        if wait and thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    @property
+    def pids(self) -> List[int]:
+        """The worker processes alive now (the one in use first, then the spare)."""
+        return [p.process.pid for p in (self._process, self._spare) if p is not None and p.process.is_alive()]
+
+    def _start(self) -> None:
+        if self._thread is None and not self._stopped:
+            self._thread = threading.Thread(target=self._run, name="jitlint-lsp-worker", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while not (self._stopped or self._tasks or self.waiting):
+                        self._cond.wait()
+                    if self._stopped:
+                        return
+                    task = self._tasks.popleft() if self._tasks else None
+                    job = self.waiting.pop(next(iter(self.waiting))) if task is None else None
+                if task is not None:
+                    self._run_task(*task)
+                elif job is not None:
+                    self._run_lint(job)
+        finally:
+            for process in (self._process, self._spare):
+                if process is not None:
+                    process.kill()
+            self._process = self._spare = None
+
+    def _generation(self, uri: str) -> int:
+        return self._latest.get(uri, (0, None))[0]
+
+    def _superseded(self, uri: str, generation: int) -> bool:
+        return self._stopped or self._generation(uri) != generation
+
+    def _run_task(self, request: tuple, future: Optional["concurrent.futures.Future[Any]"], uri: str,
+                  generation: int) -> None:
+        if future is None:  # forget: nothing to do when no process holds anything
+            if self._process is not None:
+                self._ask(request, uri, generation)
+            return
+        if not future.set_running_or_notify_cancel():
+            return  # the request was cancelled before its turn came
+        try:
+            future.set_result(self._ask(request, uri, generation))
+        except Superseded:
+            future.set_result(None)
+        except _Failed as exc:
+            future.set_exception(exc)
+
+    def _run_lint(self, job: Job) -> None:
+        try:
+            outcome = self._ask(("lint", (job,)), job.uri, job.generation)
+        except Superseded:
+            return  # a newer text waits (or none is wanted): nothing of this one is kept
+        except _Failed as exc:  # a bug in jitlint must not stop the server
+            _log.error("jitlint: linting %s failed: %s", job.uri, exc)
+            outcome = exc
+        self._deliver(job, outcome)
+
+    def _ready(self) -> _Process:
+        """The process to ask: the one in use, else the spare, else a new one; and a new spare."""
+        if self._process is None or not self._process.process.is_alive():
+            if self._process is not None:
+                self._process.kill()
+            self._process, self._spare = self._spare or _Process(), None
+        return self._process
+
+    def _died(self, process: _Process) -> _Failed:
+        """A worker process that died of itself (a crash in native code, the out-of-memory killer)."""
+        self._process = None
+        process.kill()
+        return _Failed("the worker process died")
+
+    def _ask(self, request: tuple, uri: str, generation: int) -> Any:
+        """Send ``request`` to the worker process and wait for its answer, asking it to stop when the
+        document moves on meanwhile, and killing it when it does not stop within :data:`GRACE`."""
+        if self._superseded(uri, generation):
+            raise Superseded()
+        process = self._ready()
+        self._requests += 1
+        ident = self._requests
+        try:
+            process.conn.send((ident,) + request)
+        except OSError:  # it died (and was not killed by us: that happens only below)
+            raise self._died(process) from None
+        if self._spare is None:  # started now, while the request runs: ready when the next kill comes
+            self._spare = _Process()
+        started = False
+        asked_to_stop: Optional[float] = None
+        while True:
+            if wait([process.conn, process.process.sentinel], timeout=POLL):
+                try:
+                    got, status, payload = process.conn.recv()
+                except (EOFError, OSError):
+                    raise self._died(process) from None
+                if got != ident:
+                    continue
+                if status == "started":
+                    started = True
+                    continue
+                if status == "done":
+                    return payload
+                if status == "superseded":
+                    raise Superseded()
+                raise _Failed(payload)
+            if asked_to_stop is None and self._superseded(uri, generation):
+                process.stop.value = ident
+                asked_to_stop = time.monotonic()
+            if asked_to_stop is not None and (
+                    self._stopped or (started and time.monotonic() - asked_to_stop > GRACE)):
+                self._process = None
+                process.kill()  # in native code (the parse) that cannot be stopped: no other way
+                self.killed += 1
+                raise Superseded()
