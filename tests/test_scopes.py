@@ -438,3 +438,120 @@ def test_a_changing_global_read_in_the_jitted_function_is_reported(shape):
     assert result.error is None
     want = [i for i, line in enumerate(source.splitlines(), 1) if line.endswith("# JIT101")]
     assert [d.line for d in result.diagnostics if d.code == "JIT101"] == want
+
+
+# --------------------------------------------- entry points answer for themselves
+
+def entry_of(index: ModuleIndex, name: str):
+    found = [e for e in index.entries if e.function.name == name]
+    assert len(found) == 1, name
+    return found[0]
+
+
+def bound_params(entry, call):
+    return [(index_code(arg.value), None if p is None else p.name.value) for arg, p in entry.bind_args(call)]
+
+
+def index_code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def test_static_params_by_number_name_and_negative_number():
+    index = index_of("""
+        import functools, jax
+        @functools.partial(jax.jit, static_argnums=(0, -1), static_argnames=("mode",))
+        def f(n, x, mode, k):
+            return x
+    """)
+    entry = entry_of(index, "f")
+    assert entry.static_params() == {"n", "k", "mode"}
+    assert entry.static_by_position() == {"n", "k"}
+
+
+def test_static_params_of_a_bound_method_skip_self():
+    index = index_of("""
+        import jax
+        class M:
+            def run(self, n, x):
+                return x
+            def go(self, x):
+                return jax.jit(self.run, static_argnums=0)(3, x)
+    """)
+    entry = entry_of(index, "run")
+    assert entry.self_bound and entry.static_params() == {"n"}
+    call = entry.visible_calls()[0]
+    assert bound_params(entry, call) == [("3", "n"), ("x", "x")]
+
+
+def test_bind_args_honours_every_parameter_kind():
+    index = index_of("""
+        import jax
+        @jax.jit
+        def f(a, /, b, *rest, c, **extra):
+            return a
+        f(1, 2, 3, 4, c=5, d=6)
+        f(1, a=2, b=7)
+        f(*xs, 7, c=8)
+        f(**kw, b=9)
+    """)
+    entry = entry_of(index, "f")
+    calls = sorted(entry.visible_calls(), key=lambda c: index_code(c.args[-1].value))  # by the last argument
+    assert len(calls) == 4
+    assert bound_params(entry, calls[0]) == [("1", "a"), ("2", "b"), ("3", None), ("4", None), ("5", "c"),
+                                            ("6", None)]
+    # `a` is positional-only: `a=2` goes to **extra
+    assert bound_params(entry, calls[1]) == [("1", "a"), ("2", None), ("7", "b")]
+    # after `*xs` a positional argument's place is unknown; a keyword still binds by name
+    assert bound_params(entry, calls[2]) == [("xs", None), ("7", None), ("8", "c")]
+    assert bound_params(entry, calls[3]) == [("kw", None), ("9", "b")]
+    param_c = [p for p, _ in entry.function.params if p.name.value == "c"][0]
+    assert index_code(entry.argument_for(calls[0], param_c).value) == "5"
+
+
+def test_bind_args_of_a_decorated_method_called_on_an_object():
+    index = index_of("""
+        import functools, jax
+        class M:
+            @functools.partial(jax.jit, static_argnums=0)
+            def run(self, n):
+                return n
+            def go(self):
+                return self.run(4)
+    """)
+    entry = entry_of(index, "run")
+    call = [c for c in entry.visible_calls() if isinstance(c.func, cst.Attribute)][0]
+    assert entry.binds_self(call)
+    assert bound_params(entry, call) == [("4", "n")]
+    assert entry.static_params() == {"self"}  # static_argnums=0 of a decorated method is `self`
+
+
+def test_visible_calls_are_the_wrapper_called_at_once_and_the_calls_by_name():
+    index = index_of("""
+        import jax
+        def f(x):
+            return x
+        y = jax.jit(f)(1)
+        g = jax.jit(f)
+        g(2)
+        g(3)
+        h(4)
+    """)
+    found = sorted(sorted(index_code(c) for c in e.visible_calls()) for e in index.entries if e.function.name == "f")
+    assert found == [["g(2)", "g(3)"], ["jax.jit(f)(1)"]]
+
+
+#: a static argument whose value the call binds through a keyword after an unpacking: JIT502 sees it
+def test_an_unhashable_keyword_after_an_unpacking_is_reported():
+    source = textwrap.dedent("""
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames=("sizes",))
+        def f(x, sizes):
+            return x
+
+        def run(args):
+            return f(*args, sizes=[1, 2])
+    """)
+    result = lint_source(source, "m.py", Config())
+    assert [(d.line, d.code) for d in result.diagnostics] == [(10, "JIT502")]

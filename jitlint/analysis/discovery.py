@@ -14,6 +14,7 @@ from jitlint.analysis.names import ImportTable
 from jitlint.analysis.scopes import BINDING_NODES, COMPREHENSIONS, BindingKind, Scope, ScopeBuilder
 from jitlint.analysis.syntax import (
     assigned_names,
+    bind_arguments,
     bound_names,
     call_argument,
     dotted_name,
@@ -136,6 +137,49 @@ class EntryPoint:
     #: a wrapper made by a decorator of this module (``@jax.jit @log_calls def f``): the
     #: decorator function and the parameter of it that holds the decorated function
     wrapper_of: Optional[Tuple[FunctionInfo, str, FunctionInfo]] = None
+    #: the calls through which this module calls the traced function (set once the module is indexed)
+    calls: Tuple[cst.Call, ...] = ()
+
+    def visible_calls(self) -> Tuple[cst.Call, ...]:
+        """Every call of the traced function this module shows: the wrapper called at once
+        (``jax.jit(f)(x)``), then the calls of each name it is called through."""
+        return self.calls
+
+    def positional_params(self) -> List[cst.Param]:
+        """The positional parameters a caller fills, after a bound ``self`` (``jax.jit(self.m)``)."""
+        positional = [p for p, kind in self.function.params if kind in ("posonly", "positional")]
+        return positional[1:] if self.self_bound and positional else positional
+
+    def static_by_position(self) -> Set[str]:
+        """The parameters ``static_argnums`` names (a negative number counts from the end)."""
+        positional = self.positional_params()
+        out: Set[str] = set()
+        for i in self.static_nums or ():
+            j = i + len(positional) if i < 0 else i
+            if 0 <= j < len(positional):
+                out.add(positional[j].name.value)
+        return out
+
+    def static_params(self) -> Set[str]:
+        """The parameters the transform holds static: by ``static_argnames`` or ``static_argnums``."""
+        return set(self.static_names or ()) | self.static_by_position()
+
+    def bind_args(self, call: cst.Call) -> List[Tuple[cst.Arg, Optional[cst.Param]]]:
+        """Each argument of ``call`` with the parameter of the traced function it binds, as Python
+        binds them: positional arguments in order (after ``self``, bound by ``jax.jit(self.m)`` or, on a
+        method jitted by its decorator, by the receiver of ``obj.m(...)``), keywords by name (not a
+        positional-only parameter).  None for an argument that goes to ``*args`` / ``**kwargs`` or to
+        no parameter, for an unpacking (``*xs``, ``**kw``), and for a positional argument after ``*xs``
+        (which position it takes is unknown)."""
+        params = self.function.params
+        positional = [p for p, kind in params if kind in ("posonly", "positional")]
+        bound = (1 if self.self_bound else 0) + (1 if self.binds_self(call) else 0)
+        skipped = set(positional[:bound])
+        return bind_arguments([(p, kind) for p, kind in params if p not in skipped], call.args)
+
+    def argument_for(self, call: cst.Call, param: cst.Param) -> Optional[cst.Arg]:
+        """The argument ``call`` surely binds to ``param``, if any."""
+        return next((arg for arg, bound in self.bind_args(call) if bound is param), None)
 
     def binds_self(self, call: cst.Call) -> bool:
         """Whether ``call`` is ``obj.m(...)`` of a method jitted by decorator
@@ -395,6 +439,8 @@ class ModuleIndex:
             self._call_entries(call, scope, cls)
         for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
             entry.under_cache = entry.site in self._wrapped_calls
+            entry.calls = entry.direct_calls + tuple(
+                call for name in entry.call_names for call in self.calls_by_name.get(name, ()))
         #: every call in the module, in the order the walk met them -> the function it is in and,
         #: directly in a class body, that class
         self.call_scopes: Dict[cst.Call, Tuple[Optional[FunctionInfo], Optional[ClassInfo]]] = {

@@ -139,6 +139,32 @@ def params_of(params: cst.Parameters) -> List[Tuple[cst.Param, str]]:
     return out
 
 
+def bind_arguments(params: Sequence[Tuple[cst.Param, str]],
+                   args: Sequence[cst.Arg]) -> List[Tuple[cst.Arg, Optional[cst.Param]]]:
+    """Each argument with the parameter it binds, as Python binds them: positional arguments in
+    order to the positional parameters of ``params`` (``params_of``), keywords by name (not a
+    positional-only parameter).  None for an argument that goes to ``*args`` / ``**kwargs`` or to no
+    parameter, for an unpacking (``*xs``, ``**kw``), and for a positional argument after ``*xs``
+    (which position it takes is unknown)."""
+    positional = [p for p, kind in params if kind in ("posonly", "positional")]
+    by_name = {p.name.value: p for p, kind in params if kind in ("positional", "kwonly")}
+    out: List[Tuple[cst.Arg, Optional[cst.Param]]] = []
+    position: Optional[int] = 0
+    for arg in args:
+        if arg.star:
+            if arg.star == "*":
+                position = None
+            out.append((arg, None))
+        elif arg.keyword is not None:
+            out.append((arg, by_name.get(arg.keyword.value)))
+        elif position is not None:
+            out.append((arg, positional[position] if position < len(positional) else None))
+            position += 1
+        else:
+            out.append((arg, None))
+    return out
+
+
 def short_code(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
     """Source text of a node on one line, shortened for messages."""
     try:

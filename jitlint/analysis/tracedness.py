@@ -18,7 +18,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import (assigned_names, call_argument, handler_catches, int_value, mapping_names,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value, mapping_names,
                                      container_uses, numeric_uses, params_of, string_value)
 from jitlint.analysis.values import (
     MAYBE,
@@ -240,15 +240,13 @@ class Analyzer:
                          transform=entry.transform, depth=0)
         return self.facts
 
-    def _static_function_argument(self, entry: EntryPoint, p: cst.Param, positional: List[cst.Param],
-                                  calls: Sequence[cst.Call]) -> Optional[Value]:
+    def _static_function_argument(self, entry: EntryPoint, p: cst.Param) -> Optional[Value]:
         """A static parameter that every call seen passes the same function of this module
         (``mlp(x, activation=softsign)``): that function, so a call of the parameter is followed."""
         by_name = [c for c in self.index.calls_by_name.get(entry.function.name, ()) if isinstance(c.func, cst.Name)]
-        position = positional.index(p) if p in positional else None
         found = set()
-        for call in list(calls) + by_name:
-            arg = call_argument(call, position, p.name.value)
+        for call in entry.visible_calls() + tuple(by_name):
+            arg = entry.argument_for(call, p)
             if arg is None:
                 continue
             if not isinstance(arg.value, cst.Name) or arg.value.value not in self.index.functions:
@@ -257,12 +255,6 @@ class Analyzer:
         if len(found) != 1:
             return None
         return Value(func=self.index.functions[found.pop()])
-
-    def _visible_calls(self, entry: EntryPoint) -> List[cst.Call]:
-        calls: List[cst.Call] = list(entry.direct_calls)
-        for name in entry.call_names:
-            calls.extend(self.index.calls_by_name.get(name, ()))
-        return calls
 
     def entry_signature(self, entry: EntryPoint) -> Dict[str, Value]:
         fn = entry.function
@@ -275,15 +267,9 @@ class Analyzer:
             positional = positional[1:]
         for param in positional[: entry.partial_positional]:
             env[_param_name(param)] = STATIC
-        n_pos = len(positional)
-        static: Set[str] = set(entry.static_names or ())
-        for number in entry.static_nums or ():
-            position = number + n_pos if number < 0 else number
-            if 0 <= position < n_pos:
-                static.add(_param_name(positional[position]))
-        static.update(entry.partial_keywords)
+        static = entry.static_params() | set(entry.partial_keywords)
         unknown_statics = entry.static_nums is None or entry.static_names is None
-        calls = self._visible_calls(entry)
+        calls = entry.visible_calls()
         if entry.both_static_kinds:
             # with both static_argnums and static_argnames JAX infers neither from the other: a
             # parameter static by position only is traced when a call passes it by keyword
@@ -296,7 +282,7 @@ class Analyzer:
             if name in env:
                 continue
             if name in static:
-                env[name] = self._static_function_argument(entry, param, positional, calls) or (
+                env[name] = self._static_function_argument(entry, param) or (
                     Value(not_none=True) if self._annotated_not_none(param) else STATIC)
                 continue
             if positional and index < len(positional) and param is positional[index] and index in entry.in_axes_static:
@@ -317,7 +303,7 @@ class Analyzer:
                 env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
                 continue
             if param.default is not None and not entry.all_traced and kind != "vararg":
-                passed = self._passed_by_calls(param, positional, calls, entry)
+                passed = self._passed_by_calls(param, entry)
                 if passed is False:
                     env[name] = default_value(param)
                     continue
@@ -331,7 +317,7 @@ class Analyzer:
             container = kind in ("vararg", "varkw")
             env[name] = traced(reason, container=container, is_array=self._annotated_array(param),
                                leaf=not container and (self._annotated_scalar(param) or self._passed_number(
-                                   param, positional, calls, entry) or self._never_a_container(param, fn)),
+                                   param, entry) or self._never_a_container(param, fn)),
                                not_none=not container and self._annotated_not_none(param),
                                static_attrs=self._annotated_static_attrs(param))
         return env
@@ -343,14 +329,11 @@ class Analyzer:
         head = text.split("[")[0].split(".")[-1].strip()
         return head in ARRAY_ANNOTATIONS and "|" not in text and "Optional" not in text
 
-    def _passed_number(self, p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
-                       entry: EntryPoint) -> bool:
+    def _passed_number(self, p: cst.Param, entry: EntryPoint) -> bool:
         """A call seen passes a Python bool or number literal for ``p`` (jit makes it a 0-d tracer),
         or an array made by ``jax.numpy`` / NumPy (``f(x, jnp.array(True))``)."""
-        index = positional.index(p) if p in positional else None
-        for call in calls:
-            offset = 1 if entry.binds_self(call) else 0
-            arg = call_argument(call, None if index is None else index - offset, p.name.value)
+        for call in entry.visible_calls():
+            arg = entry.argument_for(call, p)
             if arg is None:
                 continue
             value = arg.value
@@ -428,25 +411,12 @@ class Analyzer:
         return MAYBE
 
     @staticmethod
-    def _passed_by_calls(p: cst.Param, positional: List[cst.Param], calls: Sequence[cst.Call],
-                         entry: Optional[EntryPoint] = None) -> Optional[bool]:
-        """Whether some visible call passes ``p``: True, False, or None (no calls seen)."""
+    def _passed_by_calls(p: cst.Param, entry: EntryPoint) -> Optional[bool]:
+        """Whether some visible call passes ``p`` (an unpacking may): True, False, or None (no calls seen)."""
+        calls = entry.visible_calls()
         if not calls:
             return None
-        name = p.name.value
-        index = positional.index(p) if p in positional else None
-        for call in calls:
-            n_pos = 1 if entry is not None and entry.binds_self(call) else 0
-            for arg in call.args:
-                if arg.star:
-                    return True
-                if arg.keyword is None:
-                    n_pos += 1
-                elif arg.keyword.value == name:
-                    return True
-            if index is not None and n_pos > index:
-                return True
-        return False
+        return any(arg.star or bound is p for call in calls for arg, bound in entry.bind_args(call))
 
     # ============================================================ functions
     def analyse(self, fn: FunctionInfo, env: Dict[str, Value], closure: Optional[Closure], *,
@@ -1479,21 +1449,14 @@ class Analyzer:
             chosen = tuple(i for i in range(len(params)) if i not in unmapped)
         else:
             return
-        positional = [(p, k) for p, k in params if k in ("posonly", "positional")]
-        by_name = {p.name.value: p for p, _ in params}
-        i = 0
-        for a in outer.args:
-            if a.keyword is None:
-                if i >= len(positional):
+        positional = [p for p, k in params if k in ("posonly", "positional")]
+        for a, p in bind_arguments(params, outer.args):
+            if p is None:
+                if a.keyword is None:
                     return
-                p = positional[i][0]
-                i += 1
-                if i - 1 in chosen:
-                    continue  # left to the tracing below
-            elif a.keyword.value in by_name:
-                p = by_name[a.keyword.value]
-            else:
                 continue
+            if a.keyword is None and positional.index(p) in chosen:
+                continue  # left to the tracing below
             value = self.ev(a.value, frame)
             name = p.name.value
             if value.kind is Kind.TRACED:
@@ -1644,34 +1607,18 @@ class Analyzer:
         positional = [p for p, k in params if k in ("posonly", "positional")]
         if self_value is not None and positional:
             env[positional[0].name.value] = self_value
-            positional = positional[1:]
-        by_name = {p.name.value: p for p, k in params}
-        pos_i = 0
+        open_params = [(p, k) for p, k in params if p.name.value not in env]
         extra_pos: List[Value] = []
         extra_kw: List[Value] = []
         unknown = False
-        for arg, value in args:
-            if arg.star == "*":
-                unknown = True
+        for (arg, value), (_, p) in zip(args, bind_arguments(open_params, [arg for arg, _ in args])):
+            unknown = unknown or bool(arg.star)
+            if p is not None:
+                env[p.name.value] = self._param_value(fn, p, value, arg, target is not self)
+            elif arg.keyword is None and arg.star != "**":
                 extra_pos.append(value)
-                continue
-            if arg.star == "**":
-                unknown = True
-                extra_kw.append(value)
-                continue
-            if arg.keyword is None:
-                if pos_i < len(positional):
-                    p = positional[pos_i]
-                    env[p.name.value] = self._param_value(fn, p, value, arg, target is not self)
-                else:
-                    extra_pos.append(value)
-                pos_i += 1
             else:
-                name = arg.keyword.value
-                if name in by_name:
-                    env[name] = self._param_value(fn, by_name[name], value, arg, target is not self)
-                else:
-                    extra_kw.append(value)
+                extra_kw.append(value)
         for p, kind in params:
             pname = p.name.value
             if pname in env:

@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.discovery import FunctionInfo
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
@@ -112,7 +112,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     entry = _only_jit(fn, ctx)
     if entry is None or (static and (entry.partial_positional or entry.partial_keywords)):
         return None
-    calls = _visible_calls(fn, global_name, ctx)
+    calls = _editable_calls(fn, entry, global_name, ctx)
     if calls is None:
         return None
     base = _base_name(read, global_name)
@@ -270,16 +270,18 @@ def _only_jit(fn: FunctionInfo, ctx: FixContext):
     return entry
 
 
-def _visible_calls(fn: FunctionInfo, global_name: str, ctx: FixContext) -> Optional[List[cst.Call]]:
-    """Every call of ``fn`` in the module, when those are all its uses and no other module can call it."""
+def _editable_calls(fn: FunctionInfo, entry: EntryPoint, global_name: str,
+                    ctx: FixContext) -> Optional[List[cst.Call]]:
+    """The calls of the jitted ``fn`` (its entry's visible calls), when those are all its uses in the
+    module, no other module can call it, and each can take the new argument."""
     name = fn.name
     exported = _listed_in_all(ctx.module, name)
     has_all = any(True for _ in name_references(ctx.module, "__all__"))
     if exported or not (name.startswith("_") or has_all):
         return None
-    calls = calls_by_name(fn, ctx)
-    if calls is None:
-        return None
+    if calls_by_name(fn, ctx) is None:
+        return None  # also passed, wrapped or rebound
+    calls = list(entry.visible_calls())
     for call in calls:
         scope, cls = ctx.index.call_scopes.get(call, (None, None))
         if cls is not None or _shadowed(name, scope) or _shadowed(global_name, scope):

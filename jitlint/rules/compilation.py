@@ -38,16 +38,11 @@ def _positional(fn: FunctionInfo) -> List[cst.Param]:
     return [p for p, kind in fn.params if kind in ("posonly", "positional")]
 
 
-def _static_params(entry: EntryPoint) -> Set[str]:
-    positional = _positional(entry.function)
-    if entry.self_bound and positional:
-        positional = positional[1:]
-    names = set(entry.static_names or ())
-    for i in entry.static_nums or ():
-        j = i + len(positional) if i < 0 else i
-        if 0 <= j < len(positional):
-            names.add(positional[j].name.value)
-    return names
+def _argument_name(arg: cst.Arg, param: Optional[cst.Param]) -> Optional[str]:
+    """How a message names the parameter an argument binds (its keyword when it binds none)."""
+    if param is not None:
+        return param.name.value
+    return arg.keyword.value if arg.keyword is not None else None
 
 
 def _what(fn: FunctionInfo, entry: EntryPoint) -> str:
@@ -127,12 +122,6 @@ def _inlined(site: cst.Call) -> bool:
     enclosing trace, where it is inlined into the caller's jaxpr rather than compiled per call."""
     arg = call_argument(site, None, "inline")
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
-
-
-def _visible_calls(rule: Rule, entry: EntryPoint) -> Iterable[cst.Call]:
-    yield from entry.direct_calls
-    for name in entry.call_names:
-        yield from rule.ctx.index.calls_by_name.get(name, ())
 
 
 class RecompilationHazard(Rule):
@@ -505,27 +494,17 @@ class RecompilationHazard(Rule):
 
     def _changing_static(self, entry: EntryPoint) -> None:
         index = self.ctx.index
-        static = _static_params(entry)
+        static = entry.static_params()
         filter_static = entry.transform is not None and entry.transform.filter_static
         if not static and not filter_static:
             return
-        positional = _positional(entry.function)
-        if entry.self_bound and positional:
-            positional = positional[1:]
-        for call in _visible_calls(self, entry):
+        for call in entry.visible_calls():
             loops = index.calls_in_loops.get(call)
             if not loops:
                 continue
             loop_vars = {name for marker in loops for name in marker.split(",") if name != "*"}
-            position = 1 if entry.binds_self(call) else 0  # `obj.m(a)` binds obj first
-            for arg in call.args:
-                if arg.star:
-                    break
-                if arg.keyword is None:
-                    name = positional[position].name.value if position < len(positional) else None
-                    position += 1
-                else:
-                    name = arg.keyword.value
+            for arg, param in entry.bind_args(call):
+                name = _argument_name(arg, param)
                 if name not in static and not filter_static:
                     continue
                 how = self._changes_per_iteration(arg.value, call, loop_vars, numbers_only=name not in static)
@@ -672,9 +651,7 @@ class BadStaticArguments(Rule):
         fn = entry.function
         kinds = {kind for _, kind in fn.params}
         names = {p.name.value for p, _ in fn.params}
-        positional = _positional(fn)
-        if entry.self_bound and positional:
-            positional = positional[1:]
+        positional = entry.positional_params()
         for arg in entry.spec_args:
             key = arg.keyword.value if arg.keyword is not None else ""
             if key in entry.transform.static_argnames_kw and entry.static_names and "varkw" not in kinds:
@@ -689,26 +666,12 @@ class BadStaticArguments(Rule):
                                      f"{len(positional)} positional argument(s)")
 
     def _check_calls(self, entry: EntryPoint) -> None:
-        static = _static_params(entry)
-        positional = _positional(entry.function)
-        if entry.self_bound and positional:
-            positional = positional[1:]
-        nums_names = set()
-        for i in entry.static_nums or ():
-            j = i + len(positional) if i < 0 else i
-            if 0 <= j < len(positional):
-                nums_names.add(positional[j].name.value)
-        for call in _visible_calls(self, entry):
-            # `obj.method(a)` on a decorated method: Python binds `obj` to the first parameter
-            position = 1 if entry.binds_self(call) else 0
-            for arg in call.args:
-                if arg.star:
-                    break
-                if arg.keyword is None:
-                    name = positional[position].name.value if position < len(positional) else None
-                    position += 1
-                else:
-                    name = arg.keyword.value
+        static = entry.static_params()
+        nums_names = entry.static_by_position()
+        for call in entry.visible_calls():
+            for arg, param in entry.bind_args(call):
+                name = _argument_name(arg, param)
+                if arg.keyword is not None:
                     if entry.both_static_kinds and name in nums_names and name not in (entry.static_names or ()):
                         self.report(call, f"`{name}` is passed by keyword, but it is static only by position "
                                           "(`static_argnums` and `static_argnames` are both given): it is traced")
@@ -857,7 +820,7 @@ class MutableStaticSelf(Rule):
             if cls is None or not fn.is_method or not cls.mutated_attributes or self._frozen(cls):
                 continue
             positional = _positional(fn)
-            self_static = entry.self_bound or (positional and positional[0].name.value in _static_params(entry))
+            self_static = entry.self_bound or (positional and positional[0].name.value in entry.static_params())
             if not self_static:
                 continue
             traced = self._traced_methods(fn)
