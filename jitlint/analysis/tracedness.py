@@ -21,6 +21,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value, mapping_names,
                                      container_uses, numeric_uses, params_of, string_value)
 from jitlint.analysis.values import (
+    HASHED,
     MAYBE,
     STATIC,
     Kind,
@@ -835,6 +836,7 @@ class Analyzer:
         return Value(value.kind, value.reason)
 
     def element_of(self, iterable: Value, node: cst.CSTNode) -> Value:
+        """What iterating over ``iterable`` yields (a dict's keys, a set's elements: never tracers)."""
         if iterable.element is not None:
             return iterable.element
         if iterable.items is not None:
@@ -1005,6 +1007,8 @@ class Analyzer:
                 value = value.element
             items.append(value)
         best = strongest(items)
+        if isinstance(node, cst.Set) and best.kind is not Kind.TRACED:
+            return HASHED
         if any(isinstance(el, cst.StarredElement) for el in node.elements):
             return Value(best.kind, best.reason, element=join_all(items or []), container=True)
         return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
@@ -1017,7 +1021,8 @@ class Analyzer:
                 self.ev(el.key, frame)
             values.append(self.ev(el.value, frame))
         best = strongest(values)
-        return Value(best.kind, best.reason, container=True, mapping=True)
+        # iterating a dict gives its keys, and a key is never a tracer (a tracer is unhashable)
+        return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC)
 
     def _ev_lambda(self, node: cst.Lambda, frame: Frame) -> Value:
         info = self.index.infos.get(node)
@@ -1170,8 +1175,11 @@ class Analyzer:
                 element = self.ev(node.elt, frame)
         finally:
             frame.env = saved
-        return Value(element.kind, element.reason, element=element, container=True,
-                     mapping=isinstance(node, cst.DictComp))
+        if isinstance(node, cst.SetComp) and element.kind is not Kind.TRACED:
+            return HASHED
+        if isinstance(node, cst.DictComp):
+            return Value(element.kind, element.reason, element=STATIC, container=True, mapping=True)
+        return Value(element.kind, element.reason, element=element, container=True)
 
     # ================================================================ calls
     def _arg_values(self, call: cst.Call, frame: Frame) -> List[Tuple[cst.Arg, Value]]:
@@ -1548,6 +1556,8 @@ class Analyzer:
             elems = tuple(self.element_of(v, call) for _, v in args if not _.keyword)
             b = strongest(elems)
             return Value(b.kind, b.reason, element=Value(b.kind, b.reason, items=elems))
+        if name in ("set", "frozenset") and self.element_of(first, call).kind is not Kind.TRACED:
+            return HASHED  # (a set of tracers raises TypeError: that call keeps the value below)
         if name in ("list", "tuple", "reversed", "iter", "sorted", "set", "frozenset"):
             if not args:
                 return Value(container=True)
@@ -1668,7 +1678,9 @@ class Analyzer:
     def _param_value(self, fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg,
                      other_module: bool = False) -> Value:
         if other_module:
-            value = replace(value, func=None, closure=None, instance=None, items=None, element=None)
+            # what iterating gives is kept only when it is static (a dict's keys): a plain Python value
+            keys = STATIC if value.element is not None and value.element.kind is Kind.STATIC else None
+            value = replace(value, func=None, closure=None, instance=None, items=None, element=keys)
         if value.kind is not Kind.TRACED:
             return value
         where = (self.index.module, self.path) if other_module else (None, None)

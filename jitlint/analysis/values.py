@@ -125,6 +125,9 @@ def constant(value: Any) -> Value:
 
 STATIC = Value()
 MAYBE = Value(Kind.MAYBE)
+#: a set: its elements are hashable, and a tracer is not (``{tracer}`` raises TypeError), so the
+#: set and what iterating it gives are Python values
+HASHED = Value(container=True, element=STATIC)
 
 
 def traced(reason: Reason, **kw: Any) -> Value:
