@@ -7,7 +7,7 @@ looking only at the fields that can hold code.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Type
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
 
@@ -340,6 +340,17 @@ def name_references(node: cst.CSTNode, name: Optional[str] = None) -> Iterator[c
                     stack.append(local)
             continue
         stack.extend(iter_children(item))
+
+
+def error_statements(node: cst.CSTNode) -> Iterator[Union[cst.Raise, cst.Assert]]:
+    """The ``raise`` and ``assert`` statements in ``node`` (nested functions included)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.Raise, cst.Assert)):
+            yield item
+        elif not isinstance(item, cst.BaseExpression):
+            stack.extend(iter_children(item))
 
 
 def bound_names(node: cst.CSTNode) -> Iterator[cst.Name]:

@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.syntax import error_statements, name_references
 from jitlint.analysis.values import Kind, Value
 from jitlint.rules.base import Rule
 from jitlint.rules.control_flow import is_python_container
@@ -270,7 +271,9 @@ class FormatTracer(Rule):
 
     Not flagged when the string only feeds a `print`, a logging call or a
     file write that is already reported (JIT103 / JIT104), nor in the message
-    of a `raise` or `assert`.
+    of a `raise` or `assert` -- written there, or bound to a name that only a
+    `raise` or `assert` of the same function reads (`msg = f"..."`,
+    `raise ValueError(msg)`).
 
     ## Why is this bad?
     While JAX traces there is no value to format. A format spec fails loudly
@@ -322,7 +325,7 @@ class FormatTracer(Rule):
         if isinstance(parent, (cst.FormattedStringExpression, cst.ConcatenatedString, cst.BinaryOperation)):
             if ctx.value(parent).formats_tracer is not None:
                 return  # the enclosing string is reported
-        if self._in_error_message(node) or self._discarded(node):
+        if self._in_error_message(node) or self._discarded(node) or self._message_by_name(node):
             return
         raised = format_error(ctx, node)
         if raised is not None:
@@ -341,6 +344,21 @@ class FormatTracer(Rule):
             return True
         return isinstance(parent, cst.Assign) and all(
             isinstance(t.target, cst.Name) and t.target.value == "_" for t in parent.targets)
+
+    def _message_by_name(self, node: cst.CSTNode) -> bool:
+        """``msg = f"... {x}"`` whose every use is in a ``raise`` or ``assert`` of the same function:
+        the message, bound to a name first (``raise ValueError(msg)``), as in the direct form."""
+        parent = self.ctx.parent(node)
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+                or not isinstance(parent.targets[0].target, cst.Name):
+            return False
+        fn = self.ctx.function
+        name = parent.targets[0].target.value
+        if isinstance(fn.node, cst.Lambda) or fn.scope.single_value(name) is not node:
+            return False  # another binding of the name, or one that is not local
+        uses = sum(1 for _ in name_references(fn.node.body, name)) - 1
+        in_messages = sum(1 for stmt in error_statements(fn.node.body) for _ in name_references(stmt, name))
+        return uses > 0 and uses == in_messages
 
     def _in_error_message(self, node: cst.CSTNode) -> bool:
         current: Optional[cst.CSTNode] = node
