@@ -59,6 +59,9 @@ class BodyInfo:
     #: a method run, in some traced context, on an instance that exists outside the trace (not
     #: only on objects the traced code constructs): writes to its ``self`` are outer state
     outer_self: bool = False
+    #: run, in some traced context, other than in the branch of an initialisation guard (see
+    #: ``Facts.initialising``): when False, the body only ever runs while a global is still unset
+    outside_initialisation: bool = False
 
 
 @dataclass(eq=False)
@@ -80,6 +83,11 @@ class Facts:
         #: run in some traced context: a branch only ever ruled out is not traced code
         self.dead_blocks: Set[cst.CSTNode] = set()
         self.live_blocks: Set[cst.CSTNode] = set()
+        #: the branches of initialisation guards: ``if G is None:`` / ``if key not in G:`` on a module
+        #: global ``G``, whose branch sets ``G`` (or ``G[key]``) on every path through it.  The branch
+        #: runs on the first call only, eagerly as under a trace that is kept: what it reads and writes
+        #: happens once either way
+        self.initialising: Set[cst.CSTNode] = set()
 
     def is_dead(self, node: cst.CSTNode) -> bool:
         """A branch that no traced context runs (its ``if`` test is a known constant there)."""
@@ -205,6 +213,8 @@ class Analyzer:
         self._cached = True
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
+        #: inside the branch of an initialisation guard (see Facts.initialising)
+        self._initialising = 0
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
@@ -444,6 +454,8 @@ class Analyzer:
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._cached
+        if boundary or not self._initialising:
+            body.outside_initialisation = True
         key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, _const_key(v))
                                      for k, v in env.items())), closure_key, boundary, self._cached)
         if key in self.memo:
@@ -557,7 +569,14 @@ class Analyzer:
             self.facts.live_blocks.add(stmt.body)
         if orelse is not None:
             (self.facts.dead_blocks if truth is True else self.facts.live_blocks).add(orelse)
-        after_body = self._branch(stmt.body, frame, body_env) if truth is not False else None
+        initialising = truth is not False and self._initialises(stmt, frame)
+        if initialising:
+            self.facts.initialising.add(stmt.body)
+            self._initialising += 1
+        try:
+            after_body = self._branch(stmt.body, frame, body_env) if truth is not False else None
+        finally:
+            self._initialising -= initialising
         if truth is True:
             after_else = None
         else:
@@ -637,6 +656,69 @@ class Analyzer:
         outs = [self._branch(case.body, frame, env) for case in stmt.cases]
         outs.append(dict(env))
         return self._continue_with(self._join_envs(outs), frame)
+
+    def _initialises(self, stmt: cst.If, frame: Frame) -> bool:
+        """``if G is None:`` / ``if key not in G:`` on a module global ``G``, whose branch sets ``G``
+        (``G[key]``) in a statement of its own (not under another test), or calls a function of this
+        module that does."""
+        test = stmt.test
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        if isinstance(op, cst.Is) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
+                and right.value == "None":
+            name, key = test.left.value, None
+        elif isinstance(op, cst.NotIn) and isinstance(right, cst.Name):
+            name, key = right.value, self.index.module.code_for_node(test.left)
+        else:
+            return False
+        alias = frame.fn.scope.single_value(name) if frame.fn.scope.is_local(name) else None
+        if isinstance(alias, cst.Name):
+            name = alias.value  # `backend = _BACKEND` then `if backend is None:`
+        elif alias is not None:
+            return False
+        if frame.fn.scope.resolve(name) is not self.index.scope_model.module_scope:
+            return False
+        info = self.index.globals.get(name)
+        if info is None or info.kind != "value":
+            return False
+        return self._sets_global(stmt.body, frame.fn, name, key, depth=0)
+
+    def _sets_global(self, block: cst.BaseSuite, fn: FunctionInfo, name: str, key: Optional[str], depth: int) -> bool:
+        """A statement at the top of ``block`` (in ``fn``) assigns global ``name`` (``name[key]``), or
+        calls a function of this module whose body does at its top."""
+        for stmt in block.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        t = target.target
+                        if key is None and isinstance(t, cst.Name) and t.value == name and name in fn.global_names:
+                            return True
+                        if key is not None and isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) \
+                                and t.value.value == name and len(t.slice) == 1 \
+                                and isinstance(t.slice[0].slice, cst.Index) \
+                                and self.index.module.code_for_node(t.slice[0].slice.value) == key:
+                            return True
+                call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+                if not isinstance(call, cst.Call) or depth >= 3:
+                    continue
+                callee, bound = self.index.resolve_function(call.func, fn, fn.cls)
+                if callee is None or isinstance(callee.node, cst.Lambda) or bound:
+                    continue
+                inner_key = None if key is None else self._parameter_receiving(call, callee, key)
+                if (key is None or inner_key is not None) \
+                        and self._sets_global(callee.node.body, callee, name, inner_key, depth + 1):
+                    return True
+        return False
+
+    def _parameter_receiving(self, call: cst.Call, callee: FunctionInfo, code: str) -> Optional[str]:
+        """The parameter of ``callee`` that ``call`` passes the expression ``code`` to."""
+        for arg, param in bind_arguments(callee.params, call.args):
+            if param is not None and self.index.module.code_for_node(arg.value) == code:
+                return param.name.value
+        return None
 
     @staticmethod
     def _continue_with(env: Optional[Dict[str, Value]], frame: Frame) -> bool:

@@ -30,6 +30,23 @@ def _why_traced(rule: Rule) -> Optional[Reason]:
     return Reason(None, f"`{fn.label}` is called from traced code")
 
 
+def _initialisation(rule: Rule) -> bool:
+    """The statement being visited runs only in the branch of an initialisation guard (``if G is
+    None: G = ...``, or a function called only from such branches): on the first call, once,
+    whether the code is traced (and the trace kept) or run eagerly."""
+    ctx = rule.ctx
+    if ctx.body is None:
+        return False
+    if not ctx.body.outside_initialisation:
+        return True
+    current = ctx.current
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+        if current in ctx.facts.initialising:
+            return True
+        current = ctx.parent(current)
+    return False
+
+
 class MutableGlobalRead(Rule):
     """## What it does
     Flags a read, inside traced code, of a module-level variable that can change
@@ -44,6 +61,11 @@ class MutableGlobalRead(Rule):
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
+    Nor is the test of an initialisation guard (`if key not in REGISTRY:`, see
+    JIT102) in a function that traced code reaches only from the branch of
+    another one: like the rest of that function, it runs once, on the first
+    call, eagerly too. The same test in code run on every call is flagged:
+    eagerly it is asked again at each call, under `jax.jit` only once.
 
     ## Why is this bad?
     `jax.jit` traces the function once and bakes the value it sees into the
@@ -129,7 +151,7 @@ class MutableGlobalRead(Rule):
             return  # the write is reported as JIT102
         if not ctx.body.cached:
             return  # traced only by vmap, which traces again on every call: the read is fresh
-        if self._is_write_context(node):
+        if self._is_write_context(node) or self._initialisation_test(node):
             return
         if ctx.index.rebound_by_calls(node.value) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
@@ -141,6 +163,20 @@ class MutableGlobalRead(Rule):
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _initialisation_test(self, node: cst.Name) -> bool:
+        """The test of an initialisation guard (``if key not in G:``) in code that itself runs only
+        while initialising: it is evaluated once eagerly too, and only decides whether the
+        initialisation writes.  (The same test in code run on every call is frozen by the trace:
+        eagerly it is asked again at each call.)"""
+        ctx = self.ctx
+        if ctx.body.outside_initialisation:
+            return False
+        test = ctx.parent(node)
+        if isinstance(test, cst.ComparisonTarget):
+            test = ctx.parent(test)  # `key not in G`
+        guard = ctx.parent(test) if isinstance(test, cst.Comparison) else None
+        return isinstance(guard, cst.If) and guard.test is test and guard.body in ctx.facts.initialising
 
     def _is_dispatch(self, node: cst.Name) -> bool:
         """``REGISTRY[key](...)``: a table of functions, filled in to register them."""
@@ -173,7 +209,14 @@ class OuterStateWrite(Rule):
     `nonlocal`, and a `nonlocal` counter updated in a jitted function or a
     `lax` body (`n_calls += 1` counts traces, not calls). Storing a static
     value in a `nonlocal` (`seen_shape = x.shape`) is the usual way to get
-    trace-time facts out, and is not flagged.
+    trace-time facts out, and is not flagged. Nor is a lazy initialisation: a
+    write of a value that is not traced to a global, in the branch of a test
+    that the global is still unset (`if CACHE is None:` whose branch sets
+    `CACHE`, `if key not in REGISTRY:` whose branch sets `REGISTRY[key]`, also
+    through a function of the module that the branch calls), or in a function
+    that traced code calls only from such a branch. The branch runs once, on
+    the first call, whether the code is run eagerly or traced once and the
+    trace kept, so the global ends up the same.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -273,6 +316,8 @@ class OuterStateWrite(Rule):
         fn = self.ctx.function
         if name.value in fn.global_names and self._restored_in_finally(name.value):
             return
+        if name.value in fn.global_names and not self.ctx.is_traced(value) and _initialisation(self):
+            return  # a lazy default, stored once: eagerly too
         if name.value in fn.global_names:
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
@@ -320,6 +365,9 @@ class OuterStateWrite(Rule):
             if not (root.value in ("self", "cls") or is_module):
                 return
         where = self._outer(root, [value])
+        if where is not None and where.startswith("global") and not self.ctx.is_traced(value) \
+                and _initialisation(self):
+            return  # an entry of a registry filled in on first use, once: eagerly too
         if where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
@@ -341,8 +389,10 @@ class OuterStateWrite(Rule):
             if info is None or not info.mutable_container:
                 return  # a method of some object: it may well be pure
         where = self._outer(root, [a.value for a in node.args])
+        traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
+        if where is not None and where.startswith("global") and not traced_arg and _initialisation(self):
+            return  # filled in on first use, once: eagerly too
         if where is not None:
-            traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
             self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace time"
                               + (", and stores a tracer" if traced_arg else ""), _why_traced(self), subject=root.value)
 
