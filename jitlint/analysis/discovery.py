@@ -237,6 +237,17 @@ def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]
     yield None
 
 
+def _attributes_of(expr: cst.CSTNode, receiver: str) -> Iterator[cst.Attribute]:
+    """The ``receiver.attr`` reads in ``expr``."""
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == receiver:
+            yield node
+            continue
+        stack.extend(iter_children(node))
+
+
 def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
     ``.shape``), and otherwise only literals and builtins: its value is a Python value."""
@@ -704,6 +715,53 @@ class ModuleIndex:
             out.add(el.attr.value)
         return out
 
+    def _pytree_aux_data(self) -> Dict[str, Set[str]]:
+        """Attributes that a class registered with ``@register_pytree_node_class`` (its
+        ``tree_flatten``) or ``register_pytree_node(cls, flatten, unflatten)`` puts in the aux data
+        -- the second element flatten returns -- and not in the children: JAX keeps aux data as
+        Python values (part of the tree structure, compared to find a cached trace), so under jit
+        they are static."""
+        flattens: List[Tuple[str, FunctionInfo]] = []
+        for cls in self.classes.values():
+            if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
+                    "register_pytree_node_class") for d in cls.decorators):
+                continue
+            flatten = self.find_method(cls, "tree_flatten")
+            if flatten is not None:
+                flattens.append((cls.name, flatten))
+                if flatten.cls is not None and flatten.cls is not cls:
+                    flattens.append((flatten.cls.name, flatten))  # inherited: the base's properties read them
+        for call, scope, _ in self._pending_calls:
+            if scope is not None or not (self.qualify(call.func) or "").endswith("tree_util.register_pytree_node"):
+                continue
+            owner, flatten = call_argument(call, 0, "nodetype"), call_argument(call, 1, "flatten_func")
+            if owner is not None and flatten is not None and isinstance(owner.value, cst.Name) \
+                    and owner.value.value in self.classes:
+                fn, _ = self.resolve_function(flatten.value, None, None)
+                if fn is not None:
+                    flattens.append((owner.value.value, fn))
+        out: Dict[str, Set[str]] = {}
+        for owner, fn in flattens:
+            params = fn.params
+            if not params:
+                continue
+            receiver = params[0][0].name.value
+            returned = [fn.node.body] if isinstance(fn.node, cst.Lambda) else _returns(fn.node.body)
+            children: Set[str] = set()
+            aux: Set[str] = set()
+            for value in returned:
+                if not isinstance(value, cst.Tuple) or len(value.elements) != 2:
+                    break
+                for part, into in zip(value.elements, (children, aux)):
+                    expr = part.value
+                    if isinstance(expr, cst.Name):
+                        expr = self.single_value(expr.value, fn) or expr
+                    into.update(a.attr.value for a in _attributes_of(expr, receiver))
+            else:
+                if aux - children:
+                    out.setdefault(owner, set()).update(aux - children)
+        return out
+
     def _static_properties(self, cls: ClassInfo, static: Set[str]) -> Set[str]:
         """Properties computed only from static fields and static attributes (``@property def dofs(self):
         return len(self.joint_names)``): reading them from a traced pytree gives a Python value."""
@@ -776,6 +834,9 @@ class ModuleIndex:
                     elif isinstance(small, cst.Assign) and _declares_static(small.value, node_key):
                         own.update(n.value for t in small.targets for n in assigned_names(t.target))
             out |= own
+        for cls, aux in self._pytree_aux_data().items():
+            by_class.setdefault(cls, set()).update(aux)
+            out |= aux
         for cls in self.classes.values():  # fields a base class of this module declares
             for base in cls.bases:
                 if base in by_class and base != cls.name:
