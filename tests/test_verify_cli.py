@@ -73,6 +73,14 @@ def test_fix_verify_leaves_a_file_unchanged_when_its_fix_fails(tmp_path, capsys)
     assert path.read_bytes() == ONLY_BAD.encode()
     assert "relu_total (line 5): fails to trace" in out
     assert "Fixed 0 findings in 0 files; 1 remaining." in out
+    # the withheld fix is advice now, not "available": a second run makes and withholds it again
+    assert "= suggestion: Use `lax.cond` (traces both branches) -- withheld: the verifier rejected it " \
+           "(fails to trace)" in out
+    assert "unsafe fix available" not in out
+    assert main(["check", "--fix", "--unsafe-fixes", "--verify", "--isolated", str(path)]) == 1
+    again = capsys.readouterr().out
+    assert path.read_bytes() == ONLY_BAD.encode()
+    assert again.split("[")[0] == out.split("[")[0]  # the same report, up to the timings
 
 
 def test_verify_command_json_with_an_examples_file_and_a_fixed_file(tmp_path, capsys):

@@ -15,7 +15,7 @@ import sys
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from jitlint.diagnostics import Applicability
+from jitlint.diagnostics import Applicability, Fix
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files, project_root
 from jitlint.verify.options import DEVICES, VerifyOptions, parse_shape, parse_timeout, parse_tolerance
 from jitlint.verify.report import NO_FIX, UNVERIFIED, FileReport, FunctionVerdict, format_json, format_text
@@ -360,8 +360,27 @@ def gate_fix(outcome, path: str, config, options: VerifyOptions):
         applied = tuple(a for a in result.applied if _function_at(spans, a.line) not in failed
                         or (_function_at(spans, a.line) in partial and a.applicability is Applicability.SAFE))
     relinted = lint_source(text, path, config)
-    new_result = replace(result, fixed=text, applied=applied, remaining=relinted.diagnostics)
+    remaining = _withheld(relinted.diagnostics, text, failed, report, config.extend_jit_decorators)
+    new_result = replace(result, fixed=text, applied=applied, remaining=remaining)
     return replace(outcome, result=new_result, new_bytes=new_bytes), report
+
+
+def _withheld(diagnostics, text: str, failed: Set[str], report, extra_jit: Sequence[str]) -> tuple:
+    """The findings left in ``text``, those in a function whose fix the verifier withheld offering
+    that fix as display-only advice that says why: the next ``--fix --verify`` would make and
+    withhold the same rewrite, so it is not "available" (the run stays idempotent)."""
+    spans = function_spans(text, extra_jit)
+    why = {v.qualname: v.verdict for v in report.verdicts}
+    out = []
+    for d in diagnostics:
+        qual = _function_at(spans, d.line)
+        if d.fix is not None and d.fix.edits and qual in failed:
+            reason = why.get(qual, "")
+            note = ("no inputs to verify it with (add EXAMPLES)" if reason == UNVERIFIED
+                    else f"the verifier rejected it ({reason})" if reason else "the verifier rejected it")
+            d = replace(d, fix=Fix(Applicability.DISPLAY_ONLY, f"{d.fix.title} -- withheld: {note}", ()))
+        out.append(d)
+    return tuple(out)
 
 
 def _fix_kinds(applied, spans) -> Dict[str, Set[Applicability]]:
