@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from jitlint.analysis.discovery import ModuleIndex
-from jitlint.analysis.scopes import BindingKind, Scope, bound_by
+from jitlint.analysis.scopes import BindingKind, Scope, bound_by, names_bound_in
 from jitlint.config import Config
 from jitlint.engine import lint_source
 
@@ -337,6 +337,32 @@ def test_bound_by_is_what_the_statement_level_data_flow_sees():
     assert bound_by(cst.parse_statement("import a.b, c as d\n").body[0]) == {"a", "d"}
 
 
+def test_names_bound_in_a_block_are_those_of_its_own_scope():
+    block = cst.parse_module(textwrap.dedent("""
+        if ok:
+            a = 1
+            for b in xs:
+                del c
+            with d() as e:
+                import f.g
+            try:
+                pass
+            except E as h:
+                pass
+            match s:
+                case [i]:
+                    pass
+            ys = [k for k in zs if (w := k)]
+            def fn(p):
+                inner = 1
+            class K:
+                attr = 1
+            global decl
+            bare: int
+    """)).body[0]
+    assert names_bound_in(block) == {"a", "b", "c", "e", "f", "h", "i", "ys", "w", "fn", "K"}
+
+
 # ------------------------------------------------------- lint decisions
 
 HEADER = """\
@@ -555,3 +581,26 @@ def test_an_unhashable_keyword_after_an_unpacking_is_reported():
     """)
     result = lint_source(source, "m.py", Config())
     assert [(d.line, d.code) for d in result.diagnostics] == [(10, "JIT502")]
+
+
+#: a def jitted in a loop: in code run once by design (a benchmark sweeping a setting) each iteration's
+#: function is new on purpose; elsewhere it is compiled again per iteration (JIT501).  Whether the loop
+#: rebinds the names the def uses is read from the loops recorded with the def and its bindings.
+SWEEP = """
+import jax
+
+
+def NAME(x):
+    for tile in (128, 256):
+        @jax.jit
+        def kernel(v):
+            return v * tile
+        kernel(x)
+"""
+
+
+@pytest.mark.parametrize("name, reported", [("benchmark_tiles", False), ("test_tiles", False), ("train", True)])
+def test_a_def_jitted_in_a_loop_is_judged_by_the_loop_around_it(name, reported):
+    result = lint_source(SWEEP.replace("NAME", name), "m.py", Config())
+    assert result.error is None
+    assert [d.line for d in result.diagnostics if d.code == "JIT501"] == ([7] if reported else [])

@@ -11,11 +11,17 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.names import ImportTable
-from jitlint.analysis.scopes import BINDING_NODES, COMPREHENSIONS, BindingKind, Scope, ScopeBuilder
+from jitlint.analysis.scopes import (
+    BINDING_NODES,
+    COMPREHENSIONS,
+    BindingKind,
+    Scope,
+    ScopeBuilder,
+    names_bound_in,
+)
 from jitlint.analysis.syntax import (
     assigned_names,
     bind_arguments,
-    bound_names,
     call_argument,
     dotted_name,
     int_value,
@@ -419,8 +425,9 @@ class ModuleIndex:
         self.scope_model = ScopeBuilder(module)
         #: calls evaluated once per element of a comprehension -> the comprehension's scope
         self.per_element: Dict[cst.Call, Scope] = {}
-        #: calls -> the loops around them (outermost first), up to the function or lambda they are in
-        self.loops_of: Dict[cst.Call, Tuple[cst.CSTNode, ...]] = {}
+        #: calls and definitions (def, lambda, class) -> the loops around them (outermost first), up to
+        #: the function or lambda they are in
+        self.loops_of: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = {}
         self._loop_markers: Dict[cst.CSTNode, str] = {}
         #: (name, function, scope where written, which table): a mutation, kept when the name is a global
         self._mutations: List[Tuple[str, FunctionInfo, Scope, Dict[str, Set[FunctionInfo]]]] = []
@@ -866,6 +873,8 @@ class ModuleIndex:
                 info = self._function(node, scope, cls, inner_scope)
                 if kind is FunctionDef:
                     record(node, here, loops)
+                if loops:
+                    self.loops_of[node] = loops
                 info.defined_in_loop = bool(loops)
                 for child in iter_children(node):
                     if child is node.body:
@@ -883,6 +892,8 @@ class ModuleIndex:
                 if scope is None and cls is None:
                     self.classes.setdefault(node.name.value, info_c)
                 record(node, here, loops)
+                if loops:
+                    self.loops_of[node] = loops
                 body_scope = model.enter(node, here)
                 for child in iter_children(node):
                     if child is node.body:
@@ -1232,7 +1243,8 @@ class ModuleIndex:
         while s is not None:
             if name in s.nested or name in s.local_names:
                 return any(b.kind is BindingKind.ASSIGNMENT and isinstance(b.node.value, cst.Call)
-                           and self.qualify(b.node.value.func) == "functools.partial" for b in s.scope.bindings_of(name))
+                           and self.qualify(b.node.value.func) == "functools.partial"
+                           for b in s.scope.bindings_of(name))
             s = s.parent
         return name in self.module_partial_names
 
@@ -1361,7 +1373,7 @@ class ModuleIndex:
                     known.add(name)
                     known.update(b if a == name else a for a, b in aliases if name in (a, b))
                 continue
-            for bound in {n.value for n in bound_names(stmt)}:
+            for bound in names_bound_in(stmt):
                 known.discard(bound)
                 aliases = [(a, b) for a, b in aliases if bound not in (a, b)]
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(

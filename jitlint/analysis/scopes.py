@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import assigned_names, dotted_name
+from jitlint.analysis.syntax import assigned_names, dotted_name, iter_children
 
 
 class BindingKind(enum.Enum):
@@ -197,8 +197,11 @@ BINDING_NODES = frozenset({
     cst.MatchMapping, cst.FunctionDef, cst.ClassDef, cst.Global, cst.Nonlocal})
 
 
-def node_bindings(node: cst.CSTNode) -> Iterator[Tuple[str, BindingKind, Optional[cst.BaseExpression],
-                                                        Optional[str]]]:
+#: what :func:`node_bindings` gives for each name: (name, kind, value, qualified name)
+NodeBinding = Tuple[str, BindingKind, Optional[cst.BaseExpression], Optional[str]]
+
+
+def node_bindings(node: cst.CSTNode) -> Iterator[NodeBinding]:
     """(name, kind, value, qualified name) for each name ``node`` itself binds -- not the nodes
     inside it: ``value`` for a plain ``name = value`` / ``name: T = value``, ``qualified`` for an
     import.  The one place that says what binds; the scope walk and the statement-level data flow
@@ -254,9 +257,27 @@ def bound_by(node: cst.CSTNode) -> Set[str]:
             if kind not in DECLARATIONS and not (kind is BindingKind.ANNOTATED and value is None)}
 
 
+def names_bound_in(node: cst.CSTNode) -> Set[str]:
+    """The names a statement or block binds in the scope it is in: every binding inside it (a walrus
+    inside one of its comprehensions included), not those of the bodies of the functions, lambdas and
+    classes it defines (their own scopes; their names count), nor comprehension targets."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in BINDING_NODES and kind is not cst.CompFor:
+            out |= bound_by(item)
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            continue
+        stack.extend(iter_children(item))
+    return out
+
+
 # ------------------------------------------------------------- building
 
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+#: the node types that make a comprehension scope
+COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
 
 
 class ScopeBuilder:

@@ -353,25 +353,6 @@ def error_statements(node: cst.CSTNode) -> Iterator[Union[cst.Raise, cst.Assert]
             stack.extend(iter_children(item))
 
 
-def bound_names(node: cst.CSTNode) -> Iterator[cst.Name]:
-    """The names a statement or block binds, at its own level or in its blocks: assignment targets
-    (plain, augmented, annotated, walrus), loop and comprehension targets, ``as`` names, and the names
-    of functions and classes defined there (whose bodies are their own scopes)."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            yield from assigned_names(item.target)
-        elif isinstance(item, cst.AsName):
-            yield from assigned_names(item.name)
-        elif isinstance(item, (cst.FunctionDef, cst.ClassDef)):
-            yield item.name
-            continue
-        elif isinstance(item, cst.Lambda):
-            continue
-        stack.extend(iter_children(item))
-
-
 _SCALAR_BUILTINS = frozenset({"bool", "int", "float", "complex", "str", "repr", "print", "abs", "round", "max",
                               "min", "format"})
 

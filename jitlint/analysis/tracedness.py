@@ -18,8 +18,8 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value, mapping_names,
-                                     container_uses, numeric_uses, params_of, string_value)
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value,
+                                     mapping_names, container_uses, numeric_uses, params_of, string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,

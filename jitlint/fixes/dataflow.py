@@ -13,7 +13,8 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 
 import libcst as cst
 
-from jitlint.analysis.syntax import assigned_names, params_of
+from jitlint.analysis.scopes import bound_by
+from jitlint.analysis.syntax import assigned_names, iter_children, params_of
 
 Names = Set[str]
 
@@ -97,8 +98,6 @@ def _reads(node: cst.CSTNode, out: Names) -> None:
         if node.default is not None:
             _reads(node.default, out)
     else:
-        from jitlint.analysis.syntax import iter_children
-
         for child in iter_children(node):
             _reads(child, out)
 
@@ -124,38 +123,20 @@ def _block_reads(block: cst.BaseSuite) -> Names:
 
 
 def binds(small: cst.CSTNode) -> Names:
-    """Names a simple statement binds (or unbinds, for ``del``)."""
-    if isinstance(small, cst.Assign):
-        return {n.value for t in small.targets for n in assigned_names(t.target)}
-    if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-        if isinstance(small, cst.AnnAssign) and small.value is None:
-            return set()
-        return {n.value for n in assigned_names(small.target)}
-    if isinstance(small, cst.Del):
-        return {n.value for n in assigned_names(small.target)}
-    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-        out = set()
-        for alias in small.names:
-            local = alias.asname.name if alias.asname is not None else alias.name
-            while isinstance(local, cst.Attribute):
-                local = local.value
-            if isinstance(local, cst.Name):
-                out.add(local.value)
-        return out
+    """Names a simple statement binds (or unbinds, for ``del``): what the binding model says it
+    binds (analysis.scopes.bound_by), and the walrus targets of an expression statement."""
     if isinstance(small, cst.Expr):
         return _walrus_targets(small.value)
-    return set()
+    return bound_by(small)
 
 
 def _walrus_targets(node: cst.CSTNode) -> Names:
     out: Names = set()
     stack = [node]
-    from jitlint.analysis.syntax import iter_children
-
     while stack:
         n = stack.pop()
         if isinstance(n, cst.NamedExpr):
-            out |= {t.value for t in assigned_names(n.target)}
+            out |= bound_by(n)
         if isinstance(n, (cst.Lambda, cst.FunctionDef)):
             continue
         stack.extend(iter_children(n))
@@ -169,17 +150,13 @@ def assigned_in(stmts: Sequence[cst.CSTNode]) -> Names:
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 out |= binds(small)
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            out.add(stmt.name.value)
-        elif isinstance(stmt, cst.BaseSmallStatement):
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.BaseSmallStatement)):
             out |= binds(stmt)
         else:
-            if isinstance(stmt, cst.For):
-                out |= {n.value for n in assigned_names(stmt.target)}
+            out |= bound_by(stmt)  # a for loop's target
             if isinstance(stmt, cst.With):
                 for item in stmt.items:
-                    if item.asname is not None:
-                        out |= {n.value for n in assigned_names(item.asname.name)}
+                    out |= bound_by(item)
             for block in sub_blocks(stmt):
                 out |= assigned_in(block)
             if isinstance(stmt, (cst.If, cst.While)):
@@ -246,8 +223,6 @@ class Liveness:
     def _closure_reads(function: cst.FunctionDef) -> Names:
         out: Names = set()
         stack: List[cst.CSTNode] = list(block_statements(function.body))
-        from jitlint.analysis.syntax import iter_children
-
         while stack:
             n = stack.pop()
             if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
@@ -293,9 +268,7 @@ class Liveness:
             head = set(else_in)
             if isinstance(stmt, cst.While):
                 head |= reads(stmt.test)
-            targets: Names = set()
-            if isinstance(stmt, cst.For):
-                targets = {n.value for n in assigned_names(stmt.target)}
+            targets = bound_by(stmt)  # a for loop's target
             for _ in range(50):
                 body_in = self.block(block_statements(stmt.body), head, loops + [_Loop(out, head)])
                 new = set(else_in) | (body_in - targets)
@@ -318,8 +291,7 @@ class Liveness:
             used: Names = set()
             for item in stmt.items:
                 used |= reads(item.item)
-                if item.asname is not None:
-                    names |= {n.value for n in assigned_names(item.asname.name)}
+                names |= bound_by(item)
             return used | (self.block(block_statements(stmt.body), out, loops) - names)
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return (out - {stmt.name.value}) | reads(stmt)
@@ -437,7 +409,7 @@ class Definitions:
         if isinstance(stmt, (cst.For, cst.While)):
             inner = defined
             if isinstance(stmt, cst.For):
-                inner = defined | frozenset(n.value for n in assigned_names(stmt.target))
+                inner = defined | frozenset(bound_by(stmt))
             self.block(block_statements(stmt.body), inner)
             if stmt.orelse is not None:
                 return self.block(block_statements(stmt.orelse.body), defined)
@@ -445,8 +417,7 @@ class Definitions:
         if isinstance(stmt, cst.With):
             names = set()
             for item in stmt.items:
-                if item.asname is not None:
-                    names |= {n.value for n in assigned_names(item.asname.name)}
+                names |= bound_by(item)
             return self.block(block_statements(stmt.body), defined | frozenset(names))
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return defined | {stmt.name.value}

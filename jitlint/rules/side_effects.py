@@ -7,7 +7,8 @@ from typing import Iterator, Optional, Sequence, Tuple
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import assigned_names, bound_names
+from jitlint.analysis.scopes import names_bound_in
+from jitlint.analysis.syntax import assigned_names
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext
 
@@ -308,7 +309,7 @@ class OuterStateWrite(Rule):
         for stmt, part in self.ctx.enclosing_tries(self.ctx.current):
             if stmt.finalbody is not None:
                 other = stmt.body if part is stmt.finalbody else stmt.finalbody
-                if any(n.value == name for n in bound_names(other)):
+                if name in names_bound_in(other):
                     return True
         return False
 
