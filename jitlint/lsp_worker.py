@@ -30,6 +30,7 @@ import logging
 import multiprocessing
 import os
 import re
+import sys
 import threading
 import time
 import traceback
@@ -282,6 +283,8 @@ def serve(conn: Connection, stop: Any, owner: int) -> None:
     from jitlint.runner import _die_with
 
     _die_with(owner)
+    os.dup2(2, 1)  # its standard output is the server's, the editor's channel: nothing may be written there
+    sys.stdout = sys.stderr
     from jitlint import engine, runner  # noqa: F401 - imported now: their time is start-up, not the first lint
 
     analyser = Analyser()
