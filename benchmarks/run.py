@@ -18,6 +18,7 @@ file while the module is analysed (``--lsp-only`` runs that table alone, with no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import platform
@@ -186,12 +187,7 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
             await asyncio.sleep(0.05)
         return slowest
 
-    env = dict(os.environ, JITLINT_CACHE_DIR=os.path.join(folder, "cache"))
-    await client.start_io(PY, "-m", "jitlint", "server", env=env)
-    exited = False
-    try:
-        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
-        client.initialized(types.InitializedParams())
+    async with served(client, folder):
         open_document(1, "file://" + small, small_text)
         await code_action(1, "file://" + small, small_text)  # published, and its fix built
         open_document(1)
@@ -229,16 +225,31 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
             times["cached action"].append(await code_action(LSP_FUNCTIONS // 2))
             print(f"round {r + 1}: LSP code action after a cache hit {times['cached action'][-1]:.2f} s",
                   file=sys.stderr)
+    return times
+
+
+@contextlib.asynccontextmanager
+async def served(client, folder: str):
+    """A ``jitlint server`` for ``client`` (pygls's), its results cache in ``folder``; shut down and exited
+    at the end, killed after a failure (stopping the client would wait for it); the folder removed."""
+    from lsprotocol import types
+
+    env = dict(os.environ, JITLINT_CACHE_DIR=os.path.join(folder, "cache"))
+    await client.start_io(PY, "-m", "jitlint", "server", env=env)
+    exited = False
+    try:
+        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        client.initialized(types.InitializedParams())
+        yield client
         await client.shutdown_async(None)
         client.exit(None)
         exited = True
     finally:
-        server = client._server  # after a failure the server is still running: stop would wait for it
+        server = client._server
         if server is not None and server.returncode is None and not exited:
             server.kill()
         await client.stop()
         shutil.rmtree(folder, ignore_errors=True)
-    return times
 
 
 def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
