@@ -19,6 +19,10 @@ its newest text); an analysis whose document changes again while it runs is stop
 checkpoint, :mod:`jitlint.analysis.cancel`, or, in the middle of a parse, by killing the worker
 process, whose place a spare process takes) and never published; a result that arrives after the
 document moved on is dropped too.  A change is linted after :data:`CHANGE_DELAY` seconds of quiet.
+Measured on a 27,000-line generated module (``benchmarks/lsp_blocking.py 3000``, a 2-CPU machine at a
+load average of about 10): a code action on another file, asked every 10 ms during the analysis,
+waited at most 4.58 s when the analysis ran on a thread of this process, and 0.20 s with the worker
+process (1.39 s for the one that waited while the module's 3,000 diagnostics were written out).
 
 Diagnostics are published from a lint that builds no fix: the worker process keeps the last lint
 of each document, and builds a finding's fix when a code action asks for a range that holds it
