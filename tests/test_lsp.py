@@ -461,8 +461,9 @@ async def test_an_edit_while_a_huge_document_is_parsed_replaces_the_worker_and_o
     await until(lambda: len(workers_of(client._server.pid)) == 2)  # and its spare
     before = workers_of(client._server.pid)
     path = tmp_path / "huge.py"
+    spent = {pid: cpu_seconds(pid) for pid in before}
     uri = open_without_waiting(client, path, HUGE)
-    await asyncio.sleep(0.5)  # the worker parses it (for seconds)
+    await until(lambda: any(cpu_seconds(pid) > spent[pid] + 0.5 for pid in before))  # it parses it (for seconds)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=HAZARDS.read_text())]))
@@ -477,6 +478,7 @@ async def test_an_edit_while_a_huge_document_is_parsed_replaces_the_worker_and_o
     assert not any(running(pid) for pid in before - after)
 
 
+@needs_proc
 def test_the_worker_lints_the_newest_text_only_and_rebuilds_fixes_a_killed_process_held(tmp_path):
     from jitlint.lsp_worker import Job, Worker
 
@@ -508,8 +510,12 @@ def test_the_worker_lints_the_newest_text_only_and_rebuilds_fixes_a_killed_proce
         assert fix is not None and fix.edits
         first = worker.pids[0]
         # a burst of edits while the worker parses the huge text: it is killed, and only the newest text is linted
+        spent = {pid: cpu_seconds(pid) for pid in worker.pids}
         worker.lint(job("huge.py", 1, HUGE))
-        time.sleep(0.5)
+        deadline = time.monotonic() + 600
+        while not any(cpu_seconds(pid) > spent[pid] + 0.5 for pid in spent):  # it parses it (for seconds)
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         for version in (2, 3, 4):
             worker.lint(job("huge.py", version, f"# version {version}\n" + CLEAN))
         delivery(job("huge.py", 4, "").uri, 4)
