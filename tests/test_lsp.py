@@ -449,6 +449,10 @@ async def test_requests_are_answered_while_a_huge_document_is_parsed_and_no_work
         client.exit(None)
         await asyncio.wait_for(client._server.wait(), 60)
         assert client._server.returncode == 0
+        # (multiprocessing's resource tracker ends when it reads the end of its pipe: a moment after)
+        deadline = time.monotonic() + 20
+        while any(running(pid) for pid in spawned) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert [pid for pid in spawned if running(pid)] == []
 
 
