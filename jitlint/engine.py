@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.positions import node_ranges
+from jitlint.analysis.positions import module_layout
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
@@ -125,7 +125,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
         return []
     # one pass generates the module's code and the ranges of the reported nodes and of the links
     # of their reasons in this module (not a range for every node: see jitlint.analysis.positions)
-    generated, positions = node_ranges(module, _nodes_to_place(raw, module))
+    generated, positions, statement_offsets = module_layout(module, _nodes_to_place(raw, module))
     lines = source.splitlines()
 
     def fix_of(finding: RawFinding) -> Optional[Fix]:
@@ -135,7 +135,8 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
         # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
         if finding.fix is None or generated != source:
             return None
-        fix = finding.fix.build(generated) if isinstance(finding.fix, DeferredFix) else finding.fix
+        fix = finding.fix.build(generated, statement_offsets) if isinstance(finding.fix, DeferredFix) \
+            else finding.fix
         return fix if isinstance(fix, Fix) else None
 
     seen: Dict[Tuple[int, str], Diagnostic] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 from contextlib import contextmanager
-from typing import Collection, Dict, Iterator, List, Optional, Tuple
+from typing import Collection, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -28,17 +28,24 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class _OffsetState(CodegenState):
-    """Code generation that counts characters and notes where the wanted nodes start and end."""
+    """Code generation that counts characters and notes where the wanted nodes start and end.
 
-    __slots__ = ("offset", "wanted", "starts", "spans", "popped")
+    Inside a wanted node every node is noted: LibCST takes the start or the end of a few nodes
+    (a decorated definition, a parenthesized expression, a block) from a descendant's range,
+    which must then be known too.  Where each module statement starts is noted as well."""
+
+    __slots__ = ("offset", "wanted", "inside", "starts", "spans", "popped", "tops", "top_offsets")
 
     def __init__(self, module: cst.Module, wanted: Collection[int]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.offset = 0
         self.wanted = wanted
+        self.inside = 0  # how many wanted nodes the node being generated is in
         self.starts: Dict[int, List[int]] = {}
         self.spans: Dict[int, Tuple[int, int]] = {}
         self.popped = ""
+        self.tops = {id(stmt) for stmt in module.body}
+        self.top_offsets: List[int] = []
 
     def add_indent_tokens(self) -> None:
         checkpoint()  # once a line of code: generating a large module's code takes a while
@@ -57,20 +64,30 @@ class _OffsetState(CodegenState):
             self.popped = self.tokens.pop()
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if id(node) in self.wanted:
-            self.starts.setdefault(id(node), []).append(self.offset)
+        key = id(node)
+        if key in self.tops:
+            self.top_offsets.append(self.offset)  # before its leading blank and comment lines
+        if key in self.wanted:
+            self.inside += 1
+        elif not self.inside:
+            return
+        self.starts.setdefault(key, []).append(self.offset)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         key = id(node)
-        if key in self.wanted:
-            start = self.starts[key].pop()
-            self.spans.setdefault(key, (start, self.offset))  # a syntactic range already noted wins
+        wanted = key in self.wanted
+        if not (wanted or self.inside):
+            return
+        if wanted:
+            self.inside -= 1
+        start = self.starts[key].pop()
+        self.spans.setdefault(key, (start, self.offset))  # a syntactic range already noted wins
 
     @contextmanager
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
                                   end_node: Optional[cst.CSTNode] = None) -> Iterator[None]:
         key = id(node)
-        if key not in self.wanted:
+        if not self.inside:  # the node (when wanted) is counted in already, by before_codegen
             yield
             return
         start = self.offset
@@ -90,25 +107,24 @@ class _OffsetState(CodegenState):
         return self.spans[id(node)]
 
 
-def _with_hoisted_children(nodes: Collection[cst.CSTNode]) -> Dict[int, cst.CSTNode]:
-    """The nodes, and the children a node's syntactic range may be taken from (LibCST hoists the
-    start or end of a few nodes -- a decorated definition, a parenthesized expression -- from one
-    of their children, which must then be recorded too)."""
-    out: Dict[int, cst.CSTNode] = {}
-    todo = list(nodes)
-    while todo:
-        node = todo.pop()
-        if id(node) in out:
-            continue
-        out[id(node)] = node
-        todo.extend(node.children)
-    return out
+class Layout(NamedTuple):
+    """What one pass of code generation tells: the module's code, the ranges of the nodes asked
+    for, and where each module statement starts in the code (its blank and comment lines included)."""
+
+    code: str
+    ranges: Dict[cst.CSTNode, CodeRange]
+    statement_offsets: List[int]
 
 
 def node_ranges(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Tuple[str, Dict[cst.CSTNode, CodeRange]]:
     """The module's generated code, and the syntactic range of each of ``nodes`` that is in it."""
-    keep = _with_hoisted_children(nodes)
-    state = _OffsetState(module, keep)
+    layout = module_layout(module, nodes)
+    return layout.code, layout.ranges
+
+
+def module_layout(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Layout:
+    """:func:`node_ranges`, and the offsets of the module statements (a fix's edits start there)."""
+    state = _OffsetState(module, {id(node) for node in nodes})
     module._codegen(state)
     code = "".join(state.tokens)
     line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(code + state.popped)]
@@ -122,4 +138,4 @@ def node_ranges(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Tuple[str
         span = state.spans.get(id(node))
         if span is not None:
             out[node] = CodeRange(position(span[0]), position(span[1]))
-    return code, out
+    return Layout(code, out, state.top_offsets)

@@ -137,15 +137,18 @@ class DeferredFix:
     ``a if p else b if q else ...`` nested n deep, n rewrites of O(n) each.
     """
 
-    def __init__(self, code: str, node: cst.CSTNode, context: Callable[[Optional[str]], FixContext]) -> None:
+    def __init__(self, code: str, node: cst.CSTNode,
+                 context: Callable[[Optional[str], Optional[List[int]]], FixContext]) -> None:
         self.code, self.node, self._context = code, node, context
         self._built = False
         self._fix: Optional[Fix] = None
 
-    def build(self, source: Optional[str] = None) -> Optional[Fix]:
-        """The fix; ``source`` is the module's code, when the caller has generated it already."""
+    def build(self, source: Optional[str] = None, statement_offsets: Optional[List[int]] = None) -> Optional[Fix]:
+        """The fix; ``source`` is the module's code, when the caller has generated it already, and
+        ``statement_offsets`` where each module statement starts in it."""
         if not self._built:
-            self._fix, self._built = build_fix(self.code, self.node, self._context(source)), True
+            self._fix = build_fix(self.code, self.node, self._context(source, statement_offsets))
+            self._built = True
         return self._fix
 
 
@@ -176,9 +179,10 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
     width = line_length or _LINE_LENGTH.get() or DEFAULT_LINE_LENGTH
     shared: List[FixContext] = []
 
-    def context(code: Optional[str]) -> FixContext:
+    def context(code: Optional[str], statement_offsets: Optional[List[int]]) -> FixContext:
         if not shared:
-            ctx = FixContext(index.module, index, facts, source or code, prefer_static, width)
+            ctx = FixContext(index.module, index, facts, source or code, prefer_static, width,
+                             statement_offsets if code is not None and source in (None, code) else None)
             for f in findings:
                 ctx.findings.setdefault(f.code, []).append(f.node)
             shared.append(ctx)

@@ -29,7 +29,8 @@ class FixContext:
     """The module, its analysis, and helpers to build edits; one per lint of one file."""
 
     def __init__(self, module: cst.Module, index: ModuleIndex, facts: Facts, source: Optional[str] = None,
-                 prefer_static: Optional[bool] = None, line_length: int = DEFAULT_LINE_LENGTH) -> None:
+                 prefer_static: Optional[bool] = None, line_length: int = DEFAULT_LINE_LENGTH,
+                 statement_offsets: Optional[List[int]] = None) -> None:
         self.module = module
         self.index = index
         self.facts = facts
@@ -42,8 +43,10 @@ class FixContext:
         self.findings: Dict[str, List[cst.CSTNode]] = {}
         self.purity = Purity(index, facts)
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
-        self._top_offsets: Optional[List[int]] = None
-        self._top_codes: List[str] = []  # the code of each module statement, with the offsets
+        #: where each module statement starts in the source (its blank and comment lines included);
+        #: the engine passes them from its position pass (``source`` is then the generated code)
+        self._top_offsets: Optional[List[int]] = statement_offsets
+        self._top_codes: Dict[int, str] = {}  # the code of each module statement, by index
         self._module_names: Optional[Set[str]] = None
         self._aliases: Optional[Dict[str, str]] = None
         self._given: Dict[Optional[cst.CSTNode], Set[str]] = {}
@@ -109,13 +112,23 @@ class FixContext:
         if self._top_offsets is None:
             pos = sum(len(self.module.code_for_node(h)) for h in self.module.header)
             offsets = []
-            codes = []
-            for stmt in self.module.body:
+            for i, stmt in enumerate(self.module.body):
                 offsets.append(pos)
-                codes.append(self.module.code_for_node(stmt))
-                pos += len(codes[-1])
-            self._top_offsets, self._top_codes = offsets, codes
+                self._top_codes[i] = self.module.code_for_node(stmt)
+                pos += len(self._top_codes[i])
+            self._top_offsets = offsets
         return self._top_offsets
+
+    def _top_code(self, i: int) -> str:
+        """The code of module statement ``i`` (a slice of the source up to the next statement, when
+        the offsets came from the engine: the source is the generated code then)."""
+        offsets = self._offsets()
+        if i not in self._top_codes:
+            if i + 1 < len(offsets):
+                self._top_codes[i] = self.source[offsets[i]:offsets[i + 1]]
+            else:
+                self._top_codes[i] = self.module.code_for_node(self.module.body[i])
+        return self._top_codes[i]
 
     def statement_offset(self, i: int) -> int:
         """Where module statement ``i`` starts in the source (its blank and comment lines included)."""
@@ -151,7 +164,7 @@ class FixContext:
         on_path = {a for old in changes for a in self.ancestors(old)}
         new_top = cst.ensure_type(top.visit(PathReplacer(changes, on_path)), cst.CSTNode)
         start = self._offsets()[i]
-        old_code = self._top_codes[i]
+        old_code = self._top_code(i)
         if wrap:
             from jitlint.fixes.wrap import wrapped
 
