@@ -88,33 +88,33 @@ class BadEntry(Exception):
     pass
 
 
-def _need(value: Any, kind: type) -> Any:
+def checked_type(value: Any, kind: type) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise BadEntry(f"expected {kind.__name__}")
     return value
 
 
 def diagnostic_from_json(d: Any) -> Diagnostic:
-    _need(d, dict)
+    checked_type(d, dict)
     fix = d.get("fix")
     if fix is not None:
-        _need(fix, dict)
-        edits = tuple(Edit(_need(e["start"], int), _need(e["end"], int), _need(e["content"], str))
-                      for e in _need(fix["edits"], list) if _need(e, dict) is not None)
-        fix = Fix(Applicability(fix["applicability"]), _need(fix["title"], str), edits)
-    reason = tuple(_need(r, str) for r in _need(d.get("reason", []), list))
+        checked_type(fix, dict)
+        edits = tuple(Edit(checked_type(e["start"], int), checked_type(e["end"], int), checked_type(e["content"], str))
+                      for e in checked_type(fix["edits"], list) if checked_type(e, dict) is not None)
+        fix = Fix(Applicability(fix["applicability"]), checked_type(fix["title"], str), edits)
+    reason = tuple(checked_type(r, str) for r in checked_type(d.get("reason", []), list))
     subject = d.get("subject")
-    return Diagnostic(_need(d["path"], str), _need(d["line"], int), _need(d["column"], int),
-                      _need(d["end_line"], int), _need(d["end_column"], int), _need(d["code"], str),
-                      _need(d["message"], str), reason, fix, None if subject is None else _need(subject, str))
+    return Diagnostic(checked_type(d["path"], str), checked_type(d["line"], int), checked_type(d["column"], int),
+                      checked_type(d["end_line"], int), checked_type(d["end_column"], int), checked_type(d["code"], str),
+                      checked_type(d["message"], str), reason, fix, None if subject is None else checked_type(subject, str))
 
 
 def error_from_json(e: Any) -> Optional[FileError]:
     if e is None:
         return None
-    _need(e, dict)
-    return FileError(_need(e["path"], str), _need(e["line"], int), _need(e["column"], int),
-                     _need(e["message"], str), bool(_need(e.get("internal", False), bool)))
+    checked_type(e, dict)
+    return FileError(checked_type(e["path"], str), checked_type(e["line"], int), checked_type(e["column"], int),
+                     checked_type(e["message"], str), bool(checked_type(e.get("internal", False), bool)))
 
 
 def error_to_json(e: Optional[FileError]) -> Optional[dict]:
@@ -140,7 +140,7 @@ class Cache:
         try:
             with open(path, "rb") as fh:
                 raw = json.loads(fh.read(64 * 1024 * 1024 + 1).decode("utf-8"))
-            if _need(raw, dict).get("format") != FORMAT:
+            if checked_type(raw, dict).get("format") != FORMAT:
                 return None
             value = decode(raw["payload"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, BadEntry, RecursionError,
@@ -232,8 +232,8 @@ def digest(data: bytes) -> str:
 
 def summaries_from_json(raw: Any) -> Dict[str, Tuple[int, int, str, bool, Tuple[str, ...]]]:
     out = {}
-    for path, item in _need(raw, dict).items():
-        size, mtime, text_digest, traced, imports = _need(item, list)
-        out[_need(path, str)] = (_need(size, int), _need(mtime, int), _need(text_digest, str),
-                                 bool(_need(traced, bool)), tuple(_need(n, str) for n in _need(imports, list)))
+    for path, item in checked_type(raw, dict).items():
+        size, mtime, text_digest, traced, imports = checked_type(item, list)
+        out[checked_type(path, str)] = (checked_type(size, int), checked_type(mtime, int), checked_type(text_digest, str),
+                                 bool(checked_type(traced, bool)), tuple(checked_type(n, str) for n in checked_type(imports, list)))
     return out

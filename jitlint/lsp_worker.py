@@ -17,7 +17,7 @@ on a thread of its own.
   when asked; a process that was killed lost them, and lints that version again when asked for its fixes.
 * What crosses between the processes is pickled: jobs, findings (without their deferred fixes), LSP
   diagnostics, fixes.
-* The processes die with the server (:func:`jitlint.runner._die_with`), and :meth:`Worker.stop` kills
+* The processes die with the server (:func:`jitlint.runner.die_with`), and :meth:`Worker.stop` kills
   them.
 """
 from __future__ import annotations
@@ -280,9 +280,9 @@ class Analyser:
 def serve(conn: Connection, stop: Any, owner: int) -> None:
     """The worker process: answer the requests ``(id, what, args)`` that come over ``conn``, one at a
     time, until it closes; a request stops at its next checkpoint once ``stop.value`` is its id."""
-    from jitlint.runner import _die_with
+    from jitlint.runner import die_with
 
-    _die_with(owner)
+    die_with(owner)
     os.dup2(2, 1)  # its standard output is the server's, the editor's channel: nothing may be written there
     sys.stdout = sys.stderr
     from jitlint import engine, runner  # noqa: F401 - imported now: their time is start-up, not the first lint
@@ -320,7 +320,7 @@ class _Failed(Exception):
 
 class _Process:
     """A worker process and the server's end of its pipe (started on the Worker's thread: the kernel's
-    parent-death signal, see :func:`jitlint.runner._die_with`, follows the thread that started it)."""
+    parent-death signal, see :func:`jitlint.runner.die_with`, follows the thread that started it)."""
 
     def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
-from jitlint.cache import (Cache, _need, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
+from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
                            summaries_from_json)
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult
@@ -115,9 +115,9 @@ class ImportGraph:
     def _package_root(self, directory: str) -> str:
         root = self._roots.get(directory)
         if root is None:
-            from jitlint.analysis.project import _package_roots
+            from jitlint.analysis.project import package_roots
 
-            root = self._roots[directory] = _package_roots(os.path.abspath(directory))[0]
+            root = self._roots[directory] = package_roots(os.path.abspath(directory))[0]
         return root
 
     def direct(self, path: str) -> List[str]:
@@ -186,11 +186,11 @@ def unit_key(path: str, text_digest: str, config_key: str) -> str:
 
 
 def _unit_from_json(raw: dict) -> "UnitResult":
-    diagnostics = {_need(p, str): tuple(diagnostic_from_json(d) for d in _need(ds, list))
-                   for p, ds in _need(raw["diagnostics"], dict).items()}
-    deps = {_need(p, str): _need(d, str) for p, d in _need(raw.get("deps", {}), dict).items()}
-    suppressed = {_need(p, str): tuple((_need(line, int), _need(code, str)) for line, code in _need(pairs, list))
-                  for p, pairs in _need(raw.get("suppressed", {}), dict).items()}
+    diagnostics = {checked_type(p, str): tuple(diagnostic_from_json(d) for d in checked_type(ds, list))
+                   for p, ds in checked_type(raw["diagnostics"], dict).items()}
+    deps = {checked_type(p, str): checked_type(d, str) for p, d in checked_type(raw.get("deps", {}), dict).items()}
+    suppressed = {checked_type(p, str): tuple((checked_type(line, int), checked_type(code, str)) for line, code in checked_type(pairs, list))
+                  for p, pairs in checked_type(raw.get("suppressed", {}), dict).items()}
     return UnitResult(diagnostics, error_from_json(raw.get("error")), deps, suppressed)
 
 
@@ -277,11 +277,11 @@ _POOL_SHARED: Dict[str, object] = {}
 
 def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size,
                owner: int) -> None:
-    _die_with(owner)
+    die_with(owner)
     _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size)
 
 
-def _die_with(owner: int) -> None:
+def die_with(owner: int) -> None:
     """A worker never outlives the jitlint process that started it (``owner``), however that one ends.
 
     On Linux the kernel sends SIGKILL when the parent goes; everywhere, a

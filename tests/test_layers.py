@@ -120,3 +120,25 @@ def test_the_check_itself_sees_an_upward_import(tmp_path):
     found = [(line, name) for line, name in imports("jitlint.analysis.fake", tree)]
     assert found == [(2, "jitlint.cli")]
     assert layer_of("jitlint.cli") > layer_of("jitlint.analysis.fake")
+
+
+def private_imports(module: str, tree: ast.Module) -> Iterator[Tuple[int, str]]:
+    """(line, name) for each ``from jitlint.x import _name`` in ``module`` from another module: a
+    module's private names are its own (what another module needs is given a public name)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jitlint") and not node.level \
+                and node.module != module:
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = [f"{module}:{line} imports {name}" for module, tree in modules()
+             for line, name in private_imports(module, tree)]
+    assert found == []
+
+
+def test_the_private_import_check_sees_one():
+    tree = ast.parse("from jitlint.fixes.imports import _helper\nfrom jitlint.fixes import RULES as _R\n")
+    assert list(private_imports("jitlint.fixes.masks", tree)) == [(1, "jitlint.fixes.imports._helper")]

@@ -109,7 +109,7 @@ class Project:
             bases = [directory]
             parts = [p for p in module_name.lstrip(".").split(".") if p]
         else:
-            bases = _package_roots(directory) + self.roots
+            bases = package_roots(directory) + self.roots
             parts = module_name.split(".")
         out = []
         for base in bases:
@@ -120,7 +120,7 @@ class Project:
         return out
 
 
-def _package_roots(directory: str) -> List[str]:
+def package_roots(directory: str) -> List[str]:
     """The folder above the outermost package containing ``directory``, and the folder itself."""
     top = directory
     while os.path.isfile(os.path.join(top, "__init__.py")):

@@ -276,7 +276,7 @@ def removal(ctx: "FixContext", name: str, uses: Sequence[cst.Name]) -> Optional[
     for ref in name_references(ctx.module, name):
         if ref is not binding and id(ref) not in wanted:
             return None
-    if _listed_in_all(ctx.module, name):
+    if listed_in_all(ctx.module, name):
         return None
     names = list(small.names)  # type: ignore[attr-defined]
     if len(names) > 1:
@@ -319,7 +319,7 @@ def _alone_in_block(ctx: "FixContext", i: int) -> bool:
     return bool(getattr(body[i + 1], "leading_lines", ()))
 
 
-def _listed_in_all(module: cst.Module, name: str) -> bool:
+def listed_in_all(module: cst.Module, name: str) -> bool:
     """``name`` is in ``__all__``, or ``__all__`` is built some way this cannot read."""
     found = False
     for ref in name_references(module, "__all__"):

@@ -568,14 +568,14 @@ def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     transform, not exported through ``__all__`` -- a caller outside the module would not know),
     the parameters are not rebound, not used as arrays (indexed, an attribute or method), and
     none counts steps."""
-    from jitlint.fixes.static_args import _counter_like, _traced_parameters, static_argnames_fix
+    from jitlint.fixes.static_args import counter_like, traced_parameters, static_argnames_fix
 
     helper = ctx.enclosing_function(size)
     if helper is None or not isinstance(helper.node, cst.FunctionDef) or helper.parent is not None \
             or helper.cls is not None or any(e.function is helper for e in ctx.index.entries):
         return None
-    names = _traced_parameters(size, helper, ctx)
-    if not names or any(_counter_like(n) or not _plain_parameter(helper, n, ctx) for n in names):
+    names = traced_parameters(size, helper, ctx)
+    if not names or any(counter_like(n) or not _plain_parameter(helper, n, ctx) for n in names):
         return None
     if "__all__" in ctx.index.globals:
         return None
@@ -598,7 +598,7 @@ def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             if arg is None or caller is None or not isinstance(arg, cst.Name) \
                     or ctx.facts.read_scope.get(arg) != "local" \
                     or arg.value not in [p.name.value for p, _ in caller.params] \
-                    or _counter_like(arg.value) or not _plain_parameter(caller, arg.value, ctx):
+                    or counter_like(arg.value) or not _plain_parameter(caller, arg.value, ctx):
                 return None
             owners[id(caller)] = caller
             found = wanted.setdefault(id(caller), [])

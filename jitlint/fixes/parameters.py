@@ -44,9 +44,9 @@ from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement
-from jitlint.fixes.imports import _listed_in_all
+from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import _is_static_use, _merged_args
+from jitlint.fixes.static_args import is_static_use, merged_static_args
 
 _JIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -106,7 +106,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     reads = _reads_in(fn.node, read, ctx)
     if not reads:
         return None
-    static = kind == "flag" or any(_is_static_use(r, ctx) for r in reads)
+    static = kind == "flag" or any(is_static_use(r, ctx) for r in reads)
     if static and kind == "array":
         return None  # an array cannot be static
     entry = _only_jit(fn, ctx)
@@ -275,7 +275,7 @@ def _editable_calls(fn: FunctionInfo, entry: EntryPoint, global_name: str,
     """The calls of the jitted ``fn`` (its entry's visible calls), when those are all its uses in the
     module, no other module can call it, and each can take the new argument."""
     name = fn.name
-    exported = _listed_in_all(ctx.module, name)
+    exported = listed_in_all(ctx.module, name)
     has_all = any(True for _ in name_references(ctx.module, "__all__"))
     if exported or not (name.startswith("_") or has_all):
         return None
@@ -356,7 +356,7 @@ def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
         if spelled is None:
             return None
         partial, imports = spelled
-        args = _merged_args([], [param], {}, positional, ctx, t)
+        args = merged_static_args([], [param], {}, positional, ctx, t)
         if args is None:
             return None
         return d, cst.Call(func=cst.parse_expression(partial), args=[cst.Arg(d)] + args), tuple(imports)
@@ -365,7 +365,7 @@ def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
         args = list(d.args)
         if ctx.index.qualify(d.func) == "functools.partial":
             head, args = args[:1], args[1:]
-        merged = _merged_args(args, [param], {}, positional, ctx, t)
+        merged = merged_static_args(args, [param], {}, positional, ctx, t)
         if merged is None:
             return None
         return d, d.with_changes(args=head + merged), ()

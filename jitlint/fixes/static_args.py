@@ -61,7 +61,7 @@ _COUNTER_NAMES = frozenset({"step", "t", "i", "it", "epoch", "iteration", "iter"
                             "timestep", "num_updates", "update_count"})
 
 
-def _counter_like(name: str) -> bool:
+def counter_like(name: str) -> bool:
     return name in _COUNTER_NAMES or name.endswith(("_step", "_count", "_iter", "_epoch"))
 
 
@@ -72,10 +72,10 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
-    params = _traced_parameters(node, fn, ctx)
+    params = traced_parameters(node, fn, ctx)
     if not params:
         return None
-    if any(_counter_like(p) for p in params):
+    if any(counter_like(p) for p in params):
         return None  # a step counter takes a new value on every call: static would compile each time
     order = [p.name.value for p, _ in fn.params]
     params.sort(key=order.index)
@@ -127,7 +127,7 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) ->
                    edit)
 
 
-def _traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:
+def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:
     """Parameters whose tracedness makes ``expr`` traced; [] when something else is traced too."""
     param_names = {p.name.value for p, _ in fn.params}
     out: List[str] = []
@@ -173,7 +173,7 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
                 continue
             if isinstance(ctx.parent(n), cst.Arg) and ctx.parent(n).keyword is n:  # type: ignore[union-attr]
                 continue
-            if not _is_static_use(n, ctx):
+            if not is_static_use(n, ctx):
                 return False
             found = True
             continue
@@ -186,7 +186,7 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
     return found
 
 
-def _is_static_use(name: cst.Name, ctx: FixContext) -> bool:
+def is_static_use(name: cst.Name, ctx: FixContext) -> bool:
     """``name`` sits in an ``if``/``while`` test, a ``range()`` bound, a shape, a slice bound or ``axis=``."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
@@ -254,7 +254,7 @@ def _spec_text(values: List, ints: bool) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def _merged_args(args: List[cst.Arg], params: List[str], indices, positional: List[str],
+def merged_static_args(args: List[cst.Arg], params: List[str], indices, positional: List[str],
                  ctx: FixContext, t) -> Optional[List[cst.Arg]]:
     nums_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnums_kw), None)
     names_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnames_kw), None)
@@ -306,7 +306,7 @@ def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[s
             if spelled is None:
                 return None
             partial, imports = spelled
-            args = _merged_args([], params, indices, positional, ctx, t)
+            args = merged_static_args([], params, indices, positional, ctx, t)
             if args is None:
                 return None
             new = cst.Call(func=cst.parse_expression(partial), args=[cst.Arg(d)] + args)
@@ -328,7 +328,7 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
     head: List[cst.Arg] = []
     if ctx.index.qualify(call.func) == "functools.partial":
         head, args = args[:1], args[1:]
-    merged = _merged_args(args, params, indices, positional, ctx, t)
+    merged = merged_static_args(args, params, indices, positional, ctx, t)
     if merged is None:
         return None
     edit = ctx.replace(call, call.with_changes(args=head + merged))
