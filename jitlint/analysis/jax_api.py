@@ -235,6 +235,13 @@ STATIC_ATTRIBUTES = frozenset(
         "__len__",
         "_fields",
         "named_shape",
+        # the metadata of JAX's sparse arrays (BCOO, BCSR): Python ints and bools under jit
+        "n_sparse",
+        "n_batch",
+        "n_dense",
+        "nse",
+        "indices_sorted",
+        "unique_indices",
     }
 )
 
