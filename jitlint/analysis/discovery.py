@@ -221,6 +221,20 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
 
 
+def _module_level_definitions(stmt: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
+    """The defs and classes a module statement makes at import time: itself, or those in the blocks
+    of an ``if`` / ``try`` / ``with`` / loop at module level (not those inside a def or a class)."""
+    stack: List[cst.CSTNode] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            yield node
+        elif isinstance(node, cst.BaseCompoundStatement) or type(node) in _STATEMENT_CONTAINERS:
+            stack.extend(child for child in iter_children(node) if isinstance(child, (
+                cst.BaseStatement, cst.BaseSuite, cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                cst.Finally, cst.MatchCase)))
+
+
 def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
     """The values of the return statements of a function body (nested functions excluded)."""
     out: List[Optional[cst.BaseExpression]] = []
@@ -514,8 +528,8 @@ class ModuleIndex:
     # --------------------------------------------------------------- globals
     def _collect_globals(self, module: cst.Module) -> None:
         for position, stmt in enumerate(module.body):
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                self.statement_index[stmt] = position
+            for definition in _module_level_definitions(stmt):
+                self.statement_index[definition] = position
             names_here: Dict[str, Tuple[cst.CSTNode, Optional[cst.BaseExpression]]] = {}
             in_loop = isinstance(stmt, (cst.For, cst.While))
             for name, value, node in self._bindings(stmt):
