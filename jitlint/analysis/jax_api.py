@@ -255,6 +255,27 @@ PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes
                                 "set", "frozenset", "type(None)", "numbers.Number", "numbers.Integral",
                                 "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray"})
 
+#: NumPy's scalar types (the ``numpy.generic`` hierarchy); with ``numpy.ndarray`` they hold concrete
+#: values, and no tracer is an instance of any of them, nor of JAX's scalar types of the same names
+#: (``jnp.float32`` tests against ``np.float32``); ``jnp.ndarray``, though, is ``jax.Array``
+NUMPY_SCALAR_TYPES = frozenset({
+    "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+    "complexfloating", "character", "flexible", "bool", "bool_", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64", "intp", "uintp", "intc", "uintc", "int_", "uint", "long",
+    "ulong", "longlong", "ulonglong", "byte", "ubyte", "short", "ushort", "half", "single", "double",
+    "longdouble", "float16", "float32", "float64", "float96", "float128", "float_", "csingle",
+    "cdouble", "clongdouble", "complex64", "complex128", "complex192", "complex256", "complex_",
+    "str_", "bytes_", "void", "object_", "datetime64", "timedelta64", "bfloat16"})
+
+
+def holds_no_tracer(qualified: str) -> bool:
+    """Whether ``qualified`` names a type no tracer is an instance of: NumPy's array and scalar
+    types, and JAX's scalar types (a value of one of them is concrete)."""
+    module, _, name = qualified.rpartition(".")
+    if module in ("numpy", "jax.numpy"):
+        return name in NUMPY_SCALAR_TYPES or (module == "numpy" and name == "ndarray")
+    return False
+
 #: builtins whose result is a static Python value whatever they are given
 STATIC_BUILTINS = frozenset(
     {

@@ -40,6 +40,7 @@ ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "N
                      "Inexact", "Integer", "Complex", "UInt")
 LOOP_ROUNDS = 4
 _BUILTIN_CONSTANTS = {"True": True, "False": False, "None": None}
+_NOTHING: frozenset = frozenset()
 
 
 @dataclass(eq=False)
@@ -55,6 +56,9 @@ class BodyInfo:
     #: traced in a context whose trace is kept and reused (jit, pmap, lax bodies), not only
     #: under a transform that traces again on every call (vmap): globals are frozen there
     cached: bool = False
+    #: a trace boundary of its own whose trace is kept and run again (jit, pmap, a lax body), not
+    #: only one traced again at every call (vmap): what it reads from outside is read once per trace
+    keeps_trace: bool = False
     labels: List[str] = field(default_factory=list)
     #: a method run, in some traced context, on an instance that exists outside the trace (not
     #: only on objects the traced code constructs): writes to its ``self`` are outer state
@@ -441,6 +445,8 @@ class Analyzer:
             body.outer_self = receiver is None or not receiver.fresh
         if boundary:
             body.boundary = True
+            if transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL:
+                body.keeps_trace = True
             if label not in body.labels:
                 body.labels.append(label)
             if transform is None or not transform.allows_attribute_writes:
@@ -730,31 +736,75 @@ class Analyzer:
         return True
 
     def _narrowed(self, test: cst.BaseExpression, env: Dict[str, Value]):
-        """Environments for the two arms of ``if test``: ``isinstance(x, int)`` and
-        ``not isinstance(x, Tracer)`` mean `x` is a Python value in that arm."""
-        negate = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            negate, test = not negate, test.expression
+        """Environments for the two arms of ``if test``, with the names the test proves concrete made
+        static.
+
+        A tracer is an instance of ``jax.Array`` and of JAX's ``Tracer`` class, and of no type that
+        holds a concrete value: not Python's scalars, strings and containers, nor NumPy's scalar
+        types and ``ndarray`` (all checked under jit, vmap and grad on JAX 0.10.2). So where
+        ``isinstance(x, float)`` or ``isinstance(x, np.float32)`` holds, and where
+        ``isinstance(x, Tracer)`` fails, ``x`` is concrete; a test for ``jax.Array`` proves nothing
+        either way about a pytree."""
+        when_true, when_false = self._concrete_names(test, env)
+        return self._made_static(env, when_true), self._made_static(env, when_false)
+
+    @staticmethod
+    def _made_static(env: Dict[str, Value], names: frozenset) -> Dict[str, Value]:
+        if not names:
+            return env
+        out = dict(env)
+        for name in names:
+            out[name] = STATIC
+        return out
+
+    def _concrete_names(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Tuple[frozenset, frozenset]:
+        """The names ``test`` proves concrete where it holds, and where it fails: ``not`` swaps the
+        two, ``a and b`` holds where both hold and fails where either may, ``or`` the converse."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            when_true, when_false = self._concrete_names(test.expression, env)
+            return when_false, when_true
+        if isinstance(test, cst.BooleanOperation):
+            left_true, left_false = self._concrete_names(test.left, env)
+            right_true, right_false = self._concrete_names(test.right, env)
+            if isinstance(test.operator, cst.And):
+                return left_true | right_true, left_false & right_false
+            return left_true & right_true, left_false | right_false
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
-            return env, env
+            return _NOTHING, _NOTHING
         name = test.args[0].value.value
         if name not in env or env[name].kind is Kind.STATIC:
-            return env, env
-        types_node = test.args[1].value
-        elements = [el.value for el in types_node.elements] if isinstance(types_node, cst.Tuple) else [types_node]
+            return _NOTHING, _NOTHING
+        types = self._instance_types(test.args[1].value)
+        if types == "concrete":
+            return frozenset((name,)), _NOTHING
+        if types == "tracer":
+            return _NOTHING, frozenset((name,))
+        return _NOTHING, _NOTHING
+
+    def _instance_types(self, node: cst.BaseExpression) -> Optional[str]:
+        """``"concrete"`` when every type ``isinstance`` is given (a tuple of them, nested, or an
+        ``A | B`` union) holds only concrete values, ``"tracer"`` when every one is JAX's tracer
+        class, else None."""
+        elements: List[cst.BaseExpression] = []
+        stack = [node]
+        while stack:
+            el = stack.pop()
+            if isinstance(el, cst.Tuple):
+                stack.extend(item.value for item in el.elements)
+            elif isinstance(el, cst.BinaryOperation) and isinstance(el.operator, cst.BitOr):
+                stack += [el.left, el.right]
+            else:
+                elements.append(el)
+        if not elements:
+            return None
         texts = [self.index.module.code_for_node(el) for el in elements]
-        python_types = all(t in jax_api.PYTHON_VALUE_TYPES for t in texts)
-        tracer_types = all("Tracer" in t for t in texts)
-        static_env = dict(env)
-        static_env[name] = STATIC
-        if python_types and not negate:
-            return static_env, env
-        if tracer_types and negate:
-            return static_env, env
-        if tracer_types and not negate:
-            return env, static_env
-        return env, env
+        if all(text in jax_api.PYTHON_VALUE_TYPES or jax_api.holds_no_tracer(self.index.qualify(el) or "")
+               for el, text in zip(elements, texts)):
+            return "concrete"
+        if all("Tracer" in text for text in texts):
+            return "tracer"
+        return None
 
     def _loop(self, stmt, frame: Frame, at_head) -> bool:
         head = dict(frame.env)
@@ -1048,9 +1098,28 @@ class Analyzer:
             decided = bool(left.const) if isinstance(node.operator, cst.Or) else not bool(left.const)
             if decided:
                 return left
-            return self.ev(node.right, frame)
-        right = self.ev(node.right, frame)
+            return self._ev_where(node.right, frame, self._right_env(node, frame))
+        right = self._ev_where(node.right, frame, self._right_env(node, frame))
         return join(left, right)
+
+    def _right_env(self, node: cst.BooleanOperation, frame: Frame) -> Dict[str, Value]:
+        """The right side of ``a and b`` runs where ``a`` holds, of ``a or b`` where it fails."""
+        when_true, when_false = self._concrete_names(node.left, frame.env)
+        return self._made_static(frame.env, when_true if isinstance(node.operator, cst.And) else when_false)
+
+    def _ev_where(self, node: cst.BaseExpression, frame: Frame, env: Dict[str, Value]) -> Value:
+        """Evaluate ``node`` in ``env`` (the frame's, narrowed by a test); names it binds (``:=``)
+        stay bound after it."""
+        if env is frame.env:
+            return self.ev(node, frame)
+        saved, start = frame.env, dict(env)
+        frame.env = env
+        try:
+            return self.ev(node, frame)
+        finally:
+            bound = {k: v for k, v in frame.env.items() if start.get(k) is not v}
+            frame.env = saved
+            saved.update(bound)
 
     def _ev_comparison(self, node: cst.Comparison, frame: Frame) -> Value:
         values = [self.ev(node.left, frame)]
@@ -1078,7 +1147,8 @@ class Analyzer:
 
     def _ev_if_exp(self, node: cst.IfExp, frame: Frame) -> Value:
         self.ev(node.test, frame)
-        return join(self.ev(node.body, frame), self.ev(node.orelse, frame))
+        when_true, when_false = self._narrowed(node.test, frame.env)
+        return join(self._ev_where(node.body, frame, when_true), self._ev_where(node.orelse, frame, when_false))
 
     def _ev_sequence(self, node, frame: Frame) -> Value:
         """A tuple, list or set display."""

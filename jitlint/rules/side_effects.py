@@ -737,7 +737,8 @@ class SideEffectInTracedCode(Rule):
             if func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
                 arg = node.args[0].value
                 scope = ctx.facts.read_scope.get(arg)
-                if scope == "global" or (scope == "closure" and ctx.body.boundary):
+                if scope == "global" or (scope == "closure" and ctx.body.boundary and (
+                        ctx.body.keeps_trace or not self._made_in_traced_code(arg.value))):
                     return f"`next()` on outer iterator `{arg.value}`"
             return None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
@@ -755,6 +756,17 @@ class SideEffectInTracedCode(Rule):
             if isinstance(tail, str) and "logger" in tail.lower():
                 return f"logging call `{ctx.code(func)}()`"
         return None
+
+
+    def _made_in_traced_code(self, name: str) -> bool:
+        """The closure variable ``name`` is bound in a function that is itself traced: under vmap
+        alone (traced again at every call, eagerly too) the iterator is then made by the same trace
+        that calls ``next()`` on it, afresh at each call (``keys = iter(split(rng))`` in a jitted
+        function, ``next(keys)`` in what it vmaps: jit and eager agree)."""
+        fn = self.ctx.function.parent
+        while fn is not None and name not in fn.local_names:
+            fn = fn.parent
+        return fn is not None and fn in self.ctx.facts.bodies
 
 
 class InPlaceArrayUpdate(Rule):
