@@ -604,3 +604,20 @@ def test_a_def_jitted_in_a_loop_is_judged_by_the_loop_around_it(name, reported):
     result = lint_source(SWEEP.replace("NAME", name), "m.py", Config())
     assert result.error is None
     assert [d.line for d in result.diagnostics if d.code == "JIT501"] == ([7] if reported else [])
+
+
+def test_a_partial_binds_the_first_positional_parameters():
+    # JAX reads the partial's signature: static_argnums=0 is `n`, f's second parameter, and a call's
+    # first argument binds `n` (run on 0.10.2: g(i, x) for i in range(3) traces 3 times, with n = i)
+    index = index_of("""
+        import functools, jax
+        def f(scale, n, x):
+            return x * scale * n
+        g = jax.jit(functools.partial(f, 2.0), static_argnums=0)
+        g(1, 2)
+    """)
+    entry = entry_of(index, "f")
+    assert entry.partial_positional == 1
+    assert entry.static_params() == {"n"}
+    assert [p.name.value for p in entry.positional_params()] == ["n", "x"]
+    assert bound_params(entry, entry.visible_calls()[0]) == [("1", "n"), ("2", "x")]

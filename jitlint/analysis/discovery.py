@@ -152,9 +152,11 @@ class EntryPoint:
         return self.calls
 
     def positional_params(self) -> List[cst.Param]:
-        """The positional parameters a caller fills, after a bound ``self`` (``jax.jit(self.m)``)."""
+        """The positional parameters a caller fills, after a bound ``self`` (``jax.jit(self.m)``) and
+        those ``functools.partial`` binds by position: what ``static_argnums`` counts (JAX reads the
+        signature of the partial, so in ``jax.jit(partial(f, 2.0), static_argnums=0)`` 0 is f's second)."""
         positional = [p for p, kind in self.function.params if kind in ("posonly", "positional")]
-        return positional[1:] if self.self_bound and positional else positional
+        return positional[(1 if self.self_bound else 0) + self.partial_positional:]
 
     def static_by_position(self) -> Set[str]:
         """The parameters ``static_argnums`` names (a negative number counts from the end)."""
@@ -173,13 +175,13 @@ class EntryPoint:
     def bind_args(self, call: cst.Call) -> List[Tuple[cst.Arg, Optional[cst.Param]]]:
         """Each argument of ``call`` with the parameter of the traced function it binds, as Python
         binds them: positional arguments in order (after ``self``, bound by ``jax.jit(self.m)`` or, on a
-        method jitted by its decorator, by the receiver of ``obj.m(...)``), keywords by name (not a
-        positional-only parameter).  None for an argument that goes to ``*args`` / ``**kwargs`` or to
+        method jitted by its decorator, by the receiver of ``obj.m(...)``; then those a
+        ``functools.partial`` binds), keywords by name (not a positional-only parameter).  None for an argument that goes to ``*args`` / ``**kwargs`` or to
         no parameter, for an unpacking (``*xs``, ``**kw``), and for a positional argument after ``*xs``
         (which position it takes is unknown)."""
         params = self.function.params
         positional = [p for p, kind in params if kind in ("posonly", "positional")]
-        bound = (1 if self.self_bound else 0) + (1 if self.binds_self(call) else 0)
+        bound = (1 if self.self_bound else 0) + self.partial_positional + (1 if self.binds_self(call) else 0)
         skipped = set(positional[:bound])
         return bind_arguments([(p, kind) for p, kind in params if p not in skipped], call.args)
 
