@@ -126,6 +126,8 @@ class EntryPoint:
     #: parameters bound by functools.partial: leading positional count, keywords
     partial_positional: int = 0
     partial_keywords: Tuple[str, ...] = ()
+    #: the arguments that functools.partial binds (after the function), in order
+    partial_args: Tuple[cst.Arg, ...] = ()
     #: every parameter is traced (lax bodies)
     all_traced: bool = False
     in_axes_static: Tuple[int, ...] = ()
@@ -235,6 +237,41 @@ def _module_level_definitions(stmt: cst.CSTNode) -> Iterator[Union[cst.FunctionD
             stack.extend(child for child in iter_children(node) if isinstance(child, (
                 cst.BaseStatement, cst.BaseSuite, cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
                 cst.Finally, cst.MatchCase)))
+
+
+#: "not known" (where None means something)
+_UNKNOWN = object()
+
+
+def _statement_order(body: cst.CSTNode, nodes: Sequence[cst.CSTNode]) -> Dict[cst.CSTNode, int]:
+    """For each of ``nodes`` in ``body`` (a module, or a function's body; not inside a nested def,
+    class or lambda), the index in source order of the simple statement or compound-statement header
+    that holds it."""
+    wanted = {id(n): n for n in nodes}
+    out: Dict[cst.CSTNode, int] = {}
+    position = 0
+    # statements in source order: a block's statements, each compound statement's header before its blocks
+    pending: List[cst.CSTNode] = [body]
+    while pending and len(out) < len(wanted):
+        node = pending.pop(0)
+        if isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
+            pending[:0] = list(node.body)
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        position += 1
+        blocks = [c for c in iter_children(node) if isinstance(c, (cst.BaseSuite, cst.Else, cst.ExceptHandler,
+                                                                    cst.ExceptStarHandler, cst.Finally,
+                                                                    cst.MatchCase))]
+        stack = [c for c in iter_children(node) if not any(c is b for b in blocks)] + [node]
+        while stack:
+            item = stack.pop()
+            if id(item) in wanted:
+                out.setdefault(wanted[id(item)], position)
+            if item is not node and not isinstance(item, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                stack.extend(iter_children(item))
+        pending[:0] = [block if isinstance(block, cst.BaseSuite) else block.body for block in blocks]
+    return out
 
 
 def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
@@ -1264,6 +1301,31 @@ class ModuleIndex:
             s = s.parent
         return name in self.module_partial_names
 
+    def _reaching_partial(self, name: str, scope: Optional[FunctionInfo],
+                          read: cst.CSTNode) -> Union[cst.Call, None, object]:
+        """Which value a function name rebound by ``name = functools.partial(name, ...)`` has at
+        ``read``: the partial call (a read after the rebinding, or from a function nested in the one
+        that rebinds it, which runs once the names around it are bound), None for the def itself (a
+        read before it), or ``_UNKNOWN`` (bound some other way too, or more than once)."""
+        s: Optional[FunctionInfo] = scope
+        while s is not None and name not in s.nested and name not in s.local_names:
+            s = s.parent
+        bindings = s.scope.bindings_of(name) if s is not None else self.scope_model.module_scope.bindings_of(name)
+        partials = [b for b in bindings if b.kind is BindingKind.ASSIGNMENT and isinstance(b.value, cst.Call)
+                    and self.qualify(b.value.func) == "functools.partial" and b.value.args
+                    and isinstance(b.value.args[0].value, cst.Name) and b.value.args[0].value.value == name]
+        defs = [b for b in bindings if b.kind is BindingKind.FUNCTION]
+        if len(partials) != 1 or len(defs) != 1 or len(bindings) != 2 or partials[0].loops:
+            return _UNKNOWN
+        rebinding = partials[0].value
+        if s is scope:  # read where it is rebound: statement order decides
+            body = s.node.body if s is not None else self.module
+            order = _statement_order(body, (partials[0].node, read))
+            if len(order) != 2:
+                return _UNKNOWN
+            return rebinding if order[partials[0].node] < order[read] else None
+        return rebinding
+
     def holds_container(self, fn: FunctionInfo, name: str) -> bool:
         """``fn`` binds ``name`` to a list, dict or set literal or comprehension (a plain ``name = [...]``)."""
         return any(b.kind is BindingKind.ASSIGNMENT and b.value is not None and _is_container_literal(b.value, self)
@@ -1543,22 +1605,28 @@ class ModuleIndex:
 
     def _add_target_entry(self, target, scope, cls, label, site, transform, all_traced=False,
                           nums=(), names=(), in_axes=(), call_names=(), both=False, spec_args=()) -> None:
-        part_pos, part_kw = 0, ()
-        if isinstance(target, cst.Call) and self.qualify(target.func) == "functools.partial" and target.args:
-            part_pos = sum(1 for a in target.args[1:] if a.keyword is None and not a.star)
-            part_kw = tuple(a.keyword.value for a in target.args[1:] if a.keyword is not None)
-            if any(a.star for a in target.args[1:]):
+        part_pos, part_kw, part_args = 0, (), ()
+        partial_call = target if isinstance(target, cst.Call) else None
+        if isinstance(target, cst.Name) and self._is_rebound(target.value, scope):
+            reaching = self._reaching_partial(target.value, scope, site)
+            if reaching is _UNKNOWN:
+                nums = names = None  # `f = partial(f, ...)` somewhere: which value the name has here is unknown
+            partial_call = reaching if isinstance(reaching, cst.Call) else None
+        if partial_call is not None and self.qualify(partial_call.func) == "functools.partial" and partial_call.args:
+            part_args = tuple(partial_call.args[1:])
+            part_pos = sum(1 for a in part_args if a.keyword is None and not a.star)
+            part_kw = tuple(a.keyword.value for a in part_args if a.keyword is not None)
+            if any(a.star for a in part_args):
                 nums = names = None  # bound by **kwargs: which parameters is unknown
-            target = target.args[0].value
+            if partial_call is target:
+                target = target.args[0].value
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
-        if isinstance(target, cst.Name) and self._is_rebound(target.value, scope):
-            nums = names = None  # `f = partial(f, ...)`: the name no longer means the def
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
         direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
-                                       partial_positional=part_pos, partial_keywords=part_kw,
+                                       partial_positional=part_pos, partial_keywords=part_kw, partial_args=part_args,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
                                        both_static_kinds=both, scope=scope, spec_args=spec_args))

@@ -176,7 +176,11 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
 
 def default_value(p: cst.Param) -> Value:
     """The value of a parameter left at its default: the constant when it is a literal."""
-    d = p.default
+    return literal_value(p.default)
+
+
+def literal_value(d: Optional[cst.BaseExpression]) -> Value:
+    """A static value, with its constant when ``d`` is a literal (a number, a string, True, None)."""
     if d is None:
         return STATIC
     if isinstance(d, cst.Name) and d.value in _BUILTIN_CONSTANTS:
@@ -280,8 +284,15 @@ class Analyzer:
             env[_param_name(positional[0])] = STATIC
             params = [(param, kind) for param, kind in params if param is not positional[0]]
             positional = positional[1:]
-        for param in positional[: entry.partial_positional]:
-            env[_param_name(param)] = STATIC
+        # what functools.partial binds is fixed when the partial is made: static, a known constant when
+        # it is a literal (`partial(f, n=4)`: `if n is None:` in f is false)
+        bound_positional = [a for a in entry.partial_args if a.keyword is None and not a.star]
+        for param, arg in zip(positional[: entry.partial_positional], bound_positional):
+            env[_param_name(param)] = literal_value(arg.value)
+        by_keyword = {a.keyword.value: a for a in entry.partial_args if a.keyword is not None}
+        for param, _ in params:
+            if _param_name(param) in by_keyword and _param_name(param) not in env:
+                env[_param_name(param)] = literal_value(by_keyword[_param_name(param)].value)
         static = entry.static_params() | set(entry.partial_keywords)
         unknown_statics = entry.static_nums is None or entry.static_names is None
         calls = entry.visible_calls()
