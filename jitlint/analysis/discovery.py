@@ -28,6 +28,7 @@ from jitlint.analysis.syntax import (
     iter_children,
     literal_elements,
     params_of,
+    reachable_count,
     string_value,
 )
 
@@ -469,6 +470,8 @@ class ModuleIndex:
         self.callbacks: Set[FunctionInfo] = set()
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         self._pending_decorators: List[FunctionInfo] = []
+        #: statements after one that always leaves its block (see ``syntax.reachable_count``)
+        self._unreachable: List[cst.CSTNode] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
         self._wrapped_calls: Set[cst.CSTNode] = set()
         self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
@@ -504,10 +507,13 @@ class ModuleIndex:
         for name, fn, here, table in self._mutations:
             if here.resolve(name) in (None, self.scope_model.module_scope):
                 table.setdefault(name, set()).add(fn)
+        never_run = self._never_run()
         for info in self._pending_decorators:
-            self._decorator_entries(info)
+            if info.node not in never_run:  # a def that never runs is never decorated
+                self._decorator_entries(info)
         for call, scope, cls in self._pending_calls:
-            self._call_entries(call, scope, cls)
+            if call not in never_run:
+                self._call_entries(call, scope, cls)
         for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
             entry.under_cache = entry.site in self._wrapped_calls
             entry.calls = entry.direct_calls + tuple(
@@ -917,6 +923,8 @@ class ModuleIndex:
         stack = [(module, None, None, (), model.module_scope)]
         FunctionDef, Lambda, ClassDef, Call, CompFor = cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Call, cst.CompFor
         Name, Attribute = cst.Name, cst.Attribute
+        IndentedBlock, Module, SimpleStatementSuite = cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite
+        SimpleStatementLine = cst.SimpleStatementLine
         pop, push = stack.pop, stack.append
         while stack:
             node, scope, cls, loops, here = pop()
@@ -977,6 +985,12 @@ class ModuleIndex:
                     for item in node.names:
                         self.global_written.add(item.name.value)
                         self.global_writers.setdefault(item.name.value, set()).add(scope)
+            elif kind is IndentedBlock or kind is Module or kind is SimpleStatementSuite or (
+                    kind is SimpleStatementLine and len(node.body) > 1):
+                body = node.body
+                live = reachable_count(body)
+                if live < len(body):
+                    self._unreachable.extend(body[live:])
             if kind is cst.For or kind is cst.While:
                 loop_body = node.body
                 inner = loops + (node,)
@@ -985,6 +999,18 @@ class ModuleIndex:
             else:
                 for child in iter_children(node):
                     push((child, scope, cls, loops, here))
+
+    def _never_run(self) -> Set[cst.CSTNode]:
+        """The calls and function definitions in statements Python never reaches: a jit, vmap or
+        lax call there traces nothing, and a decorator there is never applied."""
+        out: Set[cst.CSTNode] = set()
+        stack = list(self._unreachable)
+        while stack:
+            node = stack.pop()
+            if type(node) in (cst.Call, cst.FunctionDef, cst.Lambda):
+                out.add(node)
+            stack.extend(iter_children(node))
+        return out
 
     def _note_call(self, node: cst.Call, scope, cls, loops, here: Scope) -> None:
         self._pending_calls.append((node, scope, cls))

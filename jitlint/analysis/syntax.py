@@ -392,3 +392,44 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
             out.add(node.value.value)
         stack.extend(iter_children(node))
     return frozenset(out)
+
+
+_JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def always_leaves(stmt: cst.CSTNode) -> bool:
+    """Whether control never passes from ``stmt`` to the statement after it in its block: it is a
+    ``return``, ``raise``, ``continue`` or ``break`` (or a line holding one), an ``if`` whose every
+    arm, ``else`` included, leaves, or a ``try`` whose body (or ``else``) and every handler leave, or
+    whose ``finally`` does. A loop is taken to finish (its ``break`` reaches what follows)."""
+    kind = type(stmt)
+    if kind in _JUMPS:
+        return True
+    if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+        return any(type(small) in _JUMPS for small in stmt.body)
+    if kind is cst.If:
+        orelse = stmt.orelse
+        if orelse is None or not block_leaves(stmt.body):
+            return False
+        return block_leaves(orelse.body) if type(orelse) is cst.Else else always_leaves(orelse)
+    if kind is cst.Try:
+        if stmt.finalbody is not None and block_leaves(stmt.finalbody.body):
+            return True
+        body_leaves = block_leaves(stmt.body) or (stmt.orelse is not None and block_leaves(stmt.orelse.body))
+        return body_leaves and all(block_leaves(handler.body) for handler in stmt.handlers)
+    return False
+
+
+def block_leaves(block: cst.BaseSuite) -> bool:
+    """Whether a block never runs to its end (one of its statements always leaves)."""
+    return any(always_leaves(stmt) for stmt in block.body)
+
+
+def reachable_count(stmts: Sequence[cst.CSTNode]) -> int:
+    """How many of a block's statements (or of a line's small statements) can run: those up to the
+    first that always leaves. Python runs none after it, so nothing there is called, traced or
+    reported."""
+    for i, stmt in enumerate(stmts):
+        if always_leaves(stmt):
+            return i + 1
+    return len(stmts)

@@ -19,7 +19,8 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value,
-                                     mapping_names, container_uses, numeric_uses, params_of, string_value)
+                                     mapping_names, container_uses, numeric_uses, params_of, reachable_count,
+                                     string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
@@ -525,6 +526,10 @@ class Analyzer:
         return self.exec_block(stmts, frame)
 
     def exec_block(self, stmts: Sequence[cst.CSTNode], frame: Frame) -> Optional[Dict[str, Value]]:
+        live = reachable_count(stmts)
+        if live < len(stmts):
+            self.facts.dead_blocks.update(stmts[live:])  # never run: nothing there is reported
+            stmts = stmts[:live]
         for stmt in stmts:
             try:
                 if not self.exec_stmt(stmt, frame):
@@ -567,10 +572,7 @@ class Analyzer:
 
     def _exec_simple_statements(self, stmt: Union[cst.SimpleStatementLine, cst.SimpleStatementSuite],
                                 frame: Frame) -> bool:
-        for small in stmt.body:
-            if not self.exec_stmt(small, frame):
-                return False
-        return True
+        return self.exec_block(stmt.body, frame) is not None
 
     def _exec_if(self, stmt: cst.If, frame: Frame) -> bool:
         test = self.ev(stmt.test, frame)
