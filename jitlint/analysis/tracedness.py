@@ -847,7 +847,23 @@ class Analyzer:
     # a small statement (also the body of `def f(): return g()` on one line)
     def _exec_expr(self, small: cst.Expr, frame: Frame) -> bool:
         self.ev(small.value, frame)
+        guarded = self._concreteness_guard(small.value, frame)
+        if guarded is not None:
+            frame.env = self._made_static(frame.env, frozenset((guarded,)))
         return True
+
+    def _concreteness_guard(self, value: cst.BaseExpression, frame: Frame) -> Optional[str]:
+        """The name a statement ``concrete_or_error(None, x, msg)`` guards: JAX's check raises
+        ``ConcretizationTypeError`` (with ``msg``) when ``x`` is a tracer, so the code after it runs
+        only with a concrete ``x``."""
+        if not (isinstance(value, cst.Call) and len(value.args) >= 2 and isinstance(value.args[1].value, cst.Name)
+                and value.args[1].keyword is None):
+            return None
+        q = self.index.qualify(value.func) or ""
+        if q.rpartition(".")[2] != "concrete_or_error" or not q.startswith("jax."):
+            return None
+        name = value.args[1].value.value
+        return name if name in frame.env else None
 
     def _exec_assign(self, small: cst.Assign, frame: Frame) -> bool:
         value = self.ev(small.value, frame)
@@ -890,6 +906,8 @@ class Analyzer:
         self.ev(small.test, frame)
         if small.msg is not None:
             self.ev(small.msg, frame)
+        # past `assert isinstance(x, np.ndarray)` the test held, as type checkers take it to
+        frame.env = self._narrowed(small.test, frame.env)[0]
         return True
 
     def _exec_break(self, small: cst.Break, frame: Frame) -> bool:
