@@ -655,6 +655,12 @@ class SideEffectInTracedCode(Rule):
     module-level host generator (`RNG = np.random.default_rng(0)`), and
     `next()` on an iterator from outside.
 
+    An iterator is from outside when no trace around the `next()` call made
+    it. One that a jitted function makes (`keys = iter(jax.random.split(rng))`)
+    and advances in a function it vmaps is made afresh by each trace, and vmap
+    traces again at every call, eagerly too: not flagged. Advanced in a scan
+    body or a nested `jax.jit`, whose trace is kept and run again, it is.
+
     ## Why is this bad?
     They run once, at trace time. A log records a tracer once and nothing on
     later calls; `time.time()` and random draws become constants baked into the
