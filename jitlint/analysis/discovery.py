@@ -35,6 +35,9 @@ from jitlint.analysis.syntax import (
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
+#: the methods that build an instance: what they assign to ``self`` is its starting state, not a later change
+CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
+
 #: statements the index looks at for mutations (``x[i] = ...``, ``self.a = ...``, ``del x[i]``)
 _STATEMENTS_OF_INTEREST = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del})
 
@@ -60,7 +63,8 @@ class ClassInfo:
     methods: Dict[str, "FunctionInfo"] = field(default_factory=dict)
     bases: List[str] = field(default_factory=list)
     decorators: List[cst.BaseExpression] = field(default_factory=list)
-    #: attributes of self assigned by methods other than __init__ / setup -> those methods
+    #: attributes of self assigned by methods other than the construction methods -> those methods
+    #: (helpers they call included; ModuleIndex.changed_after_construction leaves those out)
     mutated_attributes: Dict[str, Set[str]] = field(default_factory=dict)
 
 
@@ -488,6 +492,9 @@ class ModuleIndex:
         #: (name, function, scope where written, which table): a mutation, kept when the name is a global
         self._mutations: List[Tuple[str, FunctionInfo, Scope, Dict[str, Set[FunctionInfo]]]] = []
         self._declared: Optional[Set[str]] = None
+        self._private_references: Optional[Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]]] = None
+        self._construction_helpers: Dict[ClassInfo, Set[str]] = {}
+        self._lineages: Optional[List[List[ClassInfo]]] = None
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
         self._collect_imports(module)
         self._collect_globals(module)
@@ -1077,7 +1084,7 @@ class ModuleIndex:
             return
         for t in targets:
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                if owner.name in ("__init__", "__post_init__", "setup", "__new__"):
+                if owner.name in CONSTRUCTION_METHODS:
                     continue
                 owner.cls.mutated_attributes.setdefault(t.attr.value, set()).add(owner.name)
 
@@ -1356,6 +1363,129 @@ class ModuleIndex:
         """``fn`` binds ``name`` to a list, dict or set literal or comprehension (a plain ``name = [...]``)."""
         return any(b.kind is BindingKind.ASSIGNMENT and b.value is not None and _is_container_literal(b.value, self)
                    for b in fn.scope.bindings_of(name))
+
+    def changed_after_construction(self, cls: ClassInfo) -> Dict[str, Set[str]]:
+        """The attributes of ``cls`` that a method may change once an instance exists -> those methods.
+
+        An assignment in a helper that only construction runs sets the starting state, as one in
+        ``__init__`` does, so those helpers are left out (see construction_helpers)."""
+        if not cls.mutated_attributes:
+            return {}
+        helpers = self.construction_helpers(cls)
+        out: Dict[str, Set[str]] = {}
+        for attr, methods in cls.mutated_attributes.items():
+            after = methods - helpers
+            if after:
+                out[attr] = after
+        return out
+
+    def construction_helpers(self, cls: ClassInfo) -> Set[str]:
+        """The methods of ``cls`` that run only while an instance is being built.
+
+        Such a helper has a private name (``_set_normal``: code outside the module is not meant to call
+        it), and every mention of that name in the module is a call ``self.name(...)`` made directly in a
+        construction method (``__init__`` and the like, of any class here) or in another such helper of
+        ``cls`` -- a chain of helpers works as long as it starts in construction. Anything else makes
+        the method callable later: a call from an ordinary method, a call on another object, the bound
+        method kept or passed on (``self._cb = self._set_normal``), a call from a function nested in
+        ``__init__`` (it may run later), or the name as a string (``getattr(self, "_set_normal")``).
+        A method never called here is not a helper either: who calls it cannot be seen.
+
+        ``self.name`` in a class that defines ``name`` itself and shares no instance with ``cls`` (see
+        _share_instances) means that class's own method, so it does not count.
+
+        Start from every private method and drop, until none changes, those with a mention outside
+        construction and the remaining helpers; so helpers that call only one another stay in."""
+        found = self._construction_helpers.get(cls)
+        if found is not None:
+            return found
+        references = self._private_name_references()
+        helpers = {name for name, method in cls.methods.items()
+                   if name.startswith("_") and not name.endswith("__") and method.is_method}
+
+        def in_construction(call: cst.Call) -> bool:
+            scope = self.call_scopes.get(call, (None, None))[0]
+            if scope is None or scope.cls is None:
+                return False
+            return scope.name in CONSTRUCTION_METHODS or (scope.cls is cls and scope.name in helpers)
+
+        def elsewhere(name: str, node: cst.CSTNode, owner: Optional[ClassInfo]) -> bool:
+            """``self.name`` in another class's method that reaches that class's own ``name``."""
+            return (owner is not None and owner is not cls and isinstance(node, cst.Attribute)
+                    and isinstance(node.value, cst.Name) and node.value.value == "self"
+                    and self.find_method(owner, name) is not None and not self._share_instances(owner, cls))
+
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(helpers):
+                calls = {call.func for call in self.calls_by_name.get("self." + name, ()) if in_construction(call)}
+                if not calls or any(node not in calls and not elsewhere(name, node, owner)
+                                    for node, owner in references.get(name, ())):
+                    helpers.discard(name)
+                    changed = True
+        self._construction_helpers[cls] = helpers
+        return helpers
+
+    def _ancestors(self, cls: ClassInfo) -> List[ClassInfo]:
+        """``cls`` and the classes of this module it derives from, by base name."""
+        out = [cls]
+        todo = [cls]
+        while todo:
+            for base in todo.pop().bases:
+                found = self.classes.get(base.split(".")[-1])
+                if found is not None and found not in out:
+                    out.append(found)
+                    todo.append(found)
+        return out
+
+    def _share_instances(self, a: ClassInfo, b: ClassInfo) -> bool:
+        """An object of this module can be an instance of both classes: one derives from the other, or a
+        class here derives from both (a mixin). Then ``self.name`` in one may reach a method of the other."""
+        if self._lineages is None:
+            self._lineages = [self._ancestors(c) for c in self.classes.values()]
+        return any(a in lineage and b in lineage
+                   for lineage in [self._ancestors(a), self._ancestors(b)] + self._lineages)
+
+    def _private_name_references(self) -> Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]]:
+        """Every mention of a private name (``_x``) in the module -> the node, with the class whose
+        method (or a function inside one) it is in: the attribute (``obj._x``, the whole
+        ``Attribute``), the plain name, or a string holding it. The name a ``def`` or ``class``
+        statement gives is not a mention."""
+        if self._private_references is None:
+            found: Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]] = {}
+            stack: List[Tuple[cst.CSTNode, Optional[ClassInfo]]] = [(self.module, None)]
+            while stack:
+                node, owner = stack.pop()
+                if isinstance(node, cst.Attribute):
+                    if node.attr.value.startswith("_"):
+                        found.setdefault(node.attr.value, []).append((node, owner))
+                    stack.append((node.value, owner))
+                    continue
+                if isinstance(node, cst.Name):
+                    if node.value.startswith("_"):
+                        found.setdefault(node.value, []).append((node, owner))
+                    continue
+                if isinstance(node, cst.SimpleString):
+                    text = string_value(node)
+                    if text is not None and text.startswith("_"):
+                        found.setdefault(text, []).append((node, owner))
+                    continue
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    if isinstance(node, cst.FunctionDef):
+                        info = self.infos.get(node)
+                        inner = info.cls if info is not None and info.cls is not None else owner
+                    else:
+                        inner = None
+                    for child in iter_children(node):
+                        if child is node.body:
+                            stack.append((child, inner))
+                        elif child is not node.name:
+                            stack.append((child, owner))
+                    continue
+                stack.extend((child, owner) for child in iter_children(node))
+            self._private_references = found
+        return self._private_references
 
     def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
         if name in cls.methods:

@@ -826,6 +826,12 @@ class MutableStaticSelf(Rule):
     `jax.jit(obj.method)`, or `static_argnums=0` on a method -- when the
     class changes its own attributes outside `__init__` / `setup`.
 
+    Construction is not a change: besides `__init__`, a private helper that
+    only construction calls (`self._set_normal(...)` in `__init__`, also
+    through a chain of such helpers) sets the starting state. A helper that
+    is also called from another method, kept as a callback, or called on
+    another object can run later, and its writes count.
+
     Only changes made outside the trace count: a write in the jitted method
     itself, or in a helper only it calls, happens while tracing and stores a
     tracer, which JIT102 reports.
@@ -896,8 +902,10 @@ class MutableStaticSelf(Rule):
             if not self_static:
                 continue
             traced = self._traced_methods(fn)
-            # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value
-            outside = {attr: sorted(methods - traced) for attr, methods in cls.mutated_attributes.items()}
+            # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value;
+            # one made while the instance is built is its starting state, fixed before any call
+            changes = self.ctx.index.changed_after_construction(cls)
+            outside = {attr: sorted(methods - traced) for attr, methods in changes.items()}
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale:
                 continue
