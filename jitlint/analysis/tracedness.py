@@ -258,6 +258,10 @@ class Analyzer:
                     closure = Closure(entry.scope, {n: Value(not_none=True) for n in known}, None)
             self.analyse(entry.function, env, closure, boundary=True, label=entry.label,
                          transform=entry.transform, depth=0)
+            if entry.function in self.index.custom_rules and any(v.kind is Kind.TRACED for v in env.values()) \
+                    and self._differentiates(entry.site):
+                # `jax.jit(jax.grad(f))` of a custom_jvp `f`: its rules run on the tracers
+                self._trace_custom_rules(entry.site, entry.function, 0)
         return self.facts
 
     def _static_function_argument(self, entry: EntryPoint, p: cst.Param) -> Optional[Value]:
@@ -1611,6 +1615,9 @@ class Analyzer:
                     env[name] = MAYBE
             result = self.analyse(fn, env, closure, boundary=tracing, label=label, transform=transform,
                                   depth=frame.depth + 1)
+            if fn in self.index.custom_rules and q in jax_api.DIFFERENTIATING_TRANSFORMS \
+                    and any(v.kind is Kind.TRACED for v in env.values()):
+                self._trace_custom_rules(call, fn, frame.depth)  # `jax.grad(f)(x)` of a custom_jvp `f`
             if arg.keyword is None or arg.keyword.value in ("f", "fun", "fn", "func"):
                 returns.append(result)
         return returns
@@ -1829,7 +1836,7 @@ class Analyzer:
                 env[pname] = default_value(p)  # left at its default
         result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
-            self._trace_custom_rules(call, fn, frame)
+            self._trace_custom_rules(call, fn, frame.depth)
         if target is not self and result.reason is not None:
             result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
         if result.kind is Kind.TRACED:
@@ -1839,9 +1846,21 @@ class Analyzer:
                                                        f"computes it from traced inputs)", parent), items=result.items)
         return result
 
-    def _trace_custom_rules(self, call: cst.Call, fn: FunctionInfo, frame: Frame) -> None:
-        """A ``custom_jvp`` / ``custom_vjp`` function called with tracers: its rules run, on
-        tracers, whenever it is differentiated inside the trace (JAX_HAZARDS F)."""
+    def _differentiates(self, site: cst.CSTNode) -> bool:
+        """The transforms of an entry's site (``jax.jit(jax.grad(f))``, outermost first) include one
+        that differentiates: only then do a custom_jvp / custom_vjp function's rules run."""
+        node = site.decorator if isinstance(site, cst.Decorator) else site
+        while isinstance(node, cst.Call) and node.args:
+            q = self.index.qualify(node.func) or ""
+            if q in jax_api.DIFFERENTIATING_TRANSFORMS:
+                return True
+            node = node.args[0].value
+        return False
+
+    def _trace_custom_rules(self, call: cst.CSTNode, fn: FunctionInfo, depth: int) -> None:
+        """A ``custom_jvp`` / ``custom_vjp`` function called with tracers (``call``: the call, or the
+        site that traces it): its rules run, on tracers, whenever it is differentiated inside the
+        trace (JAX_HAZARDS F)."""
         nondiff = self.index.nondiff_argnums(fn)
         primal_params = [p.name.value for p, _ in fn.params]
         static_names = {primal_params[i] for i in nondiff if i < len(primal_params)}
@@ -1856,7 +1875,7 @@ class Analyzer:
                                                         f"{label} runs on tracers when `{fn.name}` (line {{line}}) "
                                                         "is differentiated in traced code"),
                                            container=kind in ("vararg", "varkw"))
-            self.analyse(rule, env, None, boundary=True, label=label, transform=None, depth=frame.depth + 1)
+            self.analyse(rule, env, None, boundary=True, label=label, transform=None, depth=depth + 1)
 
     def _param_value(self, fn: FunctionInfo, p: cst.Param, value: Value, arg: cst.Arg,
                      other_module: bool = False) -> Value:
