@@ -8,7 +8,8 @@ import inspect
 
 import pytest
 
-from jitlint.analysis.jax_api import NUMPY_FAILS_ON_TRACER, NUMPY_WORKS_ON_TRACER, SIZE_KEYWORD_FUNCTIONS
+from jitlint.analysis.jax_api import (NUMPY_CONVERTS_SEQUENCES, NUMPY_FAILS_ON_TRACER, NUMPY_WORKS_ON_TRACER,
+                                     SIZE_KEYWORD_FUNCTIONS)
 from jitlint.fixes.numpy_calls import SIGNATURES, jax_numpy_name
 
 jax = pytest.importorskip("jax")
@@ -33,6 +34,14 @@ def test_listed_function_fails_on_a_tracer(name):
 @pytest.mark.parametrize("name", sorted(NUMPY_WORKS_ON_TRACER))
 def test_delegating_function_works_on_a_tracer(name):
     _run_jitted(NUMPY_WORKS_ON_TRACER[name])
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_CONVERTS_SEQUENCES))
+def test_delegating_function_fails_on_a_list_of_tracers(name):
+    # the table's call with its array argument `x` made a list of two tracers, `[x, x]`
+    listed = NUMPY_WORKS_ON_TRACER[name].replace("(x", "([x, x]", 1)
+    with pytest.raises(jax.errors.TracerArrayConversionError):
+        _run_jitted(listed)
 
 
 def test_table_entries_call_the_function_they_name():

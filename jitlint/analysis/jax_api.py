@@ -677,6 +677,18 @@ NUMPY_WORKS_ON_TRACER = {
 }
 
 
+#: the functions of NUMPY_WORKS_ON_TRACER that hand the array to its own method only when they get
+#: an array: anything else (a list or tuple holding tracers) they convert first, which raises
+#: TracerArrayConversionError (`np.mean([x, y])`; checked by tests/test_numpy_table.py)
+NUMPY_CONVERTS_SEQUENCES = frozenset(NUMPY_WORKS_ON_TRACER) - {"all", "any", "array_equal", "moveaxis", "swapaxes",
+                                                               "split"}
+
+
+def numpy_converts_sequence(qualified: str) -> bool:
+    """``numpy.mean`` -> True: given a list of tracers (not an array), it converts the list and fails."""
+    return qualified.startswith("numpy.") and qualified[len("numpy."):] in NUMPY_CONVERTS_SEQUENCES
+
+
 def numpy_fails_on_tracer(qualified: str) -> bool:
     """``numpy.exp`` -> True; delegating functions and unknown ones -> False."""
     if not qualified.startswith("numpy."):

@@ -11,6 +11,7 @@ rules query.  Nothing here reports anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -849,12 +850,37 @@ class Analyzer:
         return True
 
     # a small statement (also the body of `def f(): return g()` on one line)
+    #: list methods that put an argument (by position; ``extend``: its elements) into the list
+    _ADDS_ELEMENT = MappingProxyType({"append": 0, "insert": 1, "extend": 0})
+
     def _exec_expr(self, small: cst.Expr, frame: Frame) -> bool:
         self.ev(small.value, frame)
+        self._note_added_element(small.value, frame)
         guarded = self._concreteness_guard(small.value, frame)
         if guarded is not None:
             frame.env = self._made_static(frame.env, frozenset((guarded,)))
         return True
+
+    def _note_added_element(self, value: cst.BaseExpression, frame: Frame) -> None:
+        """``out.append(y)`` on a local list: the list now holds ``y`` (a list of tracers, which
+        ``np.array(out)`` cannot convert, like the display ``[y]``)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name) and value.func.attr.value in self._ADDS_ELEMENT):
+            return
+        name = value.func.value.value
+        holder = frame.env.get(name)
+        position = self._ADDS_ELEMENT[value.func.attr.value]
+        if holder is None or not holder.container or holder.mapping or len(value.args) != position + 1 \
+                or value.args[position].keyword is not None or value.args[position].star:
+            return
+        added = self.ev(value.args[position].value, frame)
+        if value.func.attr.value == "extend":
+            added = added.element if added.element is not None else added
+        if added.kind <= holder.kind:
+            return
+        element = join(holder.element, added)
+        reason = Reason(value, f"`{{code}}` puts a traced value into the list `{name}`", added.reason)
+        frame.env[name] = Value(added.kind, reason, element=element, container=True)
 
     def _concreteness_guard(self, value: cst.BaseExpression, frame: Frame) -> Optional[str]:
         """The name a statement ``concrete_or_error(None, x, msg)`` guards: JAX's check raises

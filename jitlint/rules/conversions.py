@@ -237,6 +237,9 @@ class NumpyOnTracer(Rule):
             library = "NumPy"
         elif q.startswith("scipy.") and q.count(".") >= 2:
             library = "SciPy"
+        elif jax_api.numpy_converts_sequence(q):
+            self._sequence_of_tracers(node)
+            return
         else:
             return
         name = ctx.code(node.func)
@@ -250,6 +253,18 @@ class NumpyOnTracer(Rule):
                 self.report(node, f"{library} function `{name} called on traced "
                                   f"`{ctx.code(arg.value)}`", value.reason)
                 return
+
+    def _sequence_of_tracers(self, node: cst.Call) -> None:
+        """``np.mean([x, y])``: NumPy hands an array to its own ``mean``, but a list or tuple it
+        converts first, and converting a tracer raises."""
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return
+        arg = node.args[0].value
+        value = self.ctx.value(arg)
+        if value.kind is Kind.TRACED and (value.container or value.items is not None) and not value.mapping \
+                and not value.is_array:
+            self.report(node, f"NumPy function `{self.ctx.code(node.func)}` converts `{self.ctx.code(arg)}`, "
+                              "a list or tuple of traced values", value.reason)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx = self.ctx
