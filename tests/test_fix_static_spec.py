@@ -126,16 +126,23 @@ def f(x, num_steps):
 
 
 def test_control_flow_waits_for_the_spec_fix():
-    """`range(num_steps)` is traced only because the spec misspells it: no `fori_loop` rewrite,
-    the spec is corrected and the loop stays a Python loop over a static bound."""
+    """`range(num_steps)` is traced only because the spec misspells it, and JAX rejects the spec
+    (the function never runs): only the spec is reported; it is corrected, and the loop stays a
+    Python loop over a static bound."""
     source = HEADER + LOOP.format(spec="num_step")
-    diags = lint_source(source, "case.py", Config()).diagnostics
-    assert next(d for d in diags if d.code == "JIT202").fix is None
+    codes = [d.code for d in lint_source(source, "case.py", Config()).diagnostics]
+    assert codes == ["JIT502"]
     result = fix_source(source, "case.py", Config(), unsafe=True)
     assert "static_argnames=('num_steps',)" in result.fixed and "fori_loop" not in result.fixed
     assert result.converged
 
 
-def test_control_flow_is_fixed_when_the_spec_cannot_be():
-    result = fix_source(HEADER + LOOP.format(spec="zzz"), "case.py", Config(), unsafe=True)
-    assert "lax.fori_loop" in result.fixed
+def test_control_flow_is_reported_once_the_spec_is_valid():
+    """A spec name close to no parameter is not corrected: until it is, the loop is not reported
+    (what is static is unknown); with the bad name removed, the loop gets its rewrite."""
+    rejected = HEADER + LOOP.format(spec="zzz")
+    assert [d.code for d in lint_source(rejected, "case.py", Config()).diagnostics] == ["JIT502"]
+    assert "fori_loop" not in fix_source(rejected, "case.py", Config(), unsafe=True).fixed
+    corrected = rejected.replace("static_argnames=('zzz',)", "static_argnames=()")
+    assert [d.code for d in lint_source(corrected, "case.py", Config()).diagnostics] == ["JIT202"]
+    assert "lax.fori_loop" in fix_source(corrected, "case.py", Config(), unsafe=True).fixed

@@ -175,6 +175,26 @@ class EntryPoint:
                 out.add(positional[j].name.value)
         return out
 
+    def unknown_static_names(self) -> List[str]:
+        """The ``static_argnames`` that name no parameter (JAX rejects them when ``jax.jit`` is called)."""
+        kinds = {kind for _, kind in self.function.params}
+        if not self.static_names or "varkw" in kinds:
+            return []
+        names = {p.name.value for p, _ in self.function.params}
+        return [n for n in self.static_names if n not in names]
+
+    def out_of_range_static_nums(self) -> List[int]:
+        """The ``static_argnums`` past the positional parameters (JAX rejects them at the call)."""
+        if not self.static_nums or any(kind == "vararg" for _, kind in self.function.params):
+            return []
+        count = len(self.positional_params())
+        return [i for i in self.static_nums if not -count <= i < count]
+
+    def spec_rejected(self) -> bool:
+        """JAX rejects the static spec, so the function is never traced as written: which of its
+        parameters are static is not known until the spec is corrected."""
+        return bool(self.unknown_static_names() or self.out_of_range_static_nums())
+
     def static_params(self) -> Set[str]:
         """The parameters the transform holds static: by ``static_argnames`` or ``static_argnums``."""
         return set(self.static_names or ()) | self.static_by_position()

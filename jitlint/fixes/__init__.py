@@ -41,7 +41,6 @@ from jitlint.config import DEFAULT_LINE_LENGTH
 from jitlint.diagnostics import Fix
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.registry import REWRITES, STATIC_ALTERNATIVES, Builder, builders_for
-from jitlint.fixes.static_args import to_valid_static_spec
 
 if TYPE_CHECKING:
     from jitlint.analysis.discovery import ModuleIndex
@@ -66,14 +65,10 @@ FIXABLE_CODES = frozenset(REWRITES) | frozenset(STATIC_ALTERNATIVES)
 RAISE_ERRORS = False
 
 
-#: findings that follow from which parameters are static: not fixed while the spec is being fixed
-_SPEC_DEPENDENT = frozenset({"JIT201", "JIT202", "JIT203", "JIT402"})
-
-
 def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
-    """The fix for a finding, or None.  Never raises on user code."""
-    if code in _SPEC_DEPENDENT and _spec_being_fixed(node, ctx):
-        return None  # the next round sees the parameters the corrected spec makes static
+    """The fix for a finding, or None.  Never raises on user code.  (A finding that depends on which
+    parameters are static is not reported while JAX rejects the spec, see
+    :data:`jitlint.rules.base.SPEC_DEPENDENT`: the next round sees what the corrected spec makes static.)"""
     advice: Optional[Fix] = None
     for builder in builders_for(code, ctx.prefer_static):
         try:
@@ -87,31 +82,6 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         elif fix is not None:
             return fix
     return advice
-
-
-def _spec_being_fixed(node: cst.CSTNode, ctx: FixContext) -> bool:
-    """The function holding ``node`` is jitted with a ``static_argnames`` / ``static_argnums`` that
-    JIT502 rewrites (a misspelt name, an index out of range): JAX rejected it, so what is traced
-    there is not known until it is corrected."""
-    fn = ctx.enclosing_function(node)
-    if fn is None or not ctx.findings.get("JIT502"):
-        return False
-    key = ("spec_being_fixed", fn)
-    if key not in ctx.memo:
-        bad = {id(n) for n in ctx.findings["JIT502"]}
-        specs = [arg for e in ctx.index.entries if e.function is fn for arg in e.spec_args if id(arg) in bad]
-        ctx.memo[key] = any(_fixes(lambda: to_valid_static_spec(arg, ctx)) for arg in specs)
-    return bool(ctx.memo[key])
-
-
-def _fixes(build: Callable[[], Optional[Fix]]) -> bool:
-    try:
-        fix = build()
-    except Exception:  # noqa: BLE001 - as build_fix: no fix
-        if RAISE_ERRORS:
-            raise
-        return False
-    return fix is not None and bool(fix.edits)
 
 
 #: the fix order for the code running now (set by :func:`preferring_static`)

@@ -31,6 +31,10 @@ from jitlint.analysis.values import Kind, Reason, Value
 #: the code of the finding that stands for a crash of jitlint itself in one rule
 INTERNAL_ERROR_CODE = "JIT000"
 
+#: findings that follow from which parameters are static: not reported in a function whose static
+#: spec JAX rejects (JIT502), which is never traced as written
+SPEC_DEPENDENT = frozenset({"JIT201", "JIT202", "JIT203", "JIT402"})
+
 #: the findings that stand for an error JAX raises, and the exception classes that error is
 CAUGHT_AS = {
     "JIT201": jax_api.TYPE_ERRORS, "JIT202": jax_api.TYPE_ERRORS, "JIT203": jax_api.TYPE_ERRORS,
@@ -165,9 +169,11 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                 raise  # the caller retries on a deep stack
             except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
                 crashed(rule, index.module, exc)
+    rejected = {entry.function for entry in index.entries if entry.spec_rejected()}
     for body in facts.bodies.values():
         ctx.body = body
         ctx.parents = {}
+        spec_unknown = body.function in rejected
         fn = body.function.node
         roots: List[cst.CSTNode]
         if isinstance(fn, cst.Lambda):
@@ -182,6 +188,8 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
             ctx.parents[node] = parent
             ctx.current = node
             for rule, handler in handlers(type(node)):
+                if spec_unknown and rule.code in SPEC_DEPENDENT:
+                    continue  # JAX rejects the spec: what is static is known once it is corrected
                 try:
                     handler(node)
                 except RecursionError:

@@ -641,6 +641,11 @@ class BadStaticArguments(Rule):
     An unhashable default is not flagged: a default that is not passed is
     never hashed.
 
+    While JAX rejects the spec (a name that is not a parameter, an index
+    out of range), the function never runs as written, and which of its
+    parameters are static is not known: the findings that follow from that
+    (JIT201-JIT203 and JIT402 in the function) wait until it is corrected.
+
     ## Why is this bad?
     `ValueError: Jitted function has invalid argnames {'nope'} in
     static_argnames`; `ValueError: Non-hashable static arguments are not
@@ -721,18 +726,16 @@ class BadStaticArguments(Rule):
 
     def _check_spec(self, entry: EntryPoint) -> None:
         fn = entry.function
-        kinds = {kind for _, kind in fn.params}
-        names = {p.name.value for p, _ in fn.params}
         positional = entry.positional_params()
         for arg in entry.spec_args:
             key = arg.keyword.value if arg.keyword is not None else ""
-            if key in entry.transform.static_argnames_kw and entry.static_names and "varkw" not in kinds:
-                missing = [n for n in entry.static_names if n not in names]
+            if key in entry.transform.static_argnames_kw:
+                missing = entry.unknown_static_names()
                 if missing:
                     self.report(arg, f"`static_argnames` names {', '.join(repr(m) for m in missing)}, which "
                                      f"`{fn.label}` does not take")
-            elif key in entry.transform.static_argnums_kw and entry.static_nums and "vararg" not in kinds:
-                bad = [i for i in entry.static_nums if not (-len(positional) <= i < len(positional))]
+            elif key in entry.transform.static_argnums_kw:
+                bad = entry.out_of_range_static_nums()
                 if bad:
                     self.report(arg, f"`{key}={bad[0]}` is out of range: `{fn.label}` takes "
                                      f"{len(positional)} positional argument(s)")

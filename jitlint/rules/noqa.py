@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, Fix
