@@ -765,14 +765,21 @@ class SideEffectInTracedCode(Rule):
 
 
     def _made_in_traced_code(self, name: str) -> bool:
-        """The closure variable ``name`` is bound in a function that is itself traced: under vmap
-        alone (traced again at every call, eagerly too) the iterator is then made by the same trace
-        that calls ``next()`` on it, afresh at each call (``keys = iter(split(rng))`` in a jitted
-        function, ``next(keys)`` in what it vmaps: jit and eager agree)."""
-        fn = self.ctx.function.parent
+        """The closure variable ``name`` is made afresh whenever the vmap that traces this body runs:
+        it is bound in a function that is itself traced (``keys = iter(split(rng))`` in a jitted
+        function, ``next(keys)`` in what it vmaps), or in the function that applies the vmap. Under
+        vmap alone (traced again at every call, eagerly too) ``next()`` then runs once per iterator,
+        as it does eagerly."""
+        ctx = self.ctx
+        fn = ctx.function.parent
         while fn is not None and name not in fn.local_names:
             fn = fn.parent
-        return fn is not None and fn in self.ctx.facts.bodies
+        if fn is None:
+            return False
+        if fn in ctx.facts.bodies:
+            return True
+        vmaps = [e for e in ctx.index.entries if e.function is ctx.function]
+        return bool(vmaps) and all(e.scope is fn for e in vmaps)
 
 
 class InPlaceArrayUpdate(Rule):
