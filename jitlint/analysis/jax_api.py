@@ -72,6 +72,18 @@ TRANSFORM_ALIASES = {
 #: functions whose callable arguments JAX traces even outside jit:
 #: qualified name -> positions (or keyword names) of the traced callables.
 #: A position given as ``-1`` means "a sequence of callables" (lax.switch).
+#: lax loops whose result is their carry, with the carry's pytree structure (JAX checks that the
+#: body returns that structure): where the initial carry is, by position and keyword
+LAX_CARRIES = {
+    "jax.lax.fori_loop": (3, "init_val"),
+    "jax.lax.while_loop": (2, "init_val"),
+    "jax.lax.scan": (1, "init"),
+}
+
+#: lax branching: where the operands start (each branch is called with them, and every branch
+#: must return the same structure)
+LAX_OPERANDS = {"jax.lax.cond": 3, "jax.lax.switch": 2}
+
 TRACED_BODIES = {
     "jax.lax.fori_loop": ((2, "body_fun"),),
     "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),

@@ -1422,6 +1422,10 @@ class Analyzer:
             if helper is not None:
                 analyzer, fn = helper
                 return self._call_user(call, fn, None, args, frame, None, target=analyzer)
+        if q is not None and (q in jax_api.LAX_CARRIES or q in jax_api.LAX_OPERANDS):
+            kept = self._lax_result(call, q, args, returns)
+            if kept is not None:
+                return kept
         if q is not None:
             return self._call_qualified(call, q, args, best)
         by_callee = self._CALLEES.get(type(func))
@@ -1582,6 +1586,68 @@ class Analyzer:
             return self._function_of(expr.args[0].value, frame)
         return None
 
+    # ------------------------------------------------ lax control flow keeps the pytree structure
+    @staticmethod
+    def _traced_like(value: Value, reason: Reason) -> Value:
+        """What a lax loop, branch or scan gives for ``value``: the same pytree -- the same tuple,
+        list, dict or class instance, whose static fields stay static, and None stays None -- with
+        every leaf an array tracer (a Python number in a carry comes back a traced array)."""
+        if value.items is not None:
+            items = tuple(Analyzer._traced_like(item, reason) for item in value.items)
+            return Value(Kind.TRACED, reason, items=items, container=value.container, element=join_all(items))
+        if value.kind is not Kind.STATIC or (value.known and value.const is None) or value.func is not None:
+            return value
+        if value.mapping:
+            return Value(Kind.TRACED, reason, container=True, mapping=True, element=STATIC)
+        if value.container:
+            return Value(Kind.TRACED, reason, container=True, element=traced(reason, is_array=True))
+        if value.instance is not None:
+            return Value(Kind.MAYBE, instance=value.instance, static_attrs=value.static_attrs)
+        return traced(reason, is_array=True)
+
+    @staticmethod
+    def _lax_argument(call: cst.Call, args, position: int, keyword: str) -> Optional[Value]:
+        arg = call_argument(call, position, keyword)
+        if arg is None or arg.star:
+            return None
+        return next((value for a, value in args if a is arg), None)
+
+    def _lax_operands(self, call: cst.Call, q: Optional[str], args, fn: FunctionInfo) -> Optional[List[Value]]:
+        """The values a lax body is called with, by position, each with the structure of the carry or
+        operand it is given (None where the body gets a plain tracer: a loop index, a scanned slice)."""
+        if q is None or any(a.star for a, _ in args):
+            return None
+        reason = Reason(call, f"`{{code}}` calls `{fn.label}` with tracers of the structure it is given")
+        if q in jax_api.LAX_CARRIES:
+            init = self._lax_argument(call, args, *jax_api.LAX_CARRIES[q])
+            if init is None:
+                return None
+            carry = self._traced_like(init, reason)
+            return {"jax.lax.fori_loop": [None, carry], "jax.lax.while_loop": [carry]}.get(q, [carry, None])
+        if q in jax_api.LAX_OPERANDS:
+            operands = [value for a, value in args if a.keyword is None][jax_api.LAX_OPERANDS[q]:]
+            return [self._traced_like(value, reason) for value in operands]
+        return None
+
+    def _lax_result(self, call: cst.Call, q: str, args, returns: List[Value]) -> Optional[Value]:
+        """A lax loop returns its carry, a branch what its branches return, with the structure they
+        have; None when it cannot be told (a scan's stacked outputs, branches not seen)."""
+        reason = Reason(call, "`{code}` returns traced values, with the structure of what it is given")
+        if q in jax_api.LAX_CARRIES:
+            init = self._lax_argument(call, args, *jax_api.LAX_CARRIES[q])
+            if init is None:
+                return None
+            carry = self._traced_like(init, reason)
+            if q != "jax.lax.scan":
+                return carry
+            outputs = returns[0].items if returns and returns[0].items is not None else None
+            stacked = self._traced_like(outputs[1], reason) if outputs is not None and len(outputs) == 2 \
+                else traced(reason)
+            return Value(Kind.TRACED, reason, items=(carry, stacked))
+        if returns and len(returns) == (2 if q == "jax.lax.cond" else len(returns)):
+            return self._traced_like(join_all(returns), reason)
+        return None
+
     def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> List[Value]:
         """Functions passed to other functions inside traced code run in the trace too.
 
@@ -1625,6 +1691,7 @@ class Analyzer:
             trees = [v for a, v in plain if a is not arg]
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
+            given = self._lax_operands(call, q, args, fn) if tracing else None
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
                 if name in env:
@@ -1634,6 +1701,8 @@ class Analyzer:
                 elif tree_map:
                     tree = trees[index] if index < len(trees) else STATIC
                     env[name] = Value(tree.kind, tree.reason) if tree.kind else STATIC
+                elif tracing and given is not None and index < len(given) and given[index] is not None:
+                    env[name] = given[index]
                 elif tracing:
                     env[name] = traced(Reason(call, f"parameter `{name}` of `{fn.label}` is traced: "
                                                     f"{label} (line {{line}}) calls it with tracers"))
