@@ -334,10 +334,15 @@ def _attributes_of(expr: cst.CSTNode, receiver: str) -> Iterator[cst.Attribute]:
 
 def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
-    ``.shape``), and otherwise only literals and builtins: its value is a Python value."""
+    ``.shape``), and otherwise only literals and builtins: its value is a Python value. The shape,
+    dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
     stack: List[cst.CSTNode] = [expr]
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+            continue
+        if isinstance(node, cst.Attribute) and node.attr.value in jax_api.STATIC_ATTRIBUTES:
+            continue  # the shape, dtype... of any value, a field or an element of one
         if isinstance(node, cst.Attribute):
             chain = []
             inner: cst.CSTNode = node
@@ -856,20 +861,26 @@ class ModuleIndex:
         return out
 
     def _static_properties(self, cls: ClassInfo, static: Set[str]) -> Set[str]:
-        """Properties computed only from static fields and static attributes (``@property def dofs(self):
-        return len(self.joint_names)``): reading them from a traced pytree gives a Python value."""
-        out: Set[str] = set()
-        if not static:
-            return out
+        """Properties computed only from static fields, static attributes of any field and other such
+        properties (``@property def dofs(self): return len(self.joint_names)``, ``return
+        self.params.shape[0]``, ``return (self.n, self.bands)``): under a trace a field's shape, dtype
+        and length are Python values, so reading such a property from a traced instance gives one."""
+        properties: Dict[str, List[Optional[cst.BaseExpression]]] = {}
         for name, method in cls.methods.items():
             node = method.node
-            if not isinstance(node, cst.FunctionDef) or not any(
+            if isinstance(node, cst.FunctionDef) and any(
                     dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
                     for d in node.decorators):
-                continue
-            returned = _returns(node.body)
-            if returned and all(v is not None and _computed_from(v, static) for v in returned):
-                out.add(name)
+                properties[name] = _returns(node.body)
+        out: Set[str] = set()
+        grew = True
+        while grew:  # a property may read another one: repeat until none is added
+            grew = False
+            for name, returned in properties.items():
+                if name not in out and returned and all(
+                        v is not None and _computed_from(v, static | out) for v in returned):
+                    out.add(name)
+                    grew = True
         return out
 
     def _static_fields(self) -> Set[str]:
