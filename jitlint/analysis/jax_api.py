@@ -280,6 +280,11 @@ NUMPY_SCALAR_TYPES = frozenset({
     "str_", "bytes_", "void", "object_", "datetime64", "timedelta64", "bfloat16"})
 
 
+#: JAX's array types: every tracer is an instance of them, and so is every concrete JAX array;
+#: no hashable Python value is (``jax.Array`` defines no hash, so jit refuses one as a static argument)
+JAX_ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer"})
+
+
 def holds_no_tracer(qualified: str) -> bool:
     """Whether ``qualified`` names a type no tracer is an instance of: NumPy's array and scalar
     types, and JAX's scalar types (a value of one of them is concrete)."""

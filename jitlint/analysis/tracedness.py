@@ -149,6 +149,22 @@ def _int_literals(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     return None
 
 
+def _type_alternatives(node: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The types an ``isinstance`` test accepts: the elements of a tuple of them, nested, or of an
+    ``A | B`` union."""
+    elements: List[cst.BaseExpression] = []
+    stack = [node]
+    while stack:
+        el = stack.pop()
+        if isinstance(el, cst.Tuple):
+            stack.extend(item.value for item in el.elements)
+        elif isinstance(el, cst.BinaryOperation) and isinstance(el.operator, cst.BitOr):
+            stack += [el.left, el.right]
+        else:
+            elements.append(el)
+    return elements
+
+
 def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bool]:
     """The result of a comparison decided statically: constants on both sides, or ``x is None``
     for an array (a tracer is never None)."""
@@ -804,16 +820,7 @@ class Analyzer:
         """``"concrete"`` when every type ``isinstance`` is given (a tuple of them, nested, or an
         ``A | B`` union) holds only concrete values, ``"tracer"`` when every one is JAX's tracer
         class, else None."""
-        elements: List[cst.BaseExpression] = []
-        stack = [node]
-        while stack:
-            el = stack.pop()
-            if isinstance(el, cst.Tuple):
-                stack.extend(item.value for item in el.elements)
-            elif isinstance(el, cst.BinaryOperation) and isinstance(el.operator, cst.BitOr):
-                stack += [el.left, el.right]
-            else:
-                elements.append(el)
+        elements = _type_alternatives(node)
         if not elements:
             return None
         texts = [self.index.module.code_for_node(el) for el in elements]
@@ -1207,8 +1214,11 @@ class Analyzer:
             comp.comparator for comp in node.comparisons])
 
     def _ev_if_exp(self, node: cst.IfExp, frame: Frame) -> Value:
-        self.ev(node.test, frame)
+        test = self.ev(node.test, frame)
         when_true, when_false = self._narrowed(node.test, frame.env)
+        if test.known:  # a test known under tracing picks one arm: the other is not run
+            return self._ev_where(node.body, frame, when_true) if test.const else \
+                self._ev_where(node.orelse, frame, when_false)
         return join(self._ev_where(node.body, frame, when_true), self._ev_where(node.orelse, frame, when_false))
 
     def _ev_sequence(self, node, frame: Frame) -> Value:
@@ -1832,6 +1842,8 @@ class Analyzer:
         if name in jax_api.STATIC_BUILTINS:
             if name == "range":
                 return Value(element=STATIC)
+            if name == "isinstance" and self._never_a_jax_array(args):
+                return constant(False)
             return STATIC
         first = args[0][1] if args else STATIC
         if name == "enumerate":
@@ -1863,6 +1875,19 @@ class Analyzer:
                 return traced(Reason(call, "`{code}` is computed from traced values", first.element.reason))
             return best if best.kind else STATIC
         return self._unknown_call(call, name, best)
+
+    def _never_a_jax_array(self, args) -> bool:
+        """``isinstance(v, jax.Array)`` (``jnp.ndarray``, a tuple of JAX's array types) where ``v``
+        is a static Python value, not a concrete JAX array: False, as a static argument, which jit
+        requires to be hashable, is never a ``jax.Array``, which is not. Only for a name: an
+        attribute of a static object (hashed by identity) may still hold an array."""
+        if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
+            return False
+        (tested, value), (types, _) = args
+        if value.kind is not Kind.STATIC or value.jax_array or not isinstance(tested.value, cst.Name):
+            return False
+        elements = _type_alternatives(types.value)
+        return bool(elements) and all(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements)
 
     def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
         if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
