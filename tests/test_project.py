@@ -75,18 +75,31 @@ def test_single_module_linting_does_not_follow_imports():
 
 
 STRUCTS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "structs_pkg")
+NESTED = os.path.join(os.path.dirname(__file__), "fixtures", "project", "nested_pkg")
 
 
-def test_static_fields_of_an_annotated_class_from_another_module():
-    """`model: Model`, a struct re-exported by a package `__init__`: its pytree_node=False fields
-    are static in the jitted function that takes it; its data fields are traced."""
+def _check_package(root, names):
+    """The files ``names`` of the package at ``root``, checked together, give exactly the findings
+    their `# expect:` comments name."""
     files = []
-    for name in ("sim.py", os.path.join("structs", "model.py"), os.path.join("structs", "__init__.py")):
-        path = os.path.join(STRUCTS, name)
+    for name in names:
+        path = os.path.join(root, name)
         with open(path, encoding="utf-8") as fh:
             source = fh.read()
         files.append((path, source, parse(source)))
     results = lint_project(files, Config())
     for path, source, _ in files:
-        got = results[path]
-        assert {(d.line, d.code) for d in got} == _expected(source), path
+        assert {(d.line, d.code) for d in results[path]} == _expected(source), path
+
+
+def test_static_fields_of_an_annotated_class_from_another_module():
+    """`model: Model`, a struct re-exported by a package `__init__`: its pytree_node=False fields
+    are static in the jitted function that takes it; its data fields are traced."""
+    _check_package(STRUCTS, ("sim.py", os.path.join("structs", "model.py"), os.path.join("structs", "__init__.py")))
+
+
+def test_static_fields_of_a_nested_field_class_from_another_module():
+    """`runtime_params.plasma_composition.main_ion_names`: the class of the field is its annotation
+    on the parameter's class (another module), so its static fields are static; a data field that
+    class annotates as an array is traced, also in a helper whose parameter names the class."""
+    _check_package(NESTED, ("step.py", os.path.join("cfg", "runtime_params.py"), os.path.join("cfg", "plasma.py")))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.fields import Definition
 from jitlint.analysis.tracedness import Analyzer
 
 
@@ -91,14 +92,15 @@ class Project:
             return None
         return None
 
-    def static_fields_of(self, from_path: Optional[str], qualified: str) -> Optional[Set[str]]:
-        """The attributes the class ``qualified`` declares static, if it is in a file of the project."""
-        found = self._defining_module(from_path, qualified,
-                                      lambda state, name: name in state.index.static_fields_by_class)
+    def definition_of(self, from_path: Optional[str], qualified: str) -> Optional[Definition]:
+        """The module-level name (a class, a type alias) ``qualified`` names, if it is defined in a
+        file of the project."""
+        found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.globals
+                                      and state.index.globals[name].kind != "import")
         if found is None:
             return None
         state, name = found
-        return state.index.static_fields_by_class[name]
+        return Definition(state.index, state.path, name)
 
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))

@@ -19,6 +19,8 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
+from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, mapping_value,
+                                     without_none)
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value,
                                      mapping_names, container_uses, numeric_uses, params_of, reachable_count,
                                      string_value)
@@ -137,6 +139,12 @@ def _const_key(value: Value):
     return (type(c).__name__, c) if isinstance(c, (int, str, bool, type(None))) else ()
 
 
+def _class_key(value: Value):
+    """A hashable stand-in for the class a value is known to be an instance of (part of a memo key)."""
+    cls = value.pytree_class
+    return () if cls is None else (cls.path or "", cls.name)
+
+
 def _int_literals(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     """``1`` or ``(0, 2)`` as a tuple of ints; None for anything else."""
     single = int_value(node)
@@ -173,8 +181,8 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
         if left.known and right.known and (left.const is None or right.const is None
                                            or isinstance(left.const, bool) and isinstance(right.const, bool)):
             result = left.const is right.const
-        elif ((left.traced_array or left.not_none) and right.known and right.const is None) or (
-                (right.traced_array or right.not_none) and left.known and left.const is None):
+        elif (_never_none(left) and right.known and right.const is None) or (
+                _never_none(right) and left.known and left.const is None):
             result = False
         if result is None:
             return None
@@ -190,6 +198,16 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
         return {cst.LessThan: a < b, cst.GreaterThan: a > b, cst.LessThanEqual: a <= b,
                 cst.GreaterThanEqual: a >= b}[type(op)]
     return None
+
+
+def _never_none(value: Value) -> bool:
+    """Known not to be None: a tracer (unless it is an ``X | None`` field) or annotated so."""
+    return (value.traced_array and not value.optional) or value.not_none
+
+
+def _array_annotation(text: str) -> bool:
+    """An annotation naming an array type (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[...]``)."""
+    return text.split("[")[0].split(".")[-1].strip() in ARRAY_ANNOTATIONS
 
 
 def default_value(p: cst.Param) -> Value:
@@ -367,15 +385,14 @@ class Analyzer:
                                leaf=not container and (self._annotated_scalar(param) or self._passed_number(
                                    param, entry) or self._never_a_container(param, fn)),
                                not_none=not container and self._annotated_not_none(param),
-                               static_attrs=self._annotated_static_attrs(param))
+                               **self._class_facts(param))
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
         if p.annotation is None:
             return False
         text = self.index.module.code_for_node(p.annotation.annotation)
-        head = text.split("[")[0].split(".")[-1].strip()
-        return head in ARRAY_ANNOTATIONS and "|" not in text and "Optional" not in text
+        return _array_annotation(text) and "|" not in text and "Optional" not in text
 
     def _passed_number(self, p: cst.Param, entry: EntryPoint) -> bool:
         """A call seen passes a Python bool or number literal for ``p`` (jit makes it a 0-d tracer),
@@ -411,26 +428,59 @@ class Analyzer:
                 lambda call: jax_api.is_array_function(self.index.qualify(call.func) or ""))
         return p.name.value not in uses
 
-    def _annotated_static_attrs(self, p: cst.Param) -> frozenset:
-        """The static fields of the class a parameter is annotated as (this module's or, through the
-        project, another module's): reading them from the traced instance gives Python values."""
-        if p.annotation is None:
-            return frozenset()
-        ann = p.annotation.annotation
-        if isinstance(ann, cst.SimpleString):
-            try:
-                ann = cst.parse_expression(string_value(ann) or "")
-            except Exception:  # noqa: BLE001 - not an expression
-                return frozenset()
-        if not isinstance(ann, (cst.Name, cst.Attribute)):
-            return frozenset()
-        if isinstance(ann, cst.Name) and ann.value in self.index.static_fields_by_class:
-            return frozenset(self.index.static_fields_by_class[ann.value])
-        q = self.index.qualify(ann)
-        if q is None or self.project is None or q.startswith(jax_api.EXTERNAL_PACKAGES):
-            return frozenset()
-        found = self.project.static_fields_of(self.path, q)
-        return frozenset(found) if found else frozenset()
+    def _class_facts(self, p: cst.Param) -> dict:
+        """What the class a parameter is annotated as (this module's or, through the project, another
+        module's) says of the traced instance: its static fields give Python values, and its fields'
+        annotations name the classes of what they hold."""
+        cls = class_named(p.annotation.annotation, self.index, self.path, self.project) \
+            if p.annotation is not None else None
+        return {} if cls is None else {"static_attrs": cls.static_attrs, "pytree_class": cls}
+
+    def _array_type(self, annotation: cst.BaseExpression, where: Definition, depth: int = 0) -> bool:
+        """An annotation (read in the module ``where``) naming an array type, or an alias of one
+        (``FloatVector: TypeAlias = Float[Array, "n"]``, ``Array = jax.Array | np.ndarray``)."""
+        if _array_annotation(where.index.module.code_for_node(annotation)):
+            return True
+        aliased = alias_of(annotation, where.index, where.path, self.project) if depth < 4 else None
+        if aliased is None:
+            return False
+        kinds = alternatives(aliased[0])
+        return bool(kinds) and all(self._array_type(kind, aliased[1], depth + 1) for kind in kinds)
+
+    def as_annotated(self, p: cst.Param, value: Value) -> Value:
+        """A traced argument of a parameter annotated with a class of the checked code is an instance
+        of that class, as a traced parameter of an entry point is (the function states what it takes)."""
+        if value.kind is not Kind.TRACED or value.pytree_class is not None or value.traced_array \
+                or value.container or value.items is not None:
+            return value
+        facts = self._class_facts(p)
+        if not facts:
+            return value
+        return replace(value, static_attrs=value.static_attrs | facts["static_attrs"],
+                       pytree_class=facts["pytree_class"])
+
+    def _field_value(self, node: cst.Attribute, base: Value) -> Optional[Value]:
+        """A field read from a traced instance of a known class holds what the field's annotation
+        names: an instance of a class of the checked code (its static fields static, its fields
+        followed in turn), a dict of them, or an array.  A data field annotated as an array is a
+        pytree child: a tracer whenever it is set (None, when allowed, is pytree structure)."""
+        owner = base.pytree_class
+        annotation = owner.field_annotation(node.attr.value)
+        inner = without_none(annotation) if annotation is not None else None
+        if inner is None:
+            return None
+        if self._array_type(inner, owner):
+            why = Reason(node, f"`{{code}}` is a field of `{owner.name}` annotated as an array: a traced child "
+                               "of the pytree whenever it is set", base.reason)
+            return traced(why, is_array=True, optional=allows_none(annotation))
+        held = mapping_value(inner)
+        if held is not None:  # a dict: its keys are pytree structure
+            cls = class_named(held, owner.index, owner.path, self.project)
+            return traced(base.reason, container=True, mapping=True, element=STATIC, pytree_class=cls)
+        cls = class_named(inner, owner.index, owner.path, self.project)
+        if cls is None:
+            return None
+        return traced(base.reason, static_attrs=cls.static_attrs, pytree_class=cls)
 
     def _annotated_scalar(self, p: cst.Param) -> bool:
         """Annotated ``bool``, ``int``, ``float`` or ``complex``: traced, it is a 0-d tracer."""
@@ -495,8 +545,8 @@ class Analyzer:
         body.cached = body.cached or self._cached
         if boundary or not self._initialising:
             body.outside_initialisation = True
-        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, _const_key(v))
-                                     for k, v in env.items())), closure_key, boundary, self._cached)
+        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, _const_key(v),
+                                      _class_key(v)) for k, v in env.items())), closure_key, boundary, self._cached)
         if key in self.memo:
             self._cached = outer_cached
             return self.memo[key]
@@ -1334,6 +1384,10 @@ class Analyzer:
                     return STATIC  # aux data of the pytree: static
                 return traced(Reason(node, f"`{{code}}` is a child of the pytree `{node.value.value}` (its "
                                            "`tree_flatten`): traced when the instance is passed to a traced function"))
+        if base.kind is Kind.TRACED and base.pytree_class is not None and not base.mapping:
+            field_value = self._field_value(node, base)
+            if field_value is not None:
+                return field_value
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
@@ -1368,6 +1422,9 @@ class Analyzer:
         if base.element is not None and not base.mapping and len(node.slice) == 1 \
                 and isinstance(node.slice[0].slice, cst.Index):
             return base.element  # an element of a sequence whose elements are known: `sorted(params)[0]`
+        if base.kind is Kind.TRACED and base.mapping and base.pytree_class is not None:
+            held = base.pytree_class  # a dict annotated `Mapping[str, C]`: its values are C's
+            return traced(base.reason, static_attrs=held.static_attrs, pytree_class=held)
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
@@ -1934,7 +1991,7 @@ class Analyzer:
         for (arg, value), (_, p) in zip(args, bind_arguments(open_params, [arg for arg, _ in args])):
             unknown = unknown or bool(arg.star)
             if p is not None:
-                env[p.name.value] = self._param_value(fn, p, value, arg, target is not self)
+                env[p.name.value] = target.as_annotated(p, self._param_value(fn, p, value, arg, target is not self))
             elif arg.keyword is None and arg.star != "**":
                 extra_pos.append(value)
             else:

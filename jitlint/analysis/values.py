@@ -97,6 +97,11 @@ class Value:
     fresh: bool = False
     #: attributes that are static on this value: the static fields of the class it is annotated as
     static_attrs: frozenset = frozenset()
+    #: that class (analysis.fields.Definition): reading a field gives what the field's annotation names,
+    #: and indexing a dict (``mapping``) gives an instance of it
+    pytree_class: Any = None
+    #: None or a traced array (an array field annotated ``X | None``): ``is None`` tells which
+    optional: bool = False
 
     @property
     def traced(self) -> bool:
@@ -139,6 +144,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
     out = _join(a, b)
     if out.not_none and not (a is not None and b is not None and a.not_none and b.not_none):
         out = replace(out, not_none=False)
+    if not out.optional and out.traced_array and any(v is not None and v.optional for v in (a, b)):
+        out = replace(out, optional=True)
     return out
 
 

@@ -1,0 +1,140 @@
+"""What a class's field annotations say about the values its instances hold.
+
+A pytree dataclass names the type of each of its fields (``plasma: plasma_lib.Params``,
+``A_override: jax.Array | None = None``).  For a value whose class is known, reading a field gives
+a value of the type that field's annotation names: an instance of another class of the checked code
+(whose own static fields are static, and whose fields are followed the same way), a dict of such
+instances, or an array.  Annotations are read in the module that defines the class, since its
+imports are what its annotations' names mean.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Set, Tuple
+
+import libcst as cst
+
+from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import ModuleIndex
+from jitlint.analysis.syntax import dotted_name, string_value
+
+#: generic types whose last parameter is what indexing an instance gives
+_MAPPINGS = ("Mapping", "MutableMapping", "dict", "Dict", "FrozenDict")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A module-level name of the checked code (a class, a type alias), with the module that defines it."""
+
+    index: ModuleIndex
+    path: Optional[str]
+    name: str
+
+    @property
+    def static_attrs(self) -> frozenset:
+        return frozenset(self.index.static_fields_by_class.get(self.name, ()))
+
+    def field_annotation(self, attr: str) -> Optional[cst.BaseExpression]:
+        """The annotation of field ``attr`` in the class body, or in a base class of the same module."""
+        todo: List[str] = [self.name]
+        seen: Set[str] = set()
+        while todo:
+            name = todo.pop()
+            cls = self.index.classes.get(name)
+            if cls is None or name in seen:
+                continue
+            seen.add(name)
+            for stmt in cls.node.body.body:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                            and small.target.value == attr:
+                        return parsed(small.annotation.annotation)
+            todo.extend(cls.bases)
+        return None
+
+
+def parsed(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The expression an annotation stands for (a string annotation parsed), or None."""
+    if isinstance(annotation, cst.SimpleString):
+        try:
+            return cst.parse_expression(string_value(annotation) or "")
+        except Exception:  # noqa: BLE001 - not an expression
+            return None
+    return annotation
+
+
+def _head(node: cst.BaseExpression) -> str:
+    """The last component of a (subscripted) type's name: ``Optional`` for ``typing.Optional[X]``."""
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    return (dotted_name(node) or "").rpartition(".")[2]
+
+
+def alternatives(annotation: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The types a union annotation allows besides None (``A | B | None``, ``Optional[A]``,
+    ``Union[A, B]``); ``[X]`` for any other ``X``."""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        parts = [annotation.left, annotation.right]
+    elif isinstance(annotation, cst.Subscript) and _head(annotation) in ("Optional", "Union"):
+        parts = [el.slice.value for el in annotation.slice if isinstance(el.slice, cst.Index)]
+    else:
+        return [annotation]
+    return [alt for part in parts if not (isinstance(part, cst.Name) and part.value == "None")
+            for alt in alternatives(part)]
+
+
+def without_none(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The one type an annotation allows besides None (``X`` for ``Optional[X]``, ``X | None``,
+    and for ``X`` itself); None when it allows several."""
+    kept = alternatives(annotation)
+    return kept[0] if len(kept) == 1 else None
+
+
+def allows_none(annotation: cst.BaseExpression) -> bool:
+    return without_none(annotation) is not annotation
+
+
+def mapping_value(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """What indexing a dict annotated ``Mapping[str, X]`` / ``dict[str, X]`` gives: ``X``."""
+    if not isinstance(annotation, cst.Subscript) or _head(annotation) not in _MAPPINGS \
+            or len(annotation.slice) != 2 or not isinstance(annotation.slice[1].slice, cst.Index):
+        return None
+    return annotation.slice[1].slice.value
+
+
+def class_named(annotation: Optional[cst.BaseExpression], index: ModuleIndex, path: Optional[str],
+                project) -> Optional[Definition]:
+    """The class of the checked code an annotation names, read in the module ``index`` (``project``:
+    the other modules of the checked folder, followed through imports); None for any other type."""
+    annotation = parsed(annotation) if annotation is not None else None
+    annotation = without_none(annotation) if annotation is not None else None
+    if not isinstance(annotation, (cst.Name, cst.Attribute)):
+        return None
+    found = defined(annotation, index, path, project)
+    return found if found is not None and found.name in found.index.classes else None
+
+
+def alias_of(annotation: cst.BaseExpression, index: ModuleIndex, path: Optional[str],
+             project) -> Optional[Tuple[cst.BaseExpression, Definition]]:
+    """The type a module-level alias stands for (``FloatVector: TypeAlias = Float[Array, "n"]``),
+    with where it is defined (whose imports its names resolve through)."""
+    if not isinstance(annotation, (cst.Name, cst.Attribute)):
+        return None
+    found = defined(annotation, index, path, project)
+    info = found.index.globals.get(found.name) if found is not None else None
+    if info is None or info.assignments != 1 or not isinstance(info.node, (cst.Assign, cst.AnnAssign)) \
+            or info.node.value is None:
+        return None
+    return info.node.value, found
+
+
+def defined(name: cst.BaseExpression, index: ModuleIndex, path: Optional[str], project) -> Optional[Definition]:
+    """Where a name (``C``, ``module.C``) used in the module ``index`` is defined in the checked code."""
+    if isinstance(name, cst.Name) and name.value in index.globals and index.globals[name.value].kind != "import":
+        return Definition(index, path, name.value)
+    q = index.qualify(name)
+    if q is None or project is None or q.startswith(jax_api.EXTERNAL_PACKAGES):
+        return None
+    return project.definition_of(path, q)
