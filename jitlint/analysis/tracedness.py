@@ -1759,6 +1759,7 @@ class Analyzer:
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
             given = self._lax_operands(call, q, args, fn) if tracing else None
+            unmapped = self._unmapped_positions(call) if q == "jax.vmap" else frozenset()
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
                 if name in env:
@@ -1770,6 +1771,8 @@ class Analyzer:
                     env[name] = Value(tree.kind, tree.reason) if tree.kind else STATIC
                 elif tracing and given is not None and index < len(given) and given[index] is not None:
                     env[name] = given[index]
+                elif index in unmapped and kind in ("posonly", "positional"):
+                    env[name] = MAYBE  # not mapped: it reaches `fn` as the wrapper's caller passes it
                 elif tracing:
                     env[name] = traced(Reason(call, f"parameter `{name}` of `{fn.label}` is traced: "
                                                     f"{label} (line {{line}}) calls it with tracers"))
@@ -1783,6 +1786,13 @@ class Analyzer:
             if arg.keyword is None or arg.keyword.value in ("f", "fun", "fn", "func"):
                 returns.append(result)
         return returns
+
+    @staticmethod
+    def _unmapped_positions(call: cst.Call) -> frozenset:
+        """The positions whose ``in_axes`` entry of ``jax.vmap(f, in_axes=...)`` is None: vmap passes
+        those arguments to ``f`` as they are, unbatched (a Python number stays one)."""
+        spec = call_argument(call, 1, "in_axes")
+        return frozenset(ModuleIndex._in_axes(spec.value)) if spec is not None else frozenset()
 
     def _pass_through(self, call: cst.Call, q: Optional[str], params, env: Dict[str, Value], frame: Frame,
                       label: str) -> None:
@@ -1800,10 +1810,7 @@ class Analyzer:
         elif q == "jax.experimental.checkify.checkify":
             chosen = ()  # checkify runs the function as it is: every argument keeps its kind
         elif q == "jax.vmap":
-            spec = call_argument(call, 1, "in_axes")
-            if spec is None:
-                return
-            unmapped = set(ModuleIndex._in_axes(spec.value))
+            unmapped = self._unmapped_positions(call)
             if not unmapped:
                 return
             chosen = tuple(i for i in range(len(params)) if i not in unmapped)
