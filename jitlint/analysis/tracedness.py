@@ -114,7 +114,8 @@ class Facts:
 
 
 class _Terminated(Exception):
-    pass
+    """The statement being run raises here, in this trace: the rest of its block does not run
+    (``int()`` of a tracer inside a ``try`` whose handler catches what it raises)."""
 
 
 class Frame:
@@ -601,11 +602,15 @@ class Analyzer:
         if live < len(stmts):
             self.facts.dead_blocks.update(stmts[live:])  # never run: nothing there is reported
             stmts = stmts[:live]
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):
+            self.facts.live_blocks.add(stmt)
             try:
-                if not self.exec_stmt(stmt, frame):
-                    return None
+                goes_on = self.exec_stmt(stmt, frame)
             except _Terminated:
+                goes_on = False
+            if not goes_on:
+                # the rest of the block does not run here (in this trace: another may run it)
+                self.facts.dead_blocks.update(stmts[i + 1:])
                 return None
         return frame.env
 
@@ -1900,6 +1905,8 @@ class Analyzer:
 
     def _call_builtin(self, call: cst.Call, name: str, args, best: Value) -> Value:
         if name in ("int", "float", "bool", "complex") and self.conversions_caught:
+            if args and args[0][1].kind is Kind.TRACED:
+                raise _Terminated  # on a traced value it raises, and the handler around catches it
             return STATIC  # a conversion that did not raise (the handler catches what it raises)
         if name in ("str", "repr", "format") and best.kind is Kind.TRACED:
             return Value(formats_tracer=Reason(call, "`{code}` turns a traced value into a string", best.reason))
