@@ -262,10 +262,10 @@ STATIC_ATTRIBUTES = frozenset(
 STATIC_LOOKING_ATTRIBUTES = frozenset({"dim", "dims", "ndims", "rank", "name", "axis", "axes", "axis_name",
                                        "event_shape", "batch_shape", "num_classes", "features"})
 
-#: types that no tracer is an instance of: inside `if isinstance(x, int):` x is static
-PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "tuple", "list", "dict",
-                                "set", "frozenset", "type(None)", "numbers.Number", "numbers.Integral",
-                                "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray"})
+#: types that no tracer, and no pytree holding tracers, is an instance of: inside
+#: `if isinstance(x, int):` x is static. Not the containers: a tuple may hold tracers
+PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "type(None)", "numbers.Number",
+                                "numbers.Integral", "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray"})
 
 #: NumPy's scalar types (the ``numpy.generic`` hierarchy); with ``numpy.ndarray`` they hold concrete
 #: values, and no tracer is an instance of any of them, nor of JAX's scalar types of the same names

@@ -1913,7 +1913,7 @@ class Analyzer:
         if name in jax_api.STATIC_BUILTINS:
             if name == "range":
                 return Value(element=STATIC)
-            if name == "isinstance" and self._never_a_jax_array(args):
+            if name == "isinstance" and (self._never_a_jax_array(args) or self._never_a_concrete_instance(args)):
                 return constant(False)
             return STATIC
         first = args[0][1] if args else STATIC
@@ -1959,6 +1959,21 @@ class Analyzer:
             return False
         elements = _type_alternatives(types.value)
         return bool(elements) and all(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements)
+
+    def _never_a_concrete_instance(self, args) -> bool:
+        """``isinstance(x, int)`` (a Python or NumPy scalar type, ``np.ndarray``; a tuple or union of
+        them) where ``x`` holds tracers (a tracer, or a pytree of them): False, as a tracer is an
+        instance of none of them and a pytree is no scalar (the converse of the narrowing in
+        :meth:`_narrowed`)."""
+        if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
+            return False
+        (tested, value), (types, _) = args
+        if value.kind is not Kind.TRACED or not isinstance(tested.value, cst.Name):
+            return False
+        elements = _type_alternatives(types.value)
+        return bool(elements) and all(
+            self.index.module.code_for_node(el) in jax_api.PYTHON_VALUE_TYPES
+            or jax_api.holds_no_tracer(self.index.qualify(el) or "") for el in elements)
 
     def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
         if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
