@@ -160,6 +160,9 @@ class NumpyOnTracer(Rule):
     Functions that NumPy hands to the array's own method (`np.sum`,
     `np.mean`, `np.max`, `np.reshape`, `np.transpose`, ...) work on tracers
     and are not flagged; nor is NumPy on static values (`np.prod(x.shape)`).
+    Given a list or tuple of tracers instead (`np.mean([x, y])`, or a list
+    that traced code filled with `append`), those functions convert it
+    first, which fails: that is flagged (`NUMPY_CONVERTS_SEQUENCES`).
     `import jax.numpy as np` makes `np.*` JAX, and it is not flagged either.
 
     ## Why is this bad?
