@@ -128,9 +128,6 @@ class EntryPoint:
     static_names: Optional[Tuple[str, ...]] = ()
     #: the first parameter is bound (``jax.jit(self.method)``)
     self_bound: bool = False
-    #: parameters bound by functools.partial: leading positional count, keywords
-    partial_positional: int = 0
-    partial_keywords: Tuple[str, ...] = ()
     #: the arguments that functools.partial binds (after the function), in order
     partial_args: Tuple[cst.Arg, ...] = ()
     #: every parameter is traced (lax bodies)
@@ -157,6 +154,16 @@ class EntryPoint:
         """Every call of the traced function this module shows: the wrapper called at once
         (``jax.jit(f)(x)``), then the calls of each name it is called through."""
         return self.calls
+
+    @property
+    def partial_positional(self) -> int:
+        """How many leading positional parameters functools.partial binds."""
+        return sum(1 for a in self.partial_args if a.keyword is None and not a.star)
+
+    @property
+    def partial_keywords(self) -> Tuple[str, ...]:
+        """The parameters functools.partial binds by keyword."""
+        return tuple(a.keyword.value for a in self.partial_args if a.keyword is not None)
 
     def positional_params(self) -> List[cst.Param]:
         """The positional parameters a caller fills, after a bound ``self`` (``jax.jit(self.m)``) and
@@ -276,11 +283,11 @@ def _statement_order(body: cst.CSTNode, nodes: Sequence[cst.CSTNode]) -> Dict[cs
     out: Dict[cst.CSTNode, int] = {}
     position = 0
     # statements in source order: a block's statements, each compound statement's header before its blocks
-    pending: List[cst.CSTNode] = [body]
+    pending: List[cst.CSTNode] = [body]  # a stack: the next statement in source order is last
     while pending and len(out) < len(wanted):
-        node = pending.pop(0)
+        node = pending.pop()
         if isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
-            pending[:0] = list(node.body)
+            pending.extend(reversed(node.body))
             continue
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue
@@ -295,7 +302,7 @@ def _statement_order(body: cst.CSTNode, nodes: Sequence[cst.CSTNode]) -> Dict[cs
                 out.setdefault(wanted[id(item)], position)
             if item is not node and not isinstance(item, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
                 stack.extend(iter_children(item))
-        pending[:0] = [block if isinstance(block, cst.BaseSuite) else block.body for block in blocks]
+        pending.extend(reversed([block if isinstance(block, cst.BaseSuite) else block.body for block in blocks]))
     return out
 
 
@@ -1792,7 +1799,7 @@ class ModuleIndex:
 
     def _add_target_entry(self, target, scope, cls, label, site, transform, all_traced=False,
                           nums=(), names=(), in_axes=(), call_names=(), both=False, spec_args=()) -> None:
-        part_pos, part_kw, part_args = 0, (), ()
+        part_args: Tuple[cst.Arg, ...] = ()
         partial_call = target if isinstance(target, cst.Call) else None
         if isinstance(target, cst.Name) and self._is_rebound(target.value, scope):
             reaching = self._reaching_partial(target.value, scope, site)
@@ -1801,8 +1808,6 @@ class ModuleIndex:
             partial_call = reaching if isinstance(reaching, cst.Call) else None
         if partial_call is not None and self.qualify(partial_call.func) == "functools.partial" and partial_call.args:
             part_args = tuple(partial_call.args[1:])
-            part_pos = sum(1 for a in part_args if a.keyword is None and not a.star)
-            part_kw = tuple(a.keyword.value for a in part_args if a.keyword is not None)
             if any(a.star for a in part_args):
                 nums = names = None  # bound by **kwargs: which parameters is unknown
             if partial_call is target:
@@ -1813,7 +1818,7 @@ class ModuleIndex:
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
         direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
-                                       partial_positional=part_pos, partial_keywords=part_kw, partial_args=part_args,
+                                       partial_args=part_args,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
                                        both_static_kinds=both, scope=scope, spec_args=spec_args))

@@ -69,9 +69,6 @@ TRANSFORM_ALIASES = {
     "flax.linen.transforms.jit": "flax.linen.jit",
 }
 
-#: functions whose callable arguments JAX traces even outside jit:
-#: qualified name -> positions (or keyword names) of the traced callables.
-#: A position given as ``-1`` means "a sequence of callables" (lax.switch).
 #: lax loops whose result is their carry, with the carry's pytree structure (JAX checks that the
 #: body returns that structure): where the initial carry is, by position and keyword
 LAX_CARRIES = {
@@ -84,6 +81,9 @@ LAX_CARRIES = {
 #: must return the same structure)
 LAX_OPERANDS = {"jax.lax.cond": 3, "jax.lax.switch": 2}
 
+#: functions whose callable arguments JAX traces even outside jit:
+#: qualified name -> positions (or keyword names) of the traced callables.
+#: A position given as ``-1`` means "a sequence of callables" (lax.switch).
 TRACED_BODIES = {
     "jax.lax.fori_loop": ((2, "body_fun"),),
     "jax.lax.while_loop": ((0, "cond_fun"), (1, "body_fun")),
@@ -292,6 +292,7 @@ def holds_no_tracer(qualified: str) -> bool:
     if module in ("numpy", "jax.numpy"):
         return name in NUMPY_SCALAR_TYPES or (module == "numpy" and name == "ndarray")
     return False
+
 
 #: builtins whose result is a static Python value whatever they are given
 STATIC_BUILTINS = frozenset(

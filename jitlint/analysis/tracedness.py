@@ -829,7 +829,7 @@ class Analyzer:
         static.
 
         A tracer is an instance of ``jax.Array`` and of JAX's ``Tracer`` class, and of no type that
-        holds a concrete value: not Python's scalars, strings and containers, nor NumPy's scalar
+        holds a concrete value: not Python's scalars and strings, nor NumPy's scalar
         types and ``ndarray`` (all checked under jit, vmap and grad on JAX 0.10.2). So where
         ``isinstance(x, float)`` or ``isinstance(x, np.float32)`` holds, and where
         ``isinstance(x, Tracer)`` fails, ``x`` is concrete; a test for ``jax.Array`` proves nothing
@@ -884,6 +884,8 @@ class Analyzer:
             return "concrete"
         if all("Tracer" in text for text in texts):
             return "tracer"
+        if all(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements):
+            return "jax array"
         return None
 
     def _loop(self, stmt, frame: Frame, at_head) -> bool:
@@ -1716,9 +1718,8 @@ class Analyzer:
             stacked = self._traced_like(outputs[1], reason) if outputs is not None and len(outputs) == 2 \
                 else traced(reason)
             return Value(Kind.TRACED, reason, items=(carry, stacked))
-        if returns and len(returns) == (2 if q == "jax.lax.cond" else len(returns)):
-            return self._traced_like(join_all(returns), reason)
-        return None
+        branches_seen = len(returns) == 2 if q == "jax.lax.cond" else bool(returns)
+        return self._traced_like(join_all(returns), reason) if branches_seen else None
 
     def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> List[Value]:
         """Functions passed to other functions inside traced code run in the trace too.
@@ -1913,7 +1914,7 @@ class Analyzer:
         if name in jax_api.STATIC_BUILTINS:
             if name == "range":
                 return Value(element=STATIC)
-            if name == "isinstance" and (self._never_a_jax_array(args) or self._never_a_concrete_instance(args)):
+            if name == "isinstance" and self._isinstance_false(args):
                 return constant(False)
             return STATIC
         first = args[0][1] if args else STATIC
@@ -1947,33 +1948,22 @@ class Analyzer:
             return best if best.kind else STATIC
         return self._unknown_call(call, name, best)
 
-    def _never_a_jax_array(self, args) -> bool:
-        """``isinstance(v, jax.Array)`` (``jnp.ndarray``, a tuple of JAX's array types) where ``v``
-        is a static Python value, not a concrete JAX array: False, as a static argument, which jit
-        requires to be hashable, is never a ``jax.Array``, which is not. Only for a name: an
-        attribute of a static object (hashed by identity) may still hold an array."""
+    def _isinstance_false(self, args) -> bool:
+        """``isinstance(v, T)`` (``v`` a name) that is False under tracing: ``v`` holds tracers (a
+        tracer, or a pytree of them) and ``T`` holds only concrete values (a Python or NumPy scalar
+        type, ``np.ndarray``); or ``v`` is a static Python value, not a concrete JAX array, and ``T``
+        is JAX's array or tracer type -- a static argument must be hashable and a ``jax.Array`` is
+        not. (An attribute of a static object, hashed by identity, may still hold an array: only a
+        name is decided.)"""
         if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
             return False
         (tested, value), (types, _) = args
-        if value.kind is not Kind.STATIC or value.jax_array or not isinstance(tested.value, cst.Name):
+        if not isinstance(tested.value, cst.Name):
             return False
-        elements = _type_alternatives(types.value)
-        return bool(elements) and all(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements)
-
-    def _never_a_concrete_instance(self, args) -> bool:
-        """``isinstance(x, int)`` (a Python or NumPy scalar type, ``np.ndarray``; a tuple or union of
-        them) where ``x`` holds tracers (a tracer, or a pytree of them): False, as a tracer is an
-        instance of none of them and a pytree is no scalar (the converse of the narrowing in
-        :meth:`_narrowed`)."""
-        if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
-            return False
-        (tested, value), (types, _) = args
-        if value.kind is not Kind.TRACED or not isinstance(tested.value, cst.Name):
-            return False
-        elements = _type_alternatives(types.value)
-        return bool(elements) and all(
-            self.index.module.code_for_node(el) in jax_api.PYTHON_VALUE_TYPES
-            or jax_api.holds_no_tracer(self.index.qualify(el) or "") for el in elements)
+        kind = self._instance_types(types.value)
+        if value.kind is Kind.TRACED:
+            return kind == "concrete"
+        return value.kind is Kind.STATIC and not value.jax_array and kind in ("tracer", "jax array")
 
     def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
         if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
