@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -89,6 +89,47 @@ class RuleContext:
             if isinstance(parent, (cst.Try, cst.TryStar)):
                 yield parent, child
             child, parent = parent, self.parents.get(parent)
+
+    def try_finally_around(self, node: cst.CSTNode) -> Iterator[Tuple[cst.Try, Optional[cst.CSTNode], bool]]:
+        """The ``try`` statements with a ``finally`` that ``node`` runs once in (not in a loop there),
+        each as (the ``try``, the statement just before it or None, whether ``node`` is in the
+        ``finally``): in the guarded part (the ``try`` body, or the statement just before the
+        ``try``) or in the cleanup that runs on every way out of it."""
+        for stmt, part in self.enclosing_tries(node):
+            if stmt.finalbody is not None and part in (stmt.body, stmt.finalbody) \
+                    and not self._loop_between(node, stmt):
+                yield stmt, self._sibling(stmt, -1), part is stmt.finalbody
+        statement = self.statement_of(node)
+        after = self._sibling(statement, 1) if statement is not None else None
+        if isinstance(after, (cst.Try, cst.TryStar)) and after.finalbody is not None:
+            yield after, statement, False
+
+    def _loop_between(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+        parent = self.parents.get(node)
+        while parent is not None and parent is not outer:
+            if isinstance(parent, (cst.For, cst.While)):
+                return True
+            parent = self.parents.get(parent)
+        return False
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement line holding ``node``."""
+        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            node = self.parents.get(node)
+        return node
+
+    def _sibling(self, stmt: cst.CSTNode, step: int) -> Optional[cst.CSTNode]:
+        """The statement ``step`` places after ``stmt`` in its block (-1: the one before)."""
+        holder = self.parents.get(stmt)
+        block = holder.body if isinstance(holder, cst.FunctionDef) else holder
+        statements = getattr(block, "body", None)
+        if not isinstance(statements, (list, tuple)):
+            return None
+        for i, other in enumerate(statements):
+            if other is stmt:
+                j = i + step
+                return statements[j] if 0 <= j < len(statements) else None
+        return None
 
     def is_caught(self, node: cst.CSTNode, classes: frozenset) -> bool:
         """Whether ``node`` runs in the body of a ``try`` whose handler catches one of ``classes``
@@ -214,6 +255,25 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
 def internal_error_message(rule: Rule, exc: Exception) -> str:
     detail = str(exc).splitlines()[0] if str(exc) else ""
     return f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}" + (f": {detail}" if detail else "")
+
+
+def count_once(roots: Sequence[Optional[cst.CSTNode]], accepts: Callable[[cst.CSTNode], bool]) -> Optional[int]:
+    """How many nodes under ``roots`` ``accepts`` accepts, each run once whenever its root runs;
+    None when one is in a loop (run any number of times).  Nested functions and classes are not
+    looked into: they run when called."""
+    count = 0
+    stack = [(root, False) for root in roots if root is not None]
+    while stack:
+        node, repeated = stack.pop()
+        if accepts(node):
+            if repeated:
+                return None
+            count += 1
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            inner = repeated or isinstance(node, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
+                                                  cst.GeneratorExp))
+            stack.extend((child, inner) for child in iter_children(node))
+    return count
 
 
 def _params(node):

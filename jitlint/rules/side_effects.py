@@ -10,9 +10,12 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.syntax import assigned_names
 from jitlint.analysis.values import Kind, Reason
-from jitlint.rules.base import Rule, RuleContext
+from jitlint.rules.base import Rule, RuleContext, count_once
 
 _SETUP_METHODS = ("__init__", "setup", "__post_init__", "__new__", "__setattr__")
+
+#: a push onto one end of a list or deque, and the call that takes exactly that element off again
+_UNDONE_BY = {"append": "pop", "appendleft": "popleft"}
 
 
 def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
@@ -217,7 +220,13 @@ class OuterStateWrite(Rule):
     through a function of the module that the branch calls), or in a function
     that traced code calls only from such a branch. The branch runs once, on
     the first call, whether the code is run eagerly or traced once and the
-    trace kept, so the global ends up the same.
+    trace kept, so the global ends up the same. Nor is a push onto a list or
+    deque that the same call pops in a `finally` (`STACK.append(t)` in the
+    `try`, or just before it, and `finally: STACK.pop()`), with no other change
+    of it there: on every way out of the call it is as it was, so the pair run
+    once per trace is the same as once per call (a context kept while tracing).
+    The same pop in straight-line code is flagged: under jit a conversion error
+    can raise between the two where eager code goes on, and the push stays.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -393,10 +402,37 @@ class OuterStateWrite(Rule):
         traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
         if where is not None and where.startswith("global") and not traced_arg and _initialisation(self):
             return  # filled in on first use, once: eagerly too
+        if where is not None and self._balanced(node, func):
+            return  # pushed and popped by the same call on every way out: nothing outlives the call
         if where is not None:
             self.report(node, f"`.{func.attr.value}()` on {where} inside traced code runs once, at trace time"
                               + (", and stores a tracer" if traced_arg else ""), _why_traced(self), subject=root.value)
 
+
+    def _balanced(self, node: cst.Call, func: cst.Attribute) -> bool:
+        """A push onto a container that the same call pops in a ``finally`` (``STACK.append(t)`` in a
+        ``try`` or just before it, ``finally: STACK.pop()``), or that pop, when they are the only
+        changes of it there: on every way out of the call the container is as it was, so a push
+        and pop run once per trace leave it as running them on every call does.  (A pop in
+        straight-line code is not enough: under jit a conversion error raises between the two where
+        eager code goes on, and the push stays.)"""
+        receiver = self.ctx.module.code_for_node(func.value)
+
+        def on_receiver(methods, bare=False):
+            return lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) \
+                and n.func.attr.value in methods and not (bare and n.args) \
+                and self.ctx.module.code_for_node(n.func.value) == receiver
+
+        changes = on_receiver(jax_api.MUTATING_METHODS)
+        for stmt, before, _ in self.ctx.try_finally_around(node):
+            for push, pop in _UNDONE_BY.items():
+                if func.attr.value in (push, pop) \
+                        and count_once([before, stmt.body], changes) == 1 \
+                        and count_once([before, stmt.body], on_receiver({push})) == 1 \
+                        and count_once([stmt.finalbody], changes) == 1 \
+                        and count_once([stmt.finalbody], on_receiver({pop}, bare=True)) == 1:
+                    return True
+        return False
 
     def _result_unused(self, node: cst.Call) -> bool:
         """The call is run for its effect: a statement of its own, the left side of `or` / `and`
