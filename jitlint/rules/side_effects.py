@@ -14,6 +14,25 @@ from jitlint.rules.base import Rule, RuleContext, count_once
 
 _SETUP_METHODS = ("__init__", "setup", "__post_init__", "__new__", "__setattr__")
 
+#: a host generator's global state: what reads it, what sets it, and what sets a read state back
+_RNG_STATE_READS = frozenset({"numpy.random.get_state", "random.getstate"})
+_RNG_STATE_WRITES = frozenset({"numpy.random.set_state", "numpy.random.seed", "random.setstate", "random.seed"})
+_RNG_STATE_RESTORED_BY = {"numpy.random.get_state": "numpy.random.set_state", "random.getstate": "random.setstate"}
+
+
+def _assigned_name(assign: cst.Assign) -> Optional[str]:
+    """``old`` in ``old = value``."""
+    if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+        return assign.targets[0].target.value
+    return None
+
+
+def _saved_name(call: cst.Call, ctx: RuleContext) -> Optional[str]:
+    """``old`` when ``call`` is the whole value of ``old = call``."""
+    assign = ctx.parent(call)
+    return _assigned_name(assign) if isinstance(assign, cst.Assign) and assign.value is call else None
+
+
 #: a push onto one end of a list or deque, and the call that takes exactly that element off again
 _UNDONE_BY = {"append": "pop", "appendleft": "popleft"}
 
@@ -697,6 +716,16 @@ class SideEffectInTracedCode(Rule):
     traces again at every call, eagerly too: not flagged. Advanced in a scan
     body or a nested `jax.jit`, whose trace is kept and run again, it is.
 
+    Reading or setting a generator's global state (`np.random.get_state()`,
+    `np.random.seed()`, `set_state()`, `random.getstate()` / `setstate()` /
+    `seed()`) is flagged too: a read is frozen into the trace, a change made
+    once per trace. Not when the same call saves the state and sets it back in
+    a `finally` (`old = np.random.get_state()` in the `try` or just before it,
+    `finally: np.random.set_state(old)`): on every way out of the call the
+    state is as it was, so the save, the restore, and a reseed in the `try`
+    after a save made just before it change nothing. A draw in between is
+    still flagged: its number is frozen into the trace.
+
     ## Why is this bad?
     They run once, at trace time. A log records a tracer once and nothing on
     later calls; `time.time()` and random draws become constants baked into the
@@ -764,6 +793,11 @@ class SideEffectInTracedCode(Rule):
                 return f"`{ctx.code(func)}()`"
             if head == "time" and tail in self._TIME:
                 return f"`{ctx.code(func)}()`"
+            if q in _RNG_STATE_READS or q in _RNG_STATE_WRITES:
+                if self._state_restored(node, q):
+                    return None  # saved and restored by the same call: nothing outlives it
+                what = "read of" if q in _RNG_STATE_READS else "change of"
+                return f"{what} the global random state `{ctx.code(func)}()`"
             if head == "random" or q.startswith("numpy.random."):
                 return f"random draw `{ctx.code(func)}()`"
             if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
@@ -799,6 +833,45 @@ class SideEffectInTracedCode(Rule):
                 return f"logging call `{ctx.code(func)}()`"
         return None
 
+
+    def _state_restored(self, node: cst.Call, q: str) -> bool:
+        """A host generator's global state saved and restored by the same call in a ``finally``
+        (``old = np.random.get_state()`` in a ``try`` or just before it, ``finally:
+        np.random.set_state(old)``): the save, the restore, and a reseed in the ``try`` body
+        after a save made just before it.  On every way out of the call the state is as it was,
+        so doing it once per trace is the same as on every call.  (A draw in between is still a
+        draw: its number is frozen into the trace.)"""
+        ctx = self.ctx
+        module = q.rpartition(".")[0]
+        for read, write in _RNG_STATE_RESTORED_BY.items():
+            if read.rpartition(".")[0] != module:
+                continue  # another generator's state
+
+            def saves(name: Optional[str], read=read):
+                return lambda n: isinstance(n, cst.Assign) and isinstance(n.value, cst.Call) \
+                    and ctx.qualify(n.value.func) == read and _assigned_name(n) is not None \
+                    and name in (None, _assigned_name(n))
+
+            def restores(name: Optional[str], write=write):
+                return lambda n: isinstance(n, cst.Call) and ctx.qualify(n.func) == write and len(n.args) == 1 \
+                    and n.args[0].keyword is None and not n.args[0].star and isinstance(n.args[0].value, cst.Name) \
+                    and name in (None, n.args[0].value.value)
+
+            for stmt, before, in_cleanup in ctx.try_finally_around(node):
+                if in_cleanup:  # the restore of a state saved in the try, or just before it
+                    if q == write and restores(None)(node) \
+                            and count_once([before, stmt.body], saves(node.args[0].value.value)):
+                        return True
+                elif q == read:  # the save
+                    saved = _saved_name(node, ctx)
+                    if saved is not None and count_once([stmt.finalbody], restores(saved)):
+                        return True
+                elif isinstance(before, cst.SimpleStatementLine) and ctx.statement_of(node) is not before:
+                    # a change in the try body, after a save made just before the try
+                    names = [_assigned_name(small) for small in before.body if saves(None)(small)]
+                    if any(count_once([stmt.finalbody], restores(name)) for name in names):
+                        return True
+        return False
 
     def _made_in_traced_code(self, name: str) -> bool:
         """The closure variable ``name`` is made afresh whenever the vmap that traces this body runs:
