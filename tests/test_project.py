@@ -103,3 +103,13 @@ def test_static_fields_of_a_nested_field_class_from_another_module():
     on the parameter's class (another module), so its static fields are static; a data field that
     class annotates as an array is traced, also in a helper whose parameter names the class."""
     _check_package(NESTED, ("step.py", os.path.join("cfg", "runtime_params.py"), os.path.join("cfg", "plasma.py")))
+
+
+KEYS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "keys_pkg")
+
+
+def test_is_none_of_a_parameter_every_call_passes_an_array():
+    """`keys_pkg.rnd.seed(key)` through the package attribute path, with `key` an array at every call
+    (`key = keys_pkg.rnd.get_key()`, annotated `-> jax.Array` in another module): `if seed_or_key is
+    None:` is False in the trace. `fresh`, reached with None, draws at trace time."""
+    _check_package(KEYS, ("usage.py", "__init__.py", os.path.join("rnd", "__init__.py"), os.path.join("rnd", "_seed.py")))

@@ -385,7 +385,8 @@ class Analyzer:
             env[name] = traced(reason, container=container, is_array=self._annotated_array(param),
                                leaf=not container and (self._annotated_scalar(param) or self._passed_number(
                                    param, entry) or self._never_a_container(param, fn)),
-                               not_none=not container and self._annotated_not_none(param),
+                               not_none=not container and (self._annotated_not_none(param)
+                                                           or self._passed_not_none(param, entry)),
                                **self._class_facts(param))
         return env
 
@@ -413,6 +414,53 @@ class Analyzer:
                     "numpy.random.default_rng", "jax.random.split", "jax.random.key", "jax.random.PRNGKey"):
                 return True
         return False
+
+    def _passed_not_none(self, p: cst.Param, entry: EntryPoint) -> bool:
+        """Every call seen passes ``p`` a value that is never None: a number or a string, an array
+        that JAX or NumPy makes, what a function annotated to return an array returns (this
+        module's, or another module's of the project: ``key = pkg.random.get_key()``), directly or
+        through a name the caller binds once to one.  What jit hands the parameter is then a
+        tracer, and a tracer is never None (None itself is an empty pytree: ``f(None)`` passes it)."""
+        calls = entry.visible_calls()
+        for call in calls:
+            arg = entry.argument_for(call, p)
+            if arg is None or arg.star:
+                return False
+            value: Optional[cst.BaseExpression] = arg.value
+            scope = self.index.call_scopes.get(call, (None, None))[0]
+            if isinstance(value, cst.Name) and value.value not in _BUILTIN_CONSTANTS:
+                value = self.index.single_value(value.value, scope)
+            if value is None or not self._never_none_expression(value, scope):
+                return False
+        return bool(calls)
+
+    def _never_none_expression(self, node: cst.BaseExpression, scope: Optional[FunctionInfo]) -> bool:
+        """A number, a string, an array made by JAX or NumPy, or the result of a call of a function
+        annotated to return an array type."""
+        if isinstance(node, cst.UnaryOperation):
+            node = node.expression
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return True
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False")
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.index.qualify(node.func)
+        if q is not None and (jax_api.is_array_function(q) or (
+                q.startswith("numpy.") and not q.startswith("numpy.random."))):
+            return True
+        callee, _ = self.index.resolve_function(node.func, scope, None)
+        where = self.index
+        if callee is None and q is not None and self.project is not None \
+                and not q.startswith(jax_api.EXTERNAL_PACKAGES):
+            found = self.project.resolve_function(self.path, q)
+            if found is not None:
+                where, callee = found[0].index, found[1]
+        returns = getattr(callee.node, "returns", None) if callee is not None else None
+        if returns is None:
+            return False
+        text = where.module.code_for_node(returns.annotation)
+        return _array_annotation(text) and "|" not in text and "Optional" not in text and "None" not in text
 
     def _never_a_container(self, p: cst.Param, fn: FunctionInfo) -> bool:
         """A jitted parameter that its function never uses as a container or an object (never indexed,
@@ -546,7 +594,7 @@ class Analyzer:
         body.cached = body.cached or self._cached
         if boundary or not self._initialising:
             body.outside_initialisation = True
-        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, _const_key(v),
+        key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, v.not_none, _const_key(v),
                                       _class_key(v)) for k, v in env.items())), closure_key, boundary, self._cached)
         if key in self.memo:
             self._cached = outer_cached
