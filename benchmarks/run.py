@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
-from synthetic import helper_chain, jitted_functions, lines_per_function  # noqa: E402
+from synthetic import eager_functions, helper_chain, jitted_functions, lines_per_function  # noqa: E402
 
 #: (label, generator, small size, large size) of the generated modules
 SCALING = [
@@ -122,6 +122,8 @@ def scaling_rows(times: Dict[Tuple[str, str, int], List[float]], folder: str) ->
 
 #: the generated module the editor server is timed on: the small size of the first scaling row (~10,000 lines)
 LSP_FUNCTIONS = SCALING[0][2]
+#: the same length of functions that nothing traces (:func:`synthetic.eager_functions`)
+EAGER_FUNCTIONS = round(10_000 / lines_per_function(eager_functions))
 #: the issue's targets for the editor (seconds)
 LSP_TARGETS = {"edit": 1.0, "action": 0.5}
 
@@ -149,7 +151,8 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
     uri = "file://" + path
     small = os.path.join(folder, "small.py")  # a file analysed before, asked about while the large one is analysed
     small_text = jitted_functions(2)
-    times: Dict[str, List[float]] = {"edit": [], "action": [], "cached action": [], "answer": []}
+    times: Dict[str, List[float]] = {"edit": [], "action": [], "cached action": [], "answer": [],
+                                     "eager edit": []}
     client = LanguageClient("jitlint-benchmark", "1")
     published: "asyncio.Queue[Tuple[float, types.PublishDiagnosticsParams]]" = asyncio.Queue()
 
@@ -225,6 +228,23 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
             times["cached action"].append(await code_action(LSP_FUNCTIONS // 2))
             print(f"round {r + 1}: LSP code action after a cache hit {times['cached action'][-1]:.2f} s",
                   file=sys.stderr)
+        # a module of the same length where nothing is traced but one small function, as most real ones
+        eager_uri = "file://" + os.path.join(folder, "eager.py")
+        eager = eager_functions(EAGER_FUNCTIONS)
+        open_document(1, eager_uri, eager)
+        await publish_of(1, eager_uri)
+        for r in range(rounds):
+            line = eager.splitlines().index(f"def g{EAGER_FUNCTIONS // 2 + r}(x, n):") + 1
+            start = time.perf_counter()
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=eager_uri, version=r + 2),
+                content_changes=[types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(line, 0), types.Position(line + 1, 0)),
+                    text=f"    y = np.sin(x) * {3 + r}.5\n")]))
+            when, _ = await publish_of(r + 2, eager_uri)
+            times["eager edit"].append(when - start)
+            print(f"round {r + 1}: LSP edit -> diagnostics on the eager module {times['eager edit'][-1]:.2f} s",
+                  file=sys.stderr)
     return times
 
 
@@ -253,8 +273,8 @@ async def served(client, folder: str):
 
 
 def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
-    edit, action, cached, answer = (statistics.median(times[k]) for k in ("edit", "action", "cached action",
-                                                                          "answer"))
+    edit, action, cached, answer, eager = (statistics.median(times[k]) for k in (
+        "edit", "action", "cached action", "answer", "eager edit"))
 
     def verdict(value: float, target: float) -> str:
         return f"<= {target:g} s: {'met' if value <= target else 'not met'}"
@@ -268,7 +288,9 @@ def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
             f"| LSP: code action on one finding after a cache hit (the version linted again, with fixes) "
             f"| {cached:.2f} s | - |",
             f"| LSP: slowest answer to a code action on another (analysed) file while the module is analysed "
-            f"| {answer:.2f} s | - |"]
+            f"| {answer:.2f} s | - |",
+            f"| LSP: diagnostics after an edit on a 10k-line module of {EAGER_FUNCTIONS} functions of that shape "
+            f"that nothing traces, and one jitted function | {eager:.2f} s | {verdict(eager, LSP_TARGETS['edit'])} |"]
 
 
 def count(corpus: str) -> Tuple[int, int]:

@@ -38,6 +38,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from jitlint.analysis.cancel import checking, checkpoint
+from jitlint.analysis.reparse import Parsed, reparsing
 from jitlint.config import Config, ConfigError, find_config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 
@@ -205,6 +206,8 @@ class Analyser:
 
     def __init__(self) -> None:
         self.lints: Dict[str, _Lint] = {}
+        #: the last parse of each document, by path: the next version is parsed again only where it changed
+        self.parses: Dict[str, Parsed] = {}
 
     def lint(self, job: Job) -> Linted:
         """One version of a document linted as ``jitlint check`` would, its fixes left unbuilt."""
@@ -214,8 +217,9 @@ class Analyser:
         if config is None:
             result = FileResult(job.path)
         else:
-            result, = lint_files([job.path], config, cache_dir=cache_dir_for(job.path), overrides=job.overrides,
-                                 context=os.path.isabs(job.path), build_fixes=False)
+            with reparsing(self.parses):
+                result, = lint_files([job.path], config, cache_dir=cache_dir_for(job.path),
+                                     overrides=job.overrides, context=os.path.isabs(job.path), build_fixes=False)
         snapshot = job.snapshot()
         diagnostics = []
         for diag in result.diagnostics:
@@ -247,15 +251,15 @@ class Analyser:
                            if (d.line, d.column, d.code) == (diag.line, diag.column, diag.code)), None)
         return out
 
-    @staticmethod
-    def _lint_with_fixes(lint: _Lint) -> FileResult:
+    def _lint_with_fixes(self, lint: _Lint) -> FileResult:
         from jitlint.runner import lint_files
 
         job = lint.job
         if lint.config is None:
             return FileResult(job.path)
-        result, = lint_files([job.path], lint.config, cache_dir=cache_dir_for(job.path), overrides=job.overrides,
-                             context=os.path.isabs(job.path))
+        with reparsing(self.parses):
+            result, = lint_files([job.path], lint.config, cache_dir=cache_dir_for(job.path),
+                                 overrides=job.overrides, context=os.path.isabs(job.path))
         return result
 
     @staticmethod
@@ -274,7 +278,9 @@ class Analyser:
         return len(fixed.applied), fixed.fixed
 
     def forget(self, uri: str) -> None:
-        self.lints.pop(uri, None)
+        lint = self.lints.pop(uri, None)
+        if lint is not None:
+            self.parses.pop(lint.job.path, None)
 
 
 def serve(conn: Connection, stop: Any, owner: int) -> None:

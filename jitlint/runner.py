@@ -252,13 +252,14 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              build_fixes: bool = True) -> UnitResult:
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only."""
-    from jitlint.engine import SourceError, analyse_unit, decode_source, parse
+    from jitlint.analysis.reparse import parse_document
+    from jitlint.engine import SourceError, analyse_unit, decode_source
 
     digests: Dict[str, str] = {}
     silenced: Dict[str, Set[Tuple[int, str]]] = {}
     try:
         source = decode_source(data)
-        module = parse(source)
+        module = parse_document(source, path)
         found, _ = analyse_unit(path, source, module, config, roots=roots,
                                 load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced,
                                 build_fixes=build_fixes)

@@ -261,8 +261,9 @@ def with_deep_stack(work: Callable[[], _T], doing: str) -> _T:
         raise SourceError(1, 1, f"too deeply nested to {doing}") from None
 
 
-def parse(source: str) -> cst.Module:
-    """The LibCST module of ``source``; SourceError for code that is not valid Python."""
+def parse(source: str, config: Optional[cst.PartialParserConfig] = None) -> cst.Module:
+    """The LibCST module of ``source`` (parsed with ``config`` when given: a part of a module is parsed
+    as the module was); SourceError for code that is not valid Python."""
     if "\x00" in source:
         line, column = _line_and_column(source, source.index("\x00"))
         raise SourceError(line, column, "source contains a NUL byte")
@@ -273,14 +274,18 @@ def parse(source: str) -> cst.Module:
         # thread's stack unless a long chain needs a large one
         try:
             if not deep:
-                return cst.parse_module(source)
+                return _parse_module(source, config)
         except RecursionError:
             pass
-        return _run_on_deep_stack(lambda: cst.parse_module(source), recursion_limit=DEEP_RECURSION_LIMIT)
+        return _run_on_deep_stack(lambda: _parse_module(source, config), recursion_limit=DEEP_RECURSION_LIMIT)
     except cst.ParserSyntaxError as exc:
         raise _syntax_error(source, exc) from None
     except RecursionError:
         raise SourceError(1, 1, "too deeply nested to parse") from None
+
+
+def _parse_module(source: str, config: Optional[cst.PartialParserConfig]) -> cst.Module:
+    return cst.parse_module(source) if config is None else cst.parse_module(source, config)
 
 
 def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
