@@ -53,15 +53,18 @@ def package(tmp_path):
 
 @pytest.fixture
 def parsed(monkeypatch):
-    """Paths the engine parses during the test."""
+    """Paths the engine parses during the test (a unit's own module through jitlint.analysis.reparse)."""
+    import jitlint.analysis.reparse
+
     seen = []
     real = jitlint.engine.parse
 
-    def counting(source):
+    def counting(source, config=None):
         seen.append(source)
-        return real(source)
+        return real(source, config)
 
     monkeypatch.setattr(jitlint.engine, "parse", counting)
+    monkeypatch.setattr(jitlint.analysis.reparse, "parse", counting)
     return seen
 
 

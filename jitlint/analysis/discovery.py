@@ -509,6 +509,7 @@ class ModuleIndex:
         #: statements after one that always leaves its block (see ``syntax.reachable_count``)
         self._unreachable: List[cst.CSTNode] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
+        self._calls_of_result: Dict[cst.Call, Optional[Tuple[cst.Call, ...]]] = {}
         self._wrapped_calls: Set[cst.CSTNode] = set()
         self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
         self._calls_argument: Dict[FunctionInfo, bool] = {}
@@ -1290,6 +1291,69 @@ class ModuleIndex:
                 or name in self.global_written:
             return None
         return info.node.value
+
+    def calls_of_result(self, call: cst.Call) -> Optional[Tuple[cst.Call, ...]]:
+        """The calls that call the function ``call`` returns through the name it is bound to in a
+        function body: ``grad_fn = jax.grad(f)``, ``grad_fn = jax.named_call(grad_fn)`` (a wrapper that
+        passes its arguments on), then ``grad_fn(params, cfg=cfg)``.  None unless every binding of the
+        name in that body is one of those and every read of it is such a call or such a wrapper (the
+        function goes nowhere else), and no nested scope reads it."""
+        if call not in self._calls_of_result:
+            self._calls_of_result[call] = self._find_calls_of_result(call)
+        return self._calls_of_result[call]
+
+    def _find_calls_of_result(self, call: cst.Call) -> Optional[Tuple[cst.Call, ...]]:
+        scope = self.call_scopes.get(call, (None, None))[0]
+        if scope is None or isinstance(scope.node, cst.Lambda):
+            return None
+        own = scope.scope
+        found = [b for bindings in own.bindings.values() for b in bindings if b.value is call]
+        if len(found) != 1:
+            return None
+        name = found[0].name
+        if own.declares(name):
+            return None
+        wrappers = set()
+        targets = set()
+        for b in own.bindings_of(name):
+            value = b.value
+            if b.kind is BindingKind.ASSIGNMENT and len(b.node.targets) == 1:
+                targets.add(id(b.node.targets[0].target))
+            elif b.kind is BindingKind.ANNOTATED and value is not None:
+                targets.add(id(b.node.target))  # `grad_fn: GradFn = jax.grad(f)`
+            else:
+                return None
+            if value is call:
+                continue
+            if not (isinstance(value, cst.Call) and self.qualify(value.func) in jax_api.ARGUMENT_PRESERVING_WRAPPERS
+                    and value.args and value.args[0].keyword is None and not value.args[0].star
+                    and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name):
+                return None
+            wrappers.add(value.args[0].value)
+        calls: List[cst.Call] = []
+        skip = targets | {id(w) for w in wrappers}
+        stack: List[Tuple[cst.CSTNode, bool]] = [(child, False) for child in iter_children(scope.node.body)]
+        while stack:
+            node, nested = stack.pop()
+            kind = type(node)
+            if kind is cst.Name:
+                if node.value == name and id(node) not in skip:
+                    return None  # read some other way (passed on, returned, stored), or by a nested scope
+                continue
+            if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name and not nested:
+                if any(a.star for a in node.args):
+                    return None
+                calls.append(node)
+                skip.add(id(node.func))
+            inner = nested or kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
+                                       cst.DictComp, cst.GeneratorExp)
+            if kind is cst.Attribute:
+                stack.append((node.value, inner))
+                continue
+            for child in iter_children(node):
+                if not (kind is cst.Arg and child is node.keyword):
+                    stack.append((child, inner))
+        return tuple(calls) or None
 
     def owner_of(self, call: cst.Call) -> Owner:
         """The function a call is made in, or the class whose body it is directly in (None: module level)."""

@@ -123,6 +123,10 @@ FRESH_FUNCTION_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vm
 #: transforms that trace their function again on every call (nothing is cached between calls)
 RETRACES_EVERY_CALL = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vmap"})
 
+#: functions that return a wrapper calling the function they are given with the arguments the wrapper
+#: gets, unchanged (``jax.named_call``: the call runs inside a name scope; jax 0.10.2)
+ARGUMENT_PRESERVING_WRAPPERS = frozenset({"jax.named_call"})
+
 #: transforms that do not stage code out: Python control flow on values works there
 #: transforms that differentiate with respect to ``argnums`` and pass the other arguments through
 DIFFERENTIATING_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev",

@@ -1535,6 +1535,12 @@ class Analyzer:
             callee = self.ev(func, frame)
         args = self._arg_values(call, frame)
         best = strongest([value for _, value in args])
+        if q is not None and q in jax_api.ARGUMENT_PRESERVING_WRAPPERS and args and args[0][1].func is not None \
+                and args[0][0].keyword is None and not args[0][0].star:
+            return args[0][1]  # `jax.named_call(f)` calls `f` with the arguments it is given
+        made = self._transformed_function(call, q, args, frame)
+        if made is not None:
+            return made
         # higher-order functions: analyse the functions they are given
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS:
@@ -1584,6 +1590,8 @@ class Analyzer:
         func = call.func
         name = func.value
         local = self.read_name(func, frame)
+        if local.made_by is not None:
+            return self._call_transformed(call, local, args, best, frame)
         if local.func is not None:
             return self._call_user(call, local.func, local.closure, args, frame, None)
         if local.instance is not None:
@@ -1769,11 +1777,38 @@ class Analyzer:
         branches_seen = len(returns) == 2 if q == "jax.lax.cond" else bool(returns)
         return self._traced_like(join_all(returns), reason) if branches_seen else None
 
-    def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> List[Value]:
+    def _transformed_function(self, call: cst.Call, q: Optional[str], args, frame: Frame) -> Optional[Value]:
+        """``grad_fn = jax.grad(f, argnums=0)``, later called as ``grad_fn(params, cfg=cfg)``: the
+        function the transform makes, traced where it is called, with the facts the same transform
+        called at once has (what it does not differentiate or map reaches ``f`` as the caller passes
+        it).  None where it is not bound to a name that only calls it (then ``f`` is traced here, with
+        every parameter a tracer)."""
+        if q is None or call in self.index.called_immediately:
+            return None
+        plain = [a for a, _ in args if a.keyword is None and not a.star]
+        target = self._function_of(plain[0].value, frame) if plain else None
+        if target is None or self._traced_positions(call, q, target[0].params) is None \
+                or self.index.calls_of_result(call) is None:
+            return None
+        return Value(func=target[0], closure=target[1], made_by=(call, q, tuple(args)))
+
+    def _call_transformed(self, call: cst.Call, callee: Value, args, best: Value, frame: Frame) -> Value:
+        """A call of a function a transform made (see ``_transformed_function``): traced as the
+        transform called at once, ``jax.grad(f, argnums=0)(params, cfg=cfg)``, is."""
+        site, q, site_args = callee.made_by
+        self._analyse_function_args(site, q, list(site_args), frame, later=(call, args))
+        if best.kind is Kind.TRACED:
+            return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+        return MAYBE if best.kind else STATIC
+
+    def _analyse_function_args(self, call: cst.Call, q: Optional[str], args, frame: Frame,
+                               later: Optional[Tuple[cst.Call, list]] = None) -> List[Value]:
         """Functions passed to other functions inside traced code run in the trace too.
 
         Their parameters are traced when JAX calls them with tracers (transforms,
         lax bodies), follow the trees for tree maps, and are unknown otherwise.
+        ``later``: the call of the function the transform made, with its argument values, when it is
+        called through a name (``grad_fn(params, cfg=cfg)``) rather than at once.
         """
         transform = jax_api.canonical_transform(q)
         tracing = q is not None and (transform is not None or q in jax_api.NON_STAGING
@@ -1808,7 +1843,7 @@ class Analyzer:
                         tracing = tree_map = False
             label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
             if tracing and arg is (plain[0][0] if plain else None):
-                self._pass_through(call, q, params, env, frame, label)
+                self._pass_through(call, q, params, env, frame, label, later)
             trees = [v for a, v in plain if a is not arg]
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
@@ -1848,28 +1883,33 @@ class Analyzer:
         spec = call_argument(call, 1, "in_axes")
         return frozenset(ModuleIndex._in_axes(spec.value)) if spec is not None else frozenset()
 
-    def _pass_through(self, call: cst.Call, q: Optional[str], params, env: Dict[str, Value], frame: Frame,
-                      label: str) -> None:
-        """``jax.grad(f)(p, x, cfg)`` or ``jax.vmap(f, in_axes=(0, None))(x, n)`` called at once: the
-        transform gives ``f`` tracers only for what it differentiates or maps; every other argument
-        reaches ``f`` as the caller has it (a static ``cfg`` stays static)."""
-        outer = self.index.called_immediately.get(call)
-        if outer is None or q is None or any(a.star for a in outer.args):
-            return
+    def _traced_positions(self, call: cst.Call, q: Optional[str], params) -> Optional[Tuple[int, ...]]:
+        """The positional arguments the function ``call`` makes gives ``f`` as tracers: what
+        ``jax.grad`` differentiates (``argnums``), what ``jax.vmap`` maps; None where that is not known
+        or the transform is not one that passes the other arguments through."""
         if q in jax_api.DIFFERENTIATING_TRANSFORMS:
             spec = call_argument(call, 1, "argnums")
-            chosen = (0,) if spec is None else _int_literals(spec.value)
-            if chosen is None:
-                return
-        elif q == "jax.experimental.checkify.checkify":
-            chosen = ()  # checkify runs the function as it is: every argument keeps its kind
-        elif q == "jax.vmap":
+            return (0,) if spec is None else _int_literals(spec.value)
+        if q == "jax.experimental.checkify.checkify":
+            return ()  # checkify runs the function as it is: every argument keeps its kind
+        if q == "jax.vmap":
             unmapped = self._unmapped_positions(call)
-            if not unmapped:
-                return
-            chosen = tuple(i for i in range(len(params)) if i not in unmapped)
-        else:
+            return tuple(i for i in range(len(params)) if i not in unmapped) if unmapped else None
+        return None
+
+    def _pass_through(self, call: cst.Call, q: Optional[str], params, env: Dict[str, Value], frame: Frame,
+                      label: str, later: Optional[Tuple[cst.Call, list]] = None) -> None:
+        """``jax.grad(f)(p, x, cfg)`` or ``jax.vmap(f, in_axes=(0, None))(x, n)`` called at once (or
+        through the name it is bound to: ``later``): the transform gives ``f`` tracers only for what it
+        differentiates or maps; every other argument reaches ``f`` as the caller has it (a static
+        ``cfg`` stays static)."""
+        outer = later[0] if later is not None else self.index.called_immediately.get(call)
+        if outer is None or q is None or any(a.star for a in outer.args):
             return
+        chosen = self._traced_positions(call, q, params)
+        if chosen is None:
+            return
+        given = {id(a): v for a, v in later[1]} if later is not None else {}
         positional = [p for p, k in params if k in ("posonly", "positional")]
         for a, p in bind_arguments(params, outer.args):
             if p is None:
@@ -1878,7 +1918,7 @@ class Analyzer:
                 continue
             if a.keyword is None and positional.index(p) in chosen:
                 continue  # left to the tracing below
-            value = self.ev(a.value, frame)
+            value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
             name = p.name.value
             if value.kind is Kind.TRACED:
                 value = replace(value, reason=Reason(a.value, f"parameter `{name}` of the function {label} "

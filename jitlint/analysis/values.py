@@ -102,6 +102,9 @@ class Value:
     pytree_class: Any = None
     #: None or a traced array (an array field annotated ``X | None``): ``is None`` tells which
     optional: bool = False
+    #: ``func`` as a transform made it, to be traced where it is called (``grad_fn = jax.grad(f)``):
+    #: the transform's call, its qualified name and its argument values
+    made_by: Any = None
 
     @property
     def traced(self) -> bool:
