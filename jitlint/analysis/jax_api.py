@@ -267,9 +267,13 @@ STATIC_LOOKING_ATTRIBUTES = frozenset({"dim", "dims", "ndims", "rank", "name", "
                                        "event_shape", "batch_shape", "num_classes", "features"})
 
 #: types that no tracer, and no pytree holding tracers, is an instance of: inside
-#: `if isinstance(x, int):` x is static. Not the containers: a tuple may hold tracers
+#: `if isinstance(x, int):` x is static. Not the containers: a tuple may hold tracers. `type`: an
+#: instance of it is a class, and a class is never a tracer (nor a pytree of them: JAX flattens
+#: instances, and a class is a leaf that jit rejects as an argument), so its attributes
+#: (`__annotations__`, `__qualname__`) are Python objects
 PYTHON_VALUE_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "type(None)", "numbers.Number",
-                                "numbers.Integral", "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray"})
+                                "numbers.Integral", "numbers.Real", "np.ndarray", "numpy.ndarray", "onp.ndarray",
+                                "type"})
 
 #: NumPy's scalar types (the ``numpy.generic`` hierarchy); with ``numpy.ndarray`` they hold concrete
 #: values, and no tracer is an instance of any of them, nor of JAX's scalar types of the same names
