@@ -302,6 +302,10 @@ def holds_no_tracer(qualified: str) -> bool:
     return False
 
 
+#: builtins whose answer about an object depends only on its class and the names it has, never on
+#: the values it holds: ``hasattr(obj, "mask")``, ``isinstance(obj, T)``, ``type(obj)``, ``callable(obj)``
+STRUCTURAL_TESTS = frozenset({"hasattr", "isinstance", "type", "callable"})
+
 #: builtins whose result is a static Python value whatever they are given
 STATIC_BUILTINS = frozenset(
     {

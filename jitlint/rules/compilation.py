@@ -7,8 +7,8 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
-from jitlint.analysis.scopes import BindingKind, Scope
-from jitlint.analysis.syntax import assigned_names, call_argument, iter_children
+from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
+from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, string_value
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -839,6 +839,15 @@ class MutableStaticSelf(Rule):
     itself, or in a helper only it calls, happens while tracing and stores a
     tracer, which JIT102 reports.
 
+    A read counts where its value can reach the trace. A property that
+    returns a new instance of one class of the module (`Net(self._state)`),
+    and that the method only tests with `hasattr`, `isinstance`, `type` or
+    `callable`, does not pass on what it reads: those tests answer from the
+    object's class and names, the same whatever `_state` holds (for
+    `hasattr`, a name defined in that class's body). Testing an attribute
+    the change rebinds (`hasattr(self.layer, ...)`) still counts: the change
+    may bind an object of another class.
+
     ## Why is this bad?
     The compiled function keeps the attribute values it saw while tracing.
     After `obj.k = 10.0` it still computes with the old `k` (stale results),
@@ -948,28 +957,70 @@ class MutableStaticSelf(Rule):
         """``self.x`` read (loaded) in the method and in the methods it calls on self (one level).
 
         A written attribute is not read: ``self.x = ...``, ``del self.x``, and the target of
-        ``self.x += 1`` (a read too, but the write inside traced code is JIT102's finding).
+        ``self.x += 1`` (a read too, but the write inside traced code is JIT102's finding).  A
+        property read only by tests of its result's class (``hasattr(self.net, "mask")``) does not
+        read what it builds that result from when its class does not depend on it (see
+        ``_class_fixed``).
         """
         out: Set[str] = set()
         written: Set[cst.CSTNode] = set()
+        #: attribute -> for each read, the name ``hasattr`` tests it for ("" for isinstance, type and
+        #: callable), or None where the read is used some other way
+        tests: Dict[str, List[Optional[str]]] = {}
+        tested: Dict[cst.CSTNode, str] = {}
         stack = [fn.node.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
                 if node not in written:
                     out.add(node.attr.value)
+                    tests.setdefault(node.attr.value, []).append(tested.get(node))
                 continue
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del, cst.For)):
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 for t in targets:
                     written.update(_stored(t))
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value in jax_api.STRUCTURAL_TESTS and node.args and not node.args[0].star:
+                tested[node.args[0].value] = string_value(node.args[1].value) or "?" \
+                    if node.func.value == "hasattr" and len(node.args) > 1 else ""
             stack.extend(iter_children(node))
         if depth == 0 and fn.cls is not None:
             for name in list(out):
                 method = fn.cls.methods.get(name)
-                if method is not None:
+                if method is not None and not self._class_fixed(method, tests[name]):
                     out |= self._attributes_read(method, depth + 1)
         return out
+
+    def _class_fixed(self, method: FunctionInfo, tests: List[Optional[str]]) -> bool:
+        """Whether the tests ``tests`` of what ``method`` (a property) returns have the same answer
+        whatever the attributes it reads: every read of it is tested (``hasattr``, ``isinstance``,
+        ``type``, ``callable``: they depend on the object's class and attribute names, not on the
+        values it holds), it returns only new instances of one class of this module
+        (``return Net(self._state)``: its class does not depend on the arguments), and each name
+        ``hasattr`` asks for is defined in that class's body (not set, or not, by its ``__init__``).
+        Then a stale attribute it reads does not reach the trace through it."""
+        if not tests or any(t is None for t in tests):
+            return False
+        classes = set()
+        stack: List[cst.CSTNode] = [method.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            if isinstance(node, cst.Return):
+                value = node.value
+                if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                        and value.func.value in self.ctx.index.classes):
+                    return False
+                classes.add(value.func.value)
+                continue
+            stack.extend(iter_children(node))
+        if len(classes) != 1:
+            return False
+        cls = self.ctx.index.classes[classes.pop()]
+        defined = set(cls.methods) | {name for stmt in cls.node.body.body for name in names_bound_in(stmt)}
+        return all(t == "" or t in defined for t in tests)
 
     def _frozen(self, cls) -> bool:
         module = self.ctx.module
