@@ -554,10 +554,12 @@ class ModuleIndex:
         for call, scope, cls in self._pending_calls:
             if call not in never_run:
                 self._call_entries(call, scope, cls)
+        chosen = self._calls_through_choices()
         for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
             entry.under_cache = entry.site in self._wrapped_calls
             entry.calls = entry.direct_calls + tuple(
-                call for name in entry.call_names for call in self.calls_by_name.get(name, ()))
+                call for name in entry.call_names for call in self.calls_by_name.get(name, ())) + tuple(
+                call for name in entry.call_names for call in chosen.get(name, ()))
         #: every call in the module, in the order the walk met them -> the function it is in and,
         #: directly in a class body, that class
         self.call_scopes: Dict[cst.Call, Tuple[Optional[FunctionInfo], Optional[ClassInfo]]] = {
@@ -571,6 +573,30 @@ class ModuleIndex:
         #: properties computed from them)
         self.static_fields_by_class: Dict[str, Set[str]] = {}
         self.static_fields: Set[str] = self._static_fields()
+
+    def _calls_through_choices(self) -> Dict[str, List[cst.Call]]:
+        """Module-level names -> the calls that reach them through a local name bound once to a choice
+        between functions: ``kernel = f if state is None else f_jit`` then ``kernel(x, state=state)``
+        calls ``f_jit`` when the test is False (see :meth:`choice_of`)."""
+        out: Dict[str, List[cst.Call]] = {}
+        for call, scope, _ in self._pending_calls:
+            if scope is None or not isinstance(call.func, cst.Name):
+                continue
+            choice = self.choice_of(call, scope)
+            if choice is None:
+                continue
+            for arm in (choice.body, choice.orelse):
+                if isinstance(arm, cst.Name) and scope.scope.resolve(arm.value) is self.scope_model.module_scope:
+                    out.setdefault(arm.value, []).append(call)
+        return out
+
+    def choice_of(self, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[cst.IfExp]:
+        """The ``a if test else b`` that the callee of ``call`` is bound to, once, in the function the
+        call is in (a name local to it, never rebound): which arm is called depends on ``test``."""
+        if scope is None or not isinstance(call.func, cst.Name) or not scope.scope.is_local(call.func.value):
+            return None
+        value = scope.scope.single_value(call.func.value)
+        return value if isinstance(value, cst.IfExp) else None
 
     # ----------------------------------------------------------------- names
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:

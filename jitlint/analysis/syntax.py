@@ -433,3 +433,65 @@ def reachable_count(stmts: Sequence[cst.CSTNode]) -> int:
         if always_leaves(stmt):
             return i + 1
     return len(stmts)
+
+
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
+    """The nodes from ``root`` down to ``target`` (both included), or None when it is not in it."""
+    stack: List[Tuple[cst.CSTNode, int]] = [(root, 0)]
+    path: List[cst.CSTNode] = []
+    while stack:
+        node, depth = stack.pop()
+        del path[depth:]
+        path.append(node)
+        if node is target:
+            return path
+        stack.extend((child, depth + 1) for child in reversed(list(iter_children(node))))
+    return None
+
+
+def implies_not_none(test: cst.BaseExpression, name: str, outcome: bool) -> bool:
+    """Whether ``test`` coming out ``outcome`` (True or False) proves that ``name`` is not None:
+    ``name is not None`` or ``name`` (None is falsy) true, ``name is None`` false, through ``not``,
+    a conjunct of a true ``and`` and a disjunct of a false ``or``."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, outcome = test.expression, not outcome
+    if isinstance(test, cst.Name):
+        return outcome and test.value == name
+    if isinstance(test, cst.BooleanOperation):
+        joins = isinstance(test.operator, cst.And) if outcome else isinstance(test.operator, cst.Or)
+        return joins and (implies_not_none(test.left, name, outcome) or implies_not_none(test.right, name, outcome))
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comp = test.comparisons[0]
+        sides = (test.left, comp.comparator)
+        if not any(isinstance(s, cst.Name) and s.value == name for s in sides) or \
+                not any(isinstance(s, cst.Name) and s.value == "None" for s in sides):
+            return False
+        if isinstance(comp.operator, cst.IsNot):
+            return outcome
+        if isinstance(comp.operator, cst.Is):
+            return not outcome
+    return False
+
+
+def guarded_not_none(path: Sequence[cst.CSTNode], name: str) -> bool:
+    """Whether the last node of ``path`` (a path from a function's body down, :func:`path_to`) runs
+    only where ``name`` is not None: in the body of an ``if`` or a conditional expression whose test
+    proves it true, in their ``else`` where the test proves it false, or after an ``if`` in the same
+    block that always leaves when ``name`` is None (``if x is None: return``).  The caller makes sure
+    ``name`` is not bound again in between."""
+    for parent, child in zip(path, path[1:]):
+        if isinstance(parent, (cst.If, cst.IfExp)):
+            if child is parent.body and implies_not_none(parent.test, name, True):
+                return True
+            if child is parent.orelse and implies_not_none(parent.test, name, False):
+                return True
+        body = getattr(parent, "body", None)
+        if not isinstance(body, (list, tuple)):
+            continue
+        for before in body:
+            if before is child:
+                break
+            if isinstance(before, cst.If) and before.orelse is None and block_leaves(before.body) \
+                    and implies_not_none(before.test, name, False):
+                return True
+    return False

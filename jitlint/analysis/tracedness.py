@@ -21,9 +21,10 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, mapping_value,
                                      without_none)
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, handler_catches, int_value,
-                                     mapping_names, container_uses, numeric_uses, params_of, reachable_count,
-                                     string_value)
+from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none,
+                                     handler_catches, implies_not_none, int_value, mapping_names, container_uses,
+                                     numeric_uses, params_of, path_to, reachable_count, string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
@@ -428,11 +429,32 @@ class Analyzer:
                 return False
             value: Optional[cst.BaseExpression] = arg.value
             scope = self.index.call_scopes.get(call, (None, None))[0]
+            if isinstance(value, cst.Name) and self._guarded_at(call, value.value, scope, entry):
+                continue
             if isinstance(value, cst.Name) and value.value not in _BUILTIN_CONSTANTS:
                 value = self.index.single_value(value.value, scope)
             if value is None or not self._never_none_expression(value, scope):
                 return False
         return bool(calls)
+
+    def _guarded_at(self, call: cst.Call, name: str, scope: Optional[FunctionInfo], entry: EntryPoint) -> bool:
+        """The call runs only where ``name`` is not None: inside ``if name is not None:`` (or the
+        ``else`` of ``if name is None:``, or after ``if name is None: return``), or through a name bound
+        to ``f if name is None else f_jit`` whose arm the call reaches is taken only then; and ``name``
+        is a parameter of the calling function or bound once, so the guard still holds at the call."""
+        if scope is None:
+            return False
+        home = scope.scope.resolve(name)
+        bindings = [b for b in home.bindings_of(name) if b.binds_value] if home is not None else []
+        if not bindings or not (all(b.kind is BindingKind.PARAMETER for b in bindings) or len(bindings) == 1):
+            return False
+        choice = self.index.choice_of(call, scope)
+        if choice is not None:
+            for arm, outcome in ((choice.body, True), (choice.orelse, False)):
+                if isinstance(arm, cst.Name) and arm.value in entry.call_names:
+                    return implies_not_none(choice.test, name, outcome)
+        path = path_to(scope.node, call)
+        return path is not None and guarded_not_none(path, name)
 
     def _never_none_expression(self, node: cst.BaseExpression, scope: Optional[FunctionInfo]) -> bool:
         """A number, a string, an array made by JAX or NumPy, or the result of a call of a function

@@ -8,7 +8,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
 from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
-from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, string_value
+from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, path_to, string_value
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -122,20 +122,6 @@ def _inlined(site: cst.Call) -> bool:
     enclosing trace, where it is inlined into the caller's jaxpr rather than compiled per call."""
     arg = call_argument(site, None, "inline")
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
-
-
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> List[cst.CSTNode]:
-    """The nodes from ``root`` down to ``target`` (both included), or [] when it is not inside."""
-    stack: List[Tuple[cst.CSTNode, int]] = [(root, 0)]
-    path: List[cst.CSTNode] = []
-    while stack:
-        node, depth = stack.pop()
-        del path[depth:]
-        path.append(node)
-        if node is target:
-            return path
-        stack.extend((child, depth + 1) for child in iter_children(node))
-    return []
 
 
 def _used_other_than_called(root: cst.CSTNode, name: str) -> bool:
@@ -345,7 +331,7 @@ class RecompilationHazard(Rule):
         names it is bound to) is used in ``root`` other than by being called.  One wrapper per item,
         kept to be called later, compiles once per item and never again (measured on JAX 0.10.2: 3
         items, 5 rounds of calls, 3 compilations), which is not recompilation."""
-        chain = _path_to(root, made)
+        chain = path_to(root, made) or []
         if len(chain) >= 2:
             parent = chain[-2]
             if isinstance(parent, (cst.Return, cst.Yield, cst.Element, cst.DictElement, cst.StarredElement)):
