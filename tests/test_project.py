@@ -113,3 +113,15 @@ def test_is_none_of_a_parameter_every_call_passes_an_array():
     (`key = keys_pkg.rnd.get_key()`, annotated `-> jax.Array` in another module): `if seed_or_key is
     None:` is False in the trace. `fresh`, reached with None, draws at trace time."""
     _check_package(KEYS, ("usage.py", "__init__.py", os.path.join("rnd", "__init__.py"), os.path.join("rnd", "_seed.py")))
+
+
+AGENT = os.path.join(os.path.dirname(__file__), "fixtures", "project", "agent_pkg")
+
+
+def test_static_fields_of_a_returned_class_and_of_imported_classes():
+    """A function annotated `-> Agent` (another module's equinox Module) returns an Agent: its static
+    fields are Python values after the call, also through a scan's dict carry and a method annotated
+    `-> "Agent"`. On an `Any` jitted parameter, a field name that the classes of the modules imported
+    here declare static (and none as a data field) is static. Data fields, a name static in a
+    module not imported, and a name that another imported class declares as data stay reported."""
+    _check_package(AGENT, ("rollout.py", "search.py", "agent.py", "control.py", "__init__.py"))

@@ -10,7 +10,7 @@ imports are what its annotations' names mean.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -34,8 +34,8 @@ class Definition:
     def static_attrs(self) -> frozenset:
         return frozenset(self.index.static_fields_by_class.get(self.name, ()))
 
-    def field_annotation(self, attr: str) -> Optional[cst.BaseExpression]:
-        """The annotation of field ``attr`` in the class body, or in a base class of the same module."""
+    def _body(self) -> Iterator[cst.BaseStatement]:
+        """The statements of the class body, then of its base classes defined in the same module."""
         todo: List[str] = [self.name]
         seen: Set[str] = set()
         while todo:
@@ -44,15 +44,38 @@ class Definition:
             if cls is None or name in seen:
                 continue
             seen.add(name)
-            for stmt in cls.node.body.body:
-                if not isinstance(stmt, cst.SimpleStatementLine):
-                    continue
+            yield from cls.node.body.body
+            todo.extend(cls.bases)
+
+    def field_annotation(self, attr: str) -> Optional[cst.BaseExpression]:
+        """The annotation of field ``attr`` in the class body, or in a base class of the same module."""
+        for stmt in self._body():
+            if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
                             and small.target.value == attr:
                         return parsed(small.annotation.annotation)
-            todo.extend(cls.bases)
         return None
+
+    def method_returns(self, method: str) -> Optional[cst.BaseExpression]:
+        """The return annotation of method ``method`` in the class body, or in a base class of the
+        same module (read in this module)."""
+        for stmt in self._body():
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == method:
+                return stmt.returns.annotation if stmt.returns is not None else None
+        return None
+
+
+def data_fields(index: ModuleIndex) -> Set[str]:
+    """The fields that a class of the module declares (annotated in its body) and not as static."""
+    out: Set[str] = set()
+    for cls in index.classes.values():
+        static = index.static_fields_by_class.get(cls.name, ())
+        for stmt in cls.node.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                out.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
+                           and isinstance(small.target, cst.Name) and small.target.value not in static)
+    return out
 
 
 def parsed(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:

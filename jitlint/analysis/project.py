@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.fields import Definition
@@ -101,6 +102,25 @@ class Project:
             return None
         state, name = found
         return Definition(state.index, state.path, name)
+
+    def imported_modules(self, from_path: Optional[str], index: ModuleIndex) -> List[ModuleState]:
+        """The modules of the checked code that the module ``index`` (read from ``from_path``)
+        imports, or imports names from (``from pkg.control import f``: ``pkg/control.py``)."""
+        if from_path is None:
+            return []
+        out: List[ModuleState] = []
+        for qualified in sorted(set(index.imports.aliases.values())):
+            if (qualified + ".").startswith(jax_api.EXTERNAL_PACKAGES):
+                continue
+            parent = qualified.rpartition(".")[0] or "." * (len(qualified) - len(qualified.lstrip(".")))
+            for name in (qualified, parent):
+                files = self._module_files(from_path, name) if name.strip(".") or name else []
+                state = self.state_for(files[0]) if files else None
+                if state is not None:
+                    if state not in out and state.index is not index:
+                        out.append(state)
+                    break
+        return out
 
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))

@@ -19,8 +19,8 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
-from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, mapping_value,
-                                     without_none)
+from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
+                                     mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
@@ -261,6 +261,8 @@ class Analyzer:
         self.conversions_caught = 0
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
+        #: see _imported_static_fields
+        self._imported_static: Optional[frozenset] = None
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
@@ -503,8 +505,12 @@ class Analyzer:
         """What the class a parameter is annotated as (this module's or, through the project, another
         module's) says of the traced instance: its static fields give Python values, and its fields'
         annotations name the classes of what they hold."""
-        cls = class_named(p.annotation.annotation, self.index, self.path, self.project) \
-            if p.annotation is not None else None
+        return self._annotation_facts(p.annotation.annotation if p.annotation is not None else None)
+
+    def _annotation_facts(self, annotation: Optional[cst.BaseExpression], where: Optional[Definition] = None) -> dict:
+        """The facts of the class an annotation names, read in this module or in ``where``'s."""
+        index, path = (self.index, self.path) if where is None else (where.index, where.path)
+        cls = class_named(annotation, index, path, self.project) if annotation is not None else None
         return {} if cls is None else {"static_attrs": cls.static_attrs, "pytree_class": cls}
 
     def _array_type(self, annotation: cst.BaseExpression, where: Definition, depth: int = 0) -> bool:
@@ -521,10 +527,21 @@ class Analyzer:
     def as_annotated(self, p: cst.Param, value: Value) -> Value:
         """A traced argument of a parameter annotated with a class of the checked code is an instance
         of that class, as a traced parameter of an entry point is (the function states what it takes)."""
+        return self._as_instance(value, p.annotation.annotation if p.annotation is not None else None)
+
+    def as_returned(self, fn: FunctionInfo, value: Value) -> Value:
+        """What a function annotated to return a class of the checked code (``-> Agent``) returns,
+        traced, is an instance of that class: its static fields are Python values (JAX keeps them as
+        the structure of the pytree through every call, return and scan carry that rebuilds it)."""
+        returns = getattr(fn.node, "returns", None)
+        return self._as_instance(value, returns.annotation if returns is not None else None)
+
+    def _as_instance(self, value: Value, annotation: Optional[cst.BaseExpression],
+                     where: Optional[Definition] = None) -> Value:
         if value.kind is not Kind.TRACED or value.pytree_class is not None or value.traced_array \
                 or value.container or value.items is not None:
             return value
-        facts = self._class_facts(p)
+        facts = self._annotation_facts(annotation, where)
         if not facts:
             return value
         return replace(value, static_attrs=value.static_attrs | facts["static_attrs"],
@@ -1465,6 +1482,9 @@ class Analyzer:
             field_value = self._field_value(node, base)
             if field_value is not None:
                 return field_value
+        if base.kind is Kind.TRACED and base.pytree_class is None and not base.traced_array \
+                and attr in self._imported_static_fields():
+            return STATIC
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
@@ -1472,6 +1492,20 @@ class Analyzer:
         if base.kind is Kind.MAYBE:
             return MAYBE
         return STATIC
+
+    def _imported_static_fields(self) -> frozenset:
+        """Field names that classes of the checked modules this module imports declare static, and
+        that no class of those modules or of this one declares as a data field: read from a traced
+        object of unknown class (``agent: Any``), such a name is one of those classes' static fields,
+        a Python value (the module's own static fields count the same way, see ``_ev_attribute``)."""
+        if self._imported_static is None:
+            static: Set[str] = set()
+            data = data_fields(self.index)
+            for state in self.project.imported_modules(self.path, self.index) if self.project is not None else ():
+                static |= state.index.static_fields
+                data |= data_fields(state.index)
+            self._imported_static = frozenset(static - data)
+        return self._imported_static
 
     def _ev_slice(self, s: cst.BaseSlice, frame: Frame) -> Value:
         if isinstance(s, cst.Index):
@@ -1637,7 +1671,11 @@ class Analyzer:
         if receiver.kind is Kind.TRACED:
             if method in jax_api.ARRAY_METHODS and not receiver.traced_array:
                 self._note_arrays([func.value], [receiver], frame)  # `x.sum()`: `x` is an array
-            return self._method_on_traced(call, method, receiver, best)
+            result = self._method_on_traced(call, method, receiver, best)
+            cls = receiver.pytree_class
+            if cls is not None and not receiver.mapping:  # a method of the known class, `-> "Agent"`
+                return self._as_instance(result, cls.method_returns(method), cls)
+            return result
         if receiver.jax_array:
             if method in jax_api.STATIC_METHODS:
                 return STATIC
@@ -2140,7 +2178,8 @@ class Analyzer:
                 env[pname] = MAYBE if b.kind else STATIC
             else:
                 env[pname] = default_value(p)  # left at its default
-        result = target.analyse(fn, env, closure, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="", transform=None,
+                                                       depth=frame.depth + 1))
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self and result.reason is not None:
