@@ -1,7 +1,7 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -145,6 +145,19 @@ def _used_other_than_called(root: cst.CSTNode, name: str) -> bool:
             not_reads.update(id(n) for n in assigned_names(node.target))
         elif kind is cst.Name and node.value == name and id(node) not in not_reads:
             return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _written_here(root: cst.CSTNode, attribute: cst.Attribute) -> bool:
+    """``attribute`` (a node in ``root``) is the target of an assignment, augmented assignment or ``del``."""
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if any(t is attribute for target in targets for t in _stored(target)):
+                return True
         stack.extend(iter_children(node))
     return False
 
@@ -905,11 +918,40 @@ class MutableStaticSelf(Rule):
             changes = self.ctx.index.changed_after_construction(cls)
             outside = {attr: sorted(methods - traced) for attr, methods in changes.items()}
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
-            if not stale:
+            if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
                 continue
             mutator = outside[stale[0]][0]
             self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{stale[0]}`, which "
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
+
+    def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
+        """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
+        wrapper dies when that call returns, and jit's traces of a bound method go with the last wrapper
+        of it (JAX 0.10.2), so every call of the method traces again, with the attributes as they are
+        then.  Not when the method changes them itself between (it writes one, or calls a method that
+        does), and not for ``jax.pmap``, which keeps its trace of an equal bound method after the
+        wrapper is gone."""
+        scope = entry.scope
+        if not entry.self_bound or entry.transform is None or entry.transform.name != "jax.jit" \
+                or scope is None or len(entry.call_names) != 1:
+            return False
+        if any(other is not entry and other.function is entry.function and other.transform is not None
+               and other.transform.name == "jax.jit" for other in self.ctx.index.entries):
+            return False  # another jit wrapper of the method may be alive, and they share one trace
+        name = entry.call_names[0]
+        # bound there (perhaps to another wrapper on another branch), never declared global or nonlocal
+        if not scope.scope.is_local(name) or not any(b.value is entry.site for b in scope.scope.bindings_of(name)) \
+                or _used_other_than_called(scope.node.body, name):
+            return False
+        stack: List[cst.CSTNode] = [scope.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                    and node.attr.value in set(writers) | set(attributes):
+                if node.attr.value in writers or _written_here(scope.node.body, node):
+                    return False
+            stack.extend(iter_children(node))
+        return True
 
     @staticmethod
     def _traced_methods(fn: FunctionInfo) -> Set[str]:
