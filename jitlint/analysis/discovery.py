@@ -10,6 +10,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
+from jitlint.analysis.idempotence import stores_same_values
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.scopes import (
     BINDING_NODES,
@@ -40,6 +41,46 @@ CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__
 
 #: statements the index looks at for mutations (``x[i] = ...``, ``self.a = ...``, ``del x[i]``)
 _STATEMENTS_OF_INTEREST = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del})
+
+
+def _is_bare_self_call(stmt: cst.CSTNode, name: str) -> bool:
+    """``self.name()`` as a statement of its own."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    call = stmt.body[0].value
+    return (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name) and call.func.value.value == "self"
+            and call.func.attr.value == name)
+
+
+def _binds_or_calls(stmt: cst.CSTNode, attrs: Set[str], methods: Set[str]) -> bool:
+    """``stmt`` binds ``self.a`` (``a`` in ``attrs``) or mentions ``self.m`` (``m`` in ``methods``)."""
+    stack: List[cst.CSTNode] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in targets:
+                if any(isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name) and a.value.value == "self"
+                       and a.attr.value in attrs for a in [t] + [e.value for e in getattr(t, "elements", ())]):
+                    return True
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                and node.attr.value in methods:
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _may_return(statements: Sequence[cst.CSTNode]) -> bool:
+    """A ``return`` in ``statements`` (not in a function or class they define)."""
+    stack: List[cst.CSTNode] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            return True
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(iter_children(node))
+    return False
 
 
 def _short(code: str, limit: int = 48) -> str:
@@ -1496,7 +1537,9 @@ class ModuleIndex:
         """The attributes of ``cls`` that a method may change once an instance exists -> those methods.
 
         An assignment in a helper that only construction runs sets the starting state, as one in
-        ``__init__`` does, so those helpers are left out (see construction_helpers)."""
+        ``__init__`` does, so those helpers are left out (see construction_helpers). So is a method
+        that stores the same values every run and that construction has already run (see
+        rerun_by_construction): running it again changes nothing."""
         if not cls.mutated_attributes:
             return {}
         helpers = self.construction_helpers(cls)
@@ -1505,7 +1548,60 @@ class ModuleIndex:
             after = methods - helpers
             if after:
                 out[attr] = after
+        reruns = self.rerun_by_construction(cls, out)
+        return {attr: methods - reruns for attr, methods in out.items() if methods - reruns}
+
+    def rerun_by_construction(self, cls: ClassInfo, changes: Dict[str, Set[str]]) -> Set[str]:
+        """The writers in ``changes`` (attribute -> methods binding it after construction) whose later
+        calls store what construction already stored: the only such writer of each attribute it binds,
+        called with no arguments as a statement of its own at the top level of a construction method of
+        ``cls`` that binds none of those attributes after the call, and whose values depend on nothing
+        but attributes no method binds after construction (see idempotence.stores_same_values)."""
+        writes: Dict[str, Set[str]] = {}
+        for attr, methods in changes.items():
+            for name in methods:
+                writes.setdefault(name, set()).add(attr)
+        fixed = {attr for attr in self._attributes_of_class(cls) if attr not in changes}
+        out: Set[str] = set()
+        for name, attrs in writes.items():
+            method = cls.methods.get(name)
+            if method is None or any(changes[attr] != {name} for attr in attrs):
+                continue
+            if self._construction_runs_last(cls, name, attrs) and stores_same_values(self, cls, method, fixed):
+                out.add(name)
         return out
+
+    @staticmethod
+    def _attributes_of_class(cls: ClassInfo) -> Set[str]:
+        """Every ``self.x`` the methods of ``cls`` mention."""
+        found: Set[str] = set()
+        for method in cls.methods.values():
+            stack: List[cst.CSTNode] = [method.node]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    found.add(node.attr.value)
+                stack.extend(iter_children(node))
+        return found
+
+    def _construction_runs_last(self, cls: ClassInfo, name: str, attrs: Set[str]) -> bool:
+        """A construction method of ``cls`` calls ``self.name()`` as a top-level statement, with no
+        ``return`` before it, and no statement after it binds ``self.a`` for ``a`` in ``attrs`` or calls another method of ``cls``
+        that binds one."""
+        rebinders = {m for attr in attrs for m in cls.mutated_attributes.get(attr, ())} - {name}
+        for ctor in CONSTRUCTION_METHODS:
+            method = cls.methods.get(ctor)
+            if method is None or not isinstance(method.node.body, cst.IndentedBlock):
+                continue
+            body = list(method.node.body.body)
+            calls = [i for i, stmt in enumerate(body) if _is_bare_self_call(stmt, name)]
+            if not calls:
+                continue
+            later = body[calls[-1] + 1:]
+            if _may_return(body[:calls[0]]) or any(_binds_or_calls(stmt, attrs, rebinders) for stmt in later):
+                continue
+            return True
+        return False
 
     def construction_helpers(self, cls: ClassInfo) -> Set[str]:
         """The methods of ``cls`` that run only while an instance is being built.

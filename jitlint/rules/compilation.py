@@ -834,6 +834,17 @@ class MutableStaticSelf(Rule):
     is also called from another method, kept as a callback, or called on
     another object can run later, and its writes count.
 
+    A method that stores the same values every time it runs is no change
+    once construction has run it: it takes nothing but `self`, `__init__`
+    calls it (`self.set_distances()`, with nothing after that call binding
+    what it stores), and it computes only from attributes that no method
+    binds after construction, literals, module constants, builtins such as
+    `len` and `range`, NumPy and `math` functions, methods of objects that
+    only construction binds (`self._cosmo.distance(z)`, not a draw such as
+    `self._rng.normal()`), and lists or dicts it builds itself. A parameter, a read of an attribute another method
+    rebinds, a call of another method of the class or of `np.random`, or a
+    mutation of a list it did not build keeps its writes as changes.
+
     Only changes made outside the trace count: a write in the jitted method
     itself, or in a helper only it calls, happens while tracing and stores a
     tracer, which JIT102 reports.

@@ -1,0 +1,362 @@
+"""Methods that store the same values every time they run (JIT503's idempotent writers).
+
+A method that takes nothing but ``self`` and computes what it stores only from attributes that
+construction alone binds, from literals, and from locals it builds from those (arithmetic, lists and
+dicts it makes itself, ``len``/``range`` and the like, NumPy and ``math`` functions other than
+``numpy.random``) stores equal values on every call. Once construction has run it, calling it again
+changes nothing a trace saw. Anything else -- a parameter, a read of an attribute another method
+rebinds, a call of another method of the class or of a function not known to be pure, a global that
+the module rebinds, a mutation of an object it did not build -- leaves it an ordinary writer.
+
+A call of a method on an attribute that only construction binds (``self._cosmo.distance(z)``) is
+taken as a function of that object, as JIT503 takes such an attribute to be fixed, unless the method
+has a name that draws or consumes state (``normal``, ``pop``, ``read``: ``_STATEFUL_METHODS``) or the
+attribute holds a random generator (bound from ``numpy.random`` or ``random``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Set
+
+import libcst as cst
+
+from jitlint.analysis.syntax import iter_children
+
+if TYPE_CHECKING:
+    from jitlint.analysis.discovery import ClassInfo, FunctionInfo, ModuleIndex
+
+#: builtins whose result depends only on their arguments
+_PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "frozenset", "int", "isinstance",
+    "len", "list", "max", "min", "pow", "range", "reversed", "round", "set", "sorted", "str", "sum",
+    "tuple", "zip",
+})
+#: modules whose functions (and constants) are taken as pure, less the random ones
+_PURE_MODULES = ("numpy.", "math.", "jax.numpy.")
+_IMPURE_PARTS = (".random",)
+#: methods that change the list, dict or set they are called on (allowed only on one the method built)
+_MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault", "add",
+    "discard", "sort", "reverse",
+})
+#: methods that draw from or consume a state: never pure on an object the method did not build
+_STATEFUL_METHODS = _MUTATING_METHODS | frozenset({
+    "read", "readline", "readlines", "write", "send", "seek", "next", "__next__", "normal", "uniform",
+    "integers", "random", "choice", "shuffle", "permutation", "permuted", "standard_normal", "rand",
+    "randn", "randint", "random_sample", "poisson", "binomial", "exponential", "gamma", "beta",
+    "multivariate_normal", "sample", "bytes", "getrandbits", "fill", "resize", "itemset", "put", "setfield",
+    "setflags", "partition", "byteswap", "__setitem__", "__delitem__",
+})
+#: name beginnings of methods taken to change the object they are called on (``set_h``, ``reset``, ``step``)
+_STATEFUL_PREFIXES = ("set", "reset", "update", "add", "push", "pop", "next", "draw", "sample", "step",
+                      "increment", "advance", "__i")
+#: NumPy functions that write into an array they are given
+_IN_PLACE_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
+_FRESH_FACTORIES = frozenset({"list", "dict", "set"})
+
+
+def stores_same_values(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionInfo",
+                       fixed: Set[str]) -> bool:
+    """Whether every run of ``method`` (a method of ``cls``) stores the same values; ``fixed`` holds the
+    attributes that no method of ``cls`` binds after construction."""
+    node = method.node
+    if not isinstance(node, cst.FunctionDef) or node.asynchronous is not None or node.decorators:
+        return False
+    params = node.params
+    if (len(params.params) != 1 or params.posonly_params or params.kwonly_params
+            or not isinstance(params.star_arg, cst.MaybeSentinel) or params.star_kwarg is not None):
+        return False
+    self_name = params.params[0].name.value
+    return _Checker(index, cls, node, self_name, fixed, method.local_names - {self_name}).body(node.body)
+
+
+class _Checker:
+    def __init__(self, index: "ModuleIndex", cls: "ClassInfo", function: cst.FunctionDef, self_name: str,
+                 fixed: Set[str], local_names: Set[str]) -> None:
+        self.index = index
+        self.cls = cls
+        self.function = function
+        self.self_name = self_name
+        self.fixed = fixed
+        self.locals = local_names
+        #: attributes the method has bound (at its top level) by the statement being checked
+        self.own: Set[str] = set()
+        #: those bound to a new list, dict or set (the method may append to them)
+        self.own_fresh: Set[str] = set()
+        self.fresh_locals = {name for name in local_names if self._only_fresh(name)}
+        self._random_attrs: Optional[Set[str]] = None
+
+    # ------------------------------------------------------------------ statements
+    def body(self, suite: cst.BaseSuite) -> bool:
+        for i, stmt in enumerate(_statements(suite)):
+            if i == 0 and _is_docstring(stmt):
+                continue
+            if not self.statement(stmt):
+                return False
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            attr = self._self_attr(t.target)
+                            if attr is not None:
+                                self.own.add(attr)
+                                if _is_fresh(small.value, self.index):
+                                    self.own_fresh.add(attr)
+        return True
+
+    def block(self, suite: cst.BaseSuite) -> bool:
+        return all(self.statement(stmt) for stmt in _statements(suite))
+
+    def statement(self, stmt: cst.CSTNode) -> bool:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return all(self.small(s) for s in stmt.body)
+        if isinstance(stmt, cst.If):
+            return (self.expr(stmt.test) and self.block(stmt.body)
+                    and (stmt.orelse is None or self.statement(stmt.orelse)))
+        if isinstance(stmt, cst.Else):
+            return self.block(stmt.body)
+        if isinstance(stmt, cst.For):
+            return (stmt.asynchronous is None and self.target(stmt.target) and self.expr(stmt.iter)
+                    and self.block(stmt.body) and (stmt.orelse is None or self.block(stmt.orelse.body)))
+        return False
+
+    def small(self, stmt: cst.BaseSmallStatement) -> bool:
+        if isinstance(stmt, cst.Pass):
+            return True
+        if isinstance(stmt, cst.Assign):
+            return all(self.target(t.target) for t in stmt.targets) and self.expr(stmt.value)
+        if isinstance(stmt, cst.AugAssign):
+            # `x += y` changes a list or array in place: only on a local that holds a number, an
+            # arithmetic result or a container the method built, never on one that may alias an attribute
+            return (isinstance(stmt.target, cst.Name) and stmt.target.value in self.locals
+                    and self._owns_value(stmt.target.value) and self.expr(stmt.value))
+        if isinstance(stmt, cst.Expr):
+            return isinstance(stmt.value, cst.Call) and self.expr(stmt.value)
+        return False
+
+    def target(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.locals
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(not isinstance(e, cst.StarredElement) and self.target(e.value) for e in node.elements)
+        if self._self_attr(node) is not None:
+            return True
+        if isinstance(node, cst.Subscript):  # d[k] = v: only into a container the method built
+            return self._built_here(node.value) and all(self._slice(s) for s in node.slice)
+        return False
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return True
+        if isinstance(node, cst.Name):
+            return self._name(node)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.Subscript):
+            return self.expr(node.value) and all(self._slice(s) for s in node.slice)
+        if isinstance(node, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)):
+            return self._comprehension(node)
+        if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)):
+            return False
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
+                             cst.IfExp, cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ConcatenatedString,
+                             cst.FormattedString, cst.FormattedStringExpression, cst.Element, cst.StarredElement,
+                             cst.DictElement, cst.StarredDictElement, cst.ComparisonTarget,
+                             cst.FormattedStringText)):
+            return all(self.expr(child) for child in _value_children(node))
+        return False
+
+    def _comprehension(self, node) -> bool:
+        """``[f(v) for v in pure if cond]``: its loop names are locals of its own."""
+        saved = self.locals
+        try:
+            comp = node.for_in
+            while comp is not None:
+                if comp.asynchronous is not None or not self.expr(comp.iter):
+                    return False
+                names = _names_in(comp.target)
+                if len(names) == 0:
+                    return False
+                self.locals = self.locals | {n.value for n in names}
+                if not all(self.expr(cond.test) for cond in comp.ifs):
+                    return False
+                comp = comp.inner_for_in
+            parts = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+            return all(self.expr(part) for part in parts)
+        finally:
+            self.locals = saved
+
+    def _slice(self, element: cst.SubscriptElement) -> bool:
+        s = element.slice
+        if isinstance(s, cst.Index):
+            return self.expr(s.value)
+        return all(part is None or self.expr(part) for part in (s.lower, s.upper, s.step))
+
+    def _name(self, node: cst.Name) -> bool:
+        name = node.value
+        if name in self.locals or name in ("True", "False", "None"):
+            return True
+        info = self.index.globals.get(name)
+        if info is None:
+            return False
+        # a module constant bound once, that no function rebinds or changes
+        return (info.kind == "value" and info.assignments == 1 and not info.mutable_container
+                and not self.index.changed_after_import(name) and not self.index.rebound_by_calls(name))
+
+    def _attribute(self, node: cst.Attribute) -> bool:
+        attr = self._self_attr(node)
+        if attr is not None:
+            return attr in self.fixed or attr in self.own
+        q = self.index.qualify(node)
+        if q is not None:
+            return _pure_module_name(q)
+        return self.expr(node.value)  # arr.shape, self._cosmo.h0
+
+    def _call(self, node: cst.Call) -> bool:
+        if not all(self.expr(arg.value) for arg in node.args):
+            return False
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
+            return False  # np.add(a, b, out=...) writes into an array
+        func = node.func
+        if isinstance(func, cst.Name) and func.value not in self.locals and func.value not in self.index.globals:
+            return func.value in _PURE_BUILTINS
+        q = self.index.qualify(func)
+        if q is not None:
+            return _pure_module_name(q)
+        if not isinstance(func, cst.Attribute):
+            return False
+        receiver, method = func.value, func.attr.value
+        if self._built_here(receiver):
+            return True  # lst.append(x), d.items() on a container the method made
+        if self._self_attr(receiver) is None and _self_root(receiver, self.self_name) is None:
+            # a method of a local (arr.reshape(...), bkg.distance(z)): not one that draws or mutates
+            return not _stateful(method) and self.expr(receiver)
+        root = _self_root(receiver, self.self_name)
+        if root is None or not self.expr(receiver):
+            return False  # self.method(...): another method of the class
+        if root in self.own:
+            return not _stateful(method)
+        return not _stateful(method) and root not in self._random_attributes()
+
+    # ------------------------------------------------------------------ helpers
+    def _self_attr(self, node: cst.CSTNode) -> Optional[str]:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self.self_name:
+            return node.attr.value
+        return None
+
+    def _built_here(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.fresh_locals
+        attr = self._self_attr(node)
+        return attr is not None and attr in self.own_fresh
+
+    def _owns_value(self, name: str) -> bool:
+        """Every binding of the local ``name`` is a number, an arithmetic result or a new container
+        (so ``name += ...`` cannot change an object some attribute holds)."""
+        return all(value is not None and (isinstance(value, (cst.Integer, cst.Float, cst.BinaryOperation,
+                                                             cst.UnaryOperation)) or _is_fresh(value, self.index))
+                   for value in self._bindings(name))
+
+    def _only_fresh(self, name: str) -> bool:
+        """Every binding of the local ``name`` is a new list, dict or set."""
+        values = self._bindings(name)
+        return bool(values) and all(value is not None and _is_fresh(value, self.index) for value in values)
+
+    def _bindings(self, name: str) -> List[Optional[cst.BaseExpression]]:
+        """The value of each ``name = value`` in the method; None for a binding of another kind (a loop
+        target, unpacking, an annotated assignment). ``name += ...`` keeps the object and is left out."""
+        out: List[Optional[cst.BaseExpression]] = []
+        stack: List[cst.CSTNode] = [self.function.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name) and t.target.value == name:
+                        out.append(node.value)
+                    elif any(n.value == name for n in _names_in(t.target)):
+                        out.append(None)
+            elif isinstance(node, (cst.AnnAssign, cst.For)) and any(n.value == name for n in _names_in(node.target)):
+                out.append(None)
+            stack.extend(iter_children(node))
+        return out
+
+    def _random_attributes(self) -> Set[str]:
+        """Attributes construction binds to something made by ``numpy.random`` or ``random``."""
+        if self._random_attrs is None:
+            found: Set[str] = set()
+            for method in self.cls.methods.values():
+                stack: List[cst.CSTNode] = [method.node]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                        q = self.index.qualify(node.value.func) or ""
+                        if q.startswith(("numpy.random", "random.")):
+                            for t in node.targets:
+                                attr = _attr_of(t.target)
+                                if attr is not None:
+                                    found.add(attr)
+                    stack.extend(iter_children(node))
+            self._random_attrs = found
+        return self._random_attrs
+
+
+def _names_in(target: cst.CSTNode) -> List[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in(e.value)]
+    return []
+
+
+def _attr_of(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return node.attr.value
+    return None
+
+
+def _self_root(node: cst.CSTNode, self_name: str) -> Optional[str]:
+    """``self.a`` in ``self.a.b.c`` (the attribute of self that an attribute chain starts from)."""
+    while isinstance(node, cst.Attribute):
+        if isinstance(node.value, cst.Name) and node.value.value == self_name:
+            return node.attr.value
+        node = node.value
+    return None
+
+
+def _stateful(method: str) -> bool:
+    return method in _STATEFUL_METHODS or method.startswith(_STATEFUL_PREFIXES)
+
+
+def _pure_module_name(q: str) -> bool:
+    return (q.startswith(_PURE_MODULES) and not any(part in q for part in _IMPURE_PARTS)
+            and q.rsplit(".", 1)[-1] not in _IN_PLACE_FUNCTIONS)
+
+
+def _is_fresh(value: cst.BaseExpression, index: "ModuleIndex") -> bool:
+    if isinstance(value, (cst.List, cst.Dict, cst.Set)):
+        return True
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _FRESH_FACTORIES
+            and value.func.value not in index.globals)
+
+
+def _statements(suite: cst.BaseSuite) -> List[cst.CSTNode]:
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    return [cst.SimpleStatementLine(body=suite.body)] if isinstance(suite, cst.SimpleStatementSuite) else []
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _value_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The expressions inside an operator, display or f-string (not its operators or whitespace)."""
+    out: List[cst.CSTNode] = []
+    for child in iter_children(node):
+        if isinstance(child, (cst.BaseExpression, cst.BaseElement, cst.BaseDictElement, cst.ComparisonTarget,
+                              cst.BaseFormattedStringContent)):
+            out.append(child)
+    return out
