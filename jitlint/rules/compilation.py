@@ -849,6 +849,14 @@ class MutableStaticSelf(Rule):
     itself, or in a helper only it calls, happens while tracing and stores a
     tracer, which JIT102 reports.
 
+    A `jax.jit` wrapper that dies with the call that made it is not stale:
+    `fn = jax.jit(self._log_prob)` bound to a local name that is only called
+    there traces again at each call of that method (jit drops its trace of a
+    bound method with the last wrapper of it). It still counts when the method
+    changes the attribute between two calls of `fn`, when the wrapper is kept
+    or returned, when another `jax.jit` wrapper of the method exists, and for
+    `jax.pmap`, which keeps its trace after the wrapper is gone.
+
     A read counts where its value can reach the trace. A property that
     returns a new instance of one class of the module (`Net(self._state)`),
     and that the method only tests with `hasattr`, `isinstance`, `type` or
