@@ -13,6 +13,9 @@ from jitlint.analysis.reparse import full_parse, parse_document, reparse, repars
 from jitlint.source import SourceError
 from synthetic import jitted_functions
 
+#: edited text that does not parse is handed to CPython's parser for its message, which warns on some
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = sorted(p for p in (FIXTURES / "lint").rglob("*.py"))
 
