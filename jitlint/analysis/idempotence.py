@@ -19,27 +19,21 @@ from typing import TYPE_CHECKING, List, Optional, Set
 
 import libcst as cst
 
+from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import iter_children
 
 if TYPE_CHECKING:
     from jitlint.analysis.discovery import ClassInfo, FunctionInfo, ModuleIndex
 
-#: builtins whose result depends only on their arguments
-_PURE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "float", "frozenset", "int", "isinstance",
-    "len", "list", "max", "min", "pow", "range", "reversed", "round", "set", "sorted", "str", "sum",
-    "tuple", "zip",
-})
+#: builtins whose result depends only on their arguments: the pure ones, less those that call a function they
+#: are given or read an attribute by a computed name (which the attribute checks here would not see)
+_PURE_BUILTINS = jax_api.PURE_BUILTINS - {"map", "filter", "getattr", "hasattr"}
 #: modules whose functions (and constants) are taken as pure, less the random ones
 _PURE_MODULES = ("numpy.", "math.", "jax.numpy.")
 _IMPURE_PARTS = (".random",)
-#: methods that change the list, dict or set they are called on (allowed only on one the method built)
-_MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault", "add",
-    "discard", "sort", "reverse",
-})
-#: methods that draw from or consume a state: never pure on an object the method did not build
-_STATEFUL_METHODS = _MUTATING_METHODS | frozenset({
+#: methods that change the container, draw from or consume a state: never pure on an object the method did not
+#: build
+_STATEFUL_METHODS = jax_api.MUTATING_METHODS | frozenset({"sort", "reverse"}) | frozenset({
     "read", "readline", "readlines", "write", "send", "seek", "next", "__next__", "normal", "uniform",
     "integers", "random", "choice", "shuffle", "permutation", "permuted", "standard_normal", "rand",
     "randn", "randint", "random_sample", "poisson", "binomial", "exponential", "gamma", "beta",

@@ -368,6 +368,15 @@ REF_FACTORIES = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "j
 NONE_RETURNING_METHODS = frozenset({"append", "extend", "insert", "remove", "clear", "update", "add", "discard",
                                     "appendleft", "extendleft"})
 
+#: builtins without side effects (``map`` and ``filter`` call the function they are given; ``getattr`` and
+#: ``hasattr`` read an attribute by a name the code computes)
+PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "float", "frozenset", "getattr",
+    "hasattr", "int", "isinstance", "issubclass", "len", "list", "map", "max", "min", "pow", "range",
+    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "repr", "format",
+    "callable", "filter",
+})
+
 MUTATING_METHODS = frozenset(
     {
         "append",

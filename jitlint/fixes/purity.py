@@ -20,13 +20,6 @@ from jitlint.analysis.tracedness import Facts
 from jitlint.analysis.values import Kind
 from jitlint.fixes.dataflow import assigned_in, block_statements
 
-#: builtins without side effects
-PURE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "float", "frozenset", "getattr",
-    "hasattr", "int", "isinstance", "issubclass", "len", "list", "map", "max", "min", "pow", "range",
-    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "repr", "format",
-    "callable", "filter",
-})
 
 #: JAX functions that are effects: staged (printed or called when the compiled code runs)
 STAGED_EFFECTS = ("jax.debug.", "jax.experimental.io_callback", "jax.experimental.host_callback.",
@@ -208,9 +201,9 @@ class Purity:
             return False
         if isinstance(func, cst.Name):
             scope_kind = self.facts.read_scope.get(func)
-            if scope_kind == "builtin" or (scope_kind is None and func.value in PURE_BUILTINS
+            if scope_kind == "builtin" or (scope_kind is None and func.value in jax_api.PURE_BUILTINS
                                            and not self._is_bound(func.value, scope)):
-                return func.value in PURE_BUILTINS and self._function_args_pure(call, scope)
+                return func.value in jax_api.PURE_BUILTINS and self._function_args_pure(call, scope)
             fn, _ = self.index.resolve_function(func, scope, scope.cls if scope is not None else None)
             if fn is not None:
                 return self.function(fn) and self._function_args_pure(call, scope)

@@ -962,11 +962,12 @@ class MutableStaticSelf(Rule):
         if not scope.scope.is_local(name) or not any(b.value is entry.site for b in scope.scope.bindings_of(name)) \
                 or _used_other_than_called(scope.node.body, name):
             return False
+        watched = writers | set(attributes)
         stack: List[cst.CSTNode] = [scope.node.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
-                    and node.attr.value in set(writers) | set(attributes):
+                    and node.attr.value in watched:
                 if node.attr.value in writers or _written_here(scope.node.body, node):
                     return False
             stack.extend(iter_children(node))
