@@ -570,6 +570,7 @@ class ModuleIndex:
         self._construction_helpers: Dict[ClassInfo, Set[str]] = {}
         self._lineages: Optional[List[List[ClassInfo]]] = None
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
+        self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
         self._collect_imports(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
@@ -1463,8 +1464,9 @@ class ModuleIndex:
         position = self.statement_index.get(node)
         return position is None or info.last_statement > position
 
-    def changed_after_import(self, name: str) -> bool:
-        """A global that a function changes, other than functions run at import time.
+    def changed_after_import(self, name: str, reader: Optional[FunctionInfo] = None) -> bool:
+        """A global that a function changes, other than functions run at import time (before
+        ``reader``, the function reading it, is first used at module level).
 
         Attribute assignment counts only on objects this module constructs
         (``cfg = Config()``), not on objects it imports (``FLAGS = flags.FLAGS``).
@@ -1473,14 +1475,15 @@ class ModuleIndex:
         info = self.globals.get(name)
         if info is not None and isinstance(info.node, cst.Assign) and isinstance(info.node.value, cst.Call):
             mutators |= self.attribute_mutated_in_functions.get(name, set())
-        return self._changed_by_calls(mutators)
+        return self._changed_by_calls(mutators, reader)
 
-    def rebound_by_calls(self, name: str) -> bool:
+    def rebound_by_calls(self, name: str, reader: Optional[FunctionInfo] = None) -> bool:
         """A global that a function rebinds with ``global``, other than a registration API that this
-        module's own code never calls (``register_type(t)``: used while importing)."""
-        return self._changed_by_calls(self.global_writers.get(name, set()))
+        module's own code never calls (``register_type(t)``: used while importing), and than a
+        function run at import time before ``reader`` is first used at module level."""
+        return self._changed_by_calls(self.global_writers.get(name, set()), reader)
 
-    def _changed_by_calls(self, mutators) -> bool:
+    def _changed_by_calls(self, mutators, reader: Optional[FunctionInfo] = None) -> bool:
         for fn in mutators:
             top = fn
             while top.parent is not None:
@@ -1490,7 +1493,54 @@ class ModuleIndex:
                 continue  # a registration API (`register_impl(prim)(fn)`), not called by this module's code
             if top.cls is not None or top.name not in self.import_time_names:
                 return True
+            if reader is not None and self._run_after_use(top.name, reader):
+                return True
         return False
+
+    def _run_after_use(self, writer: str, reader: FunctionInfo) -> bool:
+        """Module-level code calls ``writer`` in a statement after one that uses ``reader``'s
+        top-level function (``f(x)`` or ``jax.jit(f)(x)``: a trace may run there, and a write
+        after it leaves that trace stale).  Statements that only define or import are not uses."""
+        top = reader
+        while top.parent is not None:
+            top = top.parent
+        if top.cls is not None:
+            return False
+        first_use: Optional[int] = None
+        for i, names, called in self._module_level_names():
+            if first_use is None and top.name in names:
+                first_use = i
+            elif first_use is not None and writer in called:
+                return True
+        return False
+
+    def _module_level_names(self) -> List[Tuple[int, Set[str], Set[str]]]:
+        """For each module statement run at import time that is not a def, class or import: its
+        index, the names it reads, and the names it calls (``name(...)``)."""
+        if self._import_time_uses is None:
+            out: List[Tuple[int, Set[str], Set[str]]] = []
+            for i, stmt in enumerate(self.module.body):
+                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
+                        isinstance(stmt, cst.If) and _is_main_guard(stmt.test)):
+                    continue
+                if isinstance(stmt, cst.SimpleStatementLine) and all(
+                        isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):
+                    continue
+                names: Set[str] = set()
+                called: Set[str] = set()
+                stack: List[cst.CSTNode] = [stmt]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                        continue  # defined here, not run here
+                    if isinstance(node, cst.Name):
+                        names.add(node.value)
+                    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                        called.add(node.func.value)
+                    stack.extend(iter_children(node))
+                out.append((i, names, called))
+            self._import_time_uses = out
+        return self._import_time_uses
 
     def _is_rebound(self, name: str, scope: Optional[FunctionInfo]) -> bool:
         """``f = partial(f, ...)``: the name, where it is read, is bound to a partial, not only the def."""

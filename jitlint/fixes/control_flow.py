@@ -472,17 +472,31 @@ def _uses_global_state(ctx: FixContext, fn_node: cst.FunctionDef, names) -> bool
 @rewrites("JIT201")
 def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT201: an ``if`` statement or conditional expression -> ``jnp.where`` / ``lax.cond``."""
-    parent = ctx.parent(node)
+    test = _test_around(node, ctx)
+    parent = ctx.parent(test)
     try:
-        if isinstance(parent, cst.If) and parent.test is node:
+        if isinstance(parent, cst.If) and parent.test is test:
             return _if_statement(parent, ctx)
-        if isinstance(parent, cst.IfExp) and parent.test is node:
+        if isinstance(parent, cst.IfExp) and parent.test is test:
             return _ternary(parent, ctx)
         return _logical_value(node, ctx)
     except _NoFix:
         return None
     except _Advice as advice:
         return Fix(Applicability.DISPLAY_ONLY, str(advice), ())
+
+
+def _test_around(node: cst.CSTNode, ctx: FixContext) -> cst.CSTNode:
+    """The whole condition ``node`` is an operand of, through ``not`` / ``and`` / ``or``
+    (``if not x > 0:`` is reported at ``x > 0``; the statement is what is rewritten)."""
+    top = node
+    while True:
+        parent = ctx.parent(top)
+        if isinstance(parent, cst.BooleanOperation) or (
+                isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)):
+            top = parent
+            continue
+        return top
 
 
 def _array_test(bld: "_Builder", test: cst.BaseExpression) -> None:
@@ -592,13 +606,8 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     elif not (isinstance(node, cst.Comparison) and len(node.comparisons) > 1) and not (
             isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
         return None
-    while True:
-        parent = ctx.parent(top)
-        if isinstance(parent, cst.BooleanOperation) or (
-                isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)):
-            top = parent
-            continue
-        break
+    top = _test_around(top, ctx)
+    parent = ctx.parent(top)
     if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)) and \
             getattr(parent, "test", None) is top:
         return None  # the statement's own finding

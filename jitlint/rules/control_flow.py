@@ -49,6 +49,8 @@ class PythonBranchOnTracer(Rule):
     """## What it does
     Flags Python `if` / `elif`, conditional expressions, `assert`, `and` /
     `or` / `not` and chained comparisons whose truth depends on a traced value.
+    In a test, `a and b` / `a or b` converts `a` to bool first, so a traced
+    `a` is flagged whatever `b` is (`if not x > 0 and flag:`).
 
     ## Why is this bad?
     Python needs a concrete `True` or `False`, and a tracer has none:
@@ -123,6 +125,10 @@ class PythonBranchOnTracer(Rule):
     def _check(self, test: cst.BaseExpression, what: str, advice: Optional[str] = None) -> None:
         test = truth_operand(test)
         value = self.ctx.value(test)
+        while not is_traced_array(value) and isinstance(test, cst.BooleanOperation):
+            # `a and b` / `a or b` converts `a` to bool whatever `b` is: a traced `a` fails first
+            test = truth_operand(test.left)
+            value = self.ctx.value(test)
         if is_traced_array(value):
             # where neither rewrite applies, the advice that does (shown as the finding's help)
             hint = Fix(Applicability.DISPLAY_ONLY, advice, ()) if advice else None

@@ -80,7 +80,9 @@ class MutableGlobalRead(Rule):
 
     Constants are not flagged, nor are tables that are only filled while the
     module is imported (by module-level code, decorators or `register_*`
-    functions), nor `TABLE[key](...)` dispatch through such tables: jitlint
+    functions), unless module-level code uses the jitted function before it
+    calls the function that changes the table (`f(x); set_scale(3.0)`: the
+    first call traced it), nor `TABLE[key](...)` dispatch through such tables: jitlint
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
@@ -176,10 +178,10 @@ class MutableGlobalRead(Rule):
             return  # traced only by vmap, which traces again on every call: the read is fresh
         if self._is_write_context(node) or self._initialisation_test(node):
             return
-        if ctx.index.rebound_by_calls(node.value) or (
+        if ctx.index.rebound_by_calls(node.value, ctx.function) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
-        elif ctx.index.changed_after_import(node.value) and not self._is_dispatch(node):
+        elif ctx.index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node):
             why = "a function of this module changes it" if not info.mutable_container else \
                 "it is a module-level container that a function of this module changes"
         else:
