@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+import libcst as cst
+
 
 @dataclass(frozen=True)
 class Transform:
@@ -726,6 +728,22 @@ NUMPY_CONVERTS_SEQUENCES = frozenset(NUMPY_WORKS_ON_TRACER) - {"all", "any", "ar
 def numpy_converts_sequence(qualified: str) -> bool:
     """``numpy.mean`` -> True: given a list of tracers (not an array), it converts the list and fails."""
     return qualified.startswith("numpy.") and qualified[len("numpy."):] in NUMPY_CONVERTS_SEQUENCES
+
+
+def makes_numpy_array(qualified: str, call: cst.Call) -> bool:
+    """``numpy.zeros(3)``, ``numpy.arange(n)`` of static arguments: a NumPy array of numbers, which
+    stores a value by converting it (not ``np.shape`` and the like, which answer Python values, nor
+    an array of ``dtype=object``, which stores any object as it is)."""
+    if not qualified.startswith("numpy.") or qualified.startswith("numpy.random.") \
+            or qualified in NUMPY_STATIC_FUNCTIONS:
+        return False
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.Name) and value.value == "object" or \
+                isinstance(value, cst.Attribute) and value.attr.value in ("object_", "object") or \
+                isinstance(value, cst.SimpleString) and value.value.strip("\"'") in ("O", "object"):
+            return False
+    return True
 
 
 def numpy_fails_on_tracer(qualified: str) -> bool:

@@ -2026,6 +2026,8 @@ class Analyzer:
                 return Value(numpy_array=True)
             if best.kind is Kind.TRACED:
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            if not best.kind and jax_api.makes_numpy_array(q, call):
+                return Value(numpy_array=True)  # `np.zeros(3)` in traced code: a concrete NumPy array
             return best if best.kind else STATIC
         if jax_api.canonical_transform(q) is not None or q in jax_api.NON_STAGING:
             return MAYBE

@@ -153,8 +153,11 @@ class NumpyOnTracer(Rule):
     Flags a NumPy or SciPy function called on a traced value, when that
     function really fails on tracers: ufuncs (`np.exp`, `np.sin`, ...),
     `np.asarray` / `np.array`, `np.clip`, `np.concatenate`, `np.append`,
-    `np.linalg.*`, ... It also flags indexing a module-level NumPy array with a
-    traced index. The table of functions is `NUMPY_FAILS_ON_TRACER` in
+    `np.linalg.*`, ... It also flags indexing a NumPy array (a module-level one,
+    or one made in the traced code: `np.zeros(n)`) with a traced index, and
+    storing a traced value into one (`out[i] = x[i]`: `ValueError: setting an
+    array element with a sequence`; an array of `dtype=object` stores any
+    object and is not flagged). The table of functions is `NUMPY_FAILS_ON_TRACER` in
     `jitlint/analysis/jax_api.py`, checked against JAX by the test suite.
 
     Functions that NumPy hands to the array's own method (`np.sum`,
@@ -268,6 +271,24 @@ class NumpyOnTracer(Rule):
                 and not value.is_array:
             self.report(node, f"NumPy function `{self.ctx.code(node.func)}` converts `{self.ctx.code(arg)}`, "
                               "a list or tuple of traced values", value.reason)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._stored_in_numpy(target.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._stored_in_numpy(node.target, node.value)
+
+    def _stored_in_numpy(self, target: cst.BaseExpression, stored: cst.BaseExpression) -> None:
+        """``out[i] = v`` on a NumPy array with ``v`` traced: NumPy converts what it stores, and
+        converting a tracer raises (``ValueError: setting an array element with a sequence``)."""
+        ctx = self.ctx
+        if not isinstance(target, cst.Subscript) or not ctx.value(target.value).numpy_array:
+            return
+        value = ctx.value(stored)
+        if value.kind is Kind.TRACED:
+            self.report(target, f"traced `{ctx.code(stored)}` stored into NumPy array `{ctx.code(target.value)}`: "
+                                "NumPy converts it to a concrete value", value.reason)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         ctx = self.ctx
