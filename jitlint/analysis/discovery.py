@@ -1701,7 +1701,7 @@ class ModuleIndex:
         self._construction_helpers[cls] = helpers
         return helpers
 
-    def _ancestors(self, cls: ClassInfo) -> List[ClassInfo]:
+    def ancestors(self, cls: ClassInfo) -> List[ClassInfo]:
         """``cls`` and the classes of this module it derives from, by base name."""
         out = [cls]
         todo = [cls]
@@ -1717,9 +1717,9 @@ class ModuleIndex:
         """An object of this module can be an instance of both classes: one derives from the other, or a
         class here derives from both (a mixin). Then ``self.name`` in one may reach a method of the other."""
         if self._lineages is None:
-            self._lineages = [self._ancestors(c) for c in self.classes.values()]
+            self._lineages = [self.ancestors(c) for c in self.classes.values()]
         return any(a in lineage and b in lineage
-                   for lineage in [self._ancestors(a), self._ancestors(b)] + self._lineages)
+                   for lineage in [self.ancestors(a), self.ancestors(b)] + self._lineages)
 
     def _private_name_references(self) -> Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]]:
         """Every mention of a private name (``_x``) in the module -> the node, with the class whose
