@@ -281,15 +281,18 @@ def iter_files(paths: Iterable[str], config: Config,
 
 
 def project_root(path: str) -> Optional[str]:
-    """The nearest folder at or above ``path`` that holds a project marker (None: no project).
+    """The nearest folder at or above ``path`` that holds a project marker; failing that, the
+    folder above the outermost package holding ``path`` (an unpacked wheel or an installed package
+    has no marker, and its modules import one another by their package's name); None: no project.
 
     The user's home folder and the file system root are never a project: a
     stray ``.git`` there would make every check read the whole disk.
     """
-    directory = os.path.abspath(path)
-    if not os.path.isdir(directory):
-        directory = os.path.dirname(directory)
+    start = os.path.abspath(path)
+    if not os.path.isdir(start):
+        start = os.path.dirname(start)
     never = {os.path.abspath(os.path.expanduser("~")), os.path.abspath(os.sep)}
+    directory = start
     while directory not in never:
         if any(os.path.exists(os.path.join(directory, marker)) for marker in PROJECT_MARKERS):
             return directory
@@ -297,7 +300,23 @@ def project_root(path: str) -> Optional[str]:
         if parent == directory:
             break
         directory = parent
-    return None
+    top = outermost_package(start, never)
+    return os.path.dirname(top) if top is not None and os.path.dirname(top) not in never else None
+
+
+def outermost_package(directory: str, never: Iterable[str] = ()) -> Optional[str]:
+    """The highest folder at or above ``directory`` (below ``never``) that holds an ``__init__.py``:
+    the top package of the code there (a sub-folder without one is a namespace portion of it), or None."""
+    top: Optional[str] = None
+    current = directory
+    while current not in never:
+        if os.path.isfile(os.path.join(current, "__init__.py")):
+            top = current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return top
 
 
 def project_files(roots: Iterable[str], config: Config, limit: int = MAX_PROJECT_FILES) -> List[str]:

@@ -307,6 +307,35 @@ def test_a_project_without_markers_is_only_what_was_named(tmp_path):
     shutil.rmtree(folder)
 
 
+@pytest.mark.parametrize("namespace_portion", [False, True])
+def test_a_package_without_project_markers_is_its_own_project(tmp_path, namespace_portion):
+    """An unpacked wheel or an installed package has no pyproject/setup.cfg/.git: the folder above
+    its outermost package (a folder with ``__init__.py``; a sub-folder without one is a namespace
+    portion of it) is the project, so the package folder, a file alone and a sub-folder give what the
+    folder above gives."""
+    from jitlint.files import project_root
+
+    root = tmp_path / "unpacked"
+    prefix = "pkg/sub/" if namespace_portion else "pkg/"
+    for relative, text in FILES.items():
+        if relative == "pyproject.toml":
+            continue
+        if relative != "pkg/__init__.py":
+            relative = prefix + relative[len("pkg/"):]
+            text = text.replace("from pkg.util", "from pkg.sub.util" if namespace_portion else "from pkg.util")
+        write(root, relative, text)
+    assert project_root(str(root / (prefix + "util.py"))) == str(root)
+    whole = check_json(root, ".")
+    assert whole == EXPECTED
+    assert check_json(root / "pkg", ".") == EXPECTED
+    for name in ("util.py", "cyc_b.py"):
+        assert check_json(root, prefix + name) == {f for f in EXPECTED if f[0] == name}, name
+    loose = tmp_path / "loose"
+    write(loose, "a.py", "x = 1\n")
+    assert project_root(str(loose / "a.py")) is None or not str(project_root(str(loose / "a.py"))).startswith(
+        str(tmp_path))
+
+
 def test_findings_carry_a_structured_subject():
     """The name or expression a finding is about, for tools (the verifier) that must not parse messages."""
     from jitlint.engine import lint_source
