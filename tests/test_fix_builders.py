@@ -309,6 +309,44 @@ def test_print_of_a_value_that_may_be_traced_is_unsafe():
     assert diag.fix.applicability is Applicability.UNSAFE
 
 
+@pytest.mark.parametrize("shown", ["x.shape", "x.shape[0] * 2", "len(x)", "n", "steps", "str(x.dtype)", "(x.ndim, 3)"])
+def test_print_of_values_proven_static_is_safe(shown):
+    """A literal, a shape, ``len``, a static parameter, a local bound once to one: Python values in
+    every trace, formatted at trace time as eager ``print`` formats them."""
+    _, diag = only(f"""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("n",))
+        def f(x, n):
+            steps = 10
+            print("x", x, {shown})
+            return x
+        """, "JIT103")
+    assert diag.fix.applicability is Applicability.SAFE
+
+
+@pytest.mark.parametrize("shown", ["q_i", "zeros", "table"])
+def test_print_of_values_static_only_by_default_is_unsafe(shown):
+    """What no trace jitlint sees reaches is static by default: a closure of a function nobody jits
+    here (a caller elsewhere may trace it), the result of an unknown library's call. Formatted at
+    trace time it would print a tracer's repr wherever a caller traces it: not proven, so UNSAFE
+    (levanter ``flash_attention.py:209``)."""
+    _, diag = only(f"""
+        import somelib
+        from jax import lax
+
+        def attention(q, table):
+            def body(state):
+                i, o = state
+                q_i = q[i]
+                zeros = somelib.zeros(3)
+                print(i, {shown})
+                return i + 1, o
+            return lax.while_loop(lambda s: s[0] < 3, body, (0, q))
+        """, "JIT103")
+    assert diag.fix.applicability is Applicability.UNSAFE
+
+
 @pytest.mark.parametrize("body, code", [
     ("""
      @jax.jit

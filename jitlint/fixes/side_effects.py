@@ -15,8 +15,8 @@ Static values (shapes, dtypes, Python numbers) are formatted at trace time with
 ``jax.debug.print`` as they are, a shape tuple would print as
 ``(Array(3, dtype=int32),)`` and a Python float as a float32.
 
-Safety: SAFE when every argument is a literal, a static value or a traced
-array, and the ``print`` is the only print in its function.  The computed
+Safety: SAFE when every argument is a literal, a value proven static
+(:func:`proven_static`) or a traced array, and the ``print`` is the only print in its function.  The computed
 values are the same for every input and under every transformation
 (``jax.debug.print`` has no outputs), and one call prints what eager execution
 prints.  What changes is *when* it prints: on every call of the compiled
@@ -92,6 +92,7 @@ class _Format:
             return self.value(expr.left) and self.value(expr.right)
         kind = kind_of(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
+            self.maybe = self.maybe or not proven_static(self.ctx, expr)
             self.field("{}")
             self.positional.append(self._static(expr, None, None))
             return True
@@ -139,6 +140,7 @@ class _Format:
                 self.text(str(lit))
                 continue
             if kind is Kind.STATIC:
+                self.maybe = self.maybe or not proven_static(self.ctx, expr)
                 name = self.field_name(self.ctx.code(expr))
                 self.keywords.append((name, self._static(expr, conversion, spec)))
                 self.field("{" + name + "}")
@@ -189,6 +191,67 @@ class _Format:
             n += 1
         self.taken.add(name)
         return name
+
+
+#: builtins whose result is a Python value computed from Python values (``len`` of anything)
+_STATIC_BUILTINS = frozenset({"str", "repr", "format", "int", "float", "bool", "type", "tuple", "list", "sorted",
+                              "range", "min", "max", "abs", "round", "sum"})
+
+
+def proven_static(ctx: FixContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """``expr`` is a Python value in every trace, as the code shows: a literal, a constant, a shape
+    (``x.shape``, ``x.ndim``, ``len(x)``), a parameter the jit makes static, a local bound once to one
+    of those, and Python operations on them.  The analysis also calls static what no trace it sees
+    reaches (a closure of a function nobody jits here, the result of an unknown library's call):
+    formatted at trace time, such a value prints its trace-time ``repr`` wherever a caller traces it."""
+    if depth > 8:
+        return False
+    if literal_value(expr) is not None or isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        if expr.value in ("None", "True", "False"):
+            return True
+        from jitlint.analysis.values import NO_CONSTANT
+
+        if ctx.facts.value(expr).const is not NO_CONSTANT:
+            return True
+        fn = ctx.enclosing_function(expr)
+        if fn is not None and expr.value in _static_parameters(ctx, fn):
+            return True
+        bound = ctx.index.single_value(expr.value, fn)
+        return bound is not None and proven_static(ctx, bound, depth + 1)
+    if isinstance(expr, cst.Attribute):
+        from jitlint.analysis.jax_api import STATIC_ATTRIBUTES
+
+        return expr.attr.value in STATIC_ATTRIBUTES
+    if isinstance(expr, cst.Subscript):
+        return proven_static(ctx, expr.value, depth + 1) and all(
+            isinstance(el.slice, cst.Index) and proven_static(ctx, el.slice.value, depth + 1) for el in expr.slice)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and ctx.facts.read_scope.get(expr.func) in (
+            None, "builtin"):
+        if expr.func.value == "len":
+            return True
+        return expr.func.value in _STATIC_BUILTINS and all(
+            not arg.star and proven_static(ctx, arg.value, depth + 1) for arg in expr.args)
+    if isinstance(expr, cst.BinaryOperation):
+        return proven_static(ctx, expr.left, depth + 1) and proven_static(ctx, expr.right, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return proven_static(ctx, expr.expression, depth + 1)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(not isinstance(el, cst.StarredElement) and proven_static(ctx, el.value, depth + 1)
+                   for el in expr.elements)
+    return False
+
+
+def _static_parameters(ctx: FixContext, fn) -> set:
+    """The parameters of ``fn`` that every jit of it makes static (none when nothing jits it here)."""
+    entries = [e for e in ctx.index.entries if e.function is fn]
+    if not entries:
+        return set()
+    out = set(entries[0].static_params())
+    for entry in entries[1:]:
+        out &= entry.static_params()
+    return out
 
 
 def _evaluate(prefix: str, quote: str, text: str) -> Optional[str]:

@@ -663,8 +663,14 @@ class PrintInTracedCode(Rule):
     `print(...)` -> `jax.debug.print(...)` (arguments formatted with `{!s}`, as
     `print` does) prints on every call, with values, and computes nothing
     differently, under `jax.grad` too. It is SAFE when it is the function's only
-    print and its arguments are literals or plain values; with several prints
-    it is UNSAFE, because separate `jax.debug.print` calls are not ordered.
+    print and each argument is a literal, a traced array, or a value proven
+    static (a shape, `len`, a static parameter, a constant, a local bound once
+    to one), which is formatted at trace time as `print` formats it; with
+    several prints it is UNSAFE, because separate `jax.debug.print` calls are
+    not ordered, and so is a value the analysis takes as static only because
+    no trace it sees reaches it (a closure of a function jitted elsewhere, an
+    unknown library's result): formatted at trace time, it would print a
+    tracer's `repr` wherever a caller traces it.
     `file=` or `flush=` get no fix.
 
     Layout only, whatever the applicability: a call that would run past the
