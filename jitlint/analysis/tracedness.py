@@ -1681,11 +1681,10 @@ class Analyzer:
                 return STATIC
             return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
                           is_array=True)
+        if receiver.numpy_array and method in jax_api.NUMPY_ARRAY_METHODS and best.kind is not Kind.TRACED:
+            return Value(numpy_array=True)  # `a.sum(1)`, `a.astype(np.int32)` of a NumPy array: NumPy
         if receiver.kind is Kind.MAYBE:
-            if method in jax_api.ARRAY_METHODS:
-                return traced(Reason(call, f"`.{method}()` returns an array: traced inside traced code"),
-                              is_array=True)
-            return MAYBE
+            return MAYBE  # a tracer's method gives a tracer, a NumPy array's gives NumPy
         if method in jax_api.ARRAY_RESULT_METHODS and best.kind is Kind.TRACED:
             return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
         if method in ("format", "join", "format_map"):
@@ -2026,8 +2025,10 @@ class Analyzer:
                 return Value(numpy_array=True)
             if best.kind is Kind.TRACED:
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
-            if not best.kind and jax_api.makes_numpy_array(q, call):
-                return Value(numpy_array=True)  # `np.zeros(3)` in traced code: a concrete NumPy array
+            if jax_api.makes_numpy_array(q, call) and (not best.kind or jax_api.numpy_fails_on_tracer(q)):
+                # `np.zeros(3)` in traced code is a concrete NumPy array; so is `np.asarray(v)` of a value
+                # that may be traced: on a tracer it raises there, so what follows sees NumPy
+                return Value(numpy_array=True)
             return best if best.kind else STATIC
         if jax_api.canonical_transform(q) is not None or q in jax_api.NON_STAGING:
             return MAYBE

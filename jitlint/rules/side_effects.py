@@ -217,6 +217,9 @@ class MutableGlobalRead(Rule):
             call = self.ctx.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in jax_api.MUTATING_METHODS:
                 return True
+            if isinstance(call, (cst.AssignTarget, cst.Del)) or (
+                    isinstance(call, cst.AugAssign) and call.target is parent):
+                return True  # `G.attr = v`: a write to the object (JIT102's), not a read frozen in the trace
         if isinstance(parent, cst.Subscript) and parent.value is node:
             holder = self.ctx.parent(parent)
             if isinstance(holder, (cst.AssignTarget, cst.Del)) or (
