@@ -125,3 +125,16 @@ def test_static_fields_of_a_returned_class_and_of_imported_classes():
     here declare static (and none as a data field) is static. Data fields, a name static in a
     module not imported, and a name that another imported class declares as data stay reported."""
     _check_package(AGENT, ("rollout.py", "search.py", "agent.py", "control.py", "__init__.py"))
+
+
+OPS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "ops_pkg")
+
+
+def test_static_metadata_of_classes_registered_by_a_base_in_another_module():
+    """`field(metadata={"static": True})` on operator classes that a base class registers in
+    `__init_subclass__`, imported through the package's re-exports: static on an object of unknown
+    class and on one annotated with a subclass defined in a third module; a data field in `if` and a
+    field of a class that does not declare it static stay reported."""
+    _check_package(OPS, ("noise.py", "__init__.py", os.path.join("core", "__init__.py"),
+                         os.path.join("core", "_base.py"), os.path.join("core", "_fourier.py"),
+                         os.path.join("core", "_windowed.py"), os.path.join("core", "_plain.py")))

@@ -9,7 +9,7 @@ imports are what its annotations' names mean.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -29,13 +29,45 @@ class Definition:
     index: ModuleIndex
     path: Optional[str]
     name: str
+    #: the other modules of the checked folder, where base classes imported from them are read
+    project: object = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def static_attrs(self) -> frozenset:
-        return frozenset(self.index.static_fields_by_class.get(self.name, ()))
+        """The fields the class declares static, with those its base classes declare, in this
+        module (see ``ModuleIndex.static_fields_by_class``) or imported from another one."""
+        out = set(self.index.static_fields_by_class.get(self.name, ()))
+        for base in self.imported_bases():
+            out |= base.index.static_fields_by_class.get(base.name, ())
+        return frozenset(out)
 
-    def _body(self) -> Iterator[cst.BaseStatement]:
-        """The statements of the class body, then of its base classes defined in the same module."""
+    def imported_bases(self) -> List["Definition"]:
+        """The base classes, and theirs in turn, that modules of the checked code other than this
+        one define (``class Windowed(FourierOperator)`` with ``FourierOperator`` imported)."""
+        out: List[Definition] = []
+        todo: List[Definition] = [self]
+        seen: Set[Tuple[int, str]] = set()
+        while todo and len(seen) < 32:
+            here = todo.pop()
+            if (id(here.index), here.name) in seen:
+                continue
+            seen.add((id(here.index), here.name))
+            for name in here._local_classes():
+                for base in here.index.classes[name].bases:
+                    if base in here.index.classes or not base:
+                        continue
+                    try:
+                        expr = cst.parse_expression(base)
+                    except Exception:  # noqa: BLE001 - not a name
+                        continue
+                    found = class_named(expr, here.index, here.path, self.project) if self.project else None
+                    if found is not None and found.index is not here.index:
+                        out.append(found)
+                        todo.append(found)
+        return out
+
+    def _local_classes(self) -> Iterator[str]:
+        """The class and its base classes defined in the same module, nearest first."""
         todo: List[str] = [self.name]
         seen: Set[str] = set()
         while todo:
@@ -44,8 +76,14 @@ class Definition:
             if cls is None or name in seen:
                 continue
             seen.add(name)
-            yield from cls.node.body.body
+            yield name
             todo.extend(cls.bases)
+
+    def _body(self) -> Iterator[cst.BaseStatement]:
+        """The statements of the class body, then of its base classes defined in the same module
+        (whose annotations read in this module's imports)."""
+        for name in self._local_classes():
+            yield from self.index.classes[name].node.body.body
 
     def field_annotation(self, attr: str) -> Optional[cst.BaseExpression]:
         """The annotation of field ``attr`` in the class body, or in a base class of the same module."""
@@ -156,7 +194,7 @@ def alias_of(annotation: cst.BaseExpression, index: ModuleIndex, path: Optional[
 def defined(name: cst.BaseExpression, index: ModuleIndex, path: Optional[str], project) -> Optional[Definition]:
     """Where a name (``C``, ``module.C``) used in the module ``index`` is defined in the checked code."""
     if isinstance(name, cst.Name) and name.value in index.globals and index.globals[name.value].kind != "import":
-        return Definition(index, path, name.value)
+        return Definition(index, path, name.value, project)
     q = index.qualify(name)
     if q is None or project is None or q.startswith(jax_api.EXTERNAL_PACKAGES):
         return None

@@ -101,17 +101,22 @@ class Project:
         if found is None:
             return None
         state, name = found
-        return Definition(state.index, state.path, name)
+        return Definition(state.index, state.path, name, self)
 
     def imported_modules(self, from_path: Optional[str], index: ModuleIndex) -> List[ModuleState]:
         """The modules of the checked code that the module ``index`` (read from ``from_path``)
-        imports, or imports names from (``from pkg.control import f``: ``pkg/control.py``)."""
+        imports, or imports names from (``from pkg.control import f``: ``pkg/control.py``), and
+        the modules that define the classes it imports through a package's re-exports (``from pkg
+        import C``, with ``pkg/__init__.py`` importing ``C`` from ``pkg/core/_c.py``)."""
         if from_path is None:
             return []
         out: List[ModuleState] = []
         for qualified in sorted(set(index.imports.aliases.values())):
             if (qualified + ".").startswith(jax_api.EXTERNAL_PACKAGES):
                 continue
+            found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.classes)
+            if found is not None and found[0] not in out and found[0].index is not index:
+                out.append(found[0])
             parent = qualified.rpartition(".")[0] or "." * (len(qualified) - len(qualified.lstrip(".")))
             for name in (qualified, parent):
                 files = self._module_files(from_path, name) if name.strip(".") or name else []
