@@ -263,6 +263,8 @@ class Analyzer:
         self._initialising = 0
         #: see _imported_static_fields
         self._imported_static: Optional[frozenset] = None
+        #: see _own_data_fields
+        self._own_data: Optional[frozenset] = None
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
@@ -1469,7 +1471,10 @@ class Analyzer:
         base = self.ev(node.value, frame)
         attr = node.attr.value
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
-                or attr in self.index.static_fields or attr in base.static_attrs:
+                or attr in base.static_attrs:
+            return STATIC
+        if attr in self.index.static_fields and not (
+                base.kind is Kind.TRACED and base.pytree_class is None and attr in self._own_data_fields()):
             return STATIC
         if base.instance is not None and base.kind is Kind.MAYBE and isinstance(node.value, cst.Name):
             children = self.index.pytree_children(base.instance)
@@ -1492,6 +1497,14 @@ class Analyzer:
         if base.kind is Kind.MAYBE:
             return MAYBE
         return STATIC
+
+    def _own_data_fields(self) -> frozenset:
+        """The fields that a class of this module declares as data (see ``data_fields``): on a traced
+        object of unknown class such a name may be a leaf, even where another class of the module
+        declares it static."""
+        if self._own_data is None:
+            self._own_data = frozenset(data_fields(self.index))
+        return self._own_data
 
     def _imported_static_fields(self) -> frozenset:
         """Field names that classes of the checked modules this module imports declare static, and
