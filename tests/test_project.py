@@ -138,3 +138,14 @@ def test_static_metadata_of_classes_registered_by_a_base_in_another_module():
     _check_package(OPS, ("noise.py", "__init__.py", os.path.join("core", "__init__.py"),
                          os.path.join("core", "_base.py"), os.path.join("core", "_fourier.py"),
                          os.path.join("core", "_windowed.py"), os.path.join("core", "_plain.py")))
+
+
+FROZEN = os.path.join(os.path.dirname(__file__), "fixtures", "project", "frozen_pkg")
+
+
+def test_frozen_fields_of_lax_cond_operands_through_helpers_of_another_module():
+    """pytreeclass fields stored frozen through helpers of another module (`frozen_field`, and
+    `frozen_private_field` returning it), on a class and on its base of a third module (read
+    through a property): static in `lax.cond` branches; a data field in `if` and a plain field's
+    ints sliced in a branch stay reported."""
+    _check_package(FROZEN, ("update.py", "detectors.py", "objects.py", "pytrees.py", "__init__.py"))

@@ -4,7 +4,7 @@ points where JAX starts tracing (decorators, transform call sites, lax bodies).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -476,20 +476,24 @@ def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[boo
     return None
 
 
-def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = True) -> bool:
+def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = True, name: Optional[str] = None,
+                     helper: Optional[Callable[[cst.Call], bool]] = None) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``,
-    ``field(metadata={"pytree_node": False})`` or ``static_field(...)``, whichever library the
-    ``field`` comes from.  ``pytree_node_metadata``: whether the class's registration reads the
-    ``pytree_node`` metadata key (flax's and penzai's structs do; ``jax.tree_util.register_dataclass``
-    reads only ``static``, checked on JAX 0.10.2)."""
+    ``field(metadata={"pytree_node": False})``, ``field(on_setattr=[..., freeze])`` or
+    ``static_field(...)``, whichever library the ``field`` comes from.  ``pytree_node_metadata``:
+    whether the class's registration reads the ``pytree_node`` metadata key (flax's and penzai's
+    structs do; ``jax.tree_util.register_dataclass`` reads only ``static``, checked on JAX 0.10.2).
+    ``name``: what the callee is (its qualified name: ``tc_field`` imported as an alias of
+    ``pytreeclass...field``); ``helper``: whether a call of another function gives such a field (a
+    helper of the checked code that returns one, see ``ModuleIndex.field_helper_declares_static``)."""
     if not isinstance(value, cst.Call):
         return False
-    name = dotted_name(value.func) or ""
+    name = name or dotted_name(value.func) or ""
     last = name.rsplit(".", 1)[-1]
     if last == "static_field":
         return True
     if last != "field":
-        return False
+        return helper is not None and helper(value)
     for arg in value.args:
         key = arg.keyword.value if arg.keyword is not None else None
         code = cst.Module([]).code_for_node(arg.value).replace(" ", "")
@@ -500,14 +504,30 @@ def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = Tru
         if key == "metadata" and pytree_node_metadata and any(flag in code for flag in (
                 "pytree_node=False", "'pytree_node':False", '"pytree_node":False')):
             return True  # dataclasses.field(metadata={"pytree_node": False}) (penzai, flax's struct)
+        if key == "on_setattr" and _freezes(arg.value):
+            return True
     return False
+
+
+def _freezes(setters: cst.BaseExpression) -> bool:
+    """A field's setters (``on_setattr=[*extra, tc.freeze]``) end with or hold ``freeze``: the value
+    is stored frozen, a pytree with no leaves whose value is its tree structure (pytreeclass's
+    ``freeze``): JAX keeps it static through jit and lax control flow, as the aux data it is."""
+    if not isinstance(setters, (cst.List, cst.Tuple)):
+        return False
+    return any(not isinstance(el, cst.StarredElement) and (dotted_name(el.value) or "").rpartition(".")[2] == "freeze"
+               for el in setters.elements)
 
 
 class ModuleIndex:
     """Everything jitlint needs to know about a module before analysing values."""
 
-    def __init__(self, module: cst.Module, extra_jit: Sequence[str] = ()) -> None:
+    def __init__(self, module: cst.Module, extra_jit: Sequence[str] = (),
+                 resolve_function: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None) -> None:
         self.module = module
+        #: the module (its index) and name of a module-level function of another module of the
+        #: checked code, by qualified name (given by the project); None when checked alone
+        self.resolve_function_elsewhere = resolve_function
         self.imports = ImportTable()
         self.extra_jit = {name: jax_api.Transform(name, ("static_argnums",), ("static_argnames",))
                           for name in extra_jit}
@@ -1009,9 +1029,9 @@ class ModuleIndex:
                     continue
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        if every or (small.value is not None and _declares_static(small.value, node_key)):
+                        if every or (small.value is not None and self.declares_static(small.value, node_key)):
                             own.add(small.target.value)
-                    elif isinstance(small, cst.Assign) and _declares_static(small.value, node_key):
+                    elif isinstance(small, cst.Assign) and self.declares_static(small.value, node_key):
                         own.update(n.value for t in small.targets for n in assigned_names(t.target))
             out |= own
         for cls, aux in self._pytree_aux_data().items():
@@ -1026,6 +1046,39 @@ class ModuleIndex:
             by_class[cls.name] |= props
             out |= props
         return out
+
+    def declares_static(self, value: cst.BaseExpression, node_key: bool, depth: int = 0) -> bool:
+        """A class-body field value that declares the field static (see ``_declares_static``), the
+        callee named by what it refers to here."""
+        if not isinstance(value, cst.Call):
+            return False
+        return _declares_static(value, node_key, self.qualify(value.func),
+                                lambda call: self.field_helper_declares_static(call, node_key, depth))
+
+    def field_helper_declares_static(self, call: cst.Call, node_key: bool, depth: int = 0) -> bool:
+        """A call of a module-level function of the checked code (this module's, or one it imports)
+        every return of which declares a field static: fdtdx's ``frozen_field(**kw)`` returns
+        ``tc_field(..., on_setattr=[*on_setattr, tc.freeze])``, and its ``frozen_private_field``
+        returns ``frozen_field(...)``.  Typing overloads (no return) are left aside."""
+        if depth > 4:
+            return False
+        where: Optional[ModuleIndex] = None
+        name = None
+        if isinstance(call.func, cst.Name) and call.func.value in self.globals \
+                and self.globals[call.func.value].kind != "import":
+            where, name = self, call.func.value
+        elif self.resolve_function_elsewhere is not None:
+            q = self.qualify(call.func)
+            found = self.resolve_function_elsewhere(q) if q and not (q + ".").startswith(
+                jax_api.EXTERNAL_PACKAGES) else None
+            if found is not None:
+                where, name = found
+        if where is None:
+            return False
+        returned = [value for stmt in where.module.body if isinstance(stmt, cst.FunctionDef)
+                    and stmt.name.value == name for value in _returns(stmt.body)]
+        return bool(returned) and all(value is not None and where.declares_static(value, node_key, depth + 1)
+                                      for value in returned)
 
     # ------------------------------------------------------------------ walk
     def _walk(self, module: cst.Module) -> None:

@@ -43,7 +43,8 @@ class Project:
     # ------------------------------------------------------------ modules
     def add(self, path: str, source: str, module: cst.Module) -> ModuleState:
         key = os.path.realpath(path)
-        index = ModuleIndex(module, self.extra_jit)
+        self.states.setdefault(key, None)  # while its index is built, a module importing back gets nothing
+        index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified))
         state = ModuleState(path, source, module, index, None)  # type: ignore[arg-type]
         state.analyzer = Analyzer(index, project=self, path=path)
         self.states[key] = state
@@ -72,6 +73,11 @@ class Project:
             return None
         state, name = found
         return state.analyzer, state.index.functions[name]
+
+    def _function_index(self, from_path: str, qualified: str) -> Optional[Tuple[ModuleIndex, str]]:
+        """The index of the project module that defines the function ``qualified``, and its name there."""
+        found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.functions)
+        return None if found is None else (found[0].index, found[1])
 
     def _defining_module(self, from_path: Optional[str], qualified: str, defines,
                          depth: int = 0) -> Optional[Tuple[ModuleState, str]]:

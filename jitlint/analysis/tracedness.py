@@ -1805,7 +1805,11 @@ class Analyzer:
             return Value(Kind.TRACED, reason, container=True, element=traced(reason, is_array=True))
         if value.instance is not None:
             return Value(Kind.MAYBE, instance=value.instance, static_attrs=value.static_attrs)
-        return traced(reason, is_array=True)
+        if value.known or value.numpy_array or value.jax_array:
+            return traced(reason, is_array=True)
+        # an object of unknown structure: a pytree of traced leaves, whose static fields (those
+        # its class declares static: aux data, frozen fields) stay Python values
+        return traced(reason)
 
     @staticmethod
     def _lax_argument(call: cst.Call, args, position: int, keyword: str) -> Optional[Value]:
@@ -1931,7 +1935,7 @@ class Analyzer:
                     tree = trees[index] if index < len(trees) else STATIC
                     env[name] = Value(tree.kind, tree.reason) if tree.kind else STATIC
                 elif tracing and given is not None and index < len(given) and given[index] is not None:
-                    env[name] = given[index]
+                    env[name] = self.as_annotated(p, given[index])  # the body states what it takes
                 elif index in unmapped and kind in ("posonly", "positional"):
                     env[name] = MAYBE  # not mapped: it reaches `fn` as the wrapper's caller passes it
                 elif tracing:
