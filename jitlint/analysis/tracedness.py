@@ -1154,19 +1154,20 @@ class Analyzer:
             frame.env[target.value] = value
             self.facts.record(target, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            # each name gets its own element where its position is known: counted from the start
+            # before a starred name, from the end after it (``a, *rest, n = ...``)
             elements = target.elements
-            items = value.items
-            if items is not None and len(items) == len(elements) and not any(
-                    isinstance(e, cst.StarredElement) for e in elements):
-                for el, item in zip(elements, items):
-                    self.bind(el.value, item, frame)
-            else:
-                part = value.element if value.element is not None else self._part(value)
-                for el in elements:
-                    if isinstance(el, cst.StarredElement):
-                        self.bind(el.value, Value(part.kind, part.reason, element=part, container=True), frame)
-                    else:
-                        self.bind(el.value, part, frame)
+            star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+            part = value.element if value.element is not None else self._part(value)
+            for i, el in enumerate(elements):
+                if i == star:
+                    self.bind(el.value, self._starred_part(value, i, len(elements) - i - 1, part), frame)
+                    continue
+                if star is None:
+                    item = value.at(i, len(elements))
+                else:
+                    item = value.at(i if i < star else i - len(elements))
+                self.bind(el.value, item if item is not None else part, frame)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, value, frame)
         elif isinstance(target, (cst.Attribute, cst.Subscript)):
@@ -1174,6 +1175,16 @@ class Analyzer:
             if isinstance(target, cst.Subscript):
                 for el in target.slice:
                     self._ev_slice(el.slice, frame)
+
+    @staticmethod
+    def _starred_part(value: Value, before: int, after: int, part: Value) -> Value:
+        """The list a starred name gets: the elements between the ``before`` first and the
+        ``after`` last, where they are known."""
+        if value.items is not None and len(value.items) >= before + after:
+            middle = value.items[before:len(value.items) - after]
+            best = strongest(middle)
+            return Value(best.kind, best.reason, element=join_all(middle) if middle else None, container=True)
+        return Value(part.kind, part.reason, element=part, container=True)
 
     @staticmethod
     def _part(value: Value) -> Value:
@@ -1368,20 +1379,38 @@ class Analyzer:
         return join(self._ev_where(node.body, frame, when_true), self._ev_where(node.orelse, frame, when_false))
 
     def _ev_sequence(self, node, frame: Frame) -> Value:
-        """A tuple, list or set display."""
-        items = []
+        """A tuple, list or set display.
+
+        A starred part of known length (a tuple display) adds its elements; one of unknown length
+        (``*rows``, a list built in a loop) shifts the positions after it: the elements before the
+        first such part are known from the start, those after the last from the end.
+        """
+        items = []  # what iterating may give, one value per element or starred part
+        known: List[Value] = []  # the elements since the last starred part of unknown length
+        head: Optional[Tuple[Value, ...]] = None  # the elements before the first one
         for el in node.elements:
             value = self.ev(el.value, frame)
-            if isinstance(el, cst.StarredElement) and value.element is not None:
-                value = value.element
-            items.append(value)
+            if not isinstance(el, cst.StarredElement):
+                known.append(value)
+                items.append(value)
+            elif value.items is not None:
+                known.extend(value.items)
+                items.extend(value.items)
+            else:
+                if head is None:
+                    head = tuple(known) + value.head
+                known = list(value.tail)
+                items.append(value.element if value.element is not None else value)
         best = strongest(items)
-        if isinstance(node, cst.Set) and best.kind is not Kind.TRACED:
-            return HASHED
-        if any(isinstance(el, cst.StarredElement) for el in node.elements):
-            return Value(best.kind, best.reason, element=join_all(items or []), container=True)
-        return Value(best.kind, best.reason, items=tuple(items) if not isinstance(node, cst.Set) else None,
-                     element=join_all(items) if items else None, container=not isinstance(node, cst.Tuple))
+        if isinstance(node, cst.Set):
+            if best.kind is not Kind.TRACED:
+                return HASHED
+            return Value(best.kind, best.reason, element=join_all(items), container=True)
+        if head is not None:
+            return Value(best.kind, best.reason, element=join_all(items), container=True, head=head,
+                         tail=tuple(known))
+        return Value(best.kind, best.reason, items=tuple(items), element=join_all(items) if items else None,
+                     container=not isinstance(node, cst.Tuple))
 
     def _ev_dict(self, node: cst.Dict, frame: Frame) -> Value:
         values = []
@@ -1539,10 +1568,12 @@ class Analyzer:
                 names.extend(part for part in parts if isinstance(part, cst.Name))
             if names:
                 self._note_arrays(names, [frame.env.get(n.value, STATIC) for n in names], frame)
-        if base.items is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        if (base.items is not None or base.has_ends) and len(node.slice) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index):
             i = int_value(node.slice[0].slice.value)
-            if i is not None and -len(base.items) <= i < len(base.items):
-                return base.items[i]
+            item = base.at(i) if i is not None else None
+            if item is not None:
+                return item
         if base.element is not None and not base.mapping and len(node.slice) == 1 \
                 and isinstance(node.slice[0].slice, cst.Index):
             return base.element  # an element of a sequence whose elements are known: `sorted(params)[0]`
@@ -1797,6 +1828,13 @@ class Analyzer:
         if value.items is not None:
             items = tuple(Analyzer._traced_like(item, reason) for item in value.items)
             return Value(Kind.TRACED, reason, items=items, container=value.container, element=join_all(items))
+        if value.has_ends:
+            head = tuple(Analyzer._traced_like(item, reason) for item in value.head)
+            tail = tuple(Analyzer._traced_like(item, reason) for item in value.tail)
+            element = Analyzer._traced_like(value.element, reason) if value.element is not None else \
+                traced(reason, is_array=True)
+            return Value(Kind.TRACED, reason, head=head, tail=tail, container=value.container,
+                         element=join_all(head + tail + (element,)))
         if value.kind is not Kind.STATIC or (value.known and value.const is None) or value.func is not None:
             return value
         if value.mapping:
@@ -2247,7 +2285,8 @@ class Analyzer:
         if other_module:
             # what iterating gives is kept only when it is static (a dict's keys): a plain Python value
             keys = STATIC if value.element is not None and value.element.kind is Kind.STATIC else None
-            value = replace(value, func=None, closure=None, instance=None, items=None, element=keys)
+            value = replace(value, func=None, closure=None, instance=None, items=None, head=(), tail=(),
+                            element=keys)
         if value.kind is not Kind.TRACED:
             return value
         where = (self.index.module, self.path) if other_module else (None, None)

@@ -60,6 +60,11 @@ class Value:
     reason: Optional[Reason] = None
     #: elements of a tuple/list literal, in order (for unpacking)
     items: Optional[Tuple["Value", ...]] = None
+    #: a sequence of unknown length (a display with a starred part, ``(*rows, n, shape)``): its
+    #: first and last elements, in order, as far as they are known.  A starred part shifts the
+    #: positions after it, so they are counted from the end
+    head: Tuple["Value", ...] = ()
+    tail: Tuple["Value", ...] = ()
     #: what iterating over it yields, when known
     element: Optional["Value"] = None
     #: a function jitlint can see (FunctionInfo), with what it closes over
@@ -125,6 +130,28 @@ class Value:
         """Whether the Python constant is known (see ``const``)."""
         return self.const is not NO_CONSTANT
 
+    @property
+    def has_ends(self) -> bool:
+        return bool(self.head or self.tail)
+
+    def at(self, index: int, length: Optional[int] = None) -> Optional["Value"]:
+        """The element at ``index`` (negative: from the end), where its position is known.
+
+        ``length`` is the length the sequence must have (unpacking into that many names): a
+        position is then known from either end.
+        """
+        if self.items is not None:
+            if length is not None and length != len(self.items):
+                return None  # unpacking fails: Python raises
+            return self.items[index] if -len(self.items) <= index < len(self.items) else None
+        if 0 <= index < len(self.head):
+            return self.head[index]
+        if -len(self.tail) <= index < 0:
+            return self.tail[index]
+        if length is not None:  # the same position, counted from the other end
+            return self.at(index - length if index >= 0 else index + length)
+        return None
+
 
 def constant(value: Any) -> Value:
     """A static value known to be the Python constant ``value``."""
@@ -169,12 +196,18 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         if a.func is not None and a.func is b.func:
             return a
         fmt = a.formats_tracer or b.formats_tracer
-        if fmt is not a.formats_tracer or a.items is not None or a.func is not None:
+        if fmt is not a.formats_tracer or a.items is not None or a.func is not None or a.has_ends:
             return Value(formats_tracer=fmt, jax_array=a.jax_array and b.jax_array)
         return a
     if a.kind == b.kind and a.items is not None and b.items is not None and len(a.items) == len(b.items):
         return replace(a, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
-    if a.items is not None or a.func is not None:
+    if a.kind == b.kind and a.has_ends and len(a.head) == len(b.head) and len(a.tail) == len(b.tail) \
+            and b.items is None:
+        return replace(a, head=tuple(join(x, y) for x, y in zip(a.head, b.head)),
+                       tail=tuple(join(x, y) for x, y in zip(a.tail, b.tail)),
+                       element=join(a.element, b.element) if a.element is not None and b.element is not None
+                       else None)
+    if a.items is not None or a.func is not None or a.has_ends:
         return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array,
                      leaf=a.leaf and b.leaf)
     if b.kind is Kind.TRACED and ((a.is_array and not b.is_array) or (a.leaf and not b.leaf)):
@@ -213,5 +246,8 @@ def same_kinds(a: Dict[str, Value], b: Dict[str, Value]) -> bool:
         if (va.items is None) != (vb.items is None):
             return False
         if va.items is not None and tuple(x.kind for x in va.items) != tuple(x.kind for x in vb.items):
+            return False
+        if tuple(x.kind for x in va.head + va.tail) != tuple(x.kind for x in vb.head + vb.tail) \
+                or len(va.head) != len(vb.head):
             return False
     return True
