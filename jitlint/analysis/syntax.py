@@ -219,7 +219,8 @@ def _iterated_name(node: cst.CSTNode) -> Optional[str]:
 
 def mapping_names(body: cst.CSTNode) -> frozenset:
     """Names that the code under ``body`` uses as a dict: ``d["key"]``, ``d.items()``,
-    ``"key" in d``, ``**d``, or ``for k in d`` whose ``k`` indexes ``d`` or is used as a string.
+    ``"key" in d``, ``**d``, or ``for k in d`` whose ``k`` indexes ``d`` or is used as a string;
+    and a name indexed by (or tested for) the keys of such a dict.
 
     A pytree argument of unknown structure is either an array or a container; such use says
     which, and iterating over a dict gives its keys, which are static under tracing."""
@@ -243,10 +244,13 @@ def mapping_names(body: cst.CSTNode) -> frozenset:
                 found.add(node.value.value)
             elif node.attr.value in _STR_METHODS:
                 string_uses.append(node.value.value)
-        elif kind is cst.Comparison and _is_string(node.left):
+        elif kind is cst.Comparison and (_is_string(node.left) or type(node.left) is cst.Name):
             for comp in node.comparisons:
                 if type(comp.operator) in (cst.In, cst.NotIn) and type(comp.comparator) is cst.Name:
-                    found.add(comp.comparator.value)
+                    if _is_string(node.left):
+                        found.add(comp.comparator.value)
+                    else:
+                        subscripts.append((comp.comparator.value, node.left.value))
         elif (kind is cst.Arg or kind is cst.StarredDictElement) and node.star == "**" \
                 if kind is cst.Arg else kind is cst.StarredDictElement:
             if type(node.value) is cst.Name:
@@ -262,6 +266,15 @@ def mapping_names(body: cst.CSTNode) -> frozenset:
     for name in string_uses:
         if name in loops:
             found.add(loops[name])
+    # a name indexed by the keys of a dict, or tested for holding them, is a dict too
+    # (``for k in old: ... k in new and old[k] != new[k]``)
+    grown = True
+    while grown:
+        grown = False
+        for indexed, key in subscripts:
+            if indexed not in found and loops.get(key) in found:
+                found.add(indexed)
+                grown = True
     return frozenset(found)
 
 

@@ -2136,7 +2136,11 @@ class Analyzer:
         if name in ("list", "tuple", "reversed", "iter", "sorted", "set", "frozenset"):
             if not args:
                 return Value(container=True)
-            return Value(first.kind, first.reason, element=self.element_of(first, call), container=True)
+            element = self.element_of(first, call)
+            if element.kind is Kind.STATIC:
+                # what it holds is static (a dict's keys: `sorted(state)`): a Python list of Python values
+                return Value(element=element, container=True)
+            return Value(first.kind, first.reason, element=element, container=True)
         if name == "next":
             return self.element_of(first, call)
         if name == "getattr" and len(args) >= 3:
