@@ -591,6 +591,7 @@ class ModuleIndex:
         self._lineages: Optional[List[List[ClassInfo]]] = None
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
+        self._memos: Dict[str, bool] = {}
         self._collect_imports(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
@@ -1550,6 +1551,26 @@ class ModuleIndex:
                 return True
         return False
 
+    def memo_only(self, name: str) -> bool:
+        """Global ``name`` is a memo: a dict that every function of this module changes only by
+        storing an entry where the code has just found its key missing (``if key not in D:``, after
+        ``hit = D.get(key); if hit is not None: return hit`` or ``if key in D: return D[key]``, or
+        anywhere under ``if not D:``), by ``setdefault``, or by dropping entries (``clear``, ``pop``,
+        ``del``).  A read of it gives what computing the entry again gives, so a trace holding one is
+        not stale (what the entry is computed from is read, and checked, where it is computed); and
+        no function rebinds it (``global``)."""
+        found = self._memos.get(name)
+        if found is None:
+            info = self.globals.get(name)
+            mutators = self.mutated_in_functions.get(name, set())
+            found = bool(mutators) and info is not None and isinstance(info.node, (cst.Assign, cst.AnnAssign)) \
+                and isinstance(info.node.value, (cst.Dict, cst.Call)) and not self.global_writers.get(name) \
+                and all(_memo_block(fn.node.body, name, set(), False, self.module)
+                        for fn in mutators if isinstance(fn.node, cst.FunctionDef)) \
+                and any(_stores_into(fn.node.body, name) for fn in mutators)  # (only dropping: not a memo)
+            self._memos[name] = found
+        return found
+
     def _run_after_use(self, writer: str, reader: FunctionInfo) -> bool:
         """Module-level code calls ``writer`` in a statement after one that uses ``reader``'s
         top-level function (``f(x)`` or ``jax.jit(f)(x)``: a trace may run there, and a write
@@ -2111,3 +2132,136 @@ class ModuleIndex:
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
                                        both_static_kinds=both, scope=scope, spec_args=spec_args))
+
+
+_DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})
+
+
+def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: bool, module: cst.Module) -> bool:
+    """Every change of dict ``name`` in ``block`` stores an entry whose key the code has just found
+    missing (``missing``: the keys' code; ``all_missing``: under ``if not name:``) or drops entries."""
+    body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
+    missing = set(missing)
+    gets: Dict[str, str] = {}  # `hit = D.get(key)`: hit -> key
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue  # its own function, with its own changes
+        if isinstance(stmt, cst.If):
+            miss = _missing_key(stmt.test, name, gets, module)
+            if miss is not None and _ends_in_return(stmt.body):
+                kind, key = miss
+                if kind == "hit":  # `if key in D: return ...` / `if hit is not None: return hit`
+                    if not _memo_block(stmt.body, name, missing, all_missing, module):
+                        return False
+                    missing.add(key)
+                    if stmt.orelse is not None and not _memo_block(stmt.orelse.body if isinstance(
+                            stmt.orelse, cst.Else) else cst.IndentedBlock(body=[stmt.orelse]), name, missing,
+                            all_missing, module):
+                        return False
+                    continue
+            inner_missing, inner_all = set(missing), all_missing
+            if miss is not None and miss[0] == "miss":
+                inner_missing.add(miss[1])
+            if miss is not None and miss[0] == "empty":
+                inner_all = True
+            if not _memo_block(stmt.body, name, inner_missing, inner_all, module):
+                return False
+            orelse = stmt.orelse
+            if orelse is not None and not _memo_block(orelse.body if isinstance(orelse, cst.Else) else
+                                                      cst.IndentedBlock(body=[orelse]), name, missing,
+                                                      all_missing, module):
+                return False
+            continue
+        if isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try)):
+            parts = [stmt.body] + [h.body for h in getattr(stmt, "handlers", ())]
+            for extra in ("orelse", "finalbody"):
+                part = getattr(stmt, extra, None)
+                if part is not None:
+                    parts.append(part.body)
+            if not all(_memo_block(part, name, missing, all_missing, module) for part in parts):
+                return False
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            if _mentions_name(stmt, name):
+                return False
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name) and _is_method_of(small.value, name, "get") \
+                    and small.value.args:
+                gets[small.targets[0].target.value] = module.code_for_node(small.value.args[0].value)
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else []
+            for t in targets:
+                if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name:
+                    if isinstance(small, cst.AugAssign) or len(t.slice) != 1 or \
+                            not isinstance(t.slice[0].slice, cst.Index):
+                        return False
+                    key = module.code_for_node(t.slice[0].slice.value)
+                    if not all_missing and key not in missing:
+                        return False
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == name \
+                    and call.func.attr.value not in _DROPPING and call.func.attr.value not in ("get", "keys",
+                                                                                               "values", "items"):
+                return False
+    return True
+
+
+def _is_method_of(call: cst.Call, name: str, method: str) -> bool:
+    return isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+        and call.func.value.value == name and call.func.attr.value == method
+
+
+def _mentions_name(node: cst.CSTNode, name: str) -> bool:
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value == name:
+            return True
+        stack.extend(iter_children(n))
+    return False
+
+
+def _ends_in_return(block: cst.BaseSuite) -> bool:
+    body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return isinstance(last, (cst.Return, cst.Raise))
+
+
+def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
+                 module: cst.Module) -> Optional[Tuple[str, str]]:
+    """What a test says of dict ``name``: ("miss", key) for ``key not in D``, ("hit", key) for
+    ``key in D`` / ``hit is not None`` after ``hit = D.get(key)``, ("empty", "") for ``not D``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
+            and isinstance(test.expression, cst.Name) and test.expression.value == name:
+        return "empty", ""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if isinstance(right, cst.Name) and right.value == name and isinstance(op, (cst.In, cst.NotIn)):
+        return ("miss" if isinstance(op, cst.NotIn) else "hit"), module.code_for_node(test.left)
+    if isinstance(op, cst.IsNot) and isinstance(right, cst.Name) and right.value == "None" \
+            and isinstance(test.left, cst.Name) and test.left.value in gets:
+        return "hit", gets[test.left.value]
+    if isinstance(op, cst.Is) and isinstance(right, cst.Name) and right.value == "None" \
+            and isinstance(test.left, cst.Name) and test.left.value in gets:
+        return "miss", gets[test.left.value]
+    return None
+
+
+def _stores_into(node: cst.CSTNode, name: str) -> bool:
+    """``name[key] = value`` somewhere in ``node``."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript) \
+                and isinstance(n.target.value, cst.Name) and n.target.value.value == name:
+            return True
+        stack.extend(iter_children(n))
+    return False

@@ -82,7 +82,12 @@ class MutableGlobalRead(Rule):
     module is imported (by module-level code, decorators or `register_*`
     functions), unless module-level code uses the jitted function before it
     calls the function that changes the table (`f(x); set_scale(3.0)`: the
-    first call traced it), nor `TABLE[key](...)` dispatch through such tables: jitlint
+    first call traced it), nor a memo (a dict every function of the module
+    changes only by storing an entry whose key it has just found missing --
+    `if key not in D:`, `hit = D.get(key); if hit is not None: return hit`,
+    anything under `if not D:` -- or by dropping entries: a read gives what
+    computing the entry again gives, and what the entry is computed from is
+    checked where it is read), nor `TABLE[key](...)` dispatch through such tables: jitlint
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
@@ -181,7 +186,8 @@ class MutableGlobalRead(Rule):
         if ctx.index.rebound_by_calls(node.value, ctx.function) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
-        elif ctx.index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node):
+        elif ctx.index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
+                and not ctx.index.memo_only(node.value):
             why = "a function of this module changes it" if not info.mutable_container else \
                 "it is a module-level container that a function of this module changes"
         else:
@@ -244,7 +250,9 @@ class OuterStateWrite(Rule):
     through a function of the module that the branch calls), or in a function
     that traced code calls only from such a branch. The branch runs once, on
     the first call, whether the code is run eagerly or traced once and the
-    trace kept, so the global ends up the same. Nor is a push onto a list or
+    trace kept, so the global ends up the same. The same holds for the entries
+    of a memo dict (see JIT101) that are not traced, and for dropping its
+    entries (`clear()`): a dropped entry is computed again. Nor is a push onto a list or
     deque that the same call pops in a `finally` (`STACK.append(t)` in the
     `try`, or just before it, and `finally: STACK.pop()`), with no other change
     of it there: on every way out of the call it is as it was, so the pair run
@@ -400,7 +408,7 @@ class OuterStateWrite(Rule):
                 return
         where = self._outer(root, [value])
         if where is not None and where.startswith("global") and not self.ctx.is_traced(value) \
-                and _initialisation(self):
+                and (_initialisation(self) or self.ctx.index.memo_only(root.value)):
             return  # an entry of a registry filled in on first use, once: eagerly too
         if where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
@@ -424,8 +432,9 @@ class OuterStateWrite(Rule):
                 return  # a method of some object: it may well be pure
         where = self._outer(root, [a.value for a in node.args])
         traced_arg = any(self.ctx.is_traced(a.value) for a in node.args)
-        if where is not None and where.startswith("global") and not traced_arg and _initialisation(self):
-            return  # filled in on first use, once: eagerly too
+        if where is not None and where.startswith("global") and not traced_arg and (
+                _initialisation(self) or self.ctx.index.memo_only(root.value)):
+            return  # filled in on first use, once (or a memo's entries dropped): eagerly too
         if where is not None and self._balanced(node, func):
             return  # pushed and popped by the same call on every way out: nothing outlives the call
         if where is not None:
