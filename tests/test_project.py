@@ -149,3 +149,13 @@ def test_frozen_fields_of_lax_cond_operands_through_helpers_of_another_module():
     through a property): static in `lax.cond` branches; a data field in `if` and a plain field's
     ints sliced in a branch stay reported."""
     _check_package(FROZEN, ("update.py", "detectors.py", "objects.py", "pytrees.py", "__init__.py"))
+
+
+GIVEN = os.path.join(os.path.dirname(__file__), "fixtures", "project", "given_pkg")
+
+
+def test_functions_given_to_helpers_of_another_module_run_where_the_helper_calls_them():
+    """A function passed to a helper of another module runs in the trace when the helper calls
+    it or hands it to a JAX transform; not when it hands it to a library jitlint knows nothing of
+    (a host foreign-function wrapper) or only stores it."""
+    _check_package(GIVEN, ("model.py", "wrappers.py", "__init__.py"))

@@ -980,10 +980,16 @@ class ModuleIndex:
                     grew = True
         return out
 
+    def _static_annotation(self, annotation: cst.BaseExpression) -> bool:
+        """``Static[T]`` of jax_dataclasses: the annotation that makes a field of a
+        ``@jax_dataclasses.pytree_dataclass`` aux data (static under jit)."""
+        return isinstance(annotation, cst.Subscript) and self.qualify(annotation.value) == "jax_dataclasses.Static"
+
     def _static_fields(self) -> Set[str]:
         """Fields made static by ``register_dataclass(meta_fields=...)``, ``field(static=True)``
         (equinox), ``field(pytree_node=False)`` (flax), ``field(metadata={"static": True})``
-        (jax), ``static_field()``, and every field of a ``register_static`` class."""
+        (jax), ``static_field()``, a ``Static[T]`` annotation (jax_dataclasses), and every field of
+        a ``register_static`` class."""
         out: Set[str] = set()
         static_classes: Set[str] = set()
         #: classes registered by jax.tree_util.register_dataclass, which ignores `pytree_node` metadata
@@ -1030,7 +1036,8 @@ class ModuleIndex:
                     continue
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        if every or (small.value is not None and self.declares_static(small.value, node_key)):
+                        if every or (small.value is not None and self.declares_static(small.value, node_key)) \
+                                or self._static_annotation(small.annotation.annotation):
                             own.add(small.target.value)
                     elif isinstance(small, cst.Assign) and self.declares_static(small.value, node_key):
                         own.update(n.value for t in small.targets for n in assigned_names(t.target))

@@ -50,6 +50,14 @@ class Project:
         self.states[key] = state
         return state
 
+    def analyzer_of(self, fn: FunctionInfo) -> Optional[Analyzer]:
+        """The analyzer of the project module that defines ``fn`` (a function value passed from one
+        module to a helper of another runs, and is reported, in its own module)."""
+        for state in self.states.values():
+            if state is not None and state.index.infos.get(fn.node) is fn:
+                return state.analyzer
+        return None
+
     def state_for(self, path: str) -> Optional[ModuleState]:
         key = os.path.realpath(path)
         if key not in self.states:
@@ -73,6 +81,15 @@ class Project:
             return None
         state, name = found
         return state.analyzer, state.index.functions[name]
+
+    def defines_module(self, from_path: Optional[str], qualified: str) -> bool:
+        """Whether the top-level package ``qualified`` starts with is part of the checked project
+        (a relative name always is: ``qualify`` keeps its leading dots)."""
+        if qualified.startswith("."):
+            return True
+        if from_path is None:
+            return False
+        return bool(self._module_files(from_path, qualified.split(".", 1)[0]))
 
     def _function_index(self, from_path: str, qualified: str) -> Optional[Tuple[ModuleIndex, str]]:
         """The index of the project module that defines the function ``qualified``, and its name there."""

@@ -10,6 +10,8 @@ rules query.  Nothing here reports anything.
 """
 from __future__ import annotations
 
+import builtins
+import sys
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
@@ -117,6 +119,10 @@ class Facts:
 class _Terminated(Exception):
     """The statement being run raises here, in this trace: the rest of its block does not run
     (``int()`` of a tracer inside a ``try`` whose handler catches what it raises)."""
+
+
+#: the names of Python's builtins (a call of one is a call of the builtin unless the name is bound)
+_PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
 class Frame:
@@ -610,6 +616,11 @@ class Analyzer:
     def analyse(self, fn: FunctionInfo, env: Dict[str, Value], closure: Optional[Closure], *,
                 boundary: bool, label: str, transform: Optional[jax_api.Transform], depth: int) -> Value:
         checkpoint()  # one function (an entry, or a helper it calls) at a time: the editor may stop here
+        owner = self._owner_of(fn)
+        if owner is not self:
+            # a function of another module, passed here as a value: it runs, and is reported, there
+            env = {name: self._leaving_module(value) for name, value in env.items()}
+            return owner.analyse(fn, env, closure, boundary=boundary, label=label, transform=transform, depth=depth)
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
@@ -648,8 +659,6 @@ class Analyzer:
             env = self._leaves_by_use(fn, env)
             frame = Frame(fn, dict(env), closure, depth)
             for p, _kind in fn.params:
-                if p.default is not None:
-                    pass
                 frame.env.setdefault(_param_name(p), STATIC)
             node = fn.node
             if isinstance(node, cst.Lambda):
@@ -662,6 +671,20 @@ class Analyzer:
             self._cached = outer_cached
         self.memo[key] = result
         return result
+
+    def _owner_of(self, fn: FunctionInfo) -> "Analyzer":
+        """The analyzer of the module that defines ``fn``: this one, or another module's of the project."""
+        if fn.node in self.index.infos or self.project is None:
+            return self
+        return self.project.analyzer_of(fn) or self
+
+    def _leaving_module(self, value: Value) -> Value:
+        """``value`` handed to another module's code: its reason names this module's file."""
+        reason = value.reason
+        if reason is None or reason.module is not None:
+            return value
+        return replace(value, reason=Reason(reason.node, reason.text, reason.parent, module=self.index.module,
+                                            path=self.path))
 
     def _leaves_by_use(self, fn: FunctionInfo, env: Dict[str, Value]) -> Dict[str, Value]:
         """Parameters the body uses as numbers anywhere (``while x: x = x - 1``) are leaves from the
@@ -924,7 +947,26 @@ class Analyzer:
         ``isinstance(x, Tracer)`` fails, ``x`` is concrete; a test for ``jax.Array`` proves nothing
         either way about a pytree."""
         when_true, when_false = self._concrete_names(test, env)
-        return self._made_static(env, when_true), self._made_static(env, when_false)
+        return self._of_tested_class(test, self._made_static(env, when_true)), self._made_static(env, when_false)
+
+    def _of_tested_class(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Dict[str, Value]:
+        """Where ``isinstance(x, C)`` holds (alone or in an ``and``), a traced ``x`` is an instance of
+        ``C``, a class of the checked code: its static fields and properties are what the class says."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._of_tested_class(test.right, self._of_tested_class(test.left, env))
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return env
+        name = test.args[0].value.value
+        value = env.get(name)
+        if value is None or value.kind is not Kind.TRACED:
+            return env
+        narrowed = self._as_instance(value, test.args[1].value)
+        if narrowed is value:
+            return env
+        out = dict(env)
+        out[name] = narrowed
+        return out
 
     @staticmethod
     def _made_static(env: Dict[str, Value], names: frozenset) -> Dict[str, Value]:
@@ -1516,6 +1558,9 @@ class Analyzer:
             field_value = self._field_value(node, base)
             if field_value is not None:
                 return field_value
+            computed = self._property_value(node, base, frame)
+            if computed is not None:
+                return computed
         if base.kind is Kind.TRACED and base.pytree_class is None and not base.traced_array \
                 and attr in self._imported_static_fields():
             return STATIC
@@ -1526,6 +1571,26 @@ class Analyzer:
         if base.kind is Kind.MAYBE:
             return MAYBE
         return STATIC
+
+    def _property_value(self, node: cst.Attribute, base: Value, frame: Frame) -> Optional[Value]:
+        """A property of the instance's known class is code: what its body computes from the
+        instance (``return {d: i for i, d in enumerate(self._dims)}`` of static metadata is static)."""
+        owner = base.pytree_class
+        cls = owner.index.classes.get(owner.name)
+        fn = owner.index.find_method(cls, node.attr.value) if cls is not None else None
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or not any(
+                isinstance(d.decorator, cst.Name) and d.decorator.value in ("property", "cached_property")
+                or isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value == "cached_property"
+                for d in fn.node.decorators):
+            return None
+        if self._owner_of(fn) is self and fn.node not in self.index.infos:
+            return None  # a class of a module the analysis cannot reach
+        env = {_param_name(fn.params[0][0]): base} if fn.params else {}
+        result = self.analyse(fn, env, None, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        if result.kind is Kind.TRACED:
+            return replace(result, reason=Reason(node, f"`{{code}}` is a property of `{owner.name}` computed from "
+                                                       "a traced value", base.reason))
+        return result
 
     def _own_data_fields(self) -> frozenset:
         """The fields that a class of this module declares as data (see ``data_fields``): on a traced
@@ -1602,6 +1667,7 @@ class Analyzer:
                 self.bind(comp.target, self.element_of(iterable, comp.iter), frame)
                 for cond in comp.ifs:
                     self.ev(cond.test, frame)
+                    frame.env = self._of_tested_class(cond.test, frame.env)
                 comp = comp.inner_for_in
             if isinstance(node, cst.DictComp):
                 self.ev(node.key, frame)
@@ -1932,6 +1998,8 @@ class Analyzer:
         returns: List[Value] = []
         if q == "functools.partial":
             return returns  # analysed when the partial object is called
+        if not tracing and not tree_map and not self._runs_given_functions(call, q, frame):
+            return returns
         for arg, _value in args:
             target = self._function_of(arg.value, frame)
             if target is None:
@@ -1989,6 +2057,41 @@ class Analyzer:
             if arg.keyword is None or arg.keyword.value in ("f", "fun", "fn", "func"):
                 returns.append(result)
         return returns
+
+    def _runs_given_functions(self, call: cst.Call, q: Optional[str], frame: Frame) -> bool:
+        """Whether functions passed to ``call`` are to be analysed at the call, as code that runs
+        in the trace: the callee calls them and jitlint does not follow it there.
+
+        Yes for JAX and the JAX libraries jitlint models, the standard library and the builtins
+        (``functools.reduce(f, xs)``, ``sorted(xs, key=f)``), and a project class or object it
+        cannot follow. No for a function of the project the analysis follows into (``helper(f, x)``,
+        ``self.helper(f)``, ``mod.helper(f)``): its body is analysed with ``f`` and runs ``f`` where
+        it calls it, and only if it does. No for a library jitlint knows nothing of, or a method of
+        an object it cannot see: a function handed to one may be called during the trace (a solver
+        calling its vector field) or kept and run on the host later, by XLA (a foreign-function or
+        callback wrapper such as Warp's ``jax_callable``), or only stored (``hooks.append(f)``);
+        nothing in the code says which, so its body is not taken for traced code on that evidence.
+        """
+        func = call.func
+        if q is not None:
+            if q.startswith(("jax.", "jaxlib.") + jax_api.ECOSYSTEM_PACKAGES):
+                return True
+            top = q.split(".", 1)[0]
+            if top in sys.stdlib_module_names or top == "builtins":
+                return True
+            if self.project is None or not self.project.defines_module(self.path, q):
+                return False  # a library jitlint knows nothing of
+            return self.project.resolve_function(self.path, q) is None
+        if isinstance(func, cst.Name):
+            name = func.value
+            callee = self.read_name(func, frame, record=False)
+            if callee.func is not None or callee.instance is not None:
+                return callee.made_by is not None
+            return name in self.index.classes or (
+                name in _PYTHON_BUILTINS and name not in frame.env and name not in self.index.globals)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            return self.index.resolve_function(func, frame.fn, frame.fn.cls)[0] is None
+        return False
 
     @staticmethod
     def _unmapped_positions(call: cst.Call) -> frozenset:
@@ -2067,6 +2170,14 @@ class Analyzer:
             if tail in ("tree_flatten", "flatten"):
                 elem = Value(tree.kind, tree.reason)
                 return Value(tree.kind, tree.reason, items=(Value(tree.kind, tree.reason, element=elem), STATIC))
+            if tail in ("tree_flatten_with_path", "flatten_with_path", "tree_leaves_with_path", "leaves_with_path"):
+                # (key path, leaf) pairs: a key path is a tuple of keys, part of the tree's
+                # structure (static); the leaf is whatever the tree holds
+                leaf = Value(tree.kind, tree.reason)
+                pair = Value(tree.kind, tree.reason, items=(STATIC, leaf), container=True)
+                pairs = Value(tree.kind, tree.reason, element=pair, container=True)
+                return pairs if tail.endswith("leaves_with_path") else Value(tree.kind, tree.reason,
+                                                                               items=(pairs, STATIC))
             if tail in ("tree_structure", "structure", "treedef_is_leaf", "all_leaves"):
                 return STATIC
             trees = [v for a, v in args if not isinstance(a.value, cst.Lambda)]
@@ -2207,7 +2318,7 @@ class Analyzer:
         ``target`` is the analyzer of another module of the project (a helper
         imported from it); its findings are reported in that module.
         """
-        target = target or self
+        target = target or self._owner_of(fn)
         params = fn.params
         env: Dict[str, Value] = {}
         positional = [p for p, k in params if k in ("posonly", "positional")]
@@ -2289,8 +2400,8 @@ class Analyzer:
         if other_module:
             # what iterating gives is kept only when it is static (a dict's keys): a plain Python value
             keys = STATIC if value.element is not None and value.element.kind is Kind.STATIC else None
-            value = replace(value, func=None, closure=None, instance=None, items=None, head=(), tail=(),
-                            element=keys)
+            # a function value stays one: called there, it is analysed in its own module
+            value = replace(value, instance=None, items=None, head=(), tail=(), element=keys)
         if value.kind is not Kind.TRACED:
             return value
         where = (self.index.module, self.path) if other_module else (None, None)
