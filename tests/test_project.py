@@ -159,3 +159,13 @@ def test_functions_given_to_helpers_of_another_module_run_where_the_helper_calls
     it or hands it to a JAX transform; not when it hands it to a library jitlint knows nothing of
     (a host foreign-function wrapper) or only stores it."""
     _check_package(GIVEN, ("model.py", "wrappers.py", "__init__.py"))
+
+
+REGISTRY = os.path.join(os.path.dirname(__file__), "fixtures", "project", "registry_pkg")
+
+
+def test_dataclasses_registered_through_a_helper_of_another_module():
+    """`_register(Setup, meta=(...))`, the helper imported from another module under another name,
+    forwards `meta` to `register_dataclass(meta_fields=list(meta))`: those fields are static; a class
+    the helper registers without meta keeps its fields traced."""
+    _check_package(REGISTRY, ("solver.py", "pytrees.py", "__init__.py"))

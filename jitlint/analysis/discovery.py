@@ -980,6 +980,48 @@ class ModuleIndex:
                     grew = True
         return out
 
+    def _registrations_through_helper(self, call: cst.Call) -> List[cst.Call]:
+        """``register(Runtime, meta=("n",))`` at module level, ``register`` a function of this module
+        or of another module of the project whose body calls ``register_dataclass(cls, ...,
+        meta_fields=list(meta))`` with its own parameters: the same registration, written with
+        the arguments this call gives (a literal list of names, or the parameter's literal default)."""
+        helper = self._helper_definition(call.func)
+        if helper is None:
+            return []
+        index, fn = helper
+        node = fn.node
+        if not isinstance(node, cst.FunctionDef):
+            return []
+        out: List[cst.Call] = []
+        for inner in _calls_in(node.body):
+            if not (index.qualify(inner.func) or "").endswith("register_dataclass"):
+                continue
+            parts = []
+            for position, keyword in ((0, "nodetype"), (2, "meta_fields")):
+                arg = call_argument(inner, position, keyword)
+                value = _bound_value(arg.value, fn, call) if arg is not None else None
+                if value is None:
+                    break
+                parts.append(cst.Arg(value) if position == 0 else cst.Arg(value, keyword=cst.Name("meta_fields")))
+            else:
+                if isinstance(parts[0].value, cst.Name):
+                    out.append(cst.Call(cst.Name("register_dataclass"), args=parts))
+        return out
+
+    def _helper_definition(self, func: cst.BaseExpression) -> Optional[Tuple["ModuleIndex", FunctionInfo]]:
+        """The module-level function a module-level call calls: of this module, or of another
+        module of the checked code (through an import)."""
+        if isinstance(func, cst.Name) and func.value in self.functions:
+            return self, self.functions[func.value]
+        q = self.qualify(func)
+        if q is None or self.resolve_function_elsewhere is None:
+            return None
+        found = self.resolve_function_elsewhere(q)
+        if found is None:
+            return None
+        index, name = found
+        return (index, index.functions[name]) if name in index.functions else None
+
     def _static_annotation(self, annotation: cst.BaseExpression) -> bool:
         """``Static[T]`` of jax_dataclasses: the annotation that makes a field of a
         ``@jax_dataclasses.pytree_dataclass`` aux data (static under jit)."""
@@ -1015,6 +1057,8 @@ class ModuleIndex:
                 static_classes.add(first.value.value)
             elif q.endswith("register_dataclass"):
                 registrations.append(call)
+            elif scope is None:
+                registrations.extend(self._registrations_through_helper(call))
         by_class = self.static_fields_by_class
         for call in registrations:
             meta = call_argument(call, 2, "meta_fields")
@@ -2272,3 +2316,33 @@ def _stores_into(node: cst.CSTNode, name: str) -> bool:
             return True
         stack.extend(iter_children(n))
     return False
+
+
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    """Every call inside ``node`` (nested functions and classes included)."""
+    found: List[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Collect())
+    return found
+
+
+def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``expr`` in the body of ``fn`` (a parameter, or ``list(p)`` / ``tuple(p)`` of one), with the
+    value ``call`` gives that parameter (else its default) put in; None when it is anything else."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "tuple") \
+            and len(expr.args) == 1 and not expr.args[0].star:
+        expr = expr.args[0].value
+    if not isinstance(expr, cst.Name):
+        return expr if literal_elements(expr) is not None else None
+    params = fn.params
+    for arg, param in bind_arguments(params, call.args):
+        if param is not None and param.name.value == expr.value:
+            return arg.value
+    for param, _kind in params:
+        if param.name.value == expr.value:
+            return param.default
+    return None

@@ -1544,9 +1544,9 @@ class Analyzer:
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
                 or attr in base.static_attrs:
             return STATIC
-        if attr in self.index.static_fields and not (
-                base.kind is Kind.TRACED and base.pytree_class is None and attr in self._own_data_fields()):
-            return STATIC
+        if attr in self.index.static_fields and not (base.kind is Kind.TRACED and (
+                base.pytree_class is not None or attr in self._own_data_fields())):
+            return STATIC  # (an instance of a known class has the static fields its class declares)
         if base.instance is not None and base.kind is Kind.MAYBE and isinstance(node.value, cst.Name):
             children = self.index.pytree_children(base.instance)
             if children is not None:
