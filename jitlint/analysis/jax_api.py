@@ -79,6 +79,9 @@ LAX_CARRIES = {
     "jax.lax.scan": (1, "init"),
 }
 
+#: lax maps: the result has the structure the function returns (a dict stays a dict)
+LAX_MAPS = frozenset({"jax.lax.map"})
+
 #: lax branching: where the operands start (each branch is called with them, and every branch
 #: must return the same structure)
 LAX_OPERANDS = {"jax.lax.cond": 3, "jax.lax.switch": 2}
@@ -447,6 +450,10 @@ DTYPE_CAST_FUNCTIONS = {
 }
 #: array methods that cast: name -> (position, keyword) of the dtype
 DTYPE_CAST_METHODS = {"astype": (0, "dtype")}
+
+#: calls that tell whether a trace is active -> what they return in traced code
+#: (``jax.core.trace_ctx.is_top_level()``: no trace is active, so False while tracing)
+TRACE_ACTIVE_TESTS = {"jax.core.trace_ctx.is_top_level": False}
 
 #: JAX libraries whose functions return arrays computed from array arguments
 ECOSYSTEM_PACKAGES = ("optax.", "equinox.", "flax.", "haiku.", "distrax.", "numpyro.", "diffrax.",

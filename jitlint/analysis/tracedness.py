@@ -989,6 +989,9 @@ class Analyzer:
             if isinstance(test.operator, cst.And):
                 return left_true | right_true, left_false & right_false
             return left_true & right_true, left_false | right_false
+        if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all") \
+                and len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
+            return self._concrete_names_of_each(test.func.value, test.args[0].value, env)
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
             return _NOTHING, _NOTHING
@@ -1001,6 +1004,34 @@ class Analyzer:
         if types == "tracer":
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
+
+    def _concrete_names_of_each(self, how: str, gen: cst.GeneratorExp,
+                                env: Dict[str, Value]) -> Tuple[frozenset, frozenset]:
+        """``any(isinstance(v, Tracer) for v in (a, b))`` fails only where every one of ``a`` and
+        ``b`` is concrete; ``all(isinstance(v, float) for v in (a, b))`` holds only there."""
+        comp = gen.for_in
+        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
+                or not isinstance(comp.iter, (cst.Tuple, cst.List)):
+            return _NOTHING, _NOTHING
+        names = [el.value.value for el in comp.iter.elements
+                 if isinstance(el, cst.Element) and isinstance(el.value, cst.Name)]
+        if len(names) != len(comp.iter.elements):
+            return _NOTHING, _NOTHING
+        var = comp.target.value
+        proven: List[Tuple[frozenset, frozenset]] = []
+        for name in names:
+            if name not in env or env[name].kind is Kind.STATIC:
+                proven.append((frozenset((name,)), frozenset((name,))))  # concrete either way
+                continue
+            single = {var: env[name]}
+            when_true, when_false = self._concrete_names(gen.elt, single)
+            proven.append((frozenset((name,)) if var in when_true else _NOTHING,
+                           frozenset((name,)) if var in when_false else _NOTHING))
+        if how == "any":  # fails only where each fails
+            fails = [f for _, f in proven]
+            return _NOTHING, frozenset().union(*fails) if all(fails) else _NOTHING
+        holds = [t for t, _ in proven]  # all: holds only where each holds
+        return frozenset().union(*holds) if all(holds) else _NOTHING, _NOTHING
 
     def _instance_types(self, node: cst.BaseExpression) -> Optional[str]:
         """``"concrete"`` when every type ``isinstance`` is given (a tuple of them, nested, or an
@@ -1716,7 +1747,7 @@ class Analyzer:
             if helper is not None:
                 analyzer, fn = helper
                 return self._call_user(call, fn, None, args, frame, None, target=analyzer)
-        if q is not None and (q in jax_api.LAX_CARRIES or q in jax_api.LAX_OPERANDS):
+        if q is not None and (q in jax_api.LAX_CARRIES or q in jax_api.LAX_OPERANDS or q in jax_api.LAX_MAPS):
             kept = self._lax_result(call, q, args, returns)
             if kept is not None:
                 return kept
@@ -1954,6 +1985,11 @@ class Analyzer:
             stacked = self._traced_like(outputs[1], reason) if outputs is not None and len(outputs) == 2 \
                 else traced(reason)
             return Value(Kind.TRACED, reason, items=(carry, stacked))
+        if q in jax_api.LAX_MAPS:
+            # what the function returns for one element, each leaf stacked: a dict, tuple or list
+            # display keeps its structure; anything else is left to the array rules
+            shaped = returns and (returns[0].mapping or returns[0].items is not None)
+            return self._traced_like(returns[0], reason) if shaped else None
         branches_seen = len(returns) == 2 if q == "jax.lax.cond" else bool(returns)
         return self._traced_like(join_all(returns), reason) if branches_seen else None
 
@@ -2145,6 +2181,9 @@ class Analyzer:
 
     def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+        if q in jax_api.TRACE_ACTIVE_TESTS:
+            # "is no trace active?": in traced code, no; the branch it guards runs only eagerly
+            return constant(jax_api.TRACE_ACTIVE_TESTS[q])
         if q == "jax.lax.psum" and args and args[0][1].kind is Kind.STATIC and not args[0][1].jax_array:
             return STATIC  # `lax.psum(1, axis)` of a Python number is a Python number (the axis size)
         if jax_api.is_array_function(q):
@@ -2233,8 +2272,14 @@ class Analyzer:
                 return Value(element=STATIC)
             if name == "isinstance" and self._isinstance_false(args):
                 return constant(False)
+            if name == "isinstance" and self._isinstance_true(args):
+                return constant(True)
             return STATIC
         first = args[0][1] if args else STATIC
+        if name in ("any", "all") and len(call.args) == 1 and isinstance(call.args[0].value, cst.GeneratorExp):
+            decided = self._instance_test_of_each(name, call.args[0].value)
+            if decided is not None:
+                return constant(decided)
         if name == "enumerate":
             return Value(first.kind, first.reason, element=Value(first.kind, first.reason,
                                                                  items=(STATIC, self.element_of(first, call))))
@@ -2285,6 +2330,36 @@ class Analyzer:
         if value.kind is Kind.TRACED:
             return kind == "concrete"
         return value.kind is Kind.STATIC and not value.jax_array and kind in ("tracer", "jax array")
+
+    def _isinstance_true(self, args) -> bool:
+        """``isinstance(v, Tracer)`` (or ``jax.Array``) of a name holding an array tracer: True under
+        tracing (a pytree of tracers is not one, so only an array is decided)."""
+        if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
+            return False
+        (tested, value), (types, _) = args
+        return isinstance(tested.value, cst.Name) and value.traced_array \
+            and self._instance_types(types.value) in ("tracer", "jax array")
+
+    def _instance_test_of_each(self, how: str, gen: cst.GeneratorExp) -> Optional[bool]:
+        """``any(isinstance(v, T) for v in (a, b))`` / ``all(...)`` decided under tracing: each
+        ``isinstance`` of the names listed is decided (see ``_isinstance_true``/``_false``)."""
+        comp, test = gen.for_in, gen.elt
+        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
+                or not isinstance(comp.iter, (cst.Tuple, cst.List)) or not (
+                isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+                and test.args[0].value.value == comp.target.value):
+            return None
+        truths = []
+        for el in comp.iter.elements:
+            if not isinstance(el, cst.Element) or not isinstance(el.value, cst.Name):
+                return None
+            value = self.facts.value(el.value)
+            pair = [(cst.Arg(el.value), value), (test.args[1], STATIC)]
+            truths.append(True if self._isinstance_true(pair) else False if self._isinstance_false(pair) else None)
+        if how == "any":
+            return True if True in truths else False if all(t is False for t in truths) else None
+        return False if False in truths else True if all(t is True for t in truths) else None
 
     def _method_on_traced(self, call: cst.Call, method: str, receiver: Value, best: Value) -> Value:
         if method in jax_api.STATIC_METHODS or method in jax_api.STATIC_ATTRIBUTES:
