@@ -160,6 +160,10 @@ def _written_here(root: cst.CSTNode, attribute: cst.Attribute) -> bool:
     return False
 
 
+
+#: the ahead-of-time steps of a jitted function: ``jax.jit(f).trace(x).lower().compile()``
+_AOT_STEPS = frozenset({"trace", "lower", "compile"})
+
 class RecompilationHazard(Rule):
     """## What it does
     Flags code that makes `jax.jit` compile again and again: a jit wrapper
@@ -358,6 +362,10 @@ class RecompilationHazard(Rule):
         kept to be called later, compiles once per item and never again (measured on JAX 0.10.2: 3
         items, 5 rounds of calls, 3 compilations), which is not recompilation."""
         chain = path_to(root, made) or []
+        # `jax.jit(f).trace(x).lower().compile()`: the compiled executable's fate is the wrapper's
+        while len(chain) >= 3 and isinstance(chain[-2], cst.Attribute) and chain[-2].attr.value in _AOT_STEPS \
+                and isinstance(chain[-3], cst.Call) and chain[-3].func is chain[-2]:
+            chain = chain[:-2]
         if len(chain) >= 2:
             parent = chain[-2]
             if isinstance(parent, (cst.Return, cst.Yield, cst.Element, cst.DictElement, cst.StarredElement)):
@@ -372,6 +380,29 @@ class RecompilationHazard(Rule):
                 if not called:
                     return True  # passed to a call that keeps it (`fns.append(jax.jit(f))`)
         return any(_used_other_than_called(root, name) for name in names if "." not in name)
+
+    @staticmethod
+    def _over_listed_functions(site: cst.CSTNode, inner: cst.BaseExpression, root: cst.CSTNode) -> bool:
+        """``[jax.jit(jax.vmap(fn))(x) for name, fn in (("f", f), ("d1", d1))]``: the innermost loop
+        or comprehension around ``site`` runs over a display that lists the functions, and the
+        function transformed is its loop variable: each element compiles a different function,
+        once, none of them twice."""
+        if not isinstance(inner, cst.Name):
+            return False
+        for node in reversed(path_to(root, site) or []):
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                loop = node.for_in
+                while loop.inner_for_in is not None:
+                    loop = loop.inner_for_in
+                target, iterable = loop.target, loop.iter
+            elif isinstance(node, cst.For):
+                target, iterable = node.target, node.iter
+            elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            else:
+                continue
+            return inner.value in {n.value for n in assigned_names(target)} and isinstance(iterable, (cst.Tuple, cst.List))
+        return False
 
     def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
         """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
@@ -506,6 +537,8 @@ class RecompilationHazard(Rule):
             if isinstance(scope, cst.ClassDef) or scope in traced_scopes:
                 continue
             layer, inner = chain
+            if self._over_listed_functions(site, inner, scope.node if scope is not None else index.module):
+                continue
             fresh = self._fresh_callable(inner, scope)
             if layer is not None:
                 what, per_evaluation, in_loop = f"a `{self.ctx.code(layer.func)}(...)` result", True, False
