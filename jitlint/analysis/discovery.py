@@ -533,6 +533,8 @@ class ModuleIndex:
                           for name in extra_jit}
         self.functions: Dict[str, FunctionInfo] = {}
         self.classes: Dict[str, ClassInfo] = {}
+        #: classes registered by a module-level ``register_pytree_node_class(C)`` call (found lazily)
+        self._node_classes_by_call: Optional[Set[str]] = None
         self.infos: Dict[FunctionNode, FunctionInfo] = {}
         self.globals: Dict[str, GlobalInfo] = {}
         #: top-level def/class statement -> its index in the module body
@@ -887,9 +889,23 @@ class ModuleIndex:
             self._pytree_children[cls] = self._flattened_children(cls)
         return self._pytree_children[cls]
 
-    def _flattened_children(self, cls: ClassInfo) -> Optional[Set[str]]:
-        if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
+    def _registered_node_class(self, cls: ClassInfo) -> bool:
+        """Registered with ``register_pytree_node_class``: as a decorator, or called on the class at
+        module level (``jax.tree_util.register_pytree_node_class(State)``), which is the same."""
+        if any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
                 "register_pytree_node_class") for d in cls.decorators):
+            return True
+        if self._node_classes_by_call is None:
+            self._node_classes_by_call = set()
+            for call, scope, _ in self._pending_calls:
+                first = call_argument(call, 0, None)
+                if scope is None and first is not None and isinstance(first.value, cst.Name) and (
+                        self.qualify(call.func) or "").endswith("register_pytree_node_class"):
+                    self._node_classes_by_call.add(first.value.value)
+        return cls.name in self._node_classes_by_call
+
+    def _flattened_children(self, cls: ClassInfo) -> Optional[Set[str]]:
+        if not self._registered_node_class(cls):
             return None
         flatten = cls.methods.get("tree_flatten")
         if flatten is None or not isinstance(flatten.node, cst.FunctionDef):
@@ -918,8 +934,7 @@ class ModuleIndex:
         they are static."""
         flattens: List[Tuple[str, FunctionInfo]] = []
         for cls in self.classes.values():
-            if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(
-                    "register_pytree_node_class") for d in cls.decorators):
+            if not self._registered_node_class(cls):
                 continue
             flatten = self.find_method(cls, "tree_flatten")
             if flatten is not None:

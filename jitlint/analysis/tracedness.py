@@ -1013,9 +1013,11 @@ class Analyzer:
         if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
                 or not isinstance(comp.iter, (cst.Tuple, cst.List)):
             return _NOTHING, _NOTHING
-        names = [el.value.value for el in comp.iter.elements
-                 if isinstance(el, cst.Element) and isinstance(el.value, cst.Name)]
-        if len(names) != len(comp.iter.elements):
+        if any(not isinstance(el, cst.Element) for el in comp.iter.elements):
+            return _NOTHING, _NOTHING
+        # the names listed (an attribute or a call listed with them is decided about no name)
+        names = [el.value.value for el in comp.iter.elements if isinstance(el.value, cst.Name)]
+        if not names:
             return _NOTHING, _NOTHING
         var = comp.target.value
         proven: List[Tuple[frozenset, frozenset]] = []
@@ -2350,10 +2352,13 @@ class Analyzer:
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
                 and test.args[0].value.value == comp.target.value):
             return None
-        truths = []
+        truths: List[Optional[bool]] = []
         for el in comp.iter.elements:
-            if not isinstance(el, cst.Element) or not isinstance(el.value, cst.Name):
+            if not isinstance(el, cst.Element):
                 return None
+            if not isinstance(el.value, cst.Name):
+                truths.append(None)  # only a name is decided
+                continue
             value = self.facts.value(el.value)
             pair = [(cst.Arg(el.value), value), (test.args[1], STATIC)]
             truths.append(True if self._isinstance_true(pair) else False if self._isinstance_false(pair) else None)
