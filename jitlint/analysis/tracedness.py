@@ -521,6 +521,13 @@ class Analyzer:
         cls = class_named(annotation, index, path, self.project) if annotation is not None else None
         return {} if cls is None else {"static_attrs": cls.static_attrs, "pytree_class": cls}
 
+    @staticmethod
+    def _numpy_type(annotation: cst.BaseExpression, where: Definition) -> bool:
+        """``np.ndarray`` or ``npt.NDArray[...]`` (read in the module ``where``)."""
+        if isinstance(annotation, cst.Subscript):
+            annotation = annotation.value
+        return where.index.qualify(annotation) in ("numpy.ndarray", "numpy.typing.NDArray")
+
     def _array_type(self, annotation: cst.BaseExpression, where: Definition, depth: int = 0) -> bool:
         """An annotation (read in the module ``where``) naming an array type, or an alias of one
         (``FloatVector: TypeAlias = Float[Array, "n"]``, ``Array = jax.Array | np.ndarray``)."""
@@ -565,6 +572,10 @@ class Analyzer:
         inner = without_none(annotation) if annotation is not None else None
         if inner is None:
             return None
+        if self._numpy_type(inner, owner):
+            # declared a NumPy array: built on the host (a table computed at trace time stays one);
+            # a tracer there would contradict the declaration, so it is no proof of one
+            return MAYBE
         if self._array_type(inner, owner):
             why = Reason(node, f"`{{code}}` is a field of `{owner.name}` annotated as an array: a traced child "
                                "of the pytree whenever it is set", base.reason)
