@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 
 #: characters that end a line or drive a terminal: never printed raw from a file name (a name holding
@@ -30,11 +30,96 @@ class Edit:
     replacement: str
 
 
-@dataclass(frozen=True)
+class EditsNotBuilt(Exception):
+    """The edits of a fix reported by its title only were read (see :meth:`Fix.without_edits`)."""
+
+
 class Fix:
+    """What jitlint offers for a finding: how safe it is, a title naming the remedy, and the edits.
+
+    A builder that decides first and writes the new code after returns :meth:`Fix.later`: the
+    title and the applicability are final, and the edits are made when :meth:`built` is called
+    (the engine does that at once, unless the front end reports titles only). A fix reported
+    without its edits (:meth:`without_edits`: ``jitlint check`` printing text) raises
+    :class:`EditsNotBuilt` when they are read. Immutable.
+    """
+
+    __slots__ = ("applicability", "title", "_edits", "_make")
+
     applicability: Applicability
     title: str
-    edits: Tuple[Edit, ...]
+
+    def __init__(self, applicability: Applicability, title: str, edits: Sequence[Edit] = ()) -> None:
+        self._set(applicability, title, tuple(edits), None)
+
+    def _set(self, applicability: Applicability, title: str, edits: Optional[Tuple[Edit, ...]],
+             make: Optional[Callable[[], Tuple[Edit, ...]]]) -> None:
+        for name, value in (("applicability", applicability), ("title", title), ("_edits", edits), ("_make", make)):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def later(cls, applicability: Applicability, title: str, make: Callable[[], Tuple[Edit, ...]]) -> "Fix":
+        """A fix whose (non-empty) edits ``make()`` gives when they are built: everything that decides
+        whether there is a fix, its title and its applicability has been decided before."""
+        fix = cls.__new__(cls)
+        fix._set(applicability, title, None, make)
+        return fix
+
+    @classmethod
+    def unbuilt(cls, applicability: Applicability, title: str) -> "Fix":
+        """A fix known by its title and applicability only: its edits were never built."""
+        fix = cls.__new__(cls)
+        fix._set(applicability, title, None, None)
+        return fix
+
+    @property
+    def pending(self) -> bool:
+        """Made by :meth:`later`, its edits not built yet: it has some."""
+        return self._make is not None
+
+    @property
+    def edits(self) -> Tuple[Edit, ...]:
+        if self._edits is None:
+            raise EditsNotBuilt(f"the edits of the fix {self.title!r} were not built: lint with the edits asked for")
+        return self._edits
+
+    @property
+    def edits_built(self) -> bool:
+        """Whether :attr:`edits` can be read (not pending, not reported without them)."""
+        return self._edits is not None
+
+    def built(self) -> "Fix":
+        """This fix with its edits (a pending fix's made now: that may raise, on a builder's internal error)."""
+        if self._make is None:
+            return self
+        return Fix(self.applicability, self.title, self._make())
+
+    def without_edits(self) -> "Fix":
+        """This fix, its edits left unbuilt when they are not built yet (and never built after)."""
+        return Fix.unbuilt(self.applicability, self.title) if self._make is not None else self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Fix is immutable: cannot set {name}")
+
+    def _key(self) -> tuple:
+        return (self.applicability, self.title, self._edits, self._make)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fix) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        edits = "<pending>" if self._make is not None else "<not built>" if self._edits is None else self._edits
+        return f"Fix(applicability={self.applicability!r}, title={self.title!r}, edits={edits!r})"
+
+    def __reduce__(self):
+        """Pickled (to and from a worker process) with its edits built, or known to be unbuilt."""
+        fix = self.built()
+        if fix._edits is None:
+            return (Fix.unbuilt, (fix.applicability, fix.title))
+        return (Fix, (fix.applicability, fix.title, fix._edits))
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
     lines = source.splitlines()
 
     def fix_of(finding: RawFinding) -> Optional[Fix]:
-        from jitlint.fixes import DeferredFix
+        from jitlint.fixes import DeferredFix, built
 
         # a fix's edits are offsets into the module's code: offered only where LibCST gives back
         # the source exactly (it drops a form feed that starts a line of code, and a final lone CR)
@@ -137,7 +137,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             return None
         fix = finding.fix.build(generated, statement_offsets) if isinstance(finding.fix, DeferredFix) \
             else finding.fix
-        return fix if isinstance(fix, Fix) else None
+        return built(fix) if isinstance(fix, Fix) else None
 
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:

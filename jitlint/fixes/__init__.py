@@ -77,11 +77,23 @@ def build_fix(code: str, node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             if RAISE_ERRORS:
                 raise
             fix = None
-        if fix is not None and not fix.edits:
+        if fix is not None and not fix.pending and not fix.edits:
             advice = advice or fix  # display-only: a later builder's edit comes first
         elif fix is not None:
             return fix
     return advice
+
+
+def built(fix: Fix) -> Optional[Fix]:
+    """``fix`` with its edits built (see :meth:`Fix.later`).  None when building them fails: a
+    builder's internal error, never a property of user code, since everything user code decides
+    was decided before the fix was offered (as :func:`build_fix`, it raises under ``RAISE_ERRORS``)."""
+    try:
+        return fix.built()
+    except Exception:  # noqa: BLE001 - a builder that trips on odd code offers nothing
+        if RAISE_ERRORS:
+            raise
+        return None
 
 
 #: the fix order for the code running now (set by :func:`preferring_static`)
@@ -163,4 +175,4 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
 
 
 __all__ = ["FIXABLE_CODES", "Builder", "DeferredFix", "FixContext", "attach_fixes", "build_fix", "builders_for",
-           "preferring_static", "wrapping_at"]
+           "built", "preferring_static", "wrapping_at"]

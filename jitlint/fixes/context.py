@@ -9,7 +9,7 @@ lines, line endings, indentation -- is left byte for byte as it was.
 from __future__ import annotations
 
 import keyword
-from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -152,13 +152,9 @@ class FixContext:
         return self.replace_many({old: new}, wrap)
 
     def replace_many(self, changes: Dict[cst.CSTNode, Replacement], wrap: bool = True) -> Optional[Edit]:
-        if not changes:
+        i = self._top_of(changes)
+        if i is None:
             return None
-        tops = {self.top_index(old) for old in changes}
-        if len(tops) != 1 or None in tops:
-            return None
-        i = tops.pop()
-        assert i is not None
         top = self.module.body[i]
         # only the paths from the top statement down to the replaced nodes are visited
         on_path = {a for old in changes for a in self.ancestors(old)}
@@ -180,6 +176,46 @@ class FixContext:
                 return None
             old_code, new_code = trimmed, new_code[: len(new_code) - len(newline)]
         return _diff_edit(old_code, new_code, start)
+
+    def _top_of(self, olds: Iterable[cst.CSTNode]) -> Optional[int]:
+        """The index of the one module statement that holds all of ``olds`` (None: none, or several)."""
+        tops = {self.top_index(old) for old in olds}
+        if len(tops) != 1 or None in tops:
+            return None
+        return tops.pop()
+
+    def replaceable(self, olds: Iterable[cst.CSTNode]) -> Optional[bool]:
+        """Whether :meth:`replace_many` of nodes ``olds`` gives an edit, decided without writing the new
+        code: False when they are not in one module statement, True when that statement's code stands
+        in the source where its offset says (the edit is then None only if the new code is the old),
+        None when that cannot be known before (the last statement of a file without a final newline)."""
+        i = self._top_of(olds)
+        if i is None:
+            return False
+        start, old_code = self._offsets()[i], self._top_code(i)
+        return True if self.source[start:start + len(old_code)] == old_code else None
+
+    def fix_later(self, applicability: Applicability, title: str, olds: Sequence[cst.CSTNode],
+                  make: Callable[[], Dict[cst.CSTNode, Replacement]], imports: Sequence[Edit] = ()) -> Optional[Fix]:
+        """A fix replacing nodes ``olds`` by what ``make()`` gives (the changes of :meth:`replace_many`,
+        ``olds`` their keys), with the edits ``imports``: offered now, its new code written when its edits
+        are built (:meth:`Fix.later`).  The caller has decided everything else that decides the fix, and
+        its new code is never the old (a statement becomes another kind of statement, an expression
+        another kind of expression): nothing else can leave it without an edit.  Where :meth:`replaceable`
+        cannot tell, the code is written now, as :meth:`replace_many` would."""
+        def edits() -> Tuple[Edit, ...]:
+            changes = make()
+            assert set(changes) == set(olds), "the changes replace the nodes the fix was decided on"
+            edit = self.replace_many(changes)
+            if edit is None:
+                raise ValueError(f"the fix {title!r} was offered but its rewrite changes nothing")
+            return self.fix(applicability, title, (edit,) + tuple(imports)).edits
+
+        can = self.replaceable(olds)
+        if can is None:
+            edit = self.replace_many(make())
+            return None if edit is None else self.fix(applicability, title, (edit,) + tuple(imports))
+        return Fix.later(applicability, title, edits) if can else None
 
     # -------------------------------------------------------------- build
     def expr(self, template: str, **nodes: Union[cst.BaseExpression, str]) -> cst.BaseExpression:

@@ -43,7 +43,7 @@ under plain ``jax.grad``); loop carries must keep their dtype.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -62,6 +62,7 @@ from jitlint.fixes.dataflow import (
     surely_assigned,
 )
 from jitlint.fixes.registry import rewrites
+from jitlint.fixes.templates import Replacement
 from jitlint.fixes.wrap import with_comments
 
 ARRAY_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.")
@@ -111,10 +112,14 @@ class _Builder:
         self.ctx = ctx
         self.imports: List[Edit] = []
         self._names: Dict[str, str] = {}
+        #: the fix is decided (see :func:`_later`): a name not spelled yet is a bug of the builder
+        self.sealed = False
 
     def name(self, qualified: str) -> str:
         found = self._names.get(qualified)
         if found is None:
+            if self.sealed:
+                raise RuntimeError(f"`{qualified}` is spelled after the fix was decided: spell it before")
             spelled = self.ctx.import_name(qualified)
             if spelled is None:
                 raise _NoFix
@@ -621,13 +626,16 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                                         ctx.facts.value(top.expression).traced_array):
         return None
     new = bld.predicate(top, value=True)
-    return _fix(bld, "Use `&` / `|` / `~` on boolean arrays", ctx.replace(top, new))
+    return _later(bld, "Use `&` / `|` / `~` on boolean arrays", [top], lambda: {top: new})
 
 
-def _fix(builder: _Builder, title: str, edit: Optional[Edit]) -> Optional[Fix]:
-    if edit is None:
-        return None
-    return builder.ctx.fix(Applicability.UNSAFE, title, (edit,) + tuple(builder.imports))
+def _later(bld: _Builder, title: str, olds: Sequence[cst.CSTNode],
+           make: Callable[[], Dict[cst.CSTNode, Replacement]]) -> Optional[Fix]:
+    """The unsafe fix that replaces ``olds`` by what ``make()`` gives, offered now and written when its
+    edits are built (:meth:`FixContext.fix_later`).  Everything that decides the fix, or its title, is
+    done by now: the names the new code spells (and the imports they need) included."""
+    bld.sealed = True
+    return bld.ctx.fix_later(Applicability.UNSAFE, title, olds, make, bld.imports)
 
 
 _WHERE_TITLE = "Use `jnp.where` (evaluates both branches)"
@@ -649,12 +657,14 @@ def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
     pred = bld.predicate(node.test)
     ka, kb = bld.classify(a), bld.classify(b)
     if ka == CHEAP and kb == CHEAP:
-        new = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
-        return _fix(bld, _WHERE_TITLE, ctx.replace(node, new))
+        jnp = bld.jnp
+        return _later(bld, _WHERE_TITLE, [node], lambda: {
+            node: bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)})
     _same_structure(bld, [a, b])
     a2, b2 = bld.matched(a, b)
-    new = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2), f=bld.lambda_((), b2))
-    return _fix(bld, _COND_TITLE, ctx.replace(node, new))
+    lax = bld.lax
+    return _later(bld, _COND_TITLE, [node], lambda: {node: bld.expr(
+        f"{lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2), f=bld.lambda_((), b2))})
 
 
 def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
@@ -710,42 +720,49 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
     ops = _ordered(exposed, [stmt])
     bld = _Builder(ctx)
     _same_structure(bld, _returns(true_stmts) + _returns(false_part))
+    parts = ((true_stmts, "true_fn"), (false_part, "false_fn"))
+    a, b = _single_return(true_stmts), _single_return(false_part)
+    values = a is not None and b is not None and not ops  # `return a` / `return b`: no local functions
+    where = values and bld.classify(a) == CHEAP and bld.classify(b) == CHEAP
     try:
         pred = bld.predicate(stmt.test)
-        a, b = _single_return(true_stmts), _single_return(false_part)
+        jnp = bld.jnp if where else ""
+        a2, b2 = bld.matched(a, b) if values and not where else (a, b)
+        names = {} if values else {base: ctx.fresh_name(base, fn_node) for part, base in parts
+                                   if _single_return(part) is None}
+        lax = "" if where else bld.lax
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
         new: List[cst.BaseStatement] = []
         trailing: Optional[str] = None
-        if a is not None and b is not None and not ops:
-            if bld.classify(a) == CHEAP and bld.classify(b) == CHEAP:
-                title = _WHERE_TITLE
-                value = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
+        if values:
+            if where:
+                value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=a, b=b)
             else:
-                title = _COND_TITLE
-                a2, b2 = bld.matched(a, b)
-                value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2),
+                value = bld.expr(f"{lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=bld.lambda_((), a2),
                                  f=bld.lambda_((), b2))
             value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_part, "return ")
         else:
-            title = _COND_TITLE
             branches = []
-            for part, base in ((true_stmts, "true_fn"), (false_part, "false_fn")):
+            for part, base in parts:
                 single = _single_return(part)
                 if single is not None:
                     branches.append(bld.lambda_(ops, single))
                     continue
-                name = ctx.fresh_name(base, fn_node)
-                new.append(bld.function(name, ops, part, header=_header(stmt, part is true_stmts)))
-                branches.append(cst.Name(name))
+                new.append(bld.function(names[base], ops, part, header=_header(stmt, part is true_stmts)))
+                branches.append(cst.Name(names[base]))
             operands = "".join(", " + o for o in ops)
-            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=branches[0], f=branches[1])
+            value = bld.expr(f"{lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=branches[0], f=branches[1])
         new.append(_trailing(bld.statement("return {v}", v=value), trailing))
-    except _NoFix:
-        return None
-    new = keep_comments([stmt] + rest, with_leading_lines(new, stmt))
-    changes: Dict[cst.CSTNode, object] = {stmt: cst.FlattenSentinel(new)}
-    for r in rest:
-        changes[r] = cst.RemovalSentinel.REMOVE
-    return _fix(bld, title, ctx.replace_many(changes))  # type: ignore[arg-type]
+        new = keep_comments([stmt] + rest, with_leading_lines(new, stmt))
+        changes: Dict[cst.CSTNode, Replacement] = {stmt: cst.FlattenSentinel(new)}
+        for r in rest:
+            changes[r] = cst.RemovalSentinel.REMOVE
+        return changes
+
+    return _later(bld, _WHERE_TITLE if where else _COND_TITLE, [stmt] + rest, make)
 
 
 def _header(stmt: cst.If, true_part: bool) -> Optional[cst.TrailingWhitespace]:
@@ -855,46 +872,51 @@ def _assign_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
     ops = [v for v in order if v in needed]
     bld = _Builder(ctx)
     _carried_structures(bld, carry, true_stmts, false_stmts)
+    parts = ((true_stmts, "true_fn"), (false_stmts, "false_fn"))
+    single = None  # the values of the one variable carried, where each branch is one assignment to it
+    if len(carry) == 1:
+        a = _branch_value(true_stmts, carry[0], bld)
+        b = _branch_value(false_stmts, carry[0], bld)
+        if a is not None and b is not None:
+            single = (a, b)
+    where = single is not None and bld.classify(single[0]) == CHEAP and bld.classify(single[1]) == CHEAP
     try:
         pred = bld.predicate(stmt.test)
+        jnp = bld.jnp if where else ""
+        a2, b2 = bld.matched(*single) if single is not None and not where else (None, None)
+        names = {} if single is not None else {base: ctx.fresh_name(base, fn_node) for part, base in parts if part}
+        lax = "" if where else bld.lax
+    except _NoFix:
+        return None
+    operands = "".join(", " + o for o in ops)
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
         new: List[cst.BaseStatement] = []
         trailing: Optional[str] = None
-        single = None
-        if len(carry) == 1:
-            a = _branch_value(true_stmts, carry[0], bld)
-            b = _branch_value(false_stmts, carry[0], bld)
-            if a is not None and b is not None:
-                single = (a, b)
-        if single is not None and bld.classify(single[0]) == CHEAP and bld.classify(single[1]) == CHEAP:
-            title = _WHERE_TITLE
-            value = bld.expr(f"{bld.jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=single[0], b=single[1])
-        elif single is not None:
-            title = _COND_TITLE
-            a2, b2 = bld.matched(*single)
-            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
-                             c=pred, t=bld.lambda_(ops, a2), f=bld.lambda_(ops, b2))
         if single is not None:
+            if where:
+                value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=single[0], b=single[1])
+            else:
+                value = bld.expr(f"{lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=bld.lambda_(ops, a2),
+                                 f=bld.lambda_(ops, b2))
             value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_stmts or [],
                                               f"{_target(carry)} = ")
         else:
-            title = _COND_TITLE
             result = _tuple(ctx, carry)
             ret = _return(ctx, carry)
             branches: List[cst.BaseExpression] = []
-            for part, base in ((true_stmts, "true_fn"), (false_stmts, "false_fn")):
+            for part, base in parts:
                 if not part:
                     branches.append(bld.lambda_(ops, result))
                     continue
-                name = ctx.fresh_name(base, fn_node)
-                new.append(bld.function(name, ops, list(as_lines(part)) + [ret], header=_header(stmt, part is true_stmts)))
-                branches.append(cst.Name(name))
-            value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}}" + "".join(", " + o for o in ops) + ")",
-                             c=pred, t=branches[0], f=branches[1])
+                new.append(bld.function(names[base], ops, list(as_lines(part)) + [ret],
+                                        header=_header(stmt, part is true_stmts)))
+                branches.append(cst.Name(names[base]))
+            value = bld.expr(f"{lax}.cond({{c}}, {{t}}, {{f}}{operands})", c=pred, t=branches[0], f=branches[1])
         new.append(_trailing(bld.statement(f"{_target(carry)} = {{v}}", v=value), trailing))
-    except _NoFix:
-        return None
-    new = keep_comments([stmt], with_leading_lines(new, stmt))
-    return _fix(bld, title, ctx.replace(stmt, cst.FlattenSentinel(new)))
+        return {stmt: cst.FlattenSentinel(keep_comments([stmt], with_leading_lines(new, stmt)))}
+
+    return _later(bld, _WHERE_TITLE if where else _COND_TITLE, [stmt], make)
 
 
 def _debug_effect(ctx: FixContext, stmts: Sequence[cst.CSTNode]) -> bool:
@@ -921,27 +943,33 @@ def _effect_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, true_s
     if any(_returns(part) for part in parts) or _contains(true_stmts + (false_stmts or []), cst.Return):
         return None
     bld = _Builder(ctx)
+    parts = ((true_stmts, "true_fn"), (false_stmts, "false_fn"))
     try:
         pred = bld.predicate(stmt.test)
+        names = {base: ctx.fresh_name(base, fn_node) for part, base in parts
+                 if part and _single_call(part) is None}
+        lax = bld.lax
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
         new: List[cst.BaseStatement] = []
         branches: List[cst.BaseExpression] = []
-        for part, base in ((true_stmts, "true_fn"), (false_stmts, "false_fn")):
+        for part, base in parts:
             single = _single_call(part)
             if not part:
                 branches.append(bld.lambda_((), cst.Name("None")))
             elif single is not None:
                 branches.append(bld.lambda_((), single))
             else:
-                name = ctx.fresh_name(base, fn_node)
-                new.append(bld.function(name, (), part, header=_header(stmt, part is true_stmts)))
-                branches.append(cst.Name(name))
-        value = bld.expr(f"{bld.lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=branches[0], f=branches[1])
+                new.append(bld.function(names[base], (), part, header=_header(stmt, part is true_stmts)))
+                branches.append(cst.Name(names[base]))
+        value = bld.expr(f"{lax}.cond({{c}}, {{t}}, {{f}})", c=pred, t=branches[0], f=branches[1])
         value, trailing = _with_comments(ctx, value, stmt, true_stmts, false_stmts or [], "")
         new.append(_trailing(cst.SimpleStatementLine(body=[cst.Expr(value)]), trailing))
-    except _NoFix:
-        return None
-    new = keep_comments([stmt], with_leading_lines(new, stmt))
-    return _fix(bld, "Use `lax.cond` to print in the branch taken", ctx.replace(stmt, cst.FlattenSentinel(new)))
+        return {stmt: cst.FlattenSentinel(keep_comments([stmt], with_leading_lines(new, stmt)))}
+
+    return _later(bld, "Use `lax.cond` to print in the branch taken", [stmt], make)
 
 
 def _single_call(stmts: Optional[Sequence[cst.CSTNode]]) -> Optional[cst.BaseExpression]:
@@ -1028,6 +1056,11 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     try:
         param = _loop_param(ctx, carry, fn_node, body)
         name = ctx.fresh_name("body_fun", fn_node)
+        lax = bld.lax
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
         ret = _return(ctx, carry)
         header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
         fun = bld.function(name, [index, param], _unpack(bld, carry, param) + as_lines(body) + [ret], header=header)
@@ -1036,13 +1069,11 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         init = _tuple(ctx, carry)
         if len(carry) > 1:
             init = init.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        call = bld.statement(f"{_target(carry)} = {bld.lax}.fori_loop({{a}}, {{b}}, {name}, {{i}})",
+        call = bld.statement(f"{_target(carry)} = {lax}.fori_loop({{a}}, {{b}}, {name}, {{i}})",
                              a=start, b=stop, i=init)
-    except _NoFix:
-        return None
-    new = keep_comments([loop], with_leading_lines([fun, call], loop))
-    return _fix(bld, "Use `lax.fori_loop` (not reverse-differentiable with a traced bound)",
-                ctx.replace(loop, cst.FlattenSentinel(new)))
+        return {loop: cst.FlattenSentinel(keep_comments([loop], with_leading_lines([fun, call], loop)))}
+
+    return _later(bld, "Use `lax.fori_loop` (not reverse-differentiable with a traced bound)", [loop], make)
 
 
 def _index_used_as_int(body, index: str, ctx: FixContext) -> bool:
@@ -1081,6 +1112,11 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         param = _loop_param(ctx, carry, fn_node, body)
         cond_name = ctx.fresh_name("cond_fun", fn_node)
         body_name = ctx.fresh_name("body_fun", fn_node, taken=[cond_name])
+        lax = bld.lax
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
         ret = _return(ctx, carry)
         cond_fun = bld.function(cond_name, [param], _unpack(bld, carry, param) + [
             bld.statement("return {v}", v=pred)])
@@ -1090,12 +1126,10 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         init = _tuple(ctx, carry)
         if len(carry) > 1:
             init = init.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        call = bld.statement(f"{_target(carry)} = {bld.lax}.while_loop({cond_name}, {body_name}, {{i}})", i=init)
-    except _NoFix:
-        return None
-    new = keep_comments([loop], with_leading_lines([cond_fun, body_fun, call], loop))
-    return _fix(bld, "Use `lax.while_loop` (not reverse-mode differentiable)",
-                ctx.replace(loop, cst.FlattenSentinel(new)))
+        call = bld.statement(f"{_target(carry)} = {lax}.while_loop({cond_name}, {body_name}, {{i}})", i=init)
+        return {loop: cst.FlattenSentinel(keep_comments([loop], with_leading_lines([cond_fun, body_fun, call], loop)))}
+
+    return _later(bld, "Use `lax.while_loop` (not reverse-mode differentiable)", [loop], make)
 
 
 __all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop"]
