@@ -99,9 +99,13 @@ def diagnostic_from_json(d: Any) -> Diagnostic:
     fix = d.get("fix")
     if fix is not None:
         checked_type(fix, dict)
-        edits = tuple(Edit(checked_type(e["start"], int), checked_type(e["end"], int), checked_type(e["content"], str))
-                      for e in checked_type(fix["edits"], list) if checked_type(e, dict) is not None)
-        fix = Fix(Applicability(fix["applicability"]), checked_type(fix["title"], str), edits)
+        applicability, title = Applicability(fix["applicability"]), checked_type(fix["title"], str)
+        if fix["edits"] is None:  # an entry of a lint that reported titles only
+            fix = Fix.unbuilt(applicability, title)
+        else:
+            fix = Fix(applicability, title, tuple(
+                Edit(checked_type(e["start"], int), checked_type(e["end"], int), checked_type(e["content"], str))
+                for e in checked_type(fix["edits"], list) if checked_type(e, dict) is not None))
     reason = tuple(checked_type(r, str) for r in checked_type(d.get("reason", []), list))
     subject = d.get("subject")
     return Diagnostic(checked_type(d["path"], str), checked_type(d["line"], int), checked_type(d["column"], int),

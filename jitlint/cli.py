@@ -25,7 +25,7 @@ from jitlint.files import DEFAULT_MAX_FILE_SIZE
 from jitlint.settings import resolve_config
 from jitlint.files import read_source_file as _read_file
 from jitlint.runner import DEFAULT_FILE_TIMEOUT
-from jitlint.output import FORMATS, format_json, render  # noqa: F401 - format_json: used by callers
+from jitlint.output import FORMATS, format_json, reads_edits, render  # noqa: F401 - format_json: used by callers
 from jitlint.output.style import PLAIN, Style, wants_color
 from jitlint.output.text import display_width, format_text, reason_lines, source_excerpt, summary  # noqa: F401
 from jitlint.registry import RULES_BY_CODE, known_code
@@ -310,7 +310,8 @@ def lint_all(args: argparse.Namespace, config: Config) -> List[FileResult]:
 
     with Progress(len(files), "checking", enabled=False if args.quiet or args.no_progress else None) as bar:
         linted = lint_files(files, config, jobs=jobs, cache_dir=cache_dir, roots=roots, progress=bar.advance,
-                            max_file_size=args.max_file_size, timeout=args.file_timeout)
+                            max_file_size=args.max_file_size, timeout=args.file_timeout,
+                            edits=reads_edits(args.format, args.statistics))
     by_path = {r.path: r for r in linted}
     return unlisted + [lint_path(p, config, args.stdin_filename) if p == STDIN else by_path[p] for p in paths]
 

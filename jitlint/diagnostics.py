@@ -150,14 +150,15 @@ class Diagnostic:
             return self.deferred_fix()
         return self.fix
 
-    def to_json(self) -> dict:
+    def to_json(self, unbuilt_edits: bool = False) -> dict:
+        """The finding as JSON; its fix's edits must have been built, unless ``unbuilt_edits``
+        (a cache entry of a lint that reported titles only): then edits not built are ``null``."""
         fix = None
         if self.fix is not None:
-            fix = {
-                "applicability": self.fix.applicability.value,
-                "title": self.fix.title,
-                "edits": [{"start": e.start, "end": e.end, "content": e.replacement} for e in self.fix.edits],
-            }
+            edits = None
+            if self.fix.edits_built or not unbuilt_edits:
+                edits = [{"start": e.start, "end": e.end, "content": e.replacement} for e in self.fix.edits]
+            fix = {"applicability": self.fix.applicability.value, "title": self.fix.title, "edits": edits}
         return {
             "path": self.path,
             "line": self.line,

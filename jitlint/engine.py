@@ -64,7 +64,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
 def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),
                  load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
                  suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None, build_fixes: bool = True,
-                 ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
+                 edits: bool = True) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
     """The one analysis every front end runs: a module, with the project modules its traced code reaches.
 
     Returns the findings of every module the analysis reached (keyed by real
@@ -74,7 +74,9 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
     no other module is read.  Per-file ignores are not applied here: see
     :func:`without_file_ignores`.  ``suppressed`` (when given) gets, by real path, the (line, code) of
     the findings a ``# noqa`` silenced.  Without ``build_fixes``, a finding's fix is built only when
-    asked for (``Diagnostic.built_fix``), as the editor does for a code action.
+    asked for (``Diagnostic.built_fix``), as the editor does for a code action.  Without ``edits``
+    a fix is reported by its title and applicability, its edits left unbuilt where its builder
+    can leave them (``Fix.without_edits``): what a report that shows no edits needs.
     SourceError when the code is too deep to analyse.
     """
     from jitlint.analysis.project import Project
@@ -98,7 +100,7 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
             checkpoint()
             out[key] = diagnostics_from(raw, state.module, state.source, state.path, positions_cache,
                                         None if suppressed is None else suppressed.setdefault(key, set()),
-                                        build_fixes)
+                                        build_fixes, edits)
 
     with_deep_stack(run, "analyse")
     return out, project
@@ -117,10 +119,11 @@ def without_file_ignores(diagnostics: Sequence[Diagnostic], path: str, config: C
 def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str, path: str,
                      other_positions: Optional[Dict[int, Any]] = None,
                      suppressed: Optional[Set[Tuple[int, str]]] = None, build_fixes: bool = True,
-                     ) -> List[Diagnostic]:
+                     edits: bool = True) -> List[Diagnostic]:
     """Positions, noqa, one finding per line and code, reason chains rendered; ``suppressed`` (when
     given) gets the (line, code) of the findings a ``# noqa`` silenced.  Without ``build_fixes``
-    each finding that may have a fix carries the means to build it instead (``deferred_fix``)."""
+    each finding that may have a fix carries the means to build it instead (``deferred_fix``);
+    without ``edits`` a fix's edits are built only where its builder made them already."""
     if not raw:
         return []
     # one pass generates the module's code and the ranges of the reported nodes and of the links
@@ -128,7 +131,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
     generated, positions, statement_offsets = module_layout(module, _nodes_to_place(raw, module))
     lines = source.splitlines()
 
-    def fix_of(finding: RawFinding) -> Optional[Fix]:
+    def fix_of(finding: RawFinding, with_edits: bool = True) -> Optional[Fix]:
         from jitlint.fixes import DeferredFix, built
 
         # a fix's edits are offsets into the module's code: offered only where LibCST gives back
@@ -137,7 +140,9 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             return None
         fix = finding.fix.build(generated, statement_offsets) if isinstance(finding.fix, DeferredFix) \
             else finding.fix
-        return built(fix) if isinstance(fix, Fix) else None
+        if not isinstance(fix, Fix):
+            return None
+        return built(fix) if with_edits else fix.without_edits()
 
     seen: Dict[Tuple[int, str], Diagnostic] = {}
     for finding in raw:
@@ -163,7 +168,7 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             code=finding.code,
             message=finding.message,
             reason=_render_reason(finding.reason, positions, module, other_positions),
-            fix=fix_of(finding) if build_fixes else None,
+            fix=fix_of(finding, edits) if build_fixes else None,
             # a DeferredFix builds once, however often it is asked for
             deferred_fix=None if build_fixes or finding.fix is None else partial(fix_of, finding),
             subject=finding.subject if finding.subject is not None else _subject(module, finding.node),

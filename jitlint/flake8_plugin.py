@@ -61,7 +61,7 @@ class Flake8Checker:
         try:
             # text read by flake8 is utf-8 now: say so, whatever the file's coding line claimed
             result, = lint_files([self.filename], config, cache_dir=default_cache_dir() if named else None,
-                                 overrides={self.filename: _as_utf8(data)}, context=named)
+                                 overrides={self.filename: _as_utf8(data)}, context=named, edits=False)
         except Exception as exc:  # noqa: BLE001 - a bug in jitlint is one finding, not a crash of flake8
             yield 1, 0, f"{INTERNAL_ERROR_CODE} internal error: {type(exc).__name__}: {exc}", type(self)
             return

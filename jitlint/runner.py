@@ -195,7 +195,7 @@ def _unit_from_json(raw: dict) -> "UnitResult":
 
 
 def _unit_to_json(result: "UnitResult") -> dict:
-    return {"diagnostics": {p: [d.to_json() for d in ds] for p, ds in result.diagnostics.items()},
+    return {"diagnostics": {p: [d.to_json(unbuilt_edits=True) for d in ds] for p, ds in result.diagnostics.items()},
             "error": error_to_json(result.error), "deps": result.deps,
             "suppressed": {p: [list(pair) for pair in pairs] for p, pairs in result.suppressed.items()}}
 
@@ -249,9 +249,10 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
 
 def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-             build_fixes: bool = True) -> UnitResult:
+             build_fixes: bool = True, edits: bool = True) -> UnitResult:
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
-    ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only."""
+    ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
+    without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
     from jitlint.analysis.reparse import parse_document
     from jitlint.engine import SourceError, analyse_unit, decode_source
 
@@ -262,7 +263,7 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
         module = parse_document(source, path)
         found, _ = analyse_unit(path, source, module, config, roots=roots,
                                 load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced,
-                                build_fixes=build_fixes)
+                                build_fixes=build_fixes, edits=edits)
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
@@ -277,9 +278,9 @@ _POOL_SHARED: Dict[str, object] = {}
 
 
 def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size,
-               owner: int) -> None:
+               owner: int, edits: bool = True) -> None:
     die_with(owner)
-    _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size)
+    _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size, edits=edits)
 
 
 def die_with(owner: int) -> None:
@@ -323,7 +324,8 @@ def die_with(owner: int) -> None:
 def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
     path, data = item
     return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["roots"],  # type: ignore[arg-type]
-                    _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"])  # type: ignore[arg-type]
+                    _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"],  # type: ignore[arg-type]
+                    edits=bool(_POOL_SHARED["edits"]))
 
 
 # --------------------------------------------------------------- the project
@@ -406,7 +408,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                progress: Optional[Callable[[int], None]] = None,
                overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
                max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-               timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, build_fixes: bool = True) -> List[FileResult]:
+               timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, build_fixes: bool = True,
+               edits: bool = True) -> List[FileResult]:
     """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
     Each checked file that can contain traced code is a unit; so is every other
@@ -421,7 +424,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     A unit whose analysis takes longer than ``timeout`` seconds is stopped: an error for its file.
     Without ``build_fixes`` (the editor, publishing findings) the findings carry the means to build
     their fixes when asked (``Diagnostic.built_fix``); the units then run in this process, and their
-    results are cached apart from those with fixes.
+    results are cached apart from those with fixes.  Without ``edits`` (a report that shows a fix's
+    title, not its edits) a fix's edits are not built (``Fix.without_edits``); cached apart too.
     """
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     read = read or (lambda p: read_source_file(p, max_file_size))
@@ -450,7 +454,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     keys: Dict[str, str] = {}
     done: Dict[str, UnitResult] = {}
     if cache is not None:
-        config_key = _config_key(config) + ("" if build_fixes else "\0fixes deferred")
+        config_key = _config_key(config) + ("" if build_fixes else "\0fixes deferred") + ("" if edits else "\0no edits")
         for path in units:
             keys[path] = unit_key(path, digests[os.path.realpath(path)], config_key)
             hit = cache.load(keys[path], _unit_from_json)
@@ -461,7 +465,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     tick = progress or (lambda n: None)
     own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
     tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
-    init = (config, roots, overrides, max_file_size, os.getpid())
+    init = (config, roots, overrides, max_file_size, os.getpid(), edits)
     if jobs > 1 and len(work) >= 4 and build_fixes:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
@@ -485,7 +489,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method, timeout)
     else:
         _quick_check_all(skipped, datas, results, cache)
-        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes) for p, d in work),
+        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes, edits)
+                                  for p, d in work),
                                  tick, own))
     for path, result in zip(todo, computed):
         done[path] = result

@@ -70,6 +70,12 @@ def format_json_statistics(results: Sequence[FileResult]) -> str:
     return json.dumps(statistics_rows(results), indent=2) + "\n"
 
 
+def reads_edits(fmt: str, statistics: bool = False) -> bool:
+    """Whether the report in format ``fmt`` shows the edits of fixes (JSON and SARIF do; text and
+    GitHub annotations show a fix's title and safety only): the lint builds them only then."""
+    return fmt == "sarif" or (fmt == "json" and not statistics)
+
+
 def render(fmt: str, results: Sequence[FileResult], *, with_reason: bool = True, quiet: bool = False,
            statistics: bool = False, style: Style = PLAIN) -> str:
     """The report of ``results`` in format ``fmt``; for text, the findings (or, with ``statistics``,
@@ -97,4 +103,4 @@ def render(fmt: str, results: Sequence[FileResult], *, with_reason: bool = True,
     return report
 
 
-__all__ = ["FORMATS", "format_json", "render"]
+__all__ = ["FORMATS", "format_json", "reads_edits", "render"]
