@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from contextlib import contextmanager
-from typing import Collection, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from contextlib import contextmanager, nullcontext
+from typing import Collection, ContextManager, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -25,6 +25,7 @@ from libcst.metadata import CodePosition, CodeRange
 from jitlint.analysis.cancel import checkpoint
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_NOTHING = nullcontext()
 
 
 class _OffsetState(CodegenState):
@@ -83,13 +84,16 @@ class _OffsetState(CodegenState):
         start = self.starts[key].pop()
         self.spans.setdefault(key, (start, self.offset))  # a syntactic range already noted wins
 
-    @contextmanager
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
-                                  end_node: Optional[cst.CSTNode] = None) -> Iterator[None]:
-        key = id(node)
+                                  end_node: Optional[cst.CSTNode] = None) -> ContextManager[None]:
         if not self.inside:  # the node (when wanted) is counted in already, by before_codegen
-            yield
-            return
+            return _NOTHING  # (most nodes: no generator made for them)
+        return self._record(node, start_node, end_node)
+
+    @contextmanager
+    def _record(self, node: cst.CSTNode, start_node: Optional[cst.CSTNode],
+                end_node: Optional[cst.CSTNode]) -> Iterator[None]:
+        key = id(node)
         start = self.offset
         try:
             yield
