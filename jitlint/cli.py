@@ -6,7 +6,9 @@ checked, 2 for a usage or configuration error or an internal error.
 from __future__ import annotations
 
 import argparse
+import atexit
 import difflib
+import gc
 import inspect
 import math
 import io
@@ -244,7 +246,27 @@ def exit_status(results: Sequence[FileResult]) -> int:
     return EXIT_CLEAN
 
 
+#: whether :func:`_quick_exit` has registered its exit handler in this process
+_QUICK_EXIT = False
+
+
+def _quick_exit() -> None:
+    """Leave what the analysis made to the operating system when the process ends.
+
+    The analysis leaves its trees, scopes and facts in reference cycles, which only the garbage
+    collector frees; the last collection, when the interpreter shuts down, would walk and free
+    them one by one: 0.4 s on a 10,000-line module, a tenth of its check.  ``gc.freeze()`` at exit
+    puts everything alive then out of that collection's reach.  Nothing is lost: jitlint closes
+    the files it writes, and the interpreter flushes the standard streams itself.
+    """
+    global _QUICK_EXIT
+    if not _QUICK_EXIT:
+        atexit.register(gc.freeze)
+        _QUICK_EXIT = True
+
+
 def run_check(args: argparse.Namespace) -> int:
+    _quick_exit()
     if args.paths.count(STDIN) > 1:
         raise UsageError("`-` (stdin) can be given once")
     _check_combinations(args)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -342,3 +343,27 @@ def test_linting_loads_no_jax_module(tmp_path):
             f"{str(HAZARDS)!r}]); print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib')))")
     outcome = run_process([sys.executable, "-c", code], cwd=tmp_path)
     assert outcome.out.splitlines()[-1] == "[]"
+
+
+def test_check_spares_the_last_collection_what_the_analysis_left(monkeypatch, capsys):
+    """The analysis leaves its trees in reference cycles: a check has the process's last garbage
+    collection skip them (``gc.freeze`` at exit), registered once however often it runs."""
+    import gc
+
+    registered = []
+    monkeypatch.setattr(jitlint.cli, "_QUICK_EXIT", False)
+    monkeypatch.setattr(jitlint.cli.atexit, "register", lambda fn, *args: registered.append(fn))
+    for _ in range(2):
+        assert run_cli(capsys, "check", "--no-cache", str(HAZARDS)).status == 1
+    assert registered == [gc.freeze]
+    assert run_cli(capsys, "rule", "JIT201").status == 0 and registered == [gc.freeze]
+
+
+def test_output_of_a_check_is_whole_when_the_process_ends(tmp_path):
+    """With the last collection skipped, everything written still reaches its file."""
+    report = tmp_path / "report.json"
+    outcome = run_process([sys.executable, "-m", "jitlint", "check", "--format", "json", "--output-file",
+                           str(report), str(HAZARDS)], cwd=tmp_path)
+    assert outcome.status == 1, outcome.err
+    assert sorted((f["line"], f["column"], f["code"]) for f in json.loads(report.read_text())) == \
+        sorted(HAZARDS_FINDINGS)
