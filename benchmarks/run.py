@@ -2,6 +2,7 @@
 """Benchmark jitlint against the LibCST parse floor and flake8 peers, side by side.
 
 Usage:  python benchmarks/run.py [CORPUS] [--rounds N] [--output benchmarks/RESULTS.md]
+        python benchmarks/run.py --scaling-only [--rounds N] [--baseline OTHER_CHECKOUT]
 
 CORPUS defaults to ./realcode (made by ../shared/tools/make_realcode.sh).  Every
 command runs in its own process, in alternating order, for N rounds; the table
@@ -9,7 +10,12 @@ gives the median wall time, the ratio to the LibCST parse floor, and the peak
 resident memory of the command's own process (from wait4).  A second table times
 generated modules (tests/synthetic.py) at two sizes, the second twice the first,
 to show that the cost grows with the lines.  Numbers are only compared within
-one run: the machines are shared and noisy.  A third table times the editor server on the
+one run: the machines are shared and noisy.  The generated modules are timed twice: with
+``--format json`` (every fix's edits built, as in the corpus rows) and as plain ``jitlint check``
+prints them (text: a fix's title, not its edits).  ``--scaling-only`` runs that table alone (no
+corpus, nothing written); ``--baseline DIR`` adds the rows of the jitlint of another checkout
+(``git worktree add DIR main``), timed in the same rounds, so that a change is measured against
+what it changes under the same load.  A third table times the editor server on the
 10,000-line generated module: one ``jitlint server``, driven over stdio by pygls's client as an
 editor would drive it, the time from a small edit to the new version's diagnostics, from a
 code action request on a finding to its answer, and the slowest answer to a request on another
@@ -28,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
@@ -61,6 +67,10 @@ for folder, dirs, files in os.walk(root):
 
 
 JITLINT = [PY, "-m", "jitlint", "check", "--quiet", "--format", "json", "--isolated"]
+#: ``jitlint check`` as people run it: the text report (its fixes' titles, not their edits)
+JITLINT_TEXT = [PY, "-m", "jitlint", "check", "--isolated"]
+#: the checkout this script is in: its jitlint is the one timed (``python -m jitlint`` run from there)
+REPO = os.path.dirname(HERE)
 
 
 def commands(corpus: str, cache: str) -> Dict[str, List[str]]:
@@ -77,9 +87,11 @@ def commands(corpus: str, cache: str) -> Dict[str, List[str]]:
     }
 
 
-def run_once(argv: List[str]) -> Tuple[float, int]:
+def run_once(argv: List[str], checkout: Optional[str] = None) -> Tuple[float, int]:
+    """Wall time and peak RSS of ``argv``; ``checkout``: run from that folder, with its jitlint."""
+    env = None if checkout is None else dict(os.environ, PYTHONPATH=checkout)
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=checkout, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -89,34 +101,61 @@ def run_once(argv: List[str]) -> Tuple[float, int]:
     return elapsed, usage.ru_maxrss // 1024
 
 
-def scaling_commands(folder: str) -> Dict[Tuple[str, str, int], List[str]]:
-    """For each generated module and size: the parse floor and ``jitlint check -j1 --no-cache``."""
-    cmds: Dict[Tuple[str, str, int], List[str]] = {}
+#: a generated-module command: (module, what is timed, size) -> (argv, checkout to run it from)
+ScalingKey = Tuple[str, str, int]
+
+
+def scaling_commands(folder: str, baseline: Optional[str] = None) -> Dict[ScalingKey, Tuple[List[str], Optional[str]]]:
+    """For each generated module and size: the parse floor and ``jitlint check -j1 --no-cache``,
+    JSON and text, of this checkout and (given) of the ``baseline`` one."""
+    checkouts = [("", REPO)] + ([("baseline ", os.path.abspath(baseline))] if baseline else [])
+    cmds: Dict[ScalingKey, Tuple[List[str], Optional[str]]] = {}
     for label, generator, *sizes in SCALING:
         for size in sizes:
             sub = os.path.join(folder, f"{generator.__name__}_{size}")
             os.makedirs(sub)
             with open(os.path.join(sub, "module.py"), "w", encoding="utf-8") as fh:
                 fh.write(generator(size))
-            cmds[(label, "parse", size)] = [PY, "-c", PARSE_FLOOR, sub]
-            cmds[(label, "jitlint", size)] = JITLINT + ["-j1", "--no-cache", sub]
+            cmds[(label, "parse", size)] = ([PY, "-c", PARSE_FLOOR, sub], None)
+            for prefix, checkout in checkouts:
+                cmds[(label, prefix + "jitlint", size)] = (JITLINT + ["-j1", "--no-cache", sub], checkout)
+                cmds[(label, prefix + "jitlint text", size)] = (JITLINT_TEXT + ["-j1", "--no-cache", sub], checkout)
     return cmds
 
 
-def scaling_rows(times: Dict[Tuple[str, str, int], List[float]], folder: str) -> List[str]:
-    rows = ["| generated module | lines | LibCST parse | jitlint -j1 | jitlint / parse |",
-            "|---|---|---|---|---|"]
+def time_scaling_round(cmds: Dict[ScalingKey, Tuple[List[str], Optional[str]]], r: int,
+                       times: Dict[ScalingKey, List[float]]) -> None:
+    """One round of the generated-module commands, in alternating order."""
+    keys = list(cmds) if r % 2 == 0 else list(reversed(list(cmds)))
+    for key in keys:
+        elapsed, _ = run_once(*cmds[key])
+        times.setdefault(key, []).append(elapsed)
+        print(f"round {r + 1}: {key}: {elapsed:.2f} s", file=sys.stderr)
+
+
+def scaling_rows(times: Dict[ScalingKey, List[float]], folder: str) -> List[str]:
+    rows = ["| generated module | lines | LibCST parse | jitlint -j1 (json) | json / parse "
+            "| jitlint check -j1 (text) | text / parse |",
+            "|---|---|---|---|---|---|---|"]
     growth = []
+    prefixes = [""] + (["baseline "] if any(key[1].startswith("baseline ") for key in times) else [])
     for label, generator, small, large in SCALING:
-        cost = {}
-        for size in (small, large):
-            with open(os.path.join(folder, f"{generator.__name__}_{size}", "module.py"), "rb") as fh:
-                lines = fh.read().count(b"\n")
-            parse = statistics.median(times[(label, "parse", size)])
-            cost[size] = statistics.median(times[(label, "jitlint", size)])
-            rows.append(f"| {label}, n={size} | {lines} | {parse:.2f} s | {cost[size]:.2f} s "
-                        f"| {cost[size] / parse:.2f}x |")
-        growth.append(f"- {label}: twice the input costs {cost[large] / cost[small]:.2f}x the time (linear: 2.00)")
+        for prefix in prefixes:
+            cost: Dict[Tuple[str, int], float] = {}
+            for size in (small, large):
+                with open(os.path.join(folder, f"{generator.__name__}_{size}", "module.py"), "rb") as fh:
+                    lines = fh.read().count(b"\n")
+                parse = statistics.median(times[(label, "parse", size)])
+                for kind in ("jitlint", "jitlint text"):
+                    cost[(kind, size)] = statistics.median(times[(label, prefix + kind, size)])
+                json_cost, text_cost = cost[("jitlint", size)], cost[("jitlint text", size)]
+                name = f"{label}, n={size}" + (", " + prefix.strip() if prefix else "")
+                rows.append(f"| {name} | {lines} | {parse:.2f} s | {json_cost:.2f} s | {json_cost / parse:.2f}x "
+                            f"| {text_cost:.2f} s | {text_cost / parse:.2f}x |")
+            json_growth = cost[("jitlint", large)] / cost[("jitlint", small)]
+            text_growth = cost[("jitlint text", large)] / cost[("jitlint text", small)]
+            growth.append(f"- {label}{' (' + prefix.strip() + ')' if prefix else ''}: twice the input costs "
+                          f"{json_growth:.2f}x the time in JSON, {text_growth:.2f}x in text (linear: 2.00)")
     return rows + [""] + growth
 
 
@@ -312,9 +351,28 @@ def main() -> int:
     parser.add_argument("--output", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--lsp-only", action="store_true",
                         help="time the editor server alone and print its table (no corpus; nothing written)")
+    parser.add_argument("--scaling-only", action="store_true",
+                        help="time the generated modules alone and print their table (no corpus; nothing written)")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="with --scaling-only: also time the jitlint of the checkout DIR, in the same rounds")
     args = parser.parse_args()
+    if args.baseline and not args.scaling_only:
+        parser.error("--baseline goes with --scaling-only")
     if args.lsp_only:
         print("\n".join(lsp_rows(lsp_times(args.rounds))))
+        return 0
+    if args.scaling_only:
+        generated = tempfile.mkdtemp(prefix="jitlint-bench-generated-")
+        try:
+            scaling = scaling_commands(generated, args.baseline)
+            scaling_times: Dict[ScalingKey, List[float]] = {}
+            for r in range(args.rounds):
+                time_scaling_round(scaling, r, scaling_times)
+            print(f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+                  f"{args.rounds} rounds, median wall time")
+            print("\n".join(scaling_rows(scaling_times, generated)))
+        finally:
+            shutil.rmtree(generated, ignore_errors=True)
         return 0
     corpus = os.path.abspath(args.corpus)
     if not os.path.isdir(corpus):
@@ -327,7 +385,7 @@ def main() -> int:
         memory: Dict[str, int] = {name: 0 for name in cmds}
         names = list(cmds)
         scaling = scaling_commands(generated)
-        scaling_times: Dict[Tuple[str, str, int], List[float]] = {key: [] for key in scaling}
+        scaling_times: Dict[ScalingKey, List[float]] = {}
         for r in range(args.rounds):
             order = names if r % 2 == 0 else list(reversed(names))
             for name in order:
@@ -337,11 +395,7 @@ def main() -> int:
                 times[name].append(elapsed)
                 memory[name] = max(memory[name], rss)
                 print(f"round {r + 1}: {name}: {elapsed:.2f} s, {rss} MB", file=sys.stderr)
-            keys = list(scaling) if r % 2 == 0 else list(reversed(list(scaling)))
-            for key in keys:
-                elapsed, _ = run_once(scaling[key])
-                scaling_times[key].append(elapsed)
-                print(f"round {r + 1}: {key}: {elapsed:.2f} s", file=sys.stderr)
+            time_scaling_round(scaling, r, scaling_times)
         growth = scaling_rows(scaling_times, generated)
         editor = lsp_rows(lsp_times(args.rounds))
     finally:
