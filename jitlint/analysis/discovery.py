@@ -595,6 +595,7 @@ class ModuleIndex:
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
         self._memos: Dict[str, bool] = {}
         self._collect_imports(module)
+        self._collect_module_aliases(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
         self._main_calls: Set[cst.Call] = set()
@@ -675,6 +676,32 @@ class ModuleIndex:
         if t is None:
             t = self.extra_jit.get(q)
         return t
+
+    def _collect_module_aliases(self, module: cst.Module) -> None:
+        """``jit = jax.jit`` at module level, the name bound nowhere else: an alias of the JAX name,
+        as ``from jax import jit`` would be (``@jit`` is a jit)."""
+        bound: Dict[str, int] = {}
+        candidates: Dict[str, str] = {}
+        for stmt in module.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        for name in assigned_names(target.target):
+                            bound[name.value] = bound.get(name.value, 0) + 1
+                    if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+                            and isinstance(small.value, (cst.Name, cst.Attribute)):
+                        q = self.imports.resolve(small.value)
+                        if q is not None and q.startswith("jax."):
+                            candidates[small.targets[0].target.value] = q
+        if not candidates:
+            return
+        declared_global = {n.name.value for node in _nodes_of_type(module, cst.Global) for n in node.names}
+        for name, q in candidates.items():
+            if bound.get(name) == 1 and name not in self.imports.aliases and name not in declared_global \
+                    and not _rebound_in_blocks(module, name):
+                self.imports.aliases[name] = q
 
     def _collect_imports(self, module: cst.Module) -> None:
         stack: List[cst.CSTNode] = [module]
@@ -2361,3 +2388,52 @@ def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -
         if param.name.value == expr.value:
             return param.default
     return None
+
+
+def _nodes_of_type(root: cst.CSTNode, kind: type) -> List[cst.CSTNode]:
+    found: List[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+def _rebound_in_blocks(module: cst.Module, name: str) -> bool:
+    """``name`` bound at module level by something other than a simple statement line: a ``def`` or
+    ``class`` of that name, or a target inside a module-level ``if`` / ``try`` / ``for`` / ``with``
+    (function and class bodies are scopes of their own, not looked into)."""
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if stmt.name.value == name:
+                return True
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        stack: List[cst.CSTNode] = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                if node.name.value == name:
+                    return True
+                continue
+            targets: List[cst.CSTNode] = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    bound = alias.asname.name if alias.asname is not None else alias.name
+                    while isinstance(bound, cst.Attribute):
+                        bound = bound.value
+                    if isinstance(bound, cst.Name) and bound.value == name:
+                        return True
+            if any(n.value == name for t in targets for n in assigned_names(t)):
+                return True
+            stack.extend(node.children)
+    return False
