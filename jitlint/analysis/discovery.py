@@ -595,7 +595,6 @@ class ModuleIndex:
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
         self._memos: Dict[str, bool] = {}
         self._collect_imports(module)
-        self._collect_module_aliases(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
         self._main_calls: Set[cst.Call] = set()
@@ -609,6 +608,7 @@ class ModuleIndex:
                     stack.extend(iter_children(node))
         checkpoint()
         self._walk(module)
+        self._collect_module_aliases()  # (the binding model is complete after the walk)
         checkpoint()
         for name, fn, here, table in self._mutations:
             if here.resolve(name) in (None, self.scope_model.module_scope):
@@ -677,31 +677,21 @@ class ModuleIndex:
             t = self.extra_jit.get(q)
         return t
 
-    def _collect_module_aliases(self, module: cst.Module) -> None:
-        """``jit = jax.jit`` at module level, the name bound nowhere else: an alias of the JAX name,
-        as ``from jax import jit`` would be (``@jit`` is a jit)."""
-        bound: Dict[str, int] = {}
-        candidates: Dict[str, str] = {}
-        for stmt in module.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        for name in assigned_names(target.target):
-                            bound[name.value] = bound.get(name.value, 0) + 1
-                    if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-                            and isinstance(small.value, (cst.Name, cst.Attribute)):
-                        q = self.imports.resolve(small.value)
-                        if q is not None and q.startswith("jax."):
-                            candidates[small.targets[0].target.value] = q
-        if not candidates:
-            return
-        declared_global = {n.name.value for node in _nodes_of_type(module, cst.Global) for n in node.names}
-        for name, q in candidates.items():
-            if bound.get(name) == 1 and name not in self.imports.aliases and name not in declared_global \
-                    and not _rebound_in_blocks(module, name):
-                self.imports.aliases[name] = q
+    def _collect_module_aliases(self) -> None:
+        """``jit = jax.jit`` at module level, its one binding in the module, and no function declaring
+        it ``global``: an alias of the JAX name, as ``from jax import jit`` would be (``@jit`` is a jit)."""
+        model = self.scope_model
+        module_scope = model.module_scope
+        declared: Set[str] = set()
+        for scope in model.scopes.values():
+            declared |= scope.globals
+        for name in module_scope.bindings:
+            value = module_scope.single_value(name)
+            if isinstance(value, (cst.Name, cst.Attribute)) and name not in declared \
+                    and name not in self.imports.aliases:
+                q = self.imports.resolve(value)
+                if q is not None and q.startswith("jax."):
+                    self.imports.aliases[name] = q
 
     def _collect_imports(self, module: cst.Module) -> None:
         stack: List[cst.CSTNode] = [module]
@@ -1007,9 +997,7 @@ class ModuleIndex:
         properties: Dict[str, List[Optional[cst.BaseExpression]]] = {}
         for name, method in cls.methods.items():
             node = method.node
-            if isinstance(node, cst.FunctionDef) and any(
-                    dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
-                    for d in node.decorators):
+            if is_property(node):
                 properties[name] = _returns(node.body)
         out: Set[str] = set()
         grew = True
@@ -1035,8 +1023,8 @@ class ModuleIndex:
         if not isinstance(node, cst.FunctionDef):
             return []
         out: List[cst.Call] = []
-        for inner in _calls_in(node.body):
-            if not (index.qualify(inner.func) or "").endswith("register_dataclass"):
+        for inner, scope, _ in index._pending_calls:
+            if scope is not fn or not (index.qualify(inner.func) or "").endswith("register_dataclass"):
                 continue
             parts = []
             for position, keyword in ((0, "nodetype"), (2, "meta_fields")):
@@ -2360,18 +2348,6 @@ def _stores_into(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    """Every call inside ``node`` (nested functions and classes included)."""
-    found: List[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Collect())
-    return found
-
-
 def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:
     """``expr`` in the body of ``fn`` (a parameter, or ``list(p)`` / ``tuple(p)`` of one), with the
     value ``call`` gives that parameter (else its default) put in; None when it is anything else."""
@@ -2390,50 +2366,8 @@ def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -
     return None
 
 
-def _nodes_of_type(root: cst.CSTNode, kind: type) -> List[cst.CSTNode]:
-    found: List[cst.CSTNode] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, kind):
-            found.append(node)
-        stack.extend(node.children)
-    return found
-
-
-def _rebound_in_blocks(module: cst.Module, name: str) -> bool:
-    """``name`` bound at module level by something other than a simple statement line: a ``def`` or
-    ``class`` of that name, or a target inside a module-level ``if`` / ``try`` / ``for`` / ``with``
-    (function and class bodies are scopes of their own, not looked into)."""
-    for stmt in module.body:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            if stmt.name.value == name:
-                return True
-            continue
-        if isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        stack: List[cst.CSTNode] = [stmt]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                if node.name.value == name:
-                    return True
-                continue
-            targets: List[cst.CSTNode] = []
-            if isinstance(node, cst.Assign):
-                targets = [t.target for t in node.targets]
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
-                targets = [node.target]
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
-                targets = [node.asname.name]
-            elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    bound = alias.asname.name if alias.asname is not None else alias.name
-                    while isinstance(bound, cst.Attribute):
-                        bound = bound.value
-                    if isinstance(bound, cst.Name) and bound.value == name:
-                        return True
-            if any(n.value == name for t in targets for n in assigned_names(t)):
-                return True
-            stack.extend(node.children)
-    return False
+def is_property(node: FunctionNode) -> bool:
+    """A method decorated ``@property`` or ``@functools.cached_property``."""
+    return isinstance(node, cst.FunctionDef) and any(
+        dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
+        for d in node.decorators)

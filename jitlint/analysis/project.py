@@ -36,6 +36,8 @@ class Project:
                  load_source=None) -> None:
         self.extra_jit = tuple(extra_jit)
         self.states: Dict[str, Optional[ModuleState]] = {}
+        #: every function of a loaded module -> that module's analyzer
+        self._analyzer_of_function: Dict[object, Analyzer] = {}
         self.roots: List[str] = [os.path.abspath(r) for r in roots]
         #: reads and parses a file: path -> (source, module), or None when it cannot
         self._load_source = load_source or _read_and_parse
@@ -47,16 +49,15 @@ class Project:
         index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified))
         state = ModuleState(path, source, module, index, None)  # type: ignore[arg-type]
         state.analyzer = Analyzer(index, project=self, path=path)
+        for node in index.infos:
+            self._analyzer_of_function[node] = state.analyzer
         self.states[key] = state
         return state
 
     def analyzer_of(self, fn: FunctionInfo) -> Optional[Analyzer]:
         """The analyzer of the project module that defines ``fn`` (a function value passed from one
         module to a helper of another runs, and is reported, in its own module)."""
-        for state in self.states.values():
-            if state is not None and state.index.infos.get(fn.node) is fn:
-                return state.analyzer
-        return None
+        return self._analyzer_of_function.get(fn.node)
 
     def state_for(self, path: str) -> Optional[ModuleState]:
         key = os.path.realpath(path)

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -216,6 +216,17 @@ def _never_none(value: Value) -> bool:
 def _array_annotation(text: str) -> bool:
     """An annotation naming an array type (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[...]``)."""
     return text.split("[")[0].split(".")[-1].strip() in ARRAY_ANNOTATIONS
+
+
+def _over_listed(gen: cst.GeneratorExp) -> Optional[Tuple[str, List[cst.BaseExpression]]]:
+    """``(... for v in (a, b.c))``, one loop over a tuple or list display, no filter: the loop
+    variable and the items listed; None for any other generator."""
+    comp = gen.for_in
+    if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
+            or not isinstance(comp.iter, (cst.Tuple, cst.List)) \
+            or any(not isinstance(el, cst.Element) for el in comp.iter.elements):
+        return None
+    return comp.target.value, [el.value for el in comp.iter.elements]
 
 
 def default_value(p: cst.Param) -> Value:
@@ -1020,17 +1031,14 @@ class Analyzer:
                                 env: Dict[str, Value]) -> Tuple[frozenset, frozenset]:
         """``any(isinstance(v, Tracer) for v in (a, b))`` fails only where every one of ``a`` and
         ``b`` is concrete; ``all(isinstance(v, float) for v in (a, b))`` holds only there."""
-        comp = gen.for_in
-        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
-                or not isinstance(comp.iter, (cst.Tuple, cst.List)):
+        listed = _over_listed(gen)
+        if listed is None:
             return _NOTHING, _NOTHING
-        if any(not isinstance(el, cst.Element) for el in comp.iter.elements):
-            return _NOTHING, _NOTHING
+        var, items = listed
         # the names listed (an attribute or a call listed with them is decided about no name)
-        names = [el.value.value for el in comp.iter.elements if isinstance(el.value, cst.Name)]
+        names = [item.value for item in items if isinstance(item, cst.Name)]
         if not names:
             return _NOTHING, _NOTHING
-        var = comp.target.value
         proven: List[Tuple[frozenset, frozenset]] = []
         for name in names:
             if name not in env or env[name].kind is Kind.STATIC:
@@ -1622,10 +1630,7 @@ class Analyzer:
         owner = base.pytree_class
         cls = owner.index.classes.get(owner.name)
         fn = owner.index.find_method(cls, node.attr.value) if cls is not None else None
-        if fn is None or not isinstance(fn.node, cst.FunctionDef) or not any(
-                isinstance(d.decorator, cst.Name) and d.decorator.value in ("property", "cached_property")
-                or isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value == "cached_property"
-                for d in fn.node.decorators):
+        if fn is None or not is_property(fn.node):
             return None
         if self._owner_of(fn) is self and fn.node not in self.index.infos:
             return None  # a class of a module the analysis cannot reach
@@ -2356,22 +2361,18 @@ class Analyzer:
     def _instance_test_of_each(self, how: str, gen: cst.GeneratorExp) -> Optional[bool]:
         """``any(isinstance(v, T) for v in (a, b))`` / ``all(...)`` decided under tracing: each
         ``isinstance`` of the names listed is decided (see ``_isinstance_true``/``_false``)."""
-        comp, test = gen.for_in, gen.elt
-        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) \
-                or not isinstance(comp.iter, (cst.Tuple, cst.List)) or not (
+        listed, test = _over_listed(gen), gen.elt
+        if listed is None or not (
                 isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
-                and test.args[0].value.value == comp.target.value):
+                and test.args[0].value.value == listed[0]):
             return None
         truths: List[Optional[bool]] = []
-        for el in comp.iter.elements:
-            if not isinstance(el, cst.Element):
-                return None
-            if not isinstance(el.value, cst.Name):
+        for item in listed[1]:
+            if not isinstance(item, cst.Name):
                 truths.append(None)  # only a name is decided
                 continue
-            value = self.facts.value(el.value)
-            pair = [(cst.Arg(el.value), value), (test.args[1], STATIC)]
+            pair = [(cst.Arg(item), self.facts.value(item)), (test.args[1], STATIC)]
             truths.append(True if self._isinstance_true(pair) else False if self._isinstance_false(pair) else None)
         if how == "any":
             return True if True in truths else False if all(t is False for t in truths) else None
