@@ -229,6 +229,22 @@ def _over_listed(gen: cst.GeneratorExp) -> Optional[Tuple[str, List[cst.BaseExpr
     return comp.target.value, [el.value for el in comp.iter.elements]
 
 
+#: builtins whose result is a Python bool
+_BOOL_BUILTINS = frozenset({"isinstance", "issubclass", "callable", "hasattr", "any", "all", "bool"})
+
+
+def _gives_bool(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` evaluates to a Python bool whatever its operands are: an identity or
+    membership test, ``not``, a call of a builtin test, or ``and``/``or`` of such."""
+    if isinstance(node, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.BooleanOperation):
+        return _gives_bool(node.left) and _gives_bool(node.right)
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _BOOL_BUILTINS
+
+
 def default_value(p: cst.Param) -> Value:
     """The value of a parameter left at its default: the constant when it is a literal."""
     return literal_value(p.default)
@@ -278,6 +294,8 @@ class Analyzer:
         self.conversions_caught = 0
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
+        #: the value iterated by the outer loop of a generator expression, where it was last evaluated
+        self._generator_iterables: Dict[cst.GeneratorExp, Value] = {}
         #: see _imported_static_fields
         self._imported_static: Optional[frozenset] = None
         #: see _own_data_fields
@@ -1419,6 +1437,10 @@ class Analyzer:
                 return left
             return self._ev_where(node.right, frame, self._right_env(node, frame))
         right = self._ev_where(node.right, frame, self._right_env(node, frame))
+        if right.known and left.kind is Kind.STATIC and _gives_bool(node.left) \
+                and right.const is isinstance(node.operator, cst.Or):
+            # `flag or True` is True whichever way a Python bool `flag` goes (`flag and False`: False)
+            return right
         return join(left, right)
 
     def _right_env(self, node: cst.BooleanOperation, frame: Frame) -> Dict[str, Value]:
@@ -1713,6 +1735,8 @@ class Analyzer:
             comp = node.for_in
             while comp is not None:
                 iterable = self.ev(comp.iter, frame)
+                if comp is node.for_in and isinstance(node, cst.GeneratorExp):
+                    self._generator_iterables[node] = iterable  # read by `any(...)`/`all(...)` just after
                 self.bind(comp.target, self.element_of(iterable, comp.iter), frame)
                 for cond in comp.ifs:
                     self.ev(cond.test, frame)
@@ -2223,7 +2247,9 @@ class Analyzer:
             tree = args[0][1] if args else STATIC
             if tail in ("tree_leaves", "leaves"):
                 elem = Value(tree.kind, tree.reason)
-                return Value(tree.kind, tree.reason, element=elem, container=True)
+                # a pytree that holds a tracer has it among its leaves (one that may be None may not)
+                return Value(tree.kind, tree.reason, element=elem, container=True,
+                             yields_tracer=tree.kind is Kind.TRACED and not tree.optional)
             if tail in ("tree_flatten", "flatten"):
                 elem = Value(tree.kind, tree.reason)
                 return Value(tree.kind, tree.reason, items=(Value(tree.kind, tree.reason, element=elem), STATIC))
@@ -2360,20 +2386,38 @@ class Analyzer:
 
     def _instance_test_of_each(self, how: str, gen: cst.GeneratorExp) -> Optional[bool]:
         """``any(isinstance(v, T) for v in (a, b))`` / ``all(...)`` decided under tracing: each
-        ``isinstance`` of the names listed is decided (see ``_isinstance_true``/``_false``)."""
-        listed, test = _over_listed(gen), gen.elt
-        if listed is None or not (
+        ``isinstance`` of the names listed is decided (see ``_isinstance_true``/``_false``).
+
+        Over the leaves of a pytree that holds a tracer (``for v in jax.tree.leaves(t)``, also
+        through a name bound to them), one element is a tracer: for it ``isinstance(v, Tracer)``
+        is True and ``isinstance(v, float)`` False, which decides ``any`` of the first and ``all``
+        of the second (and of their negations the other way round); nothing is known of the
+        other leaves."""
+        comp, test, negated = gen.for_in, gen.elt, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name) or not (
                 isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
-                and test.args[0].value.value == listed[0]):
+                and test.args[0].value.value == comp.target.value):
             return None
+        listed = _over_listed(gen)
         truths: List[Optional[bool]] = []
-        for item in listed[1]:
+        if listed is None:
+            iterable = self._generator_iterables.get(gen)
+            if iterable is None or not iterable.yields_tracer:
+                return None
+            kind = self._instance_types(test.args[1].value)
+            # the tracer among the leaves; the other leaves are not known
+            truths = [True if kind in ("tracer", "jax array") else False if kind == "concrete" else None, None]
+        for item in listed[1] if listed is not None else ():
             if not isinstance(item, cst.Name):
                 truths.append(None)  # only a name is decided
                 continue
             pair = [(cst.Arg(item), self.facts.value(item)), (test.args[1], STATIC)]
             truths.append(True if self._isinstance_true(pair) else False if self._isinstance_false(pair) else None)
+        if negated:
+            truths = [None if t is None else not t for t in truths]
         if how == "any":
             return True if True in truths else False if all(t is False for t in truths) else None
         return False if False in truths else True if all(t is True for t in truths) else None

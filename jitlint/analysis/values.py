@@ -110,6 +110,8 @@ class Value:
     #: ``func`` as a transform made it, to be traced where it is called (``grad_fn = jax.grad(f)``):
     #: the transform's call, its qualified name and its argument values
     made_by: Any = None
+    #: iterating it yields at least one tracer: the leaves of a pytree that holds one
+    yields_tracer: bool = False
 
     @property
     def traced(self) -> bool:
@@ -176,6 +178,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, not_none=False)
     if not out.optional and out.traced_array and any(v is not None and v.optional for v in (a, b)):
         out = replace(out, optional=True)
+    if out.yields_tracer and not (a is not None and b is not None and a.yields_tracer and b.yields_tracer):
+        out = replace(out, yields_tracer=False)
     return out
 
 
