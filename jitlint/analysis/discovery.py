@@ -183,6 +183,9 @@ class EntryPoint:
     scope: Optional[FunctionInfo] = None
     #: the static_argnums / static_argnames keyword nodes, for JIT502 positions
     spec_args: Tuple[cst.Arg, ...] = ()
+    #: the static arguments come from a name shared with other functions (``@static_jit``, bound
+    #: to ``partial(jax.jit, static_argnames=...)``): a fix must not edit them for this one
+    shared_spec: bool = False
     #: the site is itself wrapped by another transform (``jax.jit(jax.vmap(f))``)
     under_cache: bool = False
     #: a wrapper made by a decorator of this module (``@jax.jit @log_calls def f``): the
@@ -1434,7 +1437,7 @@ class ModuleIndex:
                     return found, not found.is_static_method
             # a lambda bound to the name (`absval = lambda x: ...`), or what a factory returns
             value = self.single_value(expr.value, scope)
-            if isinstance(value, (cst.Lambda, cst.Call)) and depth < 4:
+            if isinstance(value, (cst.Lambda, cst.Call, cst.Name)) and depth < 4:  # (`fn = loss`)
                 return self.resolve_function(value, scope, cls, depth + 1)
             return None, False
         if isinstance(expr, cst.Call) and depth < 4:
@@ -2114,15 +2117,35 @@ class ModuleIndex:
                     args = list(d.args[1:])
                 elif t is not None and any(a.keyword is None for a in args):
                     continue  # e.g. jax.jit(f) used as a decorator: not a decorator factory
+            shared = False
+            if t is None and isinstance(d, cst.Name):
+                t, args = self._transform_partial(d.value, info.parent)
+                shared = t is not None
             if t is None:
                 continue
             nums, names, in_axes, both = self._static_spec(t, args)
             label = "`@" + _short(self.module.code_for_node(d)) + "`"
             calls = [info.name] if not info.is_method else ["self." + info.name]
+            # (the static arguments of a shared `name = partial(jax.jit, ...)` are the name's, not
+            # this function's alone: no fix edits them)
             self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
                                            call_names=tuple(calls), both_static_kinds=both,
-                                           scope=info.parent, spec_args=self._spec_args(t, args)))
+                                           scope=info.parent, spec_args=self._spec_args(t, args),
+                                           shared_spec=shared))
             self._wrapper_entries(info, dec, t, label, bool(nums or names))
+
+    def _transform_partial(self, name: str, scope: Optional[FunctionInfo]
+                           ) -> Tuple[Optional[jax_api.Transform], List[cst.Arg]]:
+        """``static_jit = functools.partial(jax.jit, static_argnames=...)``, the one binding of the
+        name where ``@static_jit`` reads it: the transform and the arguments the partial binds, as
+        ``@partial(jax.jit, static_argnames=...)`` would give them."""
+        value = self.single_value(name, scope)
+        if isinstance(value, cst.Call) and self.qualify(value.func) == "functools.partial" and value.args \
+                and value.args[0].keyword is None and not value.args[0].star:
+            t = self.transform_of(value.args[0].value)
+            if t is not None and all(a.keyword is not None for a in value.args[1:]):
+                return t, list(value.args[1:])
+        return None, []
 
     def _wrapper_entries(self, info: FunctionInfo, dec: cst.Decorator, t: jax_api.Transform, label: str,
                          has_static: bool) -> None:

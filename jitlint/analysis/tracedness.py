@@ -1351,6 +1351,8 @@ class Analyzer:
                     scope = "global"
                     if g.kind == "function" and name in self.index.functions:
                         value = Value(func=self.index.functions[name])
+                    elif g.assignments == 1 and (bound := self._global_function(name)) is not None:
+                        value = Value(func=bound)
                     elif g.instance_of is not None and g.assignments == 1 and g.instance_of in self.index.classes:
                         value = Value(instance=self.index.classes[g.instance_of])
                     elif g.jax_array:
@@ -1370,6 +1372,14 @@ class Analyzer:
             self.facts.read_scope[node] = scope
             self.facts.record(node, value)
         return value
+
+    def _global_function(self, name: str) -> Optional[FunctionInfo]:
+        """The function a module-level name bound once to a lambda or to another function's name
+        holds (``act = lambda v: ...``, ``fn = loss``): calling the name calls it."""
+        value = self.index.single_value(name, None)
+        if isinstance(value, (cst.Lambda, cst.Name)):
+            return self.index.resolve_function(value, None, None)[0]
+        return None
 
     def ev(self, node: Optional[cst.CSTNode], frame: Frame) -> Value:
         if node is None:

@@ -265,8 +265,9 @@ def _only_jit(fn: FunctionInfo, ctx: FixContext):
     if len(entries) != 1:
         return None
     entry = entries[0]
-    if not isinstance(entry.site, cst.Decorator) or entry.transform is None or entry.transform.name not in _JIT:
-        return None
+    if not isinstance(entry.site, cst.Decorator) or entry.transform is None or entry.transform.name not in _JIT \
+            or entry.shared_spec:
+        return None  # (a shared `@static_jit`: its static arguments are not this function's to edit)
     return entry
 
 

@@ -299,6 +299,8 @@ def merged_static_args(args: List[cst.Arg], params: List[str], indices, position
 def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[str], ctx: FixContext):
     t = entry.transform
     site = entry.site
+    if entry.shared_spec:
+        return None  # `@static_jit`: its static arguments are shared by every function it decorates
     if isinstance(site, cst.Decorator):
         d = site.decorator
         if isinstance(d, (cst.Name, cst.Attribute)):
@@ -346,8 +348,10 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not isinstance(node, cst.Arg) or node.keyword is None:
         return None  # (an unhashable value or a keyword call: the rule's own advice, or nothing)
     entries = [e for e in ctx.index.entries if any(a is node for a in e.spec_args)]
-    if not entries or any(e.function is not entries[0].function for e in entries):
-        return None  # one spec for several functions: what fits one may not fit another
+    if not entries or any(e.function is not entries[0].function or e.shared_spec for e in entries):
+        # one spec for several functions (also a shared `static_jit = partial(jax.jit, ...)`, which
+        # another module may import): what fits one may not fit another
+        return None
     entry = entries[0]
     t = entry.transform
     if t is None or not isinstance(entry.function.node, cst.FunctionDef):
