@@ -1947,6 +1947,8 @@ class ModuleIndex:
                 position += 1
                 continue
             key = arg.keyword.value
+            if key == transform.passes_through_kw:
+                return None, None, (), False
             if key in transform.static_argnums_kw:
                 kinds |= 1
                 nums = self._int_tuple(arg.value)

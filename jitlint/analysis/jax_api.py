@@ -31,6 +31,9 @@ class Transform:
     abstract: bool = False
     #: positional index of ``in_axes`` when passed positionally (vmap)
     in_axes_pos: Optional[int] = None
+    #: a keyword that passes some arguments through untraced, in a form not read here
+    #: (``jnp.vectorize(f, excluded={1, "n"})``): which parameters are static is then unknown
+    passes_through_kw: Optional[str] = None
 
 
 def _jit_like(name: str, **kw) -> Transform:
@@ -45,6 +48,9 @@ TRANSFORMS = {
         _jit_like("jax.pjit"),
         Transform("jax.pmap", ("static_broadcasted_argnums",), ()),
         Transform("jax.vmap", in_axes_kw="in_axes", in_axes_pos=1),
+        # vmap over the loop dimensions of a signature (JAX 0.10.2: `if v > 0` in the function
+        # raises TracerBoolConversionError, also outside jit)
+        Transform("jax.numpy.vectorize", passes_through_kw="excluded"),
         Transform("jax.checkpoint", ("static_argnums",), ()),
         Transform("jax.remat", ("static_argnums",), ()),
         Transform("jax.ad_checkpoint.checkpoint", ("static_argnums",), ()),
