@@ -2117,7 +2117,7 @@ class Analyzer:
             trees = [v for a, v in plain if a is not arg]
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
-            given = self._lax_operands(call, q, args, fn) if tracing else None
+            given = self._lax_operands(call, q, args, fn) if tracing else self._elements_given(call, q, arg, plain, frame)
             unmapped = self._unmapped_positions(call) if q == "jax.vmap" else frozenset()
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
@@ -2128,7 +2128,7 @@ class Analyzer:
                 elif tree_map:
                     tree = trees[index] if index < len(trees) else STATIC
                     env[name] = Value(tree.kind, tree.reason) if tree.kind else STATIC
-                elif tracing and given is not None and index < len(given) and given[index] is not None:
+                elif given is not None and index < len(given) and given[index] is not None:
                     env[name] = self.as_annotated(p, given[index])  # the body states what it takes
                 elif index in unmapped and kind in ("posonly", "positional"):
                     env[name] = MAYBE  # not mapped: it reaches `fn` as the wrapper's caller passes it
@@ -2180,6 +2180,30 @@ class Analyzer:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return self.index.resolve_function(func, frame.fn, frame.fn.cls)[0] is None
         return False
+
+    def _elements_given(self, call: cst.Call, q: Optional[str], fn_arg: cst.Arg, plain, frame: Frame
+                        ) -> Optional[List[Value]]:
+        """What Python's iterating callers pass the function they are given: ``map(f, xs, ys)`` an
+        element of each iterable, ``filter(f, xs)`` and ``sorted(xs, key=f)`` (``min``, ``max``) an
+        element, ``functools.reduce(f, xs, init)`` the running result and an element (the elements
+        of a traced array are tracers); None for any other call."""
+        name = q
+        if name is None and isinstance(call.func, cst.Name) and call.func.value not in frame.env \
+                and call.func.value not in self.index.globals:
+            name = call.func.value
+        if name is None:
+            return None
+        rest = [(a, v) for a, v in plain if a is not fn_arg]
+        if name in ("map", "filter") and plain and plain[0][0] is fn_arg and rest:
+            return [self.element_of(v, a.value) for a, v in rest]
+        if name == "functools.reduce" and plain and plain[0][0] is fn_arg and rest:
+            element = self.element_of(rest[0][1], rest[0][0].value)
+            return [join(element, rest[1][1]) if len(rest) > 1 else element, element]
+        if name in ("sorted", "min", "max") and fn_arg.keyword is not None and fn_arg.keyword.value == "key" and rest:
+            if len(rest) == 1:
+                return [self.element_of(rest[0][1], rest[0][0].value)]
+            return [join_all(v for _, v in rest)]
+        return None
 
     @staticmethod
     def _unmapped_positions(call: cst.Call) -> frozenset:

@@ -348,6 +348,15 @@ class BoolBuiltinOnTracer(Rule):
         positional = [a for a in node.args if a.keyword is None]
         if not positional:
             return
+        key = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"), None)
+        if key is not None and func.value != "any" and func.value != "all":
+            # what is compared is what the key returns (`max(xs, key=lambda v: v.shape[0])`
+            # compares ints); a key jitlint cannot see decides nothing
+            result = ctx.value(key.body) if isinstance(key, cst.Lambda) else None
+            if result is not None and result.kind is Kind.TRACED and not is_python_container(result):
+                self.report(node, f"`{func.value}()` compares traced values in Python (what its `key` returns); "
+                                  f"use {self._BUILTINS[func.value]}", result.reason)
+            return
         if len(positional) >= 2 and func.value in ("max", "min"):
             values = [ctx.value(a.value) for a in positional]
             hit = next((v for v in values if v.kind is Kind.TRACED and not is_python_container(v)), None)
