@@ -390,7 +390,8 @@ class Analyzer:
                 continue
             if name in static:
                 env[name] = self._static_function_argument(entry, param) or (
-                    Value(not_none=True) if self._annotated_not_none(param) else STATIC)
+                    Value(not_none=True) if self._annotated_not_none(param) or self._passed_not_none(param, entry)
+                    else STATIC)
                 continue
             if positional and index < len(positional) and param is positional[index] and index in entry.in_axes_static:
                 env[name] = STATIC
@@ -422,7 +423,12 @@ class Analyzer:
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
                                         f"{entry.label} (line {{line}}) {how}")
             container = kind in ("vararg", "varkw")
+            # JAX applies `static_argnames` by keyword, also to keywords that `**kwargs` collects
+            collected = frozenset(entry.static_names or ()) - {_param_name(p) for p, _ in params} \
+                if kind == "varkw" else frozenset()
             env[name] = traced(reason, container=container, is_array=self._annotated_array(param),
+                               mapping=kind == "varkw", static_keys=collected,
+                               element=STATIC if kind == "varkw" else None,  # its keys: strings
                                leaf=not container and (self._annotated_scalar(param) or self._passed_number(
                                    param, entry) or self._never_a_container(param, fn)),
                                not_none=not container and (self._annotated_not_none(param)
@@ -1120,6 +1126,10 @@ class Analyzer:
 
     def _exec_expr(self, small: cst.Expr, frame: Frame) -> bool:
         self.ev(small.value, frame)
+        call = small.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ("update", "setdefault", "__setitem__"):
+            self._forget_static_keys(call.func.value, None, frame)
         self._note_added_element(small.value, frame)
         guarded = self._concreteness_guard(small.value, frame)
         if guarded is not None:
@@ -1178,6 +1188,8 @@ class Analyzer:
             old = self.read_name(target, frame, record=False)
             self.facts.record(target, old)
             new = strongest([old, rhs])
+            if new.static_keys:  # `d |= other`
+                new = replace(new, static_keys=frozenset())
             if new.kind is Kind.TRACED and new is rhs:
                 new = traced(Reason(target, "`{code}` is updated with a traced value (line {line})", rhs.reason),
                              is_array=old.is_array or rhs.is_array,
@@ -1287,6 +1299,20 @@ class Analyzer:
             if isinstance(target, cst.Subscript):
                 for el in target.slice:
                     self._ev_slice(el.slice, frame)
+                self._forget_static_keys(target.value, target.slice, frame)
+
+    def _forget_static_keys(self, holder: cst.BaseExpression, where, frame: Frame) -> None:
+        """``d[key] = v`` (``where``, the subscript's slice) or ``d.update(...)`` (None): the keys
+        it may bind again are no longer known to hold Python values."""
+        if not isinstance(holder, cst.Name):
+            return
+        value = frame.env.get(holder.value)
+        if value is None or not value.static_keys:
+            return
+        key = string_value(where[0].slice.value) if where is not None and len(where) == 1 \
+            and isinstance(where[0].slice, cst.Index) else None
+        frame.env[holder.value] = replace(value, static_keys=value.static_keys - {key} if key is not None
+                                          else frozenset())
 
     @staticmethod
     def _starred_part(value: Value, before: int, after: int, part: Value) -> Value:
@@ -1540,13 +1566,25 @@ class Analyzer:
 
     def _ev_dict(self, node: cst.Dict, frame: Frame) -> Value:
         values = []
+        static_keys: Set[str] = set()
         for el in node.elements:
             if isinstance(el, cst.DictElement):
                 self.ev(el.key, frame)
-            values.append(self.ev(el.value, frame))
+            value = self.ev(el.value, frame)
+            values.append(value)
+            if isinstance(el, cst.DictElement):
+                key = string_value(el.key)
+                if key is not None and value.kind is Kind.STATIC and not value.container:
+                    static_keys.add(key)
+                elif key is not None:
+                    static_keys.discard(key)
+            else:
+                static_keys.clear()  # `**other` may bind any key again
         best = strongest(values)
-        # iterating a dict gives its keys, and a key is never a tracer (a tracer is unhashable)
-        return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC)
+        # iterating a dict gives its keys, and a key is never a tracer (a tracer is unhashable);
+        # a value given as a Python value stays one when it is read back by its key
+        return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC,
+                     static_keys=frozenset(static_keys) if best.kind is Kind.TRACED else frozenset())
 
     def _ev_lambda(self, node: cst.Lambda, frame: Frame) -> Value:
         info = self.index.infos.get(node)
@@ -1723,6 +1761,9 @@ class Analyzer:
         if base.element is not None and not base.mapping and len(node.slice) == 1 \
                 and isinstance(node.slice[0].slice, cst.Index):
             return base.element  # an element of a sequence whose elements are known: `sorted(params)[0]`
+        if base.static_keys and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and string_value(node.slice[0].slice.value) in base.static_keys:
+            return STATIC
         if base.kind is Kind.TRACED and base.mapping and base.pytree_class is not None:
             held = base.pytree_class  # a dict annotated `Mapping[str, C]`: its values are C's
             return traced(base.reason, static_attrs=held.static_attrs, pytree_class=held)
@@ -2468,6 +2509,9 @@ class Analyzer:
         if method in ("format", "join"):
             return Value(formats_tracer=Reason(call, "a traced value is formatted into a string", receiver.reason))
         if method == "get":
+            key = string_value(call.args[0].value) if call.args else None
+            if key is not None and key in receiver.static_keys:
+                return STATIC
             return Value(receiver.kind, receiver.reason)  # a value of a dict of the pytree
         array_method = method in jax_api.ARRAY_METHODS or method in jax_api.NUMPY_ARRAY_METHODS
         if not receiver.traced_array and not array_method:

@@ -112,6 +112,9 @@ class Value:
     made_by: Any = None
     #: iterating it yields at least one tracer: the leaves of a pytree that holds one
     yields_tracer: bool = False
+    #: a dict: the (string) keys whose values are Python values, whatever the other values are
+    #: (``{"w": w, "n": 3}``; the keywords that ``static_argnames`` names and ``**kwargs`` collects)
+    static_keys: frozenset = frozenset()
 
     @property
     def traced(self) -> bool:
@@ -180,6 +183,13 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, optional=True)
     if out.yields_tracer and not (a is not None and b is not None and a.yields_tracer and b.yields_tracer):
         out = replace(out, yields_tracer=False)
+    if out.static_keys:  # static on every path (a path where the name is unbound does not count)
+        keys = out.static_keys
+        for v in (a, b):
+            if v is not None:
+                keys = keys & v.static_keys
+        if keys != out.static_keys:
+            out = replace(out, static_keys=keys)
     return out
 
 
