@@ -2445,10 +2445,25 @@ class Analyzer:
         (tested, value), (types, _) = args
         if not isinstance(tested.value, cst.Name):
             return False
+        if value.func is not None and value.kind is Kind.STATIC and value.instance is None:
+            # a function (or a partial of one) is an instance of no class this module defines
+            # plainly: `isinstance(step_or_problem, Problem)` where a lambda is passed
+            alternatives = _type_alternatives(types.value)
+            if alternatives and all(isinstance(t, cst.Name) and self._plain_class(t.value) for t in alternatives):
+                return True
         kind = self._instance_types(types.value)
         if value.kind is Kind.TRACED:
             return kind == "concrete"
         return value.kind is Kind.STATIC and not value.jax_array and kind in ("tracer", "jax array")
+
+    def _plain_class(self, name: str, depth: int = 0) -> bool:
+        """A class of this module (the name not rebound) with no metaclass, whose bases are plain
+        classes of this module too: only its own instances and its subclasses' pass ``isinstance``
+        (no ABC or Protocol registers other types)."""
+        cls = self.index.classes.get(name)
+        if cls is None or depth > 8 or cls.node.keywords or self.index.single_value(name, None) is not None:
+            return False
+        return all(base == "object" or self._plain_class(base, depth + 1) for base in cls.bases)
 
     def _isinstance_true(self, args) -> bool:
         """``isinstance(v, Tracer)`` (or ``jax.Array``) of a name holding an array tracer: True under
