@@ -213,14 +213,18 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         if fmt is not a.formats_tracer or a.items is not None or a.func is not None or a.has_ends:
             return Value(formats_tracer=fmt, jax_array=a.jax_array and b.jax_array)
         return a
-    if a.kind == b.kind and a.items is not None and b.items is not None and len(a.items) == len(b.items):
+    # a sequence whose positions are known on both paths keeps them, whatever each path's kind:
+    # `return (x, 3)` and `return (None, 3)` give a 3 at position 1 either way
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         return replace(a, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
-    if a.kind == b.kind and a.has_ends and len(a.head) == len(b.head) and len(a.tail) == len(b.tail) \
-            and b.items is None:
-        return replace(a, head=tuple(join(x, y) for x, y in zip(a.head, b.head)),
-                       tail=tuple(join(x, y) for x, y in zip(a.tail, b.tail)),
-                       element=join(a.element, b.element) if a.element is not None and b.element is not None
-                       else None)
+    shaped = a if a.has_ends else b if b.has_ends else None
+    if shaped is not None:
+        ends_a, ends_b = _ends(a, shaped), _ends(b, shaped)
+        if ends_a is not None and ends_b is not None:
+            return replace(a, items=None, head=tuple(join(x, y) for x, y in zip(ends_a[0], ends_b[0])),
+                           tail=tuple(join(x, y) for x, y in zip(ends_a[1], ends_b[1])),
+                           element=join(a.element, b.element) if a.element is not None and b.element is not None
+                           else None)
     if a.items is not None or a.func is not None or a.has_ends:
         return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array,
                      leaf=a.leaf and b.leaf)
@@ -228,6 +232,17 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         # traced on both paths, an array only on one
         return replace(a, is_array=a.is_array and b.is_array, leaf=a.leaf and b.leaf)
     return a
+
+
+def _ends(value: Value, shape: Value) -> Optional[Tuple[Tuple[Value, ...], Tuple[Value, ...]]]:
+    """``value``'s first and last elements, as many as ``shape`` knows of (a sequence of unknown
+    length, ``(*rows, n, tag)``); from its items when its length is known and long enough."""
+    heads, tails = len(shape.head), len(shape.tail)
+    if value.has_ends and value.items is None:
+        return (value.head, value.tail) if (len(value.head), len(value.tail)) == (heads, tails) else None
+    if value.items is not None and len(value.items) >= heads + tails:
+        return value.items[:heads], value.items[len(value.items) - tails:]
+    return None
 
 
 def join_all(values) -> Value:
