@@ -16,7 +16,7 @@ from jitlint.registry import RULES_BY_CODE, is_enabled, selected_rules
 from jitlint.rules.base import RawFinding, run_rules
 from jitlint.rules.noqa import (NOQA, is_suppressed, noqa_codes,  # noqa: F401 - NOQA, noqa_codes re-exported
                                 reports_unused_noqa, unused_noqa)
-from jitlint.source import SourceError, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
+from jitlint.source import SourceError, collector_paused, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from jitlint.analysis.project import Project
@@ -102,7 +102,8 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
                                         None if suppressed is None else suppressed.setdefault(key, set()),
                                         build_fixes, edits)
 
-    with_deep_stack(run, "analyse")
+    with collector_paused():
+        with_deep_stack(run, "analyse")
     return out, project
 
 

@@ -255,15 +255,17 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
     from jitlint.analysis.reparse import parse_document
     from jitlint.engine import SourceError, analyse_unit, decode_source
+    from jitlint.source import collector_paused
 
     digests: Dict[str, str] = {}
     silenced: Dict[str, Set[Tuple[int, str]]] = {}
     try:
-        source = decode_source(data)
-        module = parse_document(source, path)
-        found, _ = analyse_unit(path, source, module, config, roots=roots,
-                                load_source=_loader(overrides or {}, digests, max_file_size), suppressed=silenced,
-                                build_fixes=build_fixes, edits=edits)
+        with collector_paused():  # see there: the tree and the analysis's facts live until the end
+            source = decode_source(data)
+            module = parse_document(source, path)
+            found, _ = analyse_unit(path, source, module, config, roots=roots,
+                                    load_source=_loader(overrides or {}, digests, max_file_size),
+                                    suppressed=silenced, build_fixes=build_fixes, edits=edits)
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import ast
 import contextvars
+import gc
 import io
 import re
 import sys
 import threading
 import tokenize
 import warnings
+from contextlib import contextmanager
 from itertools import accumulate
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
@@ -247,6 +249,25 @@ def _run_on_deep_stack(work: Callable[[], _T], recursion_limit: Optional[int]) -
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Within the block, Python's cyclic garbage collector does not run.
+
+    A parse and its analysis allocate hundreds of thousands of objects that stay alive until the
+    analysis ends (the tree, its scopes, its facts): each allocation burst makes the collector walk
+    them again, looking for garbage that is not there -- on a 10,000-line module about a fifth of
+    the check.  What the analysis leaves unreachable is collected after the block, as usual.  The
+    collector is turned back on only if it was on before (a nested block, or one running while
+    another thread holds one, leaves that to the outer one)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def with_deep_stack(work: Callable[[], _T], doing: str) -> _T:
