@@ -379,29 +379,35 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
     closure reading a field of the parameter uses it as an object too)."""
     out = set()
     stack: List[cst.CSTNode] = [fn.body]
+    # the node classes tested are concrete (nothing derives from them): ``type(node) is`` answers what
+    # ``isinstance`` would, without a call to the ABC machinery for every node that is none of them
+    call, subscript, attribute, name, starred, comparison, assign = (
+        cst.Call, cst.Subscript, cst.Attribute, cst.Name, cst.StarredElement, cst.Comparison, cst.Assign)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
-            scalar = isinstance(node.func, cst.Name) and node.func.value in _SCALAR_BUILTINS
+        kind = type(node)
+        if kind is call:
+            scalar = type(node.func) is name and node.func.value in _SCALAR_BUILTINS
             if not scalar and not (array_call is not None and array_call(node)):
-                out.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
-        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+                out.update(a.value.value for a in node.args if type(a.value) is name)
+        elif kind is subscript and type(node.value) is name:
             out.add(node.value.value)
-        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+        elif kind is attribute and type(node.value) is name \
                 and node.attr.value not in array_attributes:
             out.add(node.value.value)
-        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(node.iter, cst.Name):
+        elif (kind is cst.For or kind is cst.CompFor) and type(node.iter) is name:
             out.add(node.iter.value)
-        elif isinstance(node, cst.StarredElement) and isinstance(node.value, cst.Name):
+        elif kind is starred and type(node.value) is name:
             out.add(node.value.value)
-        elif isinstance(node, cst.Comparison):
+        elif kind is comparison:
             for comp in node.comparisons:
-                if isinstance(comp.operator, (cst.Is, cst.IsNot)):
-                    out.update(x.value for x in (node.left, comp.comparator) if isinstance(x, cst.Name))
-                if isinstance(comp.operator, (cst.In, cst.NotIn)) and isinstance(comp.comparator, cst.Name):
+                operator = type(comp.operator)
+                if operator is cst.Is or operator is cst.IsNot:
+                    out.update(x.value for x in (node.left, comp.comparator) if type(x) is name)
+                if (operator is cst.In or operator is cst.NotIn) and type(comp.comparator) is name:
                     out.add(comp.comparator.value)
-        elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and any(
-                isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
+        elif kind is assign and type(node.value) is name and any(
+                type(t.target) is cst.Tuple or type(t.target) is cst.List for t in node.targets):
             out.add(node.value.value)
         stack.extend(iter_children(node))
     return frozenset(out)

@@ -394,13 +394,20 @@ def as_lines(stmts: Sequence[cst.CSTNode]) -> List[cst.BaseStatement]:
     return out
 
 
+#: nested scopes, which :func:`_contains` does not look into (concrete classes: tested by exact type)
+_NESTED_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+
+
 def _contains(stmts: Sequence[cst.CSTNode], kinds) -> bool:
+    """Whether a node of one of the concrete classes ``kinds`` is in ``stmts`` (not in nested scopes)."""
+    wanted = frozenset(kinds) if isinstance(kinds, tuple) else frozenset((kinds,))
     stack: List[cst.CSTNode] = list(stmts)
     while stack:
         n = stack.pop()
-        if isinstance(n, kinds):
+        kind = type(n)
+        if kind in wanted:
             return True
-        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if kind in _NESTED_SCOPES:
             continue
         stack.extend(iter_children(n))
     return False

@@ -36,13 +36,24 @@ def _reads_all(nodes: Iterable[Optional[cst.CSTNode]], out: Names) -> None:
             _reads(n, out)
 
 
+#: the node classes :func:`_reads` treats other than by reading their children (all concrete: a
+#: node's exact type tells whether it is one, without an ABC ``isinstance`` per class)
+_READ_FORMS = frozenset({cst.Name, cst.Attribute, cst.Arg, cst.Lambda, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                         cst.DictComp, cst.NamedExpr, cst.FunctionDef, cst.ClassDef, cst.Assign, cst.AugAssign,
+                         cst.AnnAssign, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal, cst.Param})
+#: where a closure's reads start (:meth:`Liveness._closure_reads`)
+_SCOPE_FORMS = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+
+
 def _reads(node: cst.CSTNode, out: Names) -> None:
-    if isinstance(node, cst.Name):
+    kind = type(node)
+    if kind is cst.Name:
         out.add(node.value)
-    elif isinstance(node, cst.Attribute):
+    elif kind is cst.Attribute or kind is cst.Arg:
         _reads(node.value, out)
-    elif isinstance(node, cst.Arg):
-        _reads(node.value, out)
+    elif kind not in _READ_FORMS:  # most nodes: what they read is what their children read
+        for child in iter_children(node):
+            _reads(child, out)
     elif isinstance(node, cst.Lambda):
         for p, _ in params_of(node.params):
             if p.default is not None:
@@ -225,7 +236,7 @@ class Liveness:
         stack: List[cst.CSTNode] = list(block_statements(function.body))
         while stack:
             n = stack.pop()
-            if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if type(n) in _SCOPE_FORMS:
                 out |= reads(n)
                 continue
             stack.extend(iter_children(n))

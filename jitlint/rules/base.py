@@ -237,14 +237,15 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                     raise  # the caller retries on a deep stack
                 except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
                     crashed(rule, node, exc)
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            kind = type(node)  # the classes below are concrete: the exact type tells, without ABC checks
+            if kind is cst.FunctionDef or kind is cst.ClassDef:
                 # decorators and defaults run here; the body is its own traced body (or not traced)
                 inner = list(node.decorators)
-                if isinstance(node, cst.FunctionDef):
+                if kind is cst.FunctionDef:
                     inner += [param.default for param, _ in _params(node) if param.default is not None]
                 stack.extend((child, node) for child in reversed(inner))
                 continue
-            if isinstance(node, cst.Lambda):
+            if kind is cst.Lambda:
                 stack.extend((param.default, node) for param, _ in _params(node) if param.default is not None)
                 continue
             children = list(iter_children(node))
