@@ -74,11 +74,15 @@ def kind_of(ctx: FixContext, node: cst.CSTNode) -> Kind:
 
 #: every field of a node type that may hold a node (whitespace included: comments live there)
 _NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
+#: whether a type is a node type, by type: most field values are strings and sentinels, and an
+#: ``isinstance`` against the abstract CSTNode costs a call into the ABC machinery for each
+_IS_NODE: Dict[type, bool] = {}
 
 
 def _holds_comment(node: cst.CSTNode) -> bool:
     """A comment anywhere in ``node``: a walk over the fields, much cheaper than a visitor."""
     stack: List[object] = [node]
+    is_node = _IS_NODE
     while stack:
         n = stack.pop()
         kind = type(n)
@@ -90,9 +94,13 @@ def _holds_comment(node: cst.CSTNode) -> bool:
                 if isinstance(n, cst.CSTNode) else ()
         for name in names:
             value = getattr(n, name)
-            if isinstance(value, cst.CSTNode):
+            value_kind = type(value)
+            known = is_node.get(value_kind)
+            if known is None:
+                known = is_node[value_kind] = issubclass(value_kind, cst.CSTNode)
+            if known:
                 stack.append(value)
-            elif type(value) is list or type(value) is tuple:
+            elif value_kind is list or value_kind is tuple:
                 stack.extend(value)
     return False
 

@@ -14,6 +14,9 @@ a parameter) go through LibCST's own functions, unchanged.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
+import enum
 from typing import Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import libcst as cst
@@ -49,7 +52,7 @@ class TemplateFiller:
         return cst.ensure_type(self._fill("statement", template, holes), cst.BaseStatement)
 
     def _fill(self, kind: str, template: str, holes: Mapping[str, cst.CSTNode]) -> cst.CSTNode:
-        tree = _parsed(kind, template, tuple(sorted(holes)), self.config).deep_clone()
+        tree = _copied(_parsed(kind, template, tuple(sorted(holes)), self.config))
         changes: Dict[cst.CSTNode, cst.CSTNode] = {}
         parents: Dict[cst.CSTNode, cst.CSTNode] = {}
         stack: List[cst.CSTNode] = [tree]
@@ -75,6 +78,51 @@ class TemplateFiller:
         self._used.add(id(node))
         self._keep.append(node)
         return node
+
+
+#: per node class: its fields, or None when it has one LibCST's ``deep_clone`` leaves to its default
+_CLONED_FIELDS: Dict[type, Optional[Tuple[str, ...]]] = {}
+#: per type: whether it is a node class (an ``isinstance`` against the abstract CSTNode is slow)
+_IS_NODE: Dict[type, bool] = {}
+
+
+def _copied(node: cst.CSTNode) -> cst.CSTNode:
+    """What ``node.deep_clone()`` gives -- the same tree, every node a new object, sequences as
+    tuples -- without constructing and validating each node again: the template's nodes were
+    validated when it was parsed, and a copy holds the same values."""
+    kind = type(node)
+    names = _CLONED_FIELDS.get(kind, ())
+    if names == ():
+        names = _CLONED_FIELDS[kind] = _fields_to_clone(kind)
+    if names is None:
+        return node.deep_clone()
+    new = object.__new__(kind)
+    for name in names:
+        value = getattr(node, name)
+        value_kind = type(value)
+        if value_kind is list or value_kind is tuple:
+            value = tuple(_copied_value(v) for v in value)
+        else:
+            value = _copied_value(value)
+        object.__setattr__(new, name, value)
+    return new
+
+
+def _copied_value(value: object) -> object:
+    kind = type(value)
+    is_node = _IS_NODE.get(kind)
+    if is_node is None:
+        is_node = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    if is_node:
+        return _copied(value)  # type: ignore[arg-type]
+    if kind is str or kind is int or value is None or isinstance(value, enum.Enum):
+        return value  # what deepcopy gives back for these: the value itself
+    return copy.deepcopy(value)
+
+
+def _fields_to_clone(kind: type) -> Optional[Tuple[str, ...]]:
+    names = tuple(f.name for f in dataclasses.fields(kind))
+    return None if any(name.startswith("_") for name in names) else names
 
 
 def _all_expressions(holes: Mapping[str, cst.CSTNode]) -> bool:
