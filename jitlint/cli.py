@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text: one line per rule; json: code, name, summary, fixable, on_by_default, url")
     server = sub.add_parser("server", help="run the language server (LSP, over stdio) for editors")
     server.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only way)")
-    from jitlint.verify.command import add_check_arguments, add_verify_parser  # imports neither jax nor user code
+    from jitlint.verify.arguments import add_check_arguments, add_verify_parser  # the options only, not the verifier
 
     add_check_arguments(check)
     add_verify_parser(sub)
