@@ -14,18 +14,14 @@ units run in any order, in any process.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
-import multiprocessing
 import os
 import re
 import sys
-import tempfile
 import time
-from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, wait
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
 from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
@@ -35,6 +31,39 @@ from jitlint.diagnostics import Diagnostic, FileError, FileResult
 from jitlint.files import DEFAULT_MAX_FILE_SIZE, project_files, project_root, read_source_file
 from jitlint.fixing import (MAX_ROUNDS, AppliedFix, Encoded, FileFixResult, FixResult, decode_file, encode_file,
                             file_outcome, fix_round, is_allowed)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+#: the process-pool machinery, imported when first used: a run in this process (``-j1``, a few files)
+#: never needs it, and importing it (multiprocessing, its connections, sockets) costs tens of
+#: milliseconds of every ``jitlint check``.  Read as attributes of this module (``_pool_part``), so
+#: that a name set on the module (a test's stand-in pool) is the one used.
+_POOL_PARTS = {
+    "multiprocessing": ("multiprocessing", None),
+    "ProcessPoolExecutor": ("concurrent.futures", "ProcessPoolExecutor"),
+    "BrokenProcessPool": ("concurrent.futures.process", "BrokenProcessPool"),
+    "CancelledError": ("concurrent.futures", "CancelledError"),
+    "FutureTimeout": ("concurrent.futures", "TimeoutError"),
+    "FIRST_COMPLETED": ("concurrent.futures", "FIRST_COMPLETED"),
+    "wait": ("concurrent.futures", "wait"),
+}
+
+
+def __getattr__(name: str):
+    where = _POOL_PARTS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(where[0])
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
+
+
+def _pool_part(name: str):
+    """One of :data:`_POOL_PARTS`, imported now if it was not yet."""
+    return getattr(sys.modules[__name__], name)
+
 
 T = TypeVar("T")
 
@@ -471,8 +500,10 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     if jobs > 1 and len(work) >= 4 and build_fixes:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=multiprocessing.get_context(method),
-                                   initializer=_pool_init, initargs=init)
+        BrokenProcessPool = _pool_part("BrokenProcessPool")
+        pool = _pool_part("ProcessPoolExecutor")(max_workers=min(jobs, len(work)),
+                                                 mp_context=_pool_part("multiprocessing").get_context(method),
+                                                 initializer=_pool_init, initargs=init)
         try:
             # largest files first, one at a time: the workers finish together
             futures: Dict[str, Optional[Future]] = {}
@@ -602,10 +633,12 @@ def _collect(pool: ProcessPoolExecutor, futures: Dict[str, Optional[Future]], ti
              done_one: Callable[[str], None]) -> Dict[str, UnitResult]:
     """The results of the pool, as they come; when none comes for ``timeout`` seconds the workers
     are stuck (an endless loop, a stopped process): they are killed, and what is left runs alone."""
+    wait, BrokenProcessPool, CancelledError = _pool_part("wait"), _pool_part("BrokenProcessPool"), \
+        _pool_part("CancelledError")
     pending = {future: path for path, future in futures.items() if future is not None}
     out: Dict[str, UnitResult] = {}
     while pending:
-        finished, _ = wait(list(pending), timeout=timeout, return_when=FIRST_COMPLETED)
+        finished, _ = wait(list(pending), timeout=timeout, return_when=_pool_part("FIRST_COMPLETED"))
         if not finished:
             _stop(pool, kill=True)
             break
@@ -635,8 +668,9 @@ def _stop(pool: ProcessPoolExecutor, kill: bool = False) -> None:
 
 def _run_unit_alone(path: str, data: bytes, init: tuple, method: str, timeout: Optional[float]) -> UnitResult:
     """One unit in a process of its own: a crash that kills it, or a hang, is that file's error."""
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
-                               initializer=_pool_init, initargs=init)
+    BrokenProcessPool, FutureTimeout = _pool_part("BrokenProcessPool"), _pool_part("FutureTimeout")
+    pool = _pool_part("ProcessPoolExecutor")(max_workers=1, mp_context=_pool_part("multiprocessing").get_context(method),
+                                             initializer=_pool_init, initargs=init)
     stuck = False
     try:
         return pool.submit(_run_unit_in_pool, (path, data)).result(timeout=timeout)
@@ -778,6 +812,8 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     from jitlint.engine import SourceError
 
     if cache_dir is None:  # the rounds still share unit results: a unit whose modules did not change is not redone
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="jitlint-fix-") as scratch:
             return fix_files(paths, config, unsafe=unsafe, jobs=jobs, cache_dir=scratch, roots=roots,
                              overrides=overrides, context=context, max_rounds=max_rounds,
