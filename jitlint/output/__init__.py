@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from jitlint.diagnostics import FileResult
 from jitlint.output.style import PLAIN, Style
@@ -28,10 +28,13 @@ def json_findings(result: FileResult) -> List[dict]:
     from jitlint.registry import RULES_BY_CODE
 
     locate: Optional[Callable[[int], Tuple[int, int]]] = None
+    urls: Dict[str, Optional[str]] = {}  # a rule's URL once per file: finding it reads the file system
     out = []
     for diag in result.diagnostics:
         item = diag.to_json()
-        item["url"] = rule_url(diag.code) if diag.code in RULES_BY_CODE else None
+        if diag.code not in urls:
+            urls[diag.code] = rule_url(diag.code) if diag.code in RULES_BY_CODE else None
+        item["url"] = urls[diag.code]
         if item["fix"] is not None and item["fix"]["edits"]:
             locate = locate or _locator(result)
             for edit in item["fix"]["edits"]:
