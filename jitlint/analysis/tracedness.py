@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -37,6 +37,7 @@ from jitlint.analysis.values import (
     join,
     join_all,
     constant,
+    replace,
     same_kinds,
     strongest,
     traced,
@@ -1411,7 +1412,7 @@ class Analyzer:
         if node is None:
             return STATIC
         value = self._ev(node, frame)
-        if not isinstance(node, cst.Name):
+        if type(node) is not cst.Name:  # (a concrete class: no ABC isinstance for every other node)
             self.facts.record(node, value)
         return value
 

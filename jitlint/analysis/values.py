@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -156,6 +157,23 @@ class Value:
         if length is not None:  # the same position, counted from the other end
             return self.at(index - length if index >= 0 else index + length)
         return None
+
+
+#: the fields of a Value, for :func:`replace`
+_VALUE_FIELDS = frozenset(f.name for f in dataclasses.fields(Value))
+
+
+def replace(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace``, quicker for a :class:`Value` (the analysis makes one for most values it
+    derives): a Value has no ``__post_init__`` and no field outside ``__init__``, so copying its fields
+    and setting the changed ones gives what ``Value(**fields)`` would."""
+    if type(obj) is not Value or not changes.keys() <= _VALUE_FIELDS:
+        return dataclasses.replace(obj, **changes)  # (and its TypeError for a name that is no field)
+    new = object.__new__(Value)
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
 
 
 def constant(value: Any) -> Value:
