@@ -136,7 +136,7 @@ def _block_reads(block: cst.BaseSuite) -> Names:
 def binds(small: cst.CSTNode) -> Names:
     """Names a simple statement binds (or unbinds, for ``del``): what the binding model says it
     binds (analysis.scopes.bound_by), and the walrus targets of an expression statement."""
-    if isinstance(small, cst.Expr):
+    if type(small) is cst.Expr:
         return _walrus_targets(small.value)
     return bound_by(small)
 
@@ -146,9 +146,10 @@ def _walrus_targets(node: cst.CSTNode) -> Names:
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, cst.NamedExpr):
+        kind = type(n)  # (concrete classes: no ABC isinstance per node)
+        if kind is cst.NamedExpr:
             out |= bound_by(n)
-        if isinstance(n, (cst.Lambda, cst.FunctionDef)):
+        if kind is cst.Lambda or kind is cst.FunctionDef:
             continue
         stack.extend(iter_children(n))
     return out
@@ -313,17 +314,18 @@ class Liveness:
         return out | inner | reads(stmt)
 
     def small(self, small: cst.CSTNode, out: Names, loops: List[_Loop]) -> Names:
-        if isinstance(small, cst.Return):
+        kind = type(small)  # the small statement classes are concrete: the exact type tells
+        if kind is cst.Return:
             return reads(small.value)
-        if isinstance(small, cst.Raise):
+        if kind is cst.Raise:
             return reads(small.exc) | reads(small.cause)
-        if isinstance(small, cst.Break):
+        if kind is cst.Break:
             return set(loops[-1].after) if loops else set(out)
-        if isinstance(small, cst.Continue):
+        if kind is cst.Continue:
             return set(loops[-1].head) if loops else set(out)
-        if isinstance(small, (cst.Global, cst.Nonlocal, cst.Pass)):
+        if kind is cst.Global or kind is cst.Nonlocal or kind is cst.Pass:
             return set(out)
-        if isinstance(small, cst.Del):
+        if kind is cst.Del:
             return (out - binds(small)) | _del_reads(small)
         return (out - binds(small)) | reads(small)
 

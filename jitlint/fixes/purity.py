@@ -177,11 +177,12 @@ class Purity:
         stack: List[cst.CSTNode] = [node]
         while stack:
             n = stack.pop()
-            if isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)):
+            kind = type(n)  # concrete classes: the exact type tells, without an ABC check per class
+            if kind is cst.Yield or kind is cst.Await or kind is cst.NamedExpr:
                 return False
-            if isinstance(n, cst.Call) and not self._call(n, scope, staged, local_containers):
+            if kind is cst.Call and not self._call(n, scope, staged, local_containers):
                 return False
-            if isinstance(n, cst.Lambda):
+            if kind is cst.Lambda:
                 stack.append(n.body)
                 stack.extend(p.default for p, _ in params_of(n.params) if p.default is not None)
                 continue

@@ -62,7 +62,9 @@ class RuleContext:
         self.facts = facts
         self.module = index.module
         self.body: Optional[BodyInfo] = None
-        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        #: the parent of each node of the body being walked, by the node's id (a LibCST node hashes
+        #: through a Python-level ``__hash__``: keying by ``id`` spares a call per node walked)
+        self.parents: Dict[int, cst.CSTNode] = {}
         #: the node the walker is visiting (what a rule reports is it or inside it)
         self.current: Optional[cst.CSTNode] = None
         self.findings: List[RawFinding] = []
@@ -79,16 +81,16 @@ class RuleContext:
         return self.facts.value(node).kind is Kind.TRACED
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.parents.get(node)
+        return self.parents.get(id(node))
 
     def enclosing_tries(self, node: cst.CSTNode):
         """The ``try`` statements around ``node`` within its function, innermost first, each with
         the part of it (body, handler, else, finally) that holds ``node``."""
-        child, parent = node, self.parents.get(node)
+        child, parent = node, self.parents.get(id(node))
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             if isinstance(parent, (cst.Try, cst.TryStar)):
                 yield parent, child
-            child, parent = parent, self.parents.get(parent)
+            child, parent = parent, self.parents.get(id(parent))
 
     def try_finally_around(self, node: cst.CSTNode) -> Iterator[Tuple[cst.Try, Optional[cst.CSTNode], bool]]:
         """The ``try`` statements with a ``finally`` that ``node`` runs once in (not in a loop there),
@@ -105,22 +107,22 @@ class RuleContext:
             yield after, statement, False
 
     def _loop_between(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-        parent = self.parents.get(node)
+        parent = self.parents.get(id(node))
         while parent is not None and parent is not outer:
             if isinstance(parent, (cst.For, cst.While)):
                 return True
-            parent = self.parents.get(parent)
+            parent = self.parents.get(id(parent))
         return False
 
     def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement line holding ``node``."""
         while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            node = self.parents.get(node)
+            node = self.parents.get(id(node))
         return node
 
     def _sibling(self, stmt: cst.CSTNode, step: int) -> Optional[cst.CSTNode]:
         """The statement ``step`` places after ``stmt`` in its block (-1: the one before)."""
-        holder = self.parents.get(stmt)
+        holder = self.parents.get(id(stmt))
         block = holder.body if isinstance(holder, cst.FunctionDef) else holder
         statements = getattr(block, "body", None)
         if not isinstance(statements, (list, tuple)):
@@ -172,7 +174,7 @@ class Rule:
     def report(self, node: cst.CSTNode, message: str, reason: Optional[Reason] = None, fix: object = None,
                subject: Optional[str] = None) -> None:
         caught = CAUGHT_AS.get(self.code)
-        where = node if node in self.ctx.parents else self.ctx.current
+        where = node if id(node) in self.ctx.parents else self.ctx.current
         if caught is not None and self.ctx.body is not None and where is not None \
                 and self.ctx.is_caught(where, caught):
             return  # `try: int(x) except TypeError:` handles the traced case itself
@@ -211,9 +213,11 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
             except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
                 crashed(rule, index.module, exc)
     rejected = {entry.function for entry in index.entries if entry.spec_rejected()}
+    any_dead = bool(facts.dead_blocks)  # most modules have none: no lookup per node then
     for body in facts.bodies.values():
         ctx.body = body
         ctx.parents = {}
+        parents = ctx.parents
         spec_unknown = body.function in rejected
         fn = body.function.node
         roots: List[cst.CSTNode]
@@ -224,11 +228,12 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
         stack = [(root, fn) for root in reversed(roots)]
         while stack:
             node, parent = stack.pop()
-            if facts.is_dead(node):
+            if any_dead and facts.is_dead(node):
                 continue  # a branch its static test rules out whenever this body is traced
-            ctx.parents[node] = parent
+            parents[id(node)] = parent
             ctx.current = node
-            for rule, handler in handlers(type(node)):
+            kind = type(node)  # the classes tested below are concrete: the exact type tells, without ABC checks
+            for rule, handler in handlers(kind):
                 if spec_unknown and rule.code in SPEC_DEPENDENT:
                     continue  # JAX rejects the spec: what is static is known once it is corrected
                 try:
@@ -237,7 +242,6 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                     raise  # the caller retries on a deep stack
                 except Exception as exc:  # noqa: BLE001 - a bug in one rule must not stop the others
                     crashed(rule, node, exc)
-            kind = type(node)  # the classes below are concrete: the exact type tells, without ABC checks
             if kind is cst.FunctionDef or kind is cst.ClassDef:
                 # decorators and defaults run here; the body is its own traced body (or not traced)
                 inner = list(node.decorators)
@@ -249,7 +253,8 @@ def run_rules(index: ModuleIndex, facts: Facts, rule_classes: Sequence[Type[Rule
                 stack.extend((param.default, node) for param, _ in _params(node) if param.default is not None)
                 continue
             children = list(iter_children(node))
-            stack.extend((child, node) for child in reversed(children))
+            children.reverse()
+            stack.extend([(child, node) for child in children])
     return ctx.findings
 
 
