@@ -42,7 +42,11 @@ class FixContext:
         #: the nodes of the module's findings, by rule code (a fix may depend on the others' fixes)
         self.findings: Dict[str, List[cst.CSTNode]] = {}
         self.purity = Purity(index, facts)
-        self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        #: the parent of every node of the module, by the node's id (built on first use; keyed by id
+        #: because a LibCST node hashes through a Python-level ``__hash__``, a call per node)
+        self._parents: Optional[Dict[int, cst.CSTNode]] = None
+        #: the index of each module statement, by its id (see :meth:`top_index`)
+        self._top_indexes: Optional[Dict[int, int]] = None
         #: where each module statement starts in the source (its blank and comment lines included);
         #: the engine passes them from its position pass (``source`` is then the generated code)
         self._top_offsets: Optional[List[int]] = statement_offsets
@@ -68,15 +72,15 @@ class FixContext:
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         if self._parents is None:
-            parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+            parents: Dict[int, cst.CSTNode] = {}
             stack: List[cst.CSTNode] = [self.module]
             while stack:
                 n = stack.pop()
                 for child in iter_children(n):
-                    parents[child] = n
+                    parents[id(child)] = n
                     stack.append(child)
             self._parents = parents
-        return self._parents.get(node)
+        return self._parents.get(id(node))
 
     def ancestors(self, node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         p = self.parent(node)
@@ -139,10 +143,9 @@ class FixContext:
         current = node
         for a in self.ancestors(node):
             if isinstance(a, cst.Module):
-                for i, stmt in enumerate(self.module.body):
-                    if stmt is current:
-                        return i
-                return None
+                if self._top_indexes is None:  # one pass, not one per question (a module has thousands)
+                    self._top_indexes = {id(stmt): i for i, stmt in reversed(list(enumerate(self.module.body)))}
+                return self._top_indexes.get(id(current))
             current = a
         return None
 
