@@ -539,6 +539,9 @@ class ModuleIndex:
         #: classes registered by a module-level ``register_pytree_node_class(C)`` call (found lazily)
         self._node_classes_by_call: Optional[Set[str]] = None
         self.infos: Dict[FunctionNode, FunctionInfo] = {}
+        #: the parent of every node of the module that can hold code (the children ``iter_children``
+        #: gives), by the node's id: noted by the one walk, so that the fixes need no walk of their own
+        self.parents: Dict[int, cst.CSTNode] = {}
         self.globals: Dict[str, GlobalInfo] = {}
         #: top-level def/class statement -> its index in the module body
         self.statement_index: Dict[cst.CSTNode, int] = {}
@@ -1178,6 +1181,7 @@ class ModuleIndex:
         IndentedBlock, Module, SimpleStatementSuite = cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite
         SimpleStatementLine = cst.SimpleStatementLine
         pop, push = stack.pop, stack.append
+        parents = self.parents
         while stack:
             node, scope, cls, loops, here = pop()
             kind = type(node)
@@ -1190,6 +1194,7 @@ class ModuleIndex:
                     self.loops_of[node] = loops
                 info.defined_in_loop = bool(loops)
                 for child in iter_children(node):
+                    parents[id(child)] = node
                     if child is node.body:
                         push((child, info, None, (), inner_scope))
                     else:
@@ -1209,6 +1214,7 @@ class ModuleIndex:
                     self.loops_of[node] = loops
                 body_scope = model.enter(node, here)
                 for child in iter_children(node):
+                    parents[id(child)] = node
                     if child is node.body:
                         push((child, scope, info_c, loops, body_scope))
                     else:
@@ -1220,6 +1226,7 @@ class ModuleIndex:
                 record(node, here, loops)
                 first = here.node.for_in is node  # the first iterable is evaluated outside the comprehension
                 for child in iter_children(node):
+                    parents[id(child)] = node
                     push((child, scope, cls, loops, here.parent if first and child is node.iter else here))
                 continue
             elif kind is Call:
@@ -1247,9 +1254,11 @@ class ModuleIndex:
                 loop_body = node.body
                 inner = loops + (node,)
                 for child in iter_children(node):
+                    parents[id(child)] = node
                     push((child, scope, cls, inner if child is loop_body else loops, here))
             else:
                 for child in iter_children(node):
+                    parents[id(child)] = node
                     push((child, scope, cls, loops, here))
 
     def _never_run(self) -> Set[cst.CSTNode]:

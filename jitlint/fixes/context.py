@@ -71,6 +71,8 @@ class FixContext:
         return self.module.config_for_parsing
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if self._parents is None and self.index.module is self.module and self.index.parents:
+            self._parents = self.index.parents  # noted by discovery's walk of this module
         if self._parents is None:
             parents: Dict[int, cst.CSTNode] = {}
             stack: List[cst.CSTNode] = [self.module]
