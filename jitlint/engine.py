@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.positions import module_layout
+from jitlint.analysis.positions import Layout, module_layout
 from jitlint.analysis.values import Reason
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
@@ -27,10 +27,12 @@ def _positions(module: cst.Module):
 
 
 def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
-                   other_positions: Optional[Dict[int, Any]] = None) -> Tuple[str, ...]:
+                   other_positions: Optional[Dict[int, Any]] = None, layout: Optional[Layout] = None) -> Tuple[str, ...]:
+    """The reason chain in words; ``layout`` (the engine's pass over ``module``) gives the code of
+    the links in ``module`` without generating it again."""
     if reason is None:
         return ()
-    from jitlint.analysis.syntax import short_code
+    from jitlint.analysis.syntax import short_code, short_text
 
     out: List[str] = []
     # a chain leaves this module at a helper's parameter; the links after it are
@@ -51,7 +53,9 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
             pos = link_positions.get(link.node)
             line = (str(pos.start.line) + where) if pos is not None else "?"
             if "{code}" in text:
-                text = text.replace("{code}", short_code(link_module, link.node))
+                known = layout.text_of(link.node) if layout is not None and link_module is module else None
+                code = short_text(known) if known is not None else short_code(link_module, link.node)
+                text = text.replace("{code}", code)
             text = text.replace("{line}", line)
         else:
             text = text.replace("{code}", "...").replace("{line}", "?")
@@ -129,7 +133,8 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
         return []
     # one pass generates the module's code and the ranges of the reported nodes and of the links
     # of their reasons in this module (not a range for every node: see jitlint.analysis.positions)
-    generated, positions, statement_offsets = module_layout(module, _nodes_to_place(raw, module))
+    layout = module_layout(module, _nodes_to_place(raw, module))
+    generated, positions, statement_offsets = layout.code, layout.ranges, layout.statement_offsets
     lines = source.splitlines()
 
     def fix_of(finding: RawFinding, with_edits: bool = True) -> Optional[Fix]:
@@ -168,11 +173,11 @@ def diagnostics_from(raw: Sequence[RawFinding], module: cst.Module, source: str,
             end_column=pos.end.column + 1,
             code=finding.code,
             message=finding.message,
-            reason=_render_reason(finding.reason, positions, module, other_positions),
+            reason=_render_reason(finding.reason, positions, module, other_positions, layout),
             fix=fix_of(finding, edits) if build_fixes else None,
             # a DeferredFix builds once, however often it is asked for
             deferred_fix=None if build_fixes or finding.fix is None else partial(fix_of, finding),
-            subject=finding.subject if finding.subject is not None else _subject(module, finding.node),
+            subject=finding.subject if finding.subject is not None else _subject(module, finding.node, layout),
         )
     return sorted(_drop_superseded(seen).values(), key=lambda d: (d.line, d.column, d.code))
 
@@ -193,11 +198,13 @@ def _nodes_to_place(raw: Sequence[RawFinding], module: cst.Module) -> List[cst.C
     return out
 
 
-def _subject(module: cst.Module, node: cst.CSTNode) -> str:
-    """The source of the reported node, on one line (a name, or the flagged expression)."""
-    from jitlint.analysis.syntax import short_code
+def _subject(module: cst.Module, node: cst.CSTNode, layout: Optional[Layout] = None) -> str:
+    """The source of the reported node, on one line (a name, or the flagged expression); from the
+    code ``layout`` generated for it, when given."""
+    from jitlint.analysis.syntax import short_code, short_text
 
-    return short_code(module, node)
+    known = layout.text_of(node) if layout is not None else None
+    return short_text(known) if known is not None else short_code(module, node)
 
 
 def _drop_superseded(seen: Dict[Tuple[int, str], Diagnostic]) -> Dict[Tuple[int, str], Diagnostic]:

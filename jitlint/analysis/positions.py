@@ -35,7 +35,7 @@ class _OffsetState(CodegenState):
     (a decorated definition, a parenthesized expression, a block) from a descendant's range,
     which must then be known too.  Where each module statement starts is noted as well."""
 
-    __slots__ = ("offset", "wanted", "inside", "starts", "spans", "popped", "tops", "top_offsets")
+    __slots__ = ("offset", "wanted", "inside", "starts", "spans", "popped", "tops", "top_offsets", "whole")
 
     def __init__(self, module: cst.Module, wanted: Collection[int]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -47,6 +47,8 @@ class _OffsetState(CodegenState):
         self.popped = ""
         self.tops = {id(stmt) for stmt in module.body}
         self.top_offsets: List[int] = []
+        #: where the whole code of each wanted node starts and ends (its own whitespace included)
+        self.whole: Dict[int, Tuple[int, int]] = {}
 
     def add_indent_tokens(self) -> None:
         checkpoint()  # once a line of code: generating a large module's code takes a while
@@ -82,6 +84,8 @@ class _OffsetState(CodegenState):
         if wanted:
             self.inside -= 1
         start = self.starts[key].pop()
+        if wanted:
+            self.whole[key] = (start, self.offset)
         self.spans.setdefault(key, (start, self.offset))  # a syntactic range already noted wins
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
@@ -118,6 +122,36 @@ class Layout(NamedTuple):
     code: str
     ranges: Dict[cst.CSTNode, CodeRange]
     statement_offsets: List[int]
+    #: where the code of each node asked for lies in ``code``, by the node's id (see :meth:`text_of`)
+    whole: Dict[int, Tuple[int, int]] = {}
+
+    def text_of(self, node: cst.CSTNode) -> Optional[str]:
+        """The code this pass generated for ``node`` (one of the nodes asked for; None for another, or
+        for one whose code depends on its place): what ``Module.code_for_node`` gives, but for the
+        indentation of the lines after its first, which a node generated alone does not get from the
+        blocks around it."""
+        span = self.whole.get(id(node))
+        if span is None or not _generated_alike(type(node)):
+            return None
+        return self.code[span[0]:span[1]]
+
+
+#: node class -> whether its code is the same wherever it is generated (see _generated_alike)
+_ALIKE: Dict[type, bool] = {}
+
+
+def _generated_alike(kind: type) -> bool:
+    """Whether a node of class ``kind`` generates the same code alone as in its tree: its generator
+    takes nothing from its parent.  Some do (an ``if`` written ``elif`` in an ``else`` branch, an
+    annotation's ``:`` or ``->``, a comma or semicolon their parent asks for), through arguments
+    of ``_codegen_impl`` besides the state."""
+    alike = _ALIKE.get(kind)
+    if alike is None:
+        import inspect
+
+        parameters = inspect.signature(kind._codegen_impl).parameters  # type: ignore[attr-defined]
+        alike = _ALIKE[kind] = list(parameters) == ["self", "state"]
+    return alike
 
 
 def node_ranges(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Tuple[str, Dict[cst.CSTNode, CodeRange]]:
@@ -142,4 +176,4 @@ def module_layout(module: cst.Module, nodes: Collection[cst.CSTNode]) -> Layout:
         span = state.spans.get(id(node))
         if span is not None:
             out[node] = CodeRange(position(span[0]), position(span[1]))
-    return Layout(code, out, state.top_offsets)
+    return Layout(code, out, state.top_offsets, state.whole)

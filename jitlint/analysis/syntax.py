@@ -171,6 +171,12 @@ def short_code(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
         text = module.code_for_node(node)
     except Exception:  # noqa: BLE001 - never fail a message
         return "..."
+    return short_text(text, limit)
+
+
+def short_text(text: str, limit: int = 40) -> str:
+    """A node's code on one line (every run of whitespace one space), shortened for messages: what
+    :func:`short_code` makes of the node's code, from code generated already."""
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 3] + "..."
