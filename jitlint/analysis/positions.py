@@ -26,6 +26,9 @@ from jitlint.analysis.cancel import checkpoint
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NOTHING = nullcontext()
+#: what _OffsetState.after_codegen is outside the wanted nodes: a built-in taking one argument
+_IGNORE = id
+_TOP, _WANTED = 1, 2
 
 
 class _OffsetState(CodegenState):
@@ -35,7 +38,8 @@ class _OffsetState(CodegenState):
     (a decorated definition, a parenthesized expression, a block) from a descendant's range,
     which must then be known too.  Where each module statement starts is noted as well."""
 
-    __slots__ = ("offset", "wanted", "inside", "starts", "spans", "popped", "tops", "top_offsets", "whole")
+    __slots__ = ("offset", "wanted", "inside", "starts", "spans", "popped", "marks", "top_offsets", "whole",
+                 "after_codegen")
 
     def __init__(self, module: cst.Module, wanted: Collection[int]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
@@ -45,10 +49,18 @@ class _OffsetState(CodegenState):
         self.starts: Dict[int, List[int]] = {}
         self.spans: Dict[int, Tuple[int, int]] = {}
         self.popped = ""
-        self.tops = {id(stmt) for stmt in module.body}
+        #: by node id: _TOP for a module statement, _WANTED for a wanted node (one lookup a node)
+        self.marks: Dict[int, int] = {key: _WANTED for key in wanted}
+        for stmt in module.body:
+            self.marks[id(stmt)] = self.marks.get(id(stmt), 0) | _TOP
         self.top_offsets: List[int] = []
         #: where the whole code of each wanted node starts and ends (its own whitespace included)
         self.whole: Dict[int, Tuple[int, int]] = {}
+        # LibCST calls ``after_codegen`` after every node; outside the wanted nodes there is nothing
+        # to note then, and the call goes to a built-in that ignores the node (no Python frame for
+        # most of the module's nodes): before_codegen sets the real hook (_after_wanted) when a
+        # wanted node starts, which sets the built-in back when the last one ends
+        self.after_codegen = _IGNORE
 
     def add_indent_tokens(self) -> None:
         checkpoint()  # once a line of code: generating a large module's code takes a while
@@ -68,21 +80,30 @@ class _OffsetState(CodegenState):
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         key = id(node)
-        if key in self.tops:
-            self.top_offsets.append(self.offset)  # before its leading blank and comment lines
-        if key in self.wanted:
-            self.inside += 1
+        mark = self.marks.get(key)
+        if mark is not None:
+            if mark & _TOP:
+                self.top_offsets.append(self.offset)  # before its leading blank and comment lines
+            if mark & _WANTED:
+                if not self.inside:
+                    self.after_codegen = self._after_wanted  # (see __init__)
+                self.inside += 1
+            elif not self.inside:
+                return
         elif not self.inside:
             return
         self.starts.setdefault(key, []).append(self.offset)
 
-    def after_codegen(self, node: cst.CSTNode) -> None:
+    def _after_wanted(self, node: cst.CSTNode) -> None:
+        """``after_codegen`` inside a wanted node: its range, and the ranges of the nodes in it."""
         key = id(node)
         wanted = key in self.wanted
         if not (wanted or self.inside):
             return
         if wanted:
             self.inside -= 1
+            if not self.inside:
+                self.after_codegen = _IGNORE
         start = self.starts[key].pop()
         if wanted:
             self.whole[key] = (start, self.offset)
