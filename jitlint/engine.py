@@ -16,7 +16,8 @@ from jitlint.registry import RULES_BY_CODE, is_enabled, selected_rules
 from jitlint.rules.base import RawFinding, run_rules
 from jitlint.rules.noqa import (NOQA, is_suppressed, noqa_codes,  # noqa: F401 - NOQA, noqa_codes re-exported
                                 reports_unused_noqa, unused_noqa)
-from jitlint.source import SourceError, collector_paused, decode_source, parse, with_deep_stack  # noqa: F401 - re-exported
+from jitlint.source import (SourceError, collector_paused, decode_source, parse,  # noqa: F401 - re-exported
+                            with_deep_stack)
 
 if TYPE_CHECKING:
     from jitlint.analysis.project import Project
@@ -27,7 +28,8 @@ def _positions(module: cst.Module):
 
 
 def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
-                   other_positions: Optional[Dict[int, Any]] = None, layout: Optional[Layout] = None) -> Tuple[str, ...]:
+                   other_positions: Optional[Dict[int, Any]] = None,
+                   layout: Optional[Layout] = None) -> Tuple[str, ...]:
     """The reason chain in words; ``layout`` (the engine's pass over ``module``) gives the code of
     the links in ``module`` without generating it again."""
     if reason is None:

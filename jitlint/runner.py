@@ -669,8 +669,8 @@ def _stop(pool: ProcessPoolExecutor, kill: bool = False) -> None:
 def _run_unit_alone(path: str, data: bytes, init: tuple, method: str, timeout: Optional[float]) -> UnitResult:
     """One unit in a process of its own: a crash that kills it, or a hang, is that file's error."""
     BrokenProcessPool, FutureTimeout = _pool_part("BrokenProcessPool"), _pool_part("FutureTimeout")
-    pool = _pool_part("ProcessPoolExecutor")(max_workers=1, mp_context=_pool_part("multiprocessing").get_context(method),
-                                             initializer=_pool_init, initargs=init)
+    context = _pool_part("multiprocessing").get_context(method)
+    pool = _pool_part("ProcessPoolExecutor")(max_workers=1, mp_context=context, initializer=_pool_init, initargs=init)
     stuck = False
     try:
         return pool.submit(_run_unit_in_pool, (path, data)).result(timeout=timeout)
