@@ -1020,7 +1020,16 @@ class ModuleIndex:
         """``register(Runtime, meta=("n",))`` at module level, ``register`` a function of this module
         or of another module of the project whose body calls ``register_dataclass(cls, ...,
         meta_fields=list(meta))`` with its own parameters: the same registration, written with
-        the arguments this call gives (a literal list of names, or the parameter's literal default)."""
+        the arguments this call gives (a literal list of names, or the parameter's literal default).
+
+        Only a call given a class of this module first is looked at: resolving every module-level
+        call's function in another module indexes that module too, and in a project such as JAX (a
+        module-level `register_lowering(prim, ...)` in nearly every module) that indexed the whole
+        project for each file checked (about 40x slower)."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star or not isinstance(first.value, cst.Name) \
+                or first.value.value not in self.classes:
+            return []
         helper = self._helper_definition(call.func)
         if helper is None:
             return []
