@@ -2217,11 +2217,16 @@ class Analyzer:
             callee = self.read_name(func, frame, record=False)
             if callee.func is not None or callee.instance is not None:
                 return callee.made_by is not None
-            return name in self.index.classes or (
-                name in _PYTHON_BUILTINS and name not in frame.env and name not in self.index.globals)
+            return name in self.index.classes or self._calls_builtin(call, frame)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return self.index.resolve_function(func, frame.fn, frame.fn.cls)[0] is None
         return False
+
+    def _calls_builtin(self, call: cst.Call, frame: Frame) -> bool:
+        """``call`` calls a Python builtin by its name, not shadowed by a local or a module global."""
+        func = call.func
+        return isinstance(func, cst.Name) and func.value in _PYTHON_BUILTINS and func.value not in frame.env \
+            and func.value not in self.index.globals
 
     def _elements_given(self, call: cst.Call, q: Optional[str], fn_arg: cst.Arg, plain, frame: Frame
                         ) -> Optional[List[Value]]:
@@ -2229,10 +2234,7 @@ class Analyzer:
         element of each iterable, ``filter(f, xs)`` and ``sorted(xs, key=f)`` (``min``, ``max``) an
         element, ``functools.reduce(f, xs, init)`` the running result and an element (the elements
         of a traced array are tracers); None for any other call."""
-        name = q
-        if name is None and isinstance(call.func, cst.Name) and call.func.value not in frame.env \
-                and call.func.value not in self.index.globals:
-            name = call.func.value
+        name = q if q is not None else call.func.value if self._calls_builtin(call, frame) else None
         if name is None:
             return None
         rest = [(a, v) for a, v in plain if a is not fn_arg]
