@@ -95,11 +95,10 @@ def test_bound_method_index_counts_without_self():
 
 
 @pytest.mark.parametrize("value, advice", [
-    ("[4, 3]", "Pass a tuple, `(4, 3)`, as `sizes`"),
-    ("[4]", "Pass a tuple, `(4,)`, as `sizes`"),
     ('{"a": 1}', "Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs"),
     ("[n for n in range(3)]", "Pass `tuple([n for n in range(3)])` as `sizes`"),
     ("jnp.arange(3)", "Pass a tuple (`tuple(jnp.arange(3).tolist())` for an array) or a frozen dataclass"),
+    ("[4, width]", "Pass a tuple, `(4, width)`, as `sizes`"),  # an item that may be unhashable
 ])
 def test_unhashable_static_value_gets_display_only_advice(value, advice):
     source = HEADER + textwrap.dedent(f"""
@@ -107,6 +106,7 @@ def test_unhashable_static_value_gets_display_only_advice(value, advice):
         def init(key, sizes):
             return [jax.random.normal(key, (m,)) for m in sizes]
 
+        width = 3
         params = init(jax.random.key(0), sizes={value})
         """)
     result = lint_source(source, "case.py", Config())
@@ -146,3 +146,47 @@ def test_control_flow_is_reported_once_the_spec_is_valid():
     corrected = rejected.replace("static_argnames=('zzz',)", "static_argnames=()")
     assert [d.code for d in lint_source(corrected, "case.py", Config()).diagnostics] == ["JIT202"]
     assert "lax.fori_loop" in fix_source(corrected, "case.py", Config(), unsafe=True).fixed
+
+
+SIZES = """
+@partial(jax.jit, static_argnames=("sizes",))
+def init(key, sizes):
+    {use}
+    return [jax.random.normal(key, (m,)) for m in sizes]
+
+params = init(jax.random.key(0), sizes=[4, 3])
+"""
+
+
+@pytest.mark.parametrize("use", [
+    "sizes = sizes + [1]",  # concatenation with a list: TypeError on a tuple
+    "sizes.append(1)",  # a list method
+    "assert isinstance(sizes, list)",  # a type test
+    "assert sizes == [4, 3]",  # a list never equals a tuple
+    "print(helper(sizes))",  # a call that may do any of these
+    "key = key if sizes else key",  # (a truth test is fine, but not proven one by one: left)
+])
+def test_a_list_used_as_only_a_list_serves_is_not_rewritten(use):
+    """A use that treats the parameter as a list (or might): the tuple could change what the
+    function does, so the list stays and the advice is shown."""
+    source = HEADER + SIZES.format(use=use)
+    diag = next(d for d in lint_source(source, "case.py", Config()).diagnostics if d.code == "JIT502")
+    assert diag.fix.applicability is Applicability.DISPLAY_ONLY and diag.fix.edits == ()
+    assert diag.fix.title.startswith("Pass a tuple, `(4, 3)`, as `sizes`"), diag.fix.title
+    assert fix_source(source, "case.py", Config(), unsafe=True).fixed == source
+
+
+@pytest.mark.parametrize("use", [
+    "n = len(sizes)",
+    "first, *rest = sizes",
+    "_ = jnp.zeros(sizes)",
+    "_ = [a * b for a, b in zip(sizes, sizes[1:])]",
+    "_ = sizes[0] + sizes[-1]",
+])
+def test_a_list_read_as_a_sequence_becomes_a_tuple(use):
+    source = HEADER + SIZES.format(use=use)
+    diag = next(d for d in lint_source(source, "case.py", Config()).diagnostics if d.code == "JIT502")
+    assert diag.fix.applicability is Applicability.SAFE
+    result = fix_source(source, "case.py", Config(), unsafe=False)
+    assert "sizes=(4, 3))" in result.fixed and "sizes=[4, 3]" not in result.fixed
+    assert result.fixed.replace("sizes=(4, 3))", "sizes=[4, 3])") == source

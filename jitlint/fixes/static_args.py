@@ -25,12 +25,14 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import int_value, iter_children, literal_elements, string_value
+from jitlint.analysis.syntax import int_value, iter_children, literal_elements, name_references, string_value
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
+from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites, static_alternative
+from jitlint.rules.compilation import unhashable_static_argument
 
 #: keyword arguments that need static values
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "num_segments", "k",
@@ -345,8 +347,10 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT502: a ``static_argnames`` name that is not a parameter -> the one parameter close to it;
     an out-of-range ``static_argnums`` index -> the one parameter that needs to be static, or
     removed when none does (advice only when several might be meant)."""
+    if isinstance(node, cst.Call):
+        return _hashable_value(node, ctx)
     if not isinstance(node, cst.Arg) or node.keyword is None:
-        return None  # (an unhashable value or a keyword call: the rule's own advice, or nothing)
+        return None  # (a keyword call: nothing)
     entries = [e for e in ctx.index.entries if any(a is node for a in e.spec_args)]
     if not entries or any(e.function is not entries[0].function or e.shared_spec for e in entries):
         # one spec for several functions (also a shared `static_jit = partial(jax.jit, ...)`, which
@@ -361,6 +365,96 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if node.keyword.value in t.static_argnums_kw:
         return _valid_numbers(node, entry, ctx)
     return None
+
+
+def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """An unhashable value passed to a static parameter: a list display written at the call ->
+    the tuple of the same items, where the function uses the parameter only as a tuple would
+    serve it (SAFE); otherwise advice on a hashable form (display-only)."""
+    for entry in ctx.index.entries:
+        if entry.transform is None or call not in entry.visible_calls():
+            continue
+        found = unhashable_static_argument(entry, call, ctx.index)
+        if found is None:
+            continue
+        arg, name, value = found
+        if arg.value is value and isinstance(value, cst.List) and _flat(value) \
+                and isinstance(entry.function.node, cst.FunctionDef) \
+                and _read_as_a_sequence(name, entry.function.node, ctx):
+            edit = ctx.replace(value, _as_tuple(value), wrap=False)
+            if edit is not None:
+                return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
+                               (edit,))
+        return Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, ctx.code(value), name), ())
+    return None
+
+
+def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:
+    """What to pass instead of the unhashable ``value`` when it is not rewritten: which hashable form
+    keeps the function's meaning depends on how it uses the value (``sizes + [1]`` fails on a tuple)."""
+    if isinstance(value, (cst.List, cst.Set)) and all(isinstance(el, cst.Element) for el in value.elements):
+        items = [el.value for el in value.elements]
+        inner = ", ".join(cst.Module([]).code_for_node(v) for v in items) + ("," if len(items) == 1 else "")
+        return f"Pass a tuple, `({inner})`, as `{name}`: a static argument must be hashable"
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return (f"Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs as "
+                f"`{name}`: a static argument must be hashable")
+    if isinstance(value, (cst.List, cst.ListComp, cst.Set, cst.SetComp)):
+        return f"Pass `tuple({code})` as `{name}`: a static argument must be hashable"
+    return (f"Pass a tuple (`tuple({code}.tolist())` for an array) or a frozen dataclass as `{name}`, or "
+            f"make `{name}` a traced argument if it holds data: a static argument must be hashable")
+
+
+def _flat(value: cst.List) -> bool:
+    """Items that are hashable literals: a tuple of them is hashable."""
+    return all(isinstance(el, cst.Element) and literal_value(el.value) is not None for el in value.elements)
+
+
+def _as_tuple(value: cst.List) -> cst.Tuple:
+    """``[a, b]`` -> ``(a, b)``; ``[a]`` -> ``(a,)``; the spacing and comments inside kept."""
+    elements = list(value.elements)
+    if len(elements) == 1 and isinstance(elements[0].comma, cst.MaybeSentinel):
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
+    return cst.Tuple(elements, lpar=[cst.LeftParen(whitespace_after=value.lbracket.whitespace_after)],
+                     rpar=[cst.RightParen(whitespace_before=value.rbracket.whitespace_before)])
+
+
+#: builtins that read a sequence's items and care not whether it is a list or a tuple
+_SEQUENCE_READERS = frozenset({"len", "tuple", "list", "zip", "enumerate", "sum", "min", "max", "sorted",
+                               "reversed", "any", "all", "iter", "set", "frozenset"})
+
+
+def _read_as_a_sequence(name: str, fn: cst.FunctionDef, ctx: FixContext) -> bool:
+    """Every use of parameter ``name`` in ``fn`` reads its items or its length, or passes it as a
+    shape: uses a tuple serves exactly as a list.  (Not a write, a concatenation, a comparison, a
+    type test, nor a call that might do any of these.)"""
+    uses = list(name_references(fn.body, name))
+    return bool(uses) and all(_sequence_use(use, ctx) for use in uses)
+
+
+def _sequence_use(node: cst.BaseExpression, ctx: FixContext) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return True
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        if all(isinstance(el.slice, cst.Index) for el in parent.slice):
+            return True  # an item
+        return _sequence_use(parent, ctx)  # a slice is a tuple as the parameter is: its uses count
+    if isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)) \
+            and parent.comparator is node:
+        return True
+    if isinstance(parent, cst.StarredElement) or (isinstance(parent, cst.Arg) and parent.star == "*"):
+        return True  # its items, unpacked
+    if isinstance(parent, cst.Assign) and parent.value is node \
+            and all(isinstance(t.target, (cst.Tuple, cst.List)) for t in parent.targets):
+        return True  # `a, b = sizes`
+    if isinstance(parent, cst.Arg) and parent.star == "":
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _SEQUENCE_READERS \
+                and ctx.facts.read_scope.get(call.func) == "builtin":
+            return True
+        return is_static_use(node, ctx)  # a shape: a tuple or a list alike
+    return False
 
 
 def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:

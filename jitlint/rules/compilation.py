@@ -10,8 +10,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Ow
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
-from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, path_to, string_value
-from jitlint.diagnostics import Applicability, Fix
+from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, path_to, short_code, string_value
 from jitlint.rules.base import Rule
 
 #: methods that run once per object: a jit of a bound method there is made once
@@ -759,7 +758,7 @@ class BadStaticArguments(Rule):
     JAX rejects a name that is not a parameter and an index out of range
     when `jax.jit` is called (`ValueError`), so the code as written never
     ran jitted; the fixes make it run, and each one decides which argument
-    is static -- which is why each one is UNSAFE or display-only.
+    is static -- which is why each spec fix is UNSAFE or display-only.
 
     - A `static_argnames` name that is not a parameter but is close to
       exactly one (`difflib`, cutoff 0.8: `"nmu"` -> `"num"`) is replaced
@@ -779,11 +778,19 @@ class BadStaticArguments(Rule):
       reported). When several parameters might be meant, or several
       indices are out of range while one is, the fix is DISPLAY_ONLY: it
       names the candidates and their indices.
-    - An unhashable value passed to a static parameter gets DISPLAY_ONLY
-      advice: a tuple (spelled out for a list literal), a frozen
-      dataclass, or a traced argument. Which hashable form keeps the
-      function's meaning depends on how it uses the value (`sizes + [1]`
-      fails on a tuple), so nothing is rewritten.
+    - A list display of literal items passed to a static parameter
+      (`sizes=[4, 3]`) becomes the tuple of the same items (`(4, 3)`,
+      `[4]` -> `(4,)`, lines and comments inside kept) when the function
+      only reads the parameter as a sequence: it iterates it, takes an
+      item or a slice (whose uses are read the same way), unpacks it,
+      tests membership with `in`, gives it to `len`, `zip`, `enumerate`,
+      `sorted`, `sum` and the like, or passes it as a shape. SAFE: a tuple
+      serves each of these uses exactly as the list did, and JAX can hash
+      it. Any other use -- `sizes + [1]` (a `TypeError` on a tuple), a list
+      method, `==` (a list never equals a tuple), a type test, a call that
+      might do any of these -- or an item that is not a literal leaves
+      DISPLAY_ONLY advice: a tuple, a frozen dataclass, or a traced
+      argument, whichever keeps the function's meaning.
 
     ## References
     - [`jax.jit` static arguments](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
@@ -791,7 +798,8 @@ class BadStaticArguments(Rule):
 
     code = "JIT502"
     name = "bad-static-arguments"
-    fix_title = "Name the parameter meant (`static_argnames`), a valid index or none (`static_argnums`)"
+    fix_title = ("Name the parameter meant (`static_argnames`), a valid index or none (`static_argnums`); "
+                 "pass a tuple for a list")
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
@@ -827,41 +835,41 @@ class BadStaticArguments(Rule):
                         self.report(call, f"`{name}` is passed by keyword, but it is static only by position "
                                           "(`static_argnums` and `static_argnames` are both given): it is traced")
                         break  # one finding per call
-                found = self._unhashable_argument(arg.value, call) if name in static else None
+                found = unhashable_argument(arg.value, call, self.ctx.index) if name in static else None
                 if found is not None:
-                    what, value = found
-                    advice = Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, self.ctx.code(value), name), ())
-                    self.report(call, f"unhashable value {what} passed to static argument `{name}`", fix=advice)
+                    # (its fix -- a tuple for a list display, or advice -- is the fix layer's)
+                    self.report(call, f"unhashable value {found[0]} passed to static argument `{name}`")
                     break
 
-    def _unhashable_argument(self, value: cst.BaseExpression,
-                             call: cst.Call) -> Optional[Tuple[str, cst.BaseExpression]]:
-        """How a message shows an unhashable argument -- the expression, or a name certainly bound
-        to one (by its only binding) -- and that value; None if it may be hashable."""
-        index = self.ctx.index
-        if isinstance(value, cst.Name):
-            scope, cls = index.call_scopes.get(call, (None, None))
-            bound = index.single_value(value.value, scope) if cls is None else None
-            if bound is not None and _unhashable(bound, index):
-                return f"`{value.value}` (`{value.value} = {self.ctx.code(bound)}`)", bound
-            return None
-        return (f"`{self.ctx.code(value)}`", value) if _unhashable(value, index) else None
+
+def unhashable_static_argument(entry: EntryPoint, call: cst.Call, index: ModuleIndex
+                               ) -> Optional[Tuple[cst.Arg, str, cst.BaseExpression]]:
+    """The first argument of ``call`` that passes an unhashable value to a static parameter of
+    ``entry``: the argument, the parameter's name and the value (see :func:`unhashable_argument`)."""
+    static = entry.static_params()
+    for arg, param in entry.bind_args(call):
+        name = _argument_name(arg, param)
+        if name in static:
+            found = unhashable_argument(arg.value, call, index)
+            if found is not None:
+                return arg, name, found[1]
+    return None
 
 
-def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:
-    """What to pass instead of the unhashable ``value`` (shown, never applied: which hashable form
-    keeps the function's meaning depends on how it uses the value)."""
-    if isinstance(value, (cst.List, cst.Set)) and all(isinstance(el, cst.Element) for el in value.elements):
-        items = [el.value for el in value.elements]
-        inner = ", ".join(cst.Module([]).code_for_node(v) for v in items) + ("," if len(items) == 1 else "")
-        return f"Pass a tuple, `({inner})`, as `{name}`: a static argument must be hashable"
-    if isinstance(value, (cst.Dict, cst.DictComp)):
-        return (f"Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs as "
-                f"`{name}`: a static argument must be hashable")
-    if isinstance(value, (cst.List, cst.ListComp, cst.Set, cst.SetComp)):
-        return f"Pass `tuple({code})` as `{name}`: a static argument must be hashable"
-    return (f"Pass a tuple (`tuple({code}.tolist())` for an array) or a frozen dataclass as `{name}`, or "
-            f"make `{name}` a traced argument if it holds data: a static argument must be hashable")
+def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
+                        index: ModuleIndex) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """How a message shows an unhashable argument of ``call`` -- the expression, or a name certainly
+    bound to one (by its only binding) -- and that value; None if it may be hashable."""
+    def code(node: cst.CSTNode) -> str:
+        return short_code(index.module, node)
+
+    if isinstance(value, cst.Name):
+        scope, cls = index.call_scopes.get(call, (None, None))
+        bound = index.single_value(value.value, scope) if cls is None else None
+        if bound is not None and _unhashable(bound, index):
+            return f"`{value.value}` (`{value.value} = {code(bound)}`)", bound
+        return None
+    return (f"`{code(value)}`", value) if _unhashable(value, index) else None
 
 
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
