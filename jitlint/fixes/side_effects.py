@@ -1,4 +1,5 @@
-"""Fixes for JIT1xx: ``print`` -> ``jax.debug.print``.
+"""Fixes for JIT1xx: ``print`` -> ``jax.debug.print``; a logging call -> ``jax.debug.callback``
+(:func:`to_logging_callback`).
 
 ``print(a, b)`` becomes ``jax.debug.print("{!s} {!s}", a, b)``: ``print``
 calls ``str()``, while a bare ``{}`` calls ``format()``, and the two differ for
@@ -32,11 +33,12 @@ result is used.
 from __future__ import annotations
 
 import ast
+import keyword
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children
+from jitlint.analysis.syntax import iter_children, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import (
@@ -337,7 +339,8 @@ def _argument_comments(old: cst.Call, new_args: List[cst.Arg]) -> List[List[str]
 
 
 def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:
-    """How many ``print`` / ``jax.debug.print`` calls the function holding ``node`` makes."""
+    """How many ``print`` / ``jax.debug.print`` / callback / logging calls the function holding
+    ``node`` makes."""
     fn = None
     for a in ctx.ancestors(node):
         if isinstance(a, (cst.FunctionDef, cst.Lambda)):
@@ -356,8 +359,188 @@ def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:
             f = call.func
             if isinstance(f, cst.Name) and f.value == "print":
                 count += 1
-            elif ctx.index.qualify(f) in ("jax.debug.print", "jax.debug.callback"):
+            elif ctx.index.qualify(f) in ("jax.debug.print", "jax.debug.callback") or _is_logging_call(call, ctx):
                 count += 1
 
     fn.visit(_Count())
     return count
+
+
+# ================================================================ JIT104: logging
+
+
+#: logger methods the fix moves into a callback (not ``exception``: a callback runs outside the
+#: ``except`` block whose exception it would log)
+_LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
+
+
+@rewrites("JIT104")
+def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``logger.info("cost %s", jnp.mean(c))`` -> ``jax.debug.callback(lambda mean_c: logger.info("cost
+    %s", mean_c), jnp.mean(c))``: the record is made on every call, with the values.
+
+    The traced values the call logs become the lambda's parameters, passed to the callback, which
+    gets them as arrays; formatting (an f-string, ``%``, ``str()``, ``.format()``) moves into the
+    lambda around them.  A static value that is not a literal is bound as a default of the lambda
+    (``i=i``), so it keeps its Python type and its value at trace time, as the eager call saw it.
+
+    Safety: SAFE when every value left in the lambda is a literal, a module-level name or a value
+    bound at trace time, every value passed is proven traced, and it is the only print or
+    callback of its function (callbacks are unordered).  UNSAFE otherwise: a value that may not be
+    an array arrives as one (``3`` as ``Array(3)``), and several records may come out in another
+    order.  What changes is when the record is made: on every call of the compiled function instead
+    of once per trace, once per element under ``vmap`` -- the point of the fix."""
+    if not isinstance(node, cst.Call) or not _is_logging_call(node, ctx):
+        return None
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, cst.Expr) or stmt.value is not node:
+        return None  # the result is used
+    line = ctx.parent(stmt)
+    if not isinstance(line, cst.SimpleStatementLine) or any(arg.star for arg in node.args):
+        return None
+    lifted = _Lifted(ctx, node)
+    body_args = []
+    for arg in node.args:
+        value = lifted.lift(arg.value)
+        if value is None:
+            return None
+        body_args.append(arg.with_changes(value=value))
+    if not lifted.passed:
+        return None  # nothing traced: the rule has another reason (a format that raises...)
+    spelled = ctx.import_name("jax.debug.callback")
+    if spelled is None:
+        return None
+    func_text, import_edits = spelled
+    params = [cst.Param(cst.Name(name)) for name, _ in lifted.passed]
+    params += [cst.Param(cst.Name(name), default=value,
+                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                               whitespace_after=cst.SimpleWhitespace("")))
+               for name, value in lifted.bound]
+    inner = node.with_changes(args=body_args)
+    callback = cst.Lambda(params=cst.Parameters(params=params), body=inner)
+    call = cst.Call(func=cst.parse_expression(func_text),
+                    args=[cst.Arg(callback)] + [cst.Arg(value) for _, value in lifted.passed])
+    new_line = line.with_changes(body=[s if s is not stmt else stmt.with_changes(value=call) for s in line.body])
+    new_line = keep_comments([line], [new_line])[0]
+    edit = ctx.replace(line, new_line)
+    if edit is None:
+        return None
+    safe = not lifted.maybe and _prints_in_function(ctx, node) <= 1
+    return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,
+                   "Log from `jax.debug.callback`, which runs on every call with the values", (edit,) + import_edits)
+
+
+def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
+    """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
+    func = node.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _LOGGING_METHODS:
+        return False
+    q = ctx.index.qualify(func)
+    if q is not None:
+        return q.rpartition(".")[0] in ("logging", "absl.logging")
+    receiver = func.value
+    return isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
+        and ctx.facts.read_scope.get(receiver) == "global"
+
+
+#: builtins that format their arguments: the formatting moves into the callback, around its values
+_FORMATTING_BUILTINS = frozenset({"str", "repr", "format"})
+
+
+class _Lifted:
+    """The arguments of a logging call rewritten for the lambda: each traced value replaced by a
+    parameter the callback is given (``passed``), each static value that is not a literal by a
+    parameter bound to it at trace time (``bound``)."""
+
+    def __init__(self, ctx: FixContext, call: cst.Call) -> None:
+        self.ctx = ctx
+        self.passed: List[Tuple[str, cst.BaseExpression]] = []
+        self.bound: List[Tuple[str, cst.BaseExpression]] = []
+        self.by_code: Dict[str, str] = {}
+        self.taken = {n.value for n in _names_in(call)}
+        self.maybe = False
+
+    def lift(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        ctx = self.ctx
+        if literal_value(expr) is not None or isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)) \
+                or (isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")):
+            return expr
+        if self._module_level(expr):
+            return expr  # a module-level name (`logging.INFO`) is the same object in the callback
+        if isinstance(expr, cst.FormattedString):
+            parts = []
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    if part.equal is not None or (part.format_spec and not all(
+                            isinstance(p, cst.FormattedStringText) for p in part.format_spec)):
+                        return None  # `{x=}` would show the parameter's name; a nested spec
+                    inner = self.lift(part.expression)
+                    if inner is None:
+                        return None
+                    part = part.with_changes(expression=inner)
+                parts.append(part)
+            return expr.with_changes(parts=parts)
+        if isinstance(expr, cst.ConcatenatedString):
+            left, right = self.lift(expr.left), self.lift(expr.right)
+            return None if left is None or right is None else expr.with_changes(left=left, right=right)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) \
+                and isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString)):
+            right = self.lift(expr.right)  # "%.3f" % loss
+            return None if right is None else expr.with_changes(right=right)
+        if isinstance(expr, cst.Tuple) and all(isinstance(el, cst.Element) for el in expr.elements):
+            elements = []
+            for el in expr.elements:
+                value = self.lift(el.value)
+                if value is None:
+                    return None
+                elements.append(el.with_changes(value=value))
+            return expr.with_changes(elements=elements)
+        if isinstance(expr, cst.Call) and self._formats(expr):
+            args = []
+            for arg in expr.args:
+                value = None if arg.star else self.lift(arg.value)
+                if value is None:
+                    return None
+                args.append(arg.with_changes(value=value))
+            return expr.with_changes(args=args)
+        value = ctx.facts.value(expr)
+        if value.kind is Kind.STATIC:
+            if value.formats_tracer is not None:
+                return None  # a tracer formatted some other way at trace time
+            self.maybe = self.maybe or not proven_static(ctx, expr)
+            return cst.Name(self._name(expr, self.bound))
+        self.maybe = self.maybe or value.kind is Kind.MAYBE
+        return cst.Name(self._name(expr, self.passed))
+
+    def _module_level(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Attribute):
+            return self.ctx.index.qualify(expr) is not None  # of an imported module
+        return isinstance(expr, cst.Name) and self.ctx.facts.read_scope.get(expr) in ("global", "builtin")
+
+    def _formats(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return func.value in _FORMATTING_BUILTINS and self.ctx.facts.read_scope.get(func) == "builtin"
+        return isinstance(func, cst.Attribute) and func.attr.value == "format" \
+            and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+
+    def _name(self, expr: cst.BaseExpression, into: List[Tuple[str, cst.BaseExpression]]) -> str:
+        code = self.ctx.code(expr)
+        known = self.by_code.get(code)
+        if known is not None:
+            return known
+        if isinstance(expr, cst.Name):
+            name = expr.value  # the parameter shadows the name it stands for
+        else:
+            base = name_for_expression(code)
+            name, n = base, 1
+            while name in self.taken or keyword.iskeyword(name):
+                name, n = f"{base}_{n}", n + 1
+        self.taken.add(name)
+        self.by_code[code] = name
+        into.append((name, expr))
+        return name
+
+
+def _names_in(node: cst.CSTNode) -> List[cst.Name]:
+    return list(name_references(node))

@@ -775,8 +775,31 @@ class SideEffectInTracedCode(Rule):
     ```
 
     ## Fix safety
-    No automatic fix. Use `jax.debug.callback` for logging, `io_callback` for
-    I/O, and explicit PRNG keys for randomness.
+    A logging call (`logging.info(...)`, `logger.warning(...)` on a
+    module-level logger, `logger.log(level, ...)`) whose result is not used
+    moves into `jax.debug.callback`:
+    `logger.info("cost %s", jnp.mean(c))` ->
+    `jax.debug.callback(lambda mean_c: logger.info("cost %s", mean_c), jnp.mean(c))`.
+    The traced values become the lambda's parameters, passed to the
+    callback; formatting around them (an f-string, `%`, `str()`,
+    `.format()`) moves into the lambda, so an f-string with a format spec
+    no longer raises while tracing. A static value that is not a literal
+    or a module-level name is bound as a default of the lambda (`i=i`): it
+    keeps its Python type and its value at trace time, as the eager call
+    saw it (a loop counter is not read after the loop has ended).
+
+    SAFE when every value passed is proven traced, every value bound is
+    proven static, and the call is the only print or callback of its
+    function. UNSAFE otherwise: a value that may be a Python number
+    arrives in the callback as an array, and callbacks are unordered, so
+    several records may come out in another order. Either way the record
+    is made on every call of the compiled function instead of once per
+    trace, and once per element under `vmap`: the point of the fix. No
+    fix for `logger.exception` (the callback runs outside the `except`
+    block), `{x=}` fields, `*args`, or a call whose result is used.
+
+    Other side effects have no automatic fix: use `io_callback` for I/O,
+    and explicit PRNG keys for randomness.
 
     ## References
     - [`jax.debug.callback`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.callback.html)
@@ -786,6 +809,8 @@ class SideEffectInTracedCode(Rule):
 
     code = "JIT104"
     name = "side-effect-in-traced-code"
+    fix_title = ("Run it on every call: log from `jax.debug.callback`, do I/O in `io_callback`, draw with a "
+                 "`jax.random` key")
 
     _TIME = frozenset({"time", "perf_counter", "monotonic", "time_ns", "process_time", "sleep",
                        "perf_counter_ns", "monotonic_ns", "process_time_ns"})
