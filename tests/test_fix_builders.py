@@ -857,23 +857,24 @@ def test_conversion_fix_is_unsafe_and_keeps_an_array(call, dtype):
 # ------------------------------------------------------- JIT501: a wrapper made once
 
 HOIST_NO_FIX = {
-    "a lambda closing over the loop variable": """
+    # (a lambda closing over the loop variable that only passes it on: see test_fix_lifted_wrapper.py)
+    "a lambda closing over the loop variable, used in it": """
         def loss(p, x):
             return jnp.sum(p * x)
 
         def run(p, xs):
-            return [jax.jit(lambda q: loss(q, x))(p) for x in xs]
+            return [jax.jit(lambda q: loss(q, x) + x.sum())(p) for x in xs]
         """,
-    "a partial of a variable": """
+    "a partial of a variable the callee needs static": """
         import functools
 
-        def loss(p, x):
-            return jnp.sum(p * x)
+        def loss(n, x):
+            return jnp.sum(x[:n])
 
-        def run(p, xs):
+        def run(n, xs):
             out = []
             for x in xs:
-                out.append(jax.jit(functools.partial(loss, p))(x))
+                out.append(jax.jit(functools.partial(loss, n))(x))
             return out
         """,
     "a bound method (its object may change)": """

@@ -8,7 +8,10 @@ traced and compiled anew.  The fix evaluates the wrapper once and names it:
   ``loss_grad_jit = jax.jit(jax.grad(loss))``, and the loop calls ``loss_grad_jit``;
 * in a comprehension: just before the statement holding the comprehension;
 * made on every call of a function: at module level, just above the top-level statement (the
-  ``def``, or the ``class`` of a method) that holds it.
+  ``def``, or the ``class`` of a method) that holds it;
+* a lambda or ``functools.partial`` that holds values for a function of this module
+  (:func:`to_lifted_wrapper`): the function is jitted once at module level and each call passes
+  the held values (``jax.jit(lambda p: mse(p, xb, yb))(params)`` -> ``mse_jit(params, xb, yb)``).
 
 Preconditions, proven from the code or no fix is offered.  The wrapper expression, evaluated where
 it goes, must give the same function every time the original evaluated it:
@@ -44,11 +47,13 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
 from jitlint.fixes.registry import rewrites
+from jitlint.fixes.static_args import is_static_use
 
 _TRANSFORMS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
 _PARTIAL = "functools.partial"
@@ -306,3 +311,249 @@ def _at_module_level(node: cst.Call, name: str, index: int, ctx: FixContext) -> 
     at = _own_line_offset(index, ctx)
     nl = ctx.module.default_newline
     return Edit(at, at, _assignment(name, node, ctx) + nl * 3), replaced
+
+
+# ------------------------------------------------------------------ values passed, not closed over
+
+
+@rewrites("JIT501")
+def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``jax.jit(lambda p: loss(p, xb, yb))(params)`` or ``jax.jit(functools.partial(loss, cfg))(x)``
+    made repeatedly -> ``loss_jit(params, xb, yb)`` / ``loss_jit(cfg, x)``, with ``loss_jit =
+    jax.jit(loss)`` made once: the values the fresh callable held become arguments."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
+        return None
+    if ctx.findings.get("JIT101"):
+        return None
+    function = ctx.index.owner_of(node)
+    if not isinstance(function, FunctionInfo) or not isinstance(function.node, cst.FunctionDef):
+        return None
+    target = _function_argument(node)
+    if target is None or any(a is not target and (a.star or not _constant(a.value)) for a in node.args):
+        return None
+    options = [a for a in node.args if a is not target]
+    calls = _wrapper_calls(node, function, ctx)
+    if not calls:
+        return None
+    called_at_once = calls[0].func is node
+    lifted = _Lifting(target.value, ctx, function, called_at_once)
+    statics = [a for a in options if a.keyword is not None and a.keyword.value in ("static_argnums", "static_argnames")]
+    if lifted.callee is None or (statics and (lifted.what == "lambda" or lifted.partial_positional)):
+        return None  # (static arguments name the lambda's parameters, count the partial's positions)
+    new_calls = {}
+    for call in calls:
+        merged = lifted.arguments(call)
+        if merged is None:
+            return None
+        new_calls[call] = merged
+    parts = _Parts(None, allow_parameters=False)
+    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+        return None
+    before = ctx.top_index(node)
+    if before is None or any(ctx.index.globals[name].last_statement >= before for name in parts.globals):
+        return None
+    parts.transforms.append(ctx.code(node.func).rsplit(".", 1)[-1])
+    name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
+    wrapper = node.with_changes(args=[target.with_changes(value=lifted.callee)] + options, lpar=[], rpar=[])
+    changes: dict = {call: call.with_changes(func=cst.Name(name), args=args) for call, args in new_calls.items()}
+    if not called_at_once:
+        assignment = _assignment_statement(node, ctx)
+        if assignment is None or not _remove_keeping_comments(assignment, changes, ctx):
+            return None
+    replaced = ctx.replace_many(changes)
+    if replaced is None:
+        return None
+    at = _own_line_offset(before, ctx)
+    nl = ctx.module.default_newline
+    made = Edit(at, at, f"{name} = {ctx.code(wrapper)}" + nl * 3)
+    return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
+                   f"pass it the values the {lifted.what} held", (made, replaced))
+
+
+def _wrapper_calls(node: cst.Call, function: FunctionInfo, ctx: FixContext) -> List[cst.Call]:
+    """The calls of the wrapper: ``node`` called at once, or every use of the one local name it is
+    assigned to, each a call, after the assignment, in the same function."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return [parent]
+    assign = _assignment_statement(node, ctx)
+    if assign is None:
+        return []
+    small = assign.body[0]
+    assert isinstance(small, cst.Assign)
+    name = small.targets[0].target.value  # type: ignore[union-attr]
+    if name in ctx.index.declared_names:
+        return []
+    bindings = [b for b in function.scope.bindings_of(name) if b.binds_value]
+    if len(bindings) != 1:
+        return []
+    uses = [n for n in name_references(function.node.body, name) if n is not small.targets[0].target]
+    calls = []
+    for use in uses:
+        call = ctx.parent(use)
+        if not isinstance(call, cst.Call) or call.func is not use:
+            return []
+        calls.append(call)
+    return calls
+
+
+def _remove_keeping_comments(line: cst.SimpleStatementLine, changes: dict, ctx: FixContext) -> bool:
+    """``line`` removed; its comments (above it, and at its end) go above the statement after it."""
+    changes[line] = cst.RemovalSentinel.REMOVE
+    comments = [ln for ln in line.leading_lines if ln.comment is not None]
+    trailing = line.trailing_whitespace.comment
+    if trailing is not None:
+        comments.append(cst.EmptyLine(indent=True, comment=trailing))
+    if not comments:
+        return True
+    block = ctx.block_of(line)
+    if block is None or block[1] + 1 >= len(block[0].body):  # type: ignore[attr-defined]
+        return False
+    following = block[0].body[block[1] + 1]  # type: ignore[attr-defined]
+    moved = following
+    for old in [old for old in changes if following in ctx.ancestors(old)]:
+        moved = moved.deep_replace(old, changes.pop(old))
+    blank = [ln for ln in following.leading_lines if ln.comment is None]
+    changes[following] = moved.with_changes(
+        leading_lines=blank + comments + [ln for ln in following.leading_lines if ln.comment is not None])
+    return True
+
+
+def _assignment_statement(node: cst.Call, ctx: FixContext) -> Optional[cst.SimpleStatementLine]:
+    """``name = <node>``, a statement line of its own."""
+    small = ctx.parent(node)
+    line = ctx.parent(small) if isinstance(small, cst.Assign) else None
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(small.targets) != 1 \
+            or not isinstance(small.targets[0].target, cst.Name):
+        return None
+    return line
+
+
+class _Lifting:
+    """A fresh callable that only binds values for a stable callee: a lambda whose body calls the
+    callee with each of its parameters as one whole argument, or a ``functools.partial`` of it."""
+
+    def __init__(self, fresh: cst.BaseExpression, ctx: FixContext, function: FunctionInfo,
+                 called_at_once: bool) -> None:
+        self.ctx = ctx
+        self.called_at_once = called_at_once
+        self.callee: Optional[cst.BaseExpression] = None
+        self.params: List[str] = []
+        self.body_args: List[cst.Arg] = []
+        self.partial_positional = 0
+        self.what = "lambda"
+        if isinstance(fresh, cst.Lambda):
+            self._lambda(fresh, function)
+        elif isinstance(fresh, cst.Call) and ctx.index.qualify(fresh.func) == _PARTIAL:
+            self._partial(fresh, function)
+
+    def _lambda(self, fresh: cst.Lambda, function: FunctionInfo) -> None:
+        p = fresh.params
+        if p.posonly_params or p.kwonly_params or isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None \
+                or any(q.default is not None for q in p.params):
+            return
+        body = fresh.body
+        if not isinstance(body, cst.Call) or any(a.star for a in body.args):
+            return
+        self.params = [q.name.value for q in p.params]
+        own = set(self.params)
+        used = []
+        for arg in body.args:
+            if isinstance(arg.value, cst.Name) and arg.value.value in own:
+                used.append(arg.value.value)
+            elif reads(arg.value) & own or not self._held(arg.value, function):
+                return
+        if sorted(used) != sorted(self.params) or reads(body.func) & own:
+            return
+        self.body_args = list(body.args)
+        self.callee = body.func
+
+    def _partial(self, fresh: cst.Call, function: FunctionInfo) -> None:
+        self.what = "partial"
+        target = _function_argument(fresh)
+        if target is None or target is not fresh.args[0]:
+            return
+        for arg in fresh.args[1:]:
+            if arg.star or not self._held(arg.value, function):
+                return
+            if arg.keyword is None:
+                self.partial_positional += 1
+        self.body_args = list(fresh.args[1:])
+        self.callee = target.value
+
+    def _held(self, value: cst.BaseExpression, function: FunctionInfo) -> bool:
+        """A value the fresh callable held that the call site can read instead: a literal, or a
+        name (with attributes and constant items): for a wrapper called where it is made, any name
+        (nothing runs in between); for a wrapper called through a name, a parameter nothing
+        rebinds or a stable module-level name."""
+        if literal_value(value) is not None:
+            return True
+        root = value
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            if isinstance(root, cst.Subscript) and not all(
+                    isinstance(el.slice, cst.Index) and literal_value(el.slice.value) is not None for el in root.slice):
+                return False
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        if self.called_at_once:
+            return True
+        if root.value not in function.local_names:
+            return root.value in self.ctx.index.globals \
+                and _stable_global(root.value, self.ctx, _Parts(None, False), None)
+        return _unchanged_parameter(root.value, function, self.ctx)
+
+    def arguments(self, call: cst.Call) -> Optional[List[cst.Arg]]:
+        """The arguments of the callee for one call of the wrapper."""
+        if any(a.star for a in call.args):
+            return None
+        if self.what == "partial":
+            positional = [a for a in self.body_args if a.keyword is None]
+            keywords = [a for a in self.body_args if a.keyword is not None]
+            given = [a for a in call.args if a.keyword is None]
+            named = [a for a in call.args if a.keyword is not None]
+            if {a.keyword.value for a in keywords} & {a.keyword.value for a in named}:  # type: ignore[union-attr]
+                return None  # a call overriding a bound keyword
+            return _comma_separated(positional + given + keywords + named)
+        if len(call.args) != len(self.params) or any(a.keyword is not None for a in call.args):
+            return None
+        by_param = dict(zip(self.params, (a.value for a in call.args)))
+        out = []
+        for arg in self.body_args:
+            if isinstance(arg.value, cst.Name) and arg.value.value in by_param:
+                arg = arg.with_changes(value=by_param[arg.value.value])
+            out.append(arg)
+        return _comma_separated(out)
+
+
+def _comma_separated(args: List[cst.Arg]) -> List[cst.Arg]:
+    """The arguments with a comma after each but the last."""
+    out = []
+    for i, arg in enumerate(args):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
+        out.append(arg.with_changes(comma=comma))
+    return out
+
+
+def _passed_values_can_be_traced(lifted: _Lifting, ctx: FixContext) -> bool:
+    """The callee is a function of this module that uses none of the parameters the held values go
+    to where a static value is needed (a ``range()`` bound, an ``if`` test, a shape): traced, they
+    would fail where the constants they were worked."""
+    callee = lifted.callee
+    fn = ctx.index.functions.get(callee.value) if isinstance(callee, cst.Name) else None
+    if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return False
+    positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
+    names = []
+    k = 0
+    for arg in lifted.body_args:
+        if arg.keyword is not None:
+            names.append(arg.keyword.value)
+        elif k < len(positional):
+            names.append(positional[k])
+            k += 1
+        else:
+            return False
+        if isinstance(arg.value, cst.Name) and arg.value.value in lifted.params:
+            names.pop()  # a value the call passes: traced already
+    return not any(is_static_use(use, ctx) for name in names for use in name_references(fn.node.body, name))

@@ -247,17 +247,35 @@ class RecompilationHazard(Rule):
     change where the expression moves: a function, class or import bound once
     at module level and never declared `global`, an attribute of an imported
     module, a lambda reading only those and its own parameters, or (within the
-    function) a parameter nothing rebinds. No fix for a lambda or partial of a
-    loop variable or local (the docstring's example: passing `xb, yb` as
-    arguments instead changes their static-ness), a nested function, a bound
-    method, an option that is not a literal, a hoist to module level of a name
-    bound below it, or in a module with JIT101 findings.
+    function) a parameter nothing rebinds.
+
+    A jitted lambda that only passes values on to a function of this module
+    (`jax.jit(lambda p: mse(p, xb, yb))(params)`, each lambda parameter one
+    whole argument, the held values names, attributes or literals), or a
+    `functools.partial` of one (`sim = jax.jit(partial(simulate, params));
+    sim(x0)`), becomes that function jitted once at module level, given the
+    held values at each call: `mse_jit(params, xb, yb)`,
+    `simulate_jit(params, x0)` (the assignment goes; its comments move to
+    the next statement). The held values become traced arguments, so the
+    fix is offered only when the function uses none of the parameters they
+    go to where a static value is needed (a `range()` bound, an `if` test,
+    a shape); a wrapper called through a name may hold only parameters
+    nothing rebinds. No fix for a callee of another module, a held value
+    computed in the lambda (`x * 2` would run outside the jit), static
+    argument options on a lambda (they name its parameters) or
+    `static_argnums` on a partial with positions bound.
+
+    No fix either for a nested function, a bound method, an option that is
+    not a literal, a hoist to module level of a name bound below it, or in a
+    module with JIT101 findings.
 
     The fix is always UNSAFE: every new wrapper traced the function afresh,
     reading the globals, attributes and closed-over values it uses as they
     were then; the one wrapper reads them at its first trace and keeps them.
     It is also made when the loop runs no iteration, so an invalid option
-    raises before the loop instead of inside it.
+    raises before the loop instead of inside it. A value passed instead of
+    held is traced: a Python number arrives as a weakly typed array, and an
+    object that is not an array fails to trace.
 
     ## References
     - [`jax.jit` caching](https://docs.jax.dev/en/latest/jit-compilation.html#caching)

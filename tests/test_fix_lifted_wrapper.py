@@ -1,0 +1,116 @@
+"""JIT501: a jitted lambda or partial that holds values -> the function it calls jitted once, the
+values passed; the cases where that would change what runs are left alone."""
+import textwrap
+
+import pytest
+
+from jitlint.config import Config
+from jitlint.engine import lint_source
+from jitlint.fixing import fix_source
+
+HEADER = """import functools
+
+import jax
+import jax.numpy as jnp
+from somewhere import imported_loss
+
+
+def loss(w, x, n):
+    return jnp.sum((x @ w) ** n)
+
+
+def rolled(w, x, n):
+    for _ in range(n):
+        w = w * 0.5
+    return jnp.sum(x @ w)
+
+"""
+
+
+def run(body: str):
+    source = HEADER + textwrap.dedent(body)
+    codes = [d.code for d in lint_source(source, "case.py", Config()).diagnostics]
+    return source, codes, fix_source(source, "case.py", Config(), unsafe=True).fixed
+
+
+@pytest.mark.parametrize("body", [
+    # the held value is a `range()` bound in the callee: traced, it would fail
+    """
+    def f(w, xs, n):
+        return [jax.jit(lambda v: rolled(v, x, n))(w) for x in xs]
+    """,
+    # a held value computed in the lambda: it would be computed outside the jit instead
+    """
+    def f(w, xs):
+        return [jax.jit(lambda v: loss(v, x * 2.0, 2))(w) for x in xs]
+    """,
+    # a lambda parameter inside an expression
+    """
+    def f(w, xs):
+        return [jax.jit(lambda v: loss(v * 2.0, x, 2))(w) for x in xs]
+    """,
+    # a callee of another module: which of its parameters must stay static is not known
+    """
+    def f(w, xs):
+        return [jax.jit(lambda v: imported_loss(v, x))(w) for x in xs]
+    """,
+    # static arguments named for the lambda's parameters
+    """
+    def f(w, xs):
+        return [jax.jit(lambda v, k: loss(v, x, k), static_argnames=("k",))(w, 2) for x in xs]
+    """,
+    # static_argnums count the positions a partial leaves
+    """
+    def f(w, xs):
+        return [jax.jit(functools.partial(loss, w), static_argnums=(1,))(x, 2) for x in xs]
+    """,
+    # a held local that is not a parameter: it may change before the named wrapper is called
+    """
+    def f(w, xs):
+        out = []
+        for x in xs:
+            scale = w * 2.0
+            g = jax.jit(functools.partial(loss, scale))
+            scale = w
+            out.append(g(x, 2))
+        return out
+    """,
+])
+def test_left_alone(body):
+    source, codes, fixed = run(body)
+    assert "JIT501" in codes
+    assert "_jit(" not in fixed and "_jit =" not in fixed, fixed
+
+
+def test_held_values_are_passed_in_the_body_order():
+    _, _, fixed = run("""
+    def f(w, xs):
+        return [jax.jit(lambda v: loss(x, v, n=3))(w) for x in xs]
+    """)
+    assert "loss_jit = jax.jit(loss)" in fixed
+    assert "return [loss_jit(x, w, n=3) for x in xs]" in fixed
+
+
+def test_a_named_partial_called_twice_passes_the_value_at_each_call():
+    _, codes, fixed = run("""
+    def f(w, xs):
+        out = []
+        for x in xs:
+            g = jax.jit(functools.partial(loss, w, n=2))
+            out.append(g(x))
+        return out
+    """)
+    assert "JIT501" in codes
+    assert "out.append(loss_jit(w, x, n=2))" in fixed and "g = " not in fixed
+
+
+def test_a_partial_called_at_once_in_a_loop():
+    _, codes, fixed = run("""
+    def f(w, xs):
+        out = []
+        for x in xs:
+            out.append(jax.jit(functools.partial(loss, w))(x, 2))
+        return out
+    """)
+    assert "JIT501" in codes
+    assert "loss_jit = jax.jit(loss)" in fixed and "out.append(loss_jit(w, x, 2))" in fixed
