@@ -211,7 +211,7 @@ def test_text_report_shows_location_source_carets_and_reason_chain(capsys):
     assert branch[3] == f"    = why: {item['reason'][0]}"
     assert branch[4:-1] == [f"           {link}" for link in item["reason"][1:]]
     assert branch[-1] == f"    = unsafe fix available: {item['fix']['title']}; run with --fix --unsafe-fixes"
-    assert blocks[-1] == "Found 6 findings in 1 file (1 fixable with --fix, 4 more with --unsafe-fixes).\n"
+    assert blocks[-1] == "Found 6 findings in 1 file (1 fixable with --fix, 5 more with --unsafe-fixes).\n"
 
 
 def test_carets_line_up_under_wide_characters(tmp_path, capsys):
@@ -227,7 +227,7 @@ def test_no_reason_prints_one_line_per_finding(capsys):
     lines = outcome.out.splitlines()
     assert [line.split(": ")[0] for line in lines[:-1]] == [
         f"{HAZARDS}:{line}:{column}" for line, column, _ in HAZARDS_FINDINGS]
-    assert lines[-1] == "Found 6 findings in 1 file (1 fixable with --fix, 4 more with --unsafe-fixes)."
+    assert lines[-1] == "Found 6 findings in 1 file (1 fixable with --fix, 5 more with --unsafe-fixes)."
 
 
 def test_quiet_leaves_out_the_summary(tmp_path, capsys):

@@ -1029,19 +1029,12 @@ PARAM_SETTER = """
 """
 
 PARAM_ADVICE_ONLY = {
-    "a public function, no __all__ (another module may call it)": """
+    "a public function with another decorator (the plain function would lose it)": """
+        import functools
+
+        @functools.lru_cache
         @jax.jit
         def f(x):
-            return x * SCALE
-
-        def run(x):
-            return f(x)
-        """,
-    "listed in __all__": """
-        __all__ = ["_f"]
-
-        @jax.jit
-        def _f(x):
             return x * SCALE
         """,
     "passed to another function": """
@@ -1086,22 +1079,6 @@ PARAM_ADVICE_ONLY = {
             def _f(self, x):
                 return x * SCALE
         """,
-    "a call unpacking **kwargs": """
-        @jax.jit
-        def _f(x):
-            return x * SCALE
-
-        def run(kw):
-            return _f(**kw)
-        """,
-    "the global is shadowed at a call": """
-        @jax.jit
-        def _f(x):
-            return x * SCALE
-
-        def run(x, SCALE):
-            return _f(x)
-        """,
     "a kind the module's assignments do not show": """
         import os
 
@@ -1132,6 +1109,43 @@ PARAM_ADVICE_ONLY = {
         def run(x):
             return _f(x)
         """,
+}
+
+
+#: another module may call the function, or a call cannot take the argument: it keeps its name and
+#: signature as a plain function in front of the jitted body
+PARAM_BEHIND_WRAPPER = {
+    "a public function, no __all__ (another module may call it)": """
+        @jax.jit
+        def f(x):
+            return x * SCALE
+
+        def run(x):
+            return f(x)
+        """,
+    "listed in __all__": """
+        __all__ = ["_f"]
+
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+        """,
+    "a call unpacking **kwargs": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(kw):
+            return _f(**kw)
+        """,
+    "the global is shadowed at a call": """
+        @jax.jit
+        def _f(x):
+            return x * SCALE
+
+        def run(x, SCALE):
+            return _f(x)
+        """,
     "called by itself": """
         @jax.jit
         def _f(x):
@@ -1148,6 +1162,20 @@ def test_global_read_gets_advice_only(case):
     for diag in matching:
         assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix
         assert not diag.fix.edits
+
+
+@pytest.mark.parametrize("case", sorted(PARAM_BEHIND_WRAPPER))
+def test_global_read_behind_a_plain_function(case):
+    body = PARAM_SETTER + PARAM_BEHIND_WRAPPER[case]
+    _, diags = findings(body)
+    [diag] = [d for d in diags if d.code == "JIT101"]
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE, diag.fix
+    out = fixed(body)
+    name = "f" if "def f(" in body else "_f"
+    private = "_f" if name == "f" else "_f_1"
+    assert f"def {name}(x):\n    return {private}(x, scale=SCALE)\n\n\n@jax.jit\ndef {private}(x, *, scale):" in out, out
+    assert "x * scale" in out and "x * SCALE" not in out
+    assert fixed(body, unsafe=False) == textwrap.dedent(body)
 
 
 def test_global_passed_as_argument_is_unsafe():

@@ -176,7 +176,8 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 continue  # an import the fix needs (and the blank line setting off its block), or left unused
             if tag == "insert" and _hoisted_above(new_lines[j1:j2], old_lines, i1, holder):
                 continue  # a wrapper made once at module level, just above the definition that uses it
-            changed = set(range(i1 + 1, i2 + 1)) or {i1, i1 + 1}
+            # (lines inserted between two old lines: next to the definition on either side)
+            changed = set(range(i1 + 1, i2 + 1)) or ({i1} if i1 in allowed else {i1 + 1})
             if not changed <= allowed:
                 # the static_argnames fix edits the jit call site of the function instead, and a fix
                 # that gives the function a parameter edits the statements that call it

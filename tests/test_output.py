@@ -141,7 +141,7 @@ def test_statistics_count_findings_per_code(capsys):
     assert outcome.status == 1
     assert [re.split(r"\s{2,}", line.strip()) for line in lines[:-1]] == [
         ["2", "JIT203", "while-on-tracer", "2 fixable with --fix --unsafe-fixes"],
-        ["1", "JIT101", "mutable-global-in-traced-code"],
+        ["1", "JIT101", "mutable-global-in-traced-code", "1 fixable with --fix --unsafe-fixes"],
         ["1", "JIT103", "print-in-traced-code", "1 fixable with --fix"],
         ["1", "JIT201", "python-branch-on-tracer", "1 fixable with --fix --unsafe-fixes"],
         ["1", "JIT202", "range-over-tracer", "1 fixable with --fix --unsafe-fixes"],

@@ -182,6 +182,18 @@ class FixContext:
             old_code, new_code = trimmed, new_code[: len(new_code) - len(newline)]
         return _diff_edit(old_code, new_code, start)
 
+    def replace_top(self, i: int, new_code: str) -> Optional[Edit]:
+        """One edit that replaces the code of module statement ``i`` (its leading lines included)."""
+        start = self._offsets()[i]
+        old_code = self._top_code(i)
+        if self.source[start:start + len(old_code)] != old_code:
+            return None
+        return _diff_edit(old_code, new_code, start)
+
+    def top_code(self, i: int) -> str:
+        """The code of module statement ``i``, its leading lines included."""
+        return self._top_code(i)
+
     def _top_of(self, olds: Iterable[cst.CSTNode]) -> Optional[int]:
         """The index of the one module statement that holds all of ``olds`` (None: none, or several)."""
         tops = {self.top_index(old) for old in olds}

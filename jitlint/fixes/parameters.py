@@ -27,8 +27,14 @@ Preconditions, proven from the code; otherwise the fix is display-only advice:
   module has an ``__all__`` it cannot read past that leaves it out;
 * at every call the read means the same global (no local or class attribute of that name).
 
+Where another module may call the function, or a call cannot take the argument, it keeps its name
+and signature as a plain function that reads the value on every call and passes it to the jitted
+body, renamed ``_name`` (:func:`_behind_a_wrapper`): the callers are left as they are.  The jit must
+be its only decorator, and it is no ``async`` function or generator.
+
 Safety: always UNSAFE.  The function's signature changes, and a caller the analysis cannot see
-breaks; a traced argument gives the value as a weakly typed int32 / float32 (a Python int past
+breaks (behind the plain function: the public name is no longer a jitted function, and under an
+outer trace the value is read once); a traced argument gives the value as a weakly typed int32 / float32 (a Python int past
 2**31 overflows), a static one compiles once per value; a value of another kind than the
 module's assignments show (a function sets a string where a number was) fails to trace.
 """
@@ -113,7 +119,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     if entry is None or (static and (entry.partial_positional or entry.partial_keywords)):
         return None
     calls = _editable_calls(fn, entry, global_name, ctx)
-    if calls is None:
+    if calls is None and not _can_wrap(fn, entry, ctx):
         return None
     base = _base_name(read, global_name)
     if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
@@ -130,6 +136,8 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
             return None
         old, new, imports = decorated
         changes[old] = new
+    if calls is None:
+        return _behind_a_wrapper(read, param, static, fn, changes, imports, ctx)
     edit = ctx.replace_many(changes)
     if edit is None:
         return None
@@ -209,12 +217,15 @@ def _literal_kind(value: cst.BaseExpression, ctx: FixContext) -> Optional[str]:
         return "number"
     if isinstance(value, cst.Call):
         q = ctx.index.qualify(value.func) or ""
-        if q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _ARRAY_FACTORIES:
+        if q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _ARRAY_FACTORIES \
+                or q in _KEY_FACTORIES:
             return "array"
     return None
 
 
 _ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye"})
+#: PRNG keys: arrays too (a legacy ``uint32[2]`` or a typed key)
+_KEY_FACTORIES = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 
 
 def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]:
@@ -312,6 +323,96 @@ def _in_class_body(call: cst.Call, ctx: FixContext) -> bool:
         if isinstance(a, cst.ClassDef):
             return True
     return False
+
+
+# ------------------------------------------------------------------ a public function
+
+
+def _can_wrap(fn: FunctionInfo, entry: EntryPoint, ctx: FixContext) -> bool:
+    """``fn`` may be called from where the analysis cannot see (another module), but can keep its
+    name and signature as a plain function that calls a jitted copy: it is a plain ``def`` (not
+    ``async``, no generator), its one decorator is the jit, and the module only calls it."""
+    node = fn.node
+    assert isinstance(node, cst.FunctionDef)
+    if node.asynchronous is not None or len(node.decorators) != 1 or entry.site is not node.decorators[0]:
+        return False
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)):
+        return False
+    return calls_by_name(fn, ctx) is not None
+
+
+def _own_nodes(node: cst.FunctionDef):
+    """The nodes of the function's body, not those of functions or lambdas nested in it."""
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(n.children)
+
+
+def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: FunctionInfo,
+                      changes: Dict[cst.CSTNode, Replacement], imports: Tuple[Edit, ...],
+                      ctx: FixContext) -> Optional[Fix]:
+    """``@jax.jit def f(x): ... G ...`` -> ``def f(x): return _f(x, g=G)`` and ``@jax.jit def
+    _f(x, *, g): ... g ...``: the public name keeps its signature and docstring, and reads the
+    value on every call."""
+    from jitlint.fixes.templates import PathReplacer
+    from jitlint.fixes.wrap import wrapped
+
+    node = fn.node
+    assert isinstance(node, cst.FunctionDef)
+    top = ctx.top_index(node)
+    if top is None or ctx.module.body[top] is not node:
+        return None
+    private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
+    on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
+    jitted = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
+    body = list(jitted.body.body) if isinstance(jitted.body, cst.IndentedBlock) else []
+    doc = body[:1] if body and _is_docstring(body[0]) and len(body) > 1 else []
+    decorator = jitted.decorators[0]
+    jitted = jitted.with_changes(
+        name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+        decorators=[decorator.with_changes(leading_lines=[])],
+        body=jitted.body.with_changes(body=body[len(doc):]) if doc else jitted.body)
+    forwarded = _forwarded(node.params)
+    if forwarded is None:
+        return None
+    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    call = cst.Call(cst.Name(private), args=_appended(forwarded, argument))
+    returned = cst.SimpleStatementLine([cst.Return(call)])
+    wrapper = node.with_changes(
+        decorators=[], leading_lines=list(node.leading_lines) + list(node.decorators[0].leading_lines),
+        body=cst.IndentedBlock(body=[*(doc if doc else []), returned]))
+    old_code = ctx.top_code(top)
+    _, wrapper_code = wrapped(ctx, old_code, wrapper)
+    _, jitted_code = wrapped(ctx, old_code, jitted)
+    edit = ctx.replace_top(top, wrapper_code + jitted_code)
+    if edit is None:
+        return None
+    how = "static argument" if static else "argument"
+    return ctx.fix(Applicability.UNSAFE,
+                   f"Keep `{fn.name}` as a plain function that passes `{ctx.code(read)}` on every call to the "
+                   f"jitted `{private}`, as the {how} `{param}`", (edit,) + imports)
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:
+    """The arguments that pass a function's own parameters on, as it received them."""
+    out = [cst.Arg(cst.Name(p.name.value)) for p in list(params.posonly_params) + list(params.params)]
+    if isinstance(params.star_arg, cst.Param):
+        out.append(cst.Arg(cst.Name(params.star_arg.name.value), star="*"))
+    no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    out += [cst.Arg(cst.Name(p.name.value), keyword=cst.Name(p.name.value), equal=no_space)
+            for p in params.kwonly_params]
+    if params.star_kwarg is not None:
+        out.append(cst.Arg(cst.Name(params.star_kwarg.name.value), star="**"))
+    return out
 
 
 # ------------------------------------------------------------------ the new code

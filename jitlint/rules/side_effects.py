@@ -144,22 +144,34 @@ class MutableGlobalRead(Rule):
     `if` test, a `range` bound, a shape), becomes a static one, added to the
     decorator's `static_argnames`.
 
-    Only when every use is visible and the value's kind is known: the read is
-    a module-level name or an item with a literal key of one, every
-    module-level assignment of which is a literal number, `bool` or `str`, or a
-    JAX / NumPy array (an item: a dict literal holding the key); the function
-    is a module-level `def` jitted by its decorator and in no other way; the
-    module only calls it by name (not passed, wrapped, called by itself, or
-    with `**kwargs`), with the global unshadowed at each call; and no other
-    module can call it -- its name starts with `_`, or the module's `__all__`
-    leaves it out. Otherwise (the example above: `softmax` is public) the fix
-    is display-only advice.
+    Only when the value's kind is known: the read is a module-level name or
+    an item with a literal key of one, every module-level assignment of which
+    is a literal number, `bool` or `str`, a JAX / NumPy array or a PRNG key
+    (`jax.random.key(0)`) -- an item: a dict literal holding the key; and the
+    function is a module-level `def` jitted by its decorator and in no other
+    way, which the module only calls by name (not passed, wrapped or
+    rebound), with the global unshadowed at each call.
+
+    When another module may call the function (its name does not start with
+    `_` and no `__all__` leaves it out: the example above), or a call in this
+    module cannot take the new argument (it unpacks `**kwargs`), the
+    function keeps its name, signature and docstring as a plain function
+    that reads the value on every call and passes it to the jitted body,
+    renamed: `def softmax(logits): return _softmax(logits,
+    temperature=CONFIG["temperature"])` above `@jax.jit def _softmax(logits,
+    *, temperature)`. Callers are not edited. This needs the jit to be the
+    function's only decorator and the function not to be `async` or a
+    generator. Otherwise the fix is display-only advice.
 
     The rewrite is UNSAFE: the signature changes, so a caller the analysis
-    cannot see breaks; a traced argument is a weakly typed int32 / float32 (a
-    Python int past 2**31 overflows), a static one compiles once per value;
-    and a value of another kind than the module's assignments show (a function
-    stores a string where a number was) fails to trace.
+    cannot see breaks -- or, behind the plain function, the public name is no
+    longer a jitted function (`softmax.lower(...)` and the other attributes
+    of a jitted function are gone, and inside an outer `jax.jit` the value is
+    still read once, when that traces); a traced argument is a weakly typed
+    int32 / float32 (a Python int past 2**31 overflows), a static one
+    compiles once per value; and a value of another kind than the module's
+    assignments show (a function stores a string where a number was) fails
+    to trace.
 
     ## References
     - [JAX FAQ: jit changes the behavior of my function](https://docs.jax.dev/en/latest/faq.html)
