@@ -26,6 +26,27 @@ def finding(body: str, code: str):
 
 
 NO_FIX = {
+    "where indices held in a name used twice": """
+        @jax.jit
+        def f(x):
+            idx = jnp.where(x > 0)
+            return x[idx].sum() + x[idx].mean()
+        """,
+    "where indices held while what the condition reads is rebound": """
+        @jax.jit
+        def f(x):
+            idx = jnp.where(x > 0)
+            x = x - 1.0
+            return x[idx].sum()
+        """,
+    "where indices held in a name used in another block": """
+        @jax.jit
+        def f(x, flag: bool):
+            idx = jnp.where(x > 0)
+            if flag:
+                return x[idx].sum()
+            return x
+        """,
     "a mask of unknown rank over an expression written twice": """
         @jax.jit
         def f(x, y):

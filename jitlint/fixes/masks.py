@@ -8,7 +8,9 @@ JIT401 (boolean-mask indexing):
   ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``; also with
   ``axis=0``;
 * an index ``x[jnp.where(c)]`` (one-argument ``where``) selects what the mask ``c`` selects: the
-  same rewrites, with ``c`` as the mask.
+  same rewrites, with ``c`` as the mask; also through a name used once (``idx = jnp.where(c)``,
+  then ``x[idx]`` in a later simple statement of the same block, none in between rebinding what
+  ``c`` reads): the assignment goes and ``c`` is written at the use.
 
 JIT402 (a traced slice bound): ``x[:k].sum()`` -> ``jnp.where(jnp.indices(x.shape)[0] < k, x, 0).sum()``
 (``x[j:]``: ``>= j``; ``x[j:k]``: both): ``jnp.indices(x.shape)[0]`` is the position of every element
@@ -54,6 +56,7 @@ from typing import Dict, List, Optional, Tuple, Union
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.syntax import call_argument, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -293,9 +296,63 @@ def _mask_of(node: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[cst.Subscript
 def to_masked_select(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT401: boolean-mask indexing -> ``jnp.where`` over the whole array."""
     found = _mask_of(node, ctx)
+    held = _held_where(node, ctx) if found is None else None
+    if held is not None:
+        subscript, mask, line = held
+        fix = _select(subscript, mask, ctx)
+        if fix is None or not fix.edits:
+            return fix
+        removed = ctx.replace(line, cst.RemovalSentinel.REMOVE, wrap=False)
+        return None if removed is None else ctx.fix(fix.applicability, fix.title, fix.edits + (removed,))
     if found is None:
         return None
-    subscript, mask = found
+    return _select(*found, ctx)
+
+
+def _held_where(node: cst.CSTNode, ctx: FixContext
+                ) -> Optional[Tuple[cst.Subscript, cst.BaseExpression, cst.SimpleStatementLine]]:
+    """``idx = jnp.where(c)`` (one argument) whose name is used once, as the index of ``x[idx]``:
+    that subscript, ``c``, and the assignment, which the rewrite removes.  The use is in a later
+    simple statement of the same block, and no statement in between binds a name ``c`` reads, so ``c``
+    means the same there."""
+    if not (isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "jax.numpy.where" and len(node.args) == 1
+            and node.args[0].keyword is None and not node.args[0].star):
+        return None
+    assign = ctx.parent(node)
+    line = ctx.parent(assign) if isinstance(assign, cst.Assign) else None
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    name = assign.targets[0].target.value
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or name in ctx.index.declared_names:
+        return None
+    if len([b for b in fn.scope.bindings_of(name) if b.binds_value]) != 1:
+        return None
+    uses = [n for n in name_references(fn.node.body, name) if n is not assign.targets[0].target]
+    if len(uses) != 1:
+        return None
+    index = ctx.parent(uses[0])
+    element = ctx.parent(index) if isinstance(index, cst.Index) else None
+    subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
+    if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+        return None
+    condition = node.args[0].value
+    block = ctx.block_of(line)
+    use_statement = next((a for a in ctx.ancestors(subscript) if block is not None and ctx.parent(a) is block[0]), None)
+    if block is None or not isinstance(use_statement, cst.SimpleStatementLine):
+        return None  # (in a compound statement, something before the use might rebind what `c` reads)
+    body = list(block[0].body)  # type: ignore[attr-defined]
+    between = body[block[1] + 1:body.index(use_statement)] if use_statement in body else None
+    if between is None:
+        return None
+    rebound = set().union(*(names_bound_in(stmt) for stmt in between)) if between else set()
+    if any(read.value in rebound for read in name_references(condition)):
+        return None  # the condition would read another value at the use
+    return subscript, condition, line
+
+
+def _select(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
     parent = ctx.parent(subscript)
     target = subscript.value
     if isinstance(target, cst.Attribute) and target.attr.value == "at" and isinstance(parent, cst.Attribute):

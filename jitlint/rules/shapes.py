@@ -76,7 +76,9 @@ class ValueDependentShape(Rule):
     `jnp.where(m, v, x)` (`.add`, `.multiply`, `.min`, `.max` too),
     `x[m].sum()` -> `jnp.where(m, x, 0).sum()`, `x[m].mean()` ->
     `jnp.where(m, x, 0).sum() / m.sum()`; an index `x[jnp.where(c)]` counts as
-    the mask `c`. Only where the mask is proven to have `x`'s shape: boolean
+    the mask `c`, also through a name used once (`idx = jnp.where(c)` and
+    then `x[idx]`, with nothing in between rebinding what `c` reads: the
+    assignment goes, `c` is written at the use). Only where the mask is proven to have `x`'s shape: boolean
     (a comparison, `jnp.isnan`..., `~`/`&`/`|` of those, `.astype(bool)`) and
     element-wise in `x` itself (then indexing ran only where its shape is
     `x`'s), in place or through the one assignment of a name. A boolean mask
