@@ -1673,6 +1673,31 @@ class ModuleIndex:
             self._memos[name] = found
         return found
 
+    def filled_at_import(self, name: str) -> bool:
+        """Global ``name`` is a dict that functions of this module change only by filling it while it
+        is empty (under ``if not D:``, or after ``if D: return``), and module-level code calls one
+        of them at import time before it calls any other function of this module: by the time any
+        trace runs it is full, and the filling code never runs again."""
+        if not self.memo_only(name):
+            return False
+        mutators = self.mutated_in_functions.get(name, set())
+        if not all(isinstance(fn.node, cst.FunctionDef) and _memo_block(fn.node.body, name, set(), False,
+                                                                        self.module, whole=True)
+                   for fn in mutators):
+            return False
+        tops = set()
+        for fn in mutators:
+            while fn.parent is not None:
+                fn = fn.parent
+            tops.add(fn)
+        names = {top.name for top in tops if top.cls is None}
+        for _, _, called in self._module_level_names():
+            if called & names:
+                return True  # filled here, at import ...
+            if called & set(self.functions):
+                return False  # ... unless a function of this module (which may trace) runs first
+        return False
+
     def _run_after_use(self, writer: str, reader: FunctionInfo) -> bool:
         """Module-level code calls ``writer`` in a statement after one that uses ``reader``'s
         top-level function (``f(x)`` or ``jax.jit(f)(x)``: a trace may run there, and a write
@@ -2261,9 +2286,12 @@ class ModuleIndex:
 _DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})
 
 
-def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: bool, module: cst.Module) -> bool:
+def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: bool, module: cst.Module,
+                whole: bool = False) -> bool:
     """Every change of dict ``name`` in ``block`` stores an entry whose key the code has just found
-    missing (``missing``: the keys' code; ``all_missing``: under ``if not name:``) or drops entries."""
+    missing (``missing``: the keys' code; ``all_missing``: under ``if not name:``, or after ``if name:
+    return``) or drops entries.  With ``whole``, every store is made while ``name`` is empty: the
+    dict is filled once, as a whole."""
     body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
     missing = set(missing)
     gets: Dict[str, str] = {}  # `hit = D.get(key)`: hit -> key
@@ -2272,15 +2300,24 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
             continue  # its own function, with its own changes
         if isinstance(stmt, cst.If):
             miss = _missing_key(stmt.test, name, gets, module)
+            if miss is not None and miss[0] == "filled" and _ends_in_return(stmt.body):
+                # `if D: return`: what follows in the block runs only while `D` is empty
+                if not _memo_block(stmt.body, name, missing, all_missing, module, whole) or (
+                        stmt.orelse is not None and not _memo_block(stmt.orelse.body if isinstance(
+                            stmt.orelse, cst.Else) else cst.IndentedBlock(body=[stmt.orelse]), name, missing, True,
+                            module, whole)):
+                    return False
+                all_missing = True
+                continue
             if miss is not None and _ends_in_return(stmt.body):
                 kind, key = miss
                 if kind == "hit":  # `if key in D: return ...` / `if hit is not None: return hit`
-                    if not _memo_block(stmt.body, name, missing, all_missing, module):
+                    if not _memo_block(stmt.body, name, missing, all_missing, module, whole):
                         return False
                     missing.add(key)
                     if stmt.orelse is not None and not _memo_block(stmt.orelse.body if isinstance(
                             stmt.orelse, cst.Else) else cst.IndentedBlock(body=[stmt.orelse]), name, missing,
-                            all_missing, module):
+                            all_missing, module, whole):
                         return False
                     continue
             inner_missing, inner_all = set(missing), all_missing
@@ -2288,12 +2325,12 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
                 inner_missing.add(miss[1])
             if miss is not None and miss[0] == "empty":
                 inner_all = True
-            if not _memo_block(stmt.body, name, inner_missing, inner_all, module):
+            if not _memo_block(stmt.body, name, inner_missing, inner_all, module, whole):
                 return False
             orelse = stmt.orelse
             if orelse is not None and not _memo_block(orelse.body if isinstance(orelse, cst.Else) else
                                                       cst.IndentedBlock(body=[orelse]), name, missing,
-                                                      all_missing, module):
+                                                      all_missing, module, whole):
                 return False
             continue
         if isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try)):
@@ -2302,7 +2339,7 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
                 part = getattr(stmt, extra, None)
                 if part is not None:
                     parts.append(part.body)
-            if not all(_memo_block(part, name, missing, all_missing, module) for part in parts):
+            if not all(_memo_block(part, name, missing, all_missing, module, whole) for part in parts):
                 return False
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -2322,7 +2359,7 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
                             not isinstance(t.slice[0].slice, cst.Index):
                         return False
                     key = module.code_for_node(t.slice[0].slice.value)
-                    if not all_missing and key not in missing:
+                    if not all_missing and (whole or key not in missing):
                         return False
             call = small.value if isinstance(small, cst.Expr) else None
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
@@ -2361,10 +2398,13 @@ def _ends_in_return(block: cst.BaseSuite) -> bool:
 def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
                  module: cst.Module) -> Optional[Tuple[str, str]]:
     """What a test says of dict ``name``: ("miss", key) for ``key not in D``, ("hit", key) for
-    ``key in D`` / ``hit is not None`` after ``hit = D.get(key)``, ("empty", "") for ``not D``."""
+    ``key in D`` / ``hit is not None`` after ``hit = D.get(key)``, ("empty", "") for ``not D``,
+    ("filled", "") for ``D``."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
             and isinstance(test.expression, cst.Name) and test.expression.value == name:
         return "empty", ""
+    if isinstance(test, cst.Name) and test.value == name:
+        return "filled", ""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     op, right = test.comparisons[0].operator, test.comparisons[0].comparator

@@ -123,6 +123,20 @@ class _Terminated(Exception):
 
 
 #: the names of Python's builtins (a call of one is a call of the builtin unless the name is bound)
+#: builtins whose result is never None
+_NEVER_NONE_BUILTINS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format", "len", "tuple", "list",
+                                  "dict", "set", "frozenset", "range", "round", "abs", "sum", "sorted", "divmod"})
+
+
+def _shadowed_in(name: str, scope: Optional["FunctionInfo"]) -> bool:
+    """``name`` is bound in ``scope`` or a function around it."""
+    while scope is not None:
+        if name in scope.local_names:
+            return True
+        scope = scope.parent
+    return False
+
+
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
@@ -503,7 +517,8 @@ class Analyzer:
         return path is not None and guarded_not_none(path, name)
 
     def _never_none_expression(self, node: cst.BaseExpression, scope: Optional[FunctionInfo]) -> bool:
-        """A number, a string, an array made by JAX or NumPy, or the result of a call of a function
+        """A number, a string, the result of an operator or of a builtin that makes a value (``int()``,
+        ``len()``, ``tuple()``...), an array made by JAX or NumPy, or the result of a call of a function
         annotated to return an array type."""
         if isinstance(node, cst.UnaryOperation):
             node = node.expression
@@ -511,8 +526,13 @@ class Analyzer:
             return True
         if isinstance(node, cst.Name):
             return node.value in ("True", "False")
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+            return True  # an operator's result (a number, an array, a bool), not None
         if not isinstance(node, cst.Call):
             return False
+        if isinstance(node.func, cst.Name) and node.func.value in _NEVER_NONE_BUILTINS \
+                and node.func.value not in self.index.globals and not _shadowed_in(node.func.value, scope):
+            return True  # `int(2 + c)`, `len(xs)`, `tuple(shape)`
         q = self.index.qualify(node.func)
         if q is not None and (jax_api.is_array_function(q) or (
                 q.startswith("numpy.") and not q.startswith("numpy.random."))):

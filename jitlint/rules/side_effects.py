@@ -422,6 +422,8 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("global") and not self.ctx.is_traced(value) \
                 and (_initialisation(self) or self.ctx.index.memo_only(root.value)):
             return  # an entry of a registry filled in on first use, once: eagerly too
+        if where is not None and where.startswith("global") and self.ctx.index.filled_at_import(root.value):
+            return  # a table filled while empty, at import: in a trace it is full, and this never runs
         if where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
