@@ -95,23 +95,27 @@ def _changed(folder) -> dict:
     return out
 
 
+LOG_FIX = ('log.info("updating %s", x)', 'jax.debug.callback(lambda x: log.info("updating %s", x), x)')
 PRINT_FIX = ('    print("loss:", loss)\n', '    jax.debug.print("loss: {!s}", loss)\n')
 
 
 def _fix_examples(tmp_path, capsys, *options) -> str:
     """``check --fix --verify --no-derive`` on a copy of the examples (only the inputs given: none): its report,
-    once only the print fix was written."""
+    once only the safe fixes were written (the print and the logging call)."""
     folder = _copy_examples(tmp_path)
     code = main(["check", "--fix", *options, "--verify", "--no-derive", "--isolated", "--no-cache", "--no-reason",
                  "--device", "cpu", str(folder)])
     out = capsys.readouterr().out
     assert code == 1, out  # findings remain
     changed = _changed(folder)
-    # train_step's safe print fix alone: not its lax.cond, nor the import that one needs
-    assert list(changed) == ["training.py"]
+    # train_step's safe print fix alone: not its lax.cond, nor the import that one needs; and
+    # noisy_update's logging call
+    assert list(changed) == ["logging_state.py", "training.py"]
     before, after = changed["training.py"]
     assert after == before.replace(*PRINT_FIX)
-    assert "Fixed 1 finding in 1 file;" in out
+    before, after = changed["logging_state.py"]
+    assert after == before.replace(*LOG_FIX)
+    assert "Fixed 2 findings in 2 files;" in out
     return out
 
 
@@ -155,9 +159,9 @@ def test_unsafe_fixes_verified_with_derived_inputs_are_written(tmp_path, capsys)
                  "--device", "cpu", str(folder)])
     out = capsys.readouterr().out
     changed = _changed(folder)
-    assert code == 1, out  # noisy_update's findings have no fix
-    for name in ("train_step (line 24)", "power (line 7)", "halve_until_small (line 15)"):
+    assert code == 1, out  # noisy_update's other findings have no fix
+    for name in ("train_step (line 24)", "power (line 7)", "halve_until_small (line 15)", "noisy_update (line 12)"):
         assert f"{name}: {VERIFIED} -- " in out and "(derived from the code)" in out, out
-    assert set(changed) == {"sampling.py", "training.py"}
+    assert set(changed) == {"logging_state.py", "sampling.py", "training.py"}
     assert "lax.while_loop" in changed["sampling.py"][1] and "lax.cond" in changed["training.py"][1]
     assert "no inputs" not in out

@@ -350,11 +350,21 @@ def _copy(value: Any) -> Any:
         return value
 
 
-def call(fn: Callable[..., Any], args: tuple, kwargs: dict, filename: Optional[str], eager: bool = False) -> Outcome:
+def call(fn: Callable[..., Any], args: tuple, kwargs: dict, filename: Optional[str], eager: bool = False,
+         reseed: bool = False) -> Outcome:
+    """``fn(*args, **kwargs)``, eagerly or not; with ``reseed``, Python's and NumPy's global
+    generators are seeded as at load first, so that the two versions compared draw the same
+    host-side numbers on each call (a trace draws them once, at its first call: what the eager
+    call draws then too), and what is compared is the rewrite, not the draws."""
     import jax
 
     out = Outcome()
     args, kwargs = _copy(args), _copy(kwargs)
+    if reseed:
+        random.seed(0)
+        import numpy as np
+
+        np.random.seed(0)
     start = time.perf_counter()
     with captured() as (text, logs):
         try:
@@ -618,7 +628,7 @@ class TargetRun:
         for label, a, k, af, kf, eager in used:
             size0, compiles0 = fixed.cache_size(), ctx.compiles.count
             signatures.add(abstract_signature(af, kf, *fixed.statics_for(af, kf)))
-            got = call(fixed.traced(af, kf), af, kf, fixed.filename)
+            got = call(fixed.traced(af, kf), af, kf, fixed.filename, reseed=True)
             if first is None:
                 size1 = fixed.cache_size()
                 first = (None if size0 is None or size1 is None else size1 - size0, ctx.compiles.count - compiles0)
@@ -707,7 +717,7 @@ class TargetRun:
                coverage: List[List[int]]) -> Outcome:
         counter = self.ctx.counter
         before = counter.snapshot() if counter is not None else None
-        out = call(orig.raw, a, k, orig.filename, eager=True)
+        out = call(orig.raw, a, k, orig.filename, eager=True, reseed=True)
         if counter is not None and before is not None and out.ok:
             after = counter.snapshot()
             for j, idx in enumerate(site_index):
