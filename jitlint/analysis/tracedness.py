@@ -609,14 +609,18 @@ class Analyzer:
 
     def _as_instance(self, value: Value, annotation: Optional[cst.BaseExpression],
                      where: Optional[Definition] = None) -> Value:
-        if value.kind is not Kind.TRACED or value.pytree_class is not None or value.traced_array \
+        """A traced value where the annotation names a class of the checked code is an instance of
+        it.  Also when the value was taken for an array only because it was computed from a traced
+        value (``d.replace(qpos=...)``: a method of an object of unknown class): the function
+        states what it takes, and an array there would be a type error."""
+        if value.kind is not Kind.TRACED or value.pytree_class is not None \
                 or value.container or value.items is not None:
             return value
         facts = self._annotation_facts(annotation, where)
         if not facts:
             return value
         return replace(value, static_attrs=value.static_attrs | facts["static_attrs"],
-                       pytree_class=facts["pytree_class"])
+                       pytree_class=facts["pytree_class"], is_array=False, leaf=False)
 
     def _field_value(self, node: cst.Attribute, base: Value) -> Optional[Value]:
         """A field read from a traced instance of a known class holds what the field's annotation
