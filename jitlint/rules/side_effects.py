@@ -760,6 +760,12 @@ class SideEffectInTracedCode(Rule):
     after a save made just before it change nothing. A draw in between is
     still flagged: its number is frozen into the trace.
 
+    Where the code is traced only by a transform that traces again on every
+    call (`jax.vmap` alone), a log line, a clock read or a write of Python
+    values (no traced argument) runs on every call, as it does eagerly: not
+    flagged. A random draw there is (one number for every element), and so
+    is an outer iterator's `next()`.
+
     ## Why is this bad?
     They run once, at trace time. A log records a tracer once and nothing on
     later calls; `time.time()` and random draws become constants baked into the
@@ -833,6 +839,11 @@ class SideEffectInTracedCode(Rule):
         what = self._side_effect(node)
         if what is None:
             return
+        if not self.ctx.body.cached and self._per_call_effect(what) \
+                and not any(self.ctx.value(arg.value).kind is not Kind.STATIC for arg in node.args):
+            # traced only where the trace is made again on every call (vmap): a log line, a clock
+            # read or a write of Python values runs on every call, as it does eagerly
+            return
         for arg in node.args:  # `logging.info(f"{x:.3f}")` never logs: formatting its message raises
             raised = format_error(self.ctx, arg.value)
             if raised is not None:
@@ -841,6 +852,13 @@ class SideEffectInTracedCode(Rule):
                             self.ctx.value(traced).reason or _why_traced(self))
                 return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+
+    @staticmethod
+    def _per_call_effect(what: str) -> bool:
+        """An effect that a trace made on every call makes on every call too (not a random draw, whose
+        one number all the elements of a vmap then share, nor the advance of an outer iterator)."""
+        return not what.startswith(("random draw", "read of the global random", "change of the global random",
+                                    "`next()`"))
 
     def _side_effect(self, node: cst.Call) -> Optional[str]:
         ctx = self.ctx
