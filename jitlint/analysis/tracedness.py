@@ -128,6 +128,28 @@ _NEVER_NONE_BUILTINS = frozenset({"int", "float", "bool", "complex", "str", "rep
                                   "dict", "set", "frozenset", "range", "round", "abs", "sum", "sorted", "divmod"})
 
 
+def _accepts(fn: "FunctionInfo", call: cst.Call) -> bool:
+    """Python could bind ``call``'s arguments to ``fn``'s parameters (unpackings: perhaps)."""
+    if any(arg.star for arg in call.args):
+        return True
+    kinds = [kind for _, kind in fn.params]
+    positional = [p for p, kind in fn.params if kind in ("posonly", "positional")]
+    given = sum(1 for arg in call.args if arg.keyword is None)
+    if given > len(positional) and "vararg" not in kinds:
+        return False
+    named = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    by_name = {p.name.value for p, kind in fn.params if kind in ("positional", "kwonly")}
+    if named - by_name and "varkw" not in kinds:
+        return False
+    for p, kind in fn.params:
+        if kind in ("vararg", "varkw") or p.default is not None or p.name.value in named:
+            continue
+        if kind in ("posonly", "positional") and positional.index(p) < given:
+            continue
+        return False  # a required parameter the call leaves unbound
+    return True
+
+
 def _shadowed_in(name: str, scope: Optional["FunctionInfo"]) -> bool:
     """``name`` is bound in ``scope`` or a function around it."""
     while scope is not None:
@@ -1963,6 +1985,8 @@ class Analyzer:
             return self._call_method(call, callee.instance, "__call__", callee, args, frame)
         if isinstance(func, cst.Subscript):
             table = self._function_table(func, frame)
+            # a function that cannot take the call's arguments would raise TypeError: not this one
+            table = [fn for fn in table if _accepts(fn, call)] or table
             if table:  # `ACTIVATIONS[name](x)`: any of the table's functions may run
                 return join_all([self._call_user(call, fn, None, args, frame, None) for fn in table])
         if isinstance(func, cst.Call):
