@@ -1800,7 +1800,23 @@ class ModuleIndex:
             if after:
                 out[attr] = after
         reruns = self.rerun_by_construction(cls, out)
-        return {attr: methods - reruns for attr, methods in out.items() if methods - reruns}
+        out = {attr: methods - reruns for attr, methods in out.items() if methods - reruns}
+        return {attr: methods for attr, methods in out.items() if not self._set_once_alike(cls, attr, methods, out)}
+
+    def _set_once_alike(self, cls: ClassInfo, attr: str, writers: Set[str], changes: Dict[str, Set[str]]) -> bool:
+        """Construction leaves ``attr`` unset, and each of its writers stores the same value on every run
+        (built only from attributes no method changes: ``self.tx = optax.adam(self.cfg.lr)`` in an
+        ``init`` called once per run): a trace can only have seen that value, so a later write that
+        stores it again leaves nothing stale."""
+        from jitlint.analysis.idempotence import stores_one_value
+
+        for ctor in CONSTRUCTION_METHODS | self.construction_helpers(cls):
+            method = cls.methods.get(ctor)
+            if method is not None and any(_assigns_self_attr(n, attr) for n in iter_children(method.node)):
+                return False
+        fixed = {a for a in self._attributes_of_class(cls) if a not in changes} - _changed_in_place(cls)
+        return all(name in cls.methods and stores_one_value(self, cls, cls.methods[name], attr, fixed)
+                   for name in writers)
 
     def rerun_by_construction(self, cls: ClassInfo, changes: Dict[str, Set[str]]) -> Set[str]:
         """The writers in ``changes`` (attribute -> methods binding it after construction) whose later
@@ -2284,6 +2300,56 @@ class ModuleIndex:
 
 
 _DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})
+
+
+def _changed_in_place(cls: ClassInfo) -> Set[str]:
+    """The attributes some method of ``cls`` changes without rebinding them: ``self.x.append(v)``,
+    ``self.x[k] = v``, ``self.x += v``, ``self.x.y = v`` (outside construction too: what construction
+    reads from them may have been different)."""
+    from jitlint.analysis.jax_api import MUTATING_METHODS
+
+    out: Set[str] = set()
+
+    def root_attr(node: cst.BaseExpression) -> Optional[str]:
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                return node.attr.value
+            node = node.value
+        return None
+
+    for method in cls.methods.values():
+        stack: List[cst.CSTNode] = [method.node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+                for t in targets:
+                    direct = isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
+                    found = root_attr(t)
+                    if found is not None and (not direct or isinstance(n, cst.AugAssign)):
+                        out.add(found)
+            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) \
+                    and n.func.attr.value in MUTATING_METHODS:
+                found = root_attr(n.func.value)
+                if found is not None:
+                    out.add(found)
+            stack.extend(iter_children(n))
+    return out
+
+
+def _assigns_self_attr(node: cst.CSTNode, attr: str) -> bool:
+    """``self.<attr> = ...`` somewhere in ``node`` (not in nested functions)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
+                   and t.attr.value == attr for t in targets):
+                return True
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(iter_children(n))
+    return False
 
 
 def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: bool, module: cst.Module,

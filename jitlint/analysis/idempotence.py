@@ -78,6 +78,9 @@ class _Checker:
         self.own_fresh: Set[str] = set()
         self.fresh_locals = {name for name in local_names if self._only_fresh(name)}
         self._random_attrs: Optional[Set[str]] = None
+        #: a call of a JAX library's factory (``optax.adam(lr)``) counts as giving the same value for
+        #: the same arguments (what a trace holds behaves alike), though not as free of effects
+        self.factories = False
 
     # ------------------------------------------------------------------ statements
     def body(self, suite: cst.BaseSuite) -> bool:
@@ -218,7 +221,8 @@ class _Checker:
             return func.value in _PURE_BUILTINS
         q = self.index.qualify(func)
         if q is not None:
-            return _pure_module_name(q)
+            return _pure_module_name(q) or (self.factories and q.startswith(jax_api.ECOSYSTEM_PACKAGES)
+                                            and ".random" not in q)
         if not isinstance(func, cst.Attribute):
             return False
         receiver, method = func.value, func.attr.value
@@ -354,3 +358,64 @@ def _value_children(node: cst.CSTNode) -> List[cst.CSTNode]:
                               cst.BaseFormattedStringContent)):
             out.append(child)
     return out
+
+
+def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionInfo", attr: str,
+                     fixed: Set[str]) -> bool:
+    """Every ``self.<attr> = value`` in ``method`` (its own body, not nested functions) stores a value
+    computed only from literals, constants, pure module functions and attributes in ``fixed`` (that
+    no method binds after construction), under ``if`` tests made of the same: each run stores the
+    same value, whatever the method's other arguments (``self.tx = optax.adam(self.cfg.lr)``)."""
+    node = method.node
+    if not isinstance(node, cst.FunctionDef) or node.asynchronous is not None or not node.params.params:
+        return False
+    self_name = node.params.params[0].name.value
+    checker = _Checker(index, cls, node, self_name, fixed, set())
+    checker.factories = True
+    found = False
+    stack: List[cst.CSTNode] = [node.body]
+    tests: dict = {}
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in item.targets] if isinstance(item, cst.Assign) else [item.target]
+            for target in targets:
+                if checker._self_attr(target) == attr:
+                    if isinstance(item, cst.AugAssign) or len(targets) != 1 or item.value is None \
+                            or not checker.expr(item.value):
+                        return False
+                    found = True
+                elif any(checker._self_attr(n) == attr for n in _attribute_nodes(target)):
+                    return False  # unpacked into, or an item of it set
+        if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test):
+            tests[id(item)] = item  # a test that may differ between runs: what it guards must not store
+            if _stores_attr(item, attr, checker):
+                return False
+        stack.extend(iter_children(item))
+    return found
+
+
+def _attribute_nodes(node: cst.CSTNode) -> List[cst.CSTNode]:
+    out: List[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute):
+            out.append(n)
+        stack.extend(iter_children(n))
+    return out
+
+
+def _stores_attr(node: cst.CSTNode, attr: str, checker: "_Checker") -> bool:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            if any(checker._self_attr(t) == attr for t in targets):
+                return True
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(iter_children(n))
+    return False
