@@ -962,6 +962,13 @@ class Analyzer:
         (``G[key]``) in a statement of its own (not under another test), or calls a function of this
         module that does."""
         test = stmt.test
+        while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            test = test.left  # `if not G and ...:` runs only while G is unset too
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
+                and isinstance(test.expression, cst.Name):
+            # `if not G: ...; G = True`: a latch, set on the first run (a warn-once flag)
+            name = test.expression.value
+            return self._guarded_global(name, frame) and self._sets_global(stmt.body, frame.fn, name, None, depth=0)
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return False
         op, right = test.comparisons[0].operator, test.comparisons[0].comparator
@@ -977,12 +984,14 @@ class Analyzer:
             name = alias.value  # `backend = _BACKEND` then `if backend is None:`
         elif alias is not None:
             return False
+        return self._guarded_global(name, frame) and self._sets_global(stmt.body, frame.fn, name, key, depth=0)
+
+    def _guarded_global(self, name: str, frame: Frame) -> bool:
+        """``name`` read in the guard is a module global holding a value (not a function or import)."""
         if frame.fn.scope.resolve(name) is not self.index.scope_model.module_scope:
             return False
         info = self.index.globals.get(name)
-        if info is None or info.kind != "value":
-            return False
-        return self._sets_global(stmt.body, frame.fn, name, key, depth=0)
+        return info is not None and info.kind == "value"
 
     def _sets_global(self, block: cst.BaseSuite, fn: FunctionInfo, name: str, key: Optional[str], depth: int) -> bool:
         """A statement at the top of ``block`` (in ``fn``) assigns global ``name`` (``name[key]``), or
