@@ -24,7 +24,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      numeric_uses, params_of, path_to, reachable_count, string_value)
 from jitlint.analysis.values import (
@@ -245,6 +245,16 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
     return None
 
 
+def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
+    """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); None for anything else."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None" \
+                and isinstance(target.operator, (cst.Is, cst.IsNot)):
+            return test.left.value, isinstance(target.operator, cst.Is)
+    return None
+
+
 def _never_none(value: Value) -> bool:
     """Known not to be None: a tracer (unless it is an ``X | None`` field) or annotated so."""
     return (value.traced_array and not value.optional) or value.not_none
@@ -331,6 +341,8 @@ class Analyzer:
         self.conversions_caught = 0
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
+        #: functions of this module -> whether they never return None (see returns_never_none)
+        self._never_none_returns: Dict[cst.CSTNode, bool] = {}
         #: the value iterated by the outer loop of a generator expression, where it was last evaluated
         self._generator_iterables: Dict[cst.GeneratorExp, Value] = {}
         #: see _imported_static_fields
@@ -538,16 +550,19 @@ class Analyzer:
         path = path_to(scope.node, call)
         return path is not None and guarded_not_none(path, name)
 
-    def _never_none_expression(self, node: cst.BaseExpression, scope: Optional[FunctionInfo]) -> bool:
+    def _never_none_expression(self, node: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
         """A number, a string, the result of an operator or of a builtin that makes a value (``int()``,
         ``len()``, ``tuple()``...), an array made by JAX or NumPy, or the result of a call of a function
-        annotated to return an array type."""
+        annotated to return an array type, or of a function of this module whose every ``return``
+        gives such a value (and that cannot end without one)."""
         if isinstance(node, cst.UnaryOperation):
             node = node.expression
         if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return True
         if isinstance(node, cst.Name):
-            return node.value in ("True", "False")
+            if node.value in ("True", "False"):
+                return True
+            return depth > 0 and scope is not None and self._never_none_local(node.value, scope, depth)
         if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
             return True  # an operator's result (a number, an array, a bool), not None
         if not isinstance(node, cst.Call):
@@ -568,9 +583,58 @@ class Analyzer:
                 where, callee = found[0].index, found[1]
         returns = getattr(callee.node, "returns", None) if callee is not None else None
         if returns is None:
-            return False
+            if callee is None or depth >= 3:
+                return False
+            owner = self if where is self.index else (self.project.analyzer_of(callee) if self.project else None)
+            return owner is not None and owner._returns_never_none(callee, depth)
         text = where.module.code_for_node(returns.annotation)
         return _array_annotation(text) and "|" not in text and "Optional" not in text and "None" not in text
+
+    def returns_never_none(self, fn: FunctionInfo) -> bool:
+        """``fn``, a function of this module, never returns None (see :meth:`_returns_never_none`)."""
+        found = self._never_none_returns.get(fn.node)
+        if found is None:
+            found = self._never_none_returns[fn.node] = self._returns_never_none(fn, 0)
+        return found
+
+    def _returns_never_none(self, fn: FunctionInfo, depth: int) -> bool:
+        """Every ``return`` of ``fn`` (a plain function of this module) gives a value never None, and its
+        body ends in a ``return`` or ``raise`` (it cannot fall off its end, returning None)."""
+        node = fn.node
+        if not isinstance(node, cst.FunctionDef) or node.asynchronous is not None or node.decorators:
+            return False
+        body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
+        last = body[-1] if body else None
+        if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], (cst.Return, cst.Raise))):
+            return False
+        stack: List[cst.CSTNode] = [node.body]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(item, (cst.Yield, cst.Await)):
+                return False
+            if isinstance(item, cst.Return) and (
+                    item.value is None or not self._never_none_expression(item.value, fn, depth + 1)):
+                return False
+            stack.extend(iter_children(item))
+        return True
+
+    def _never_none_local(self, name: str, fn: FunctionInfo, depth: int) -> bool:
+        """A local of ``fn`` bound once to a value never None, or the target of a loop over a literal
+        list or tuple of such values (``for t in [64, 32, 16]``)."""
+        bindings = [b for b in fn.scope.bindings_of(name) if b.binds_value] if fn.scope.is_local(name) else []
+        if len(bindings) != 1:
+            return False
+        value = fn.scope.single_value(name)
+        if value is not None:
+            return self._never_none_expression(value, fn, depth + 1)
+        loop = bindings[0].node
+        if isinstance(loop, (cst.For, cst.CompFor)) and isinstance(loop.target, cst.Name) \
+                and isinstance(loop.iter, (cst.List, cst.Tuple)):
+            return all(isinstance(el, cst.Element) and self._never_none_expression(el.value, fn, depth + 1)
+                       for el in loop.iter.elements)
+        return False
 
     def _never_a_container(self, p: cst.Param, fn: FunctionInfo) -> bool:
         """A jitted parameter that its function never uses as a container or an object (never indexed,
@@ -1049,7 +1113,18 @@ class Analyzer:
         ``isinstance(x, Tracer)`` fails, ``x`` is concrete; a test for ``jax.Array`` proves nothing
         either way about a pytree."""
         when_true, when_false = self._concrete_names(test, env)
-        return self._of_tested_class(test, self._made_static(env, when_true)), self._made_static(env, when_false)
+        env_true = self._of_tested_class(test, self._made_static(env, when_true))
+        env_false = self._made_static(env, when_false)
+        none_test = _none_test(test)
+        if none_test is not None:  # `x is None`: where it fails, `x` is not None (and the converse)
+            name, is_none = none_test
+            where_not = env_false if is_none else env_true
+            value = where_not.get(name)
+            if value is not None and not value.not_none:
+                where_not = dict(where_not)
+                where_not[name] = replace(value, not_none=True)
+                env_true, env_false = (env_true, where_not) if is_none else (where_not, env_false)
+        return env_true, env_false
 
     def _of_tested_class(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Dict[str, Value]:
         """Where ``isinstance(x, C)`` holds (alone or in an ``and``), a traced ``x`` is an instance of
@@ -2646,6 +2721,8 @@ class Analyzer:
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self and result.reason is not None:
             result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
+        if not result.not_none and result.kind is not Kind.TRACED and target.returns_never_none(fn):
+            result = replace(result, not_none=True)  # `p = select(digits, cond)`: `p is None` is False
         if result.kind is Kind.TRACED:
             best = strongest([v for _, v in args])
             parent = best.reason if best.kind is Kind.TRACED else result.reason
