@@ -201,3 +201,29 @@ def test_checking_one_file_reads_only_the_modules_it_needs(tmp_path, monkeypatch
     assert result.error is None and not result.diagnostics
     assert "m0" in parsed  # the helper's module is read ...
     assert len(set(parsed)) <= 2, parsed  # ... and not the chain behind it
+
+
+def _package(tmp_path, caller: str):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(
+        "import logging\n\n\ndef init(x):\n    logging.info('initialising')\n    return x * 2\n")
+    (pkg / "main.py").write_text("import jax\n\nfrom pkg import helpers\n\n\n" + caller)
+    return pkg
+
+
+def test_a_helper_of_another_module_runs_in_its_callers_trace(tmp_path):
+    """Called under `jax.vmap` alone, which traces again on every call, another module's helper logs
+    on every call (JAX 0.10.2: three calls, three records): not flagged.  Called from a jitted
+    function it logs once per trace: flagged there, in the helper's module.  (The helper's module
+    used to be analysed as if its trace were kept, whatever the caller's.)"""
+    (tmp_path / "a").mkdir()
+    pkg = _package(tmp_path / "a", "def batch(xs):\n    return jax.vmap(lambda x: helpers.init(x) + 1)(xs)\n")
+    results = lint_files([str(pkg / "main.py"), str(pkg / "helpers.py")], Config())
+    assert [d.code for r in results for d in r.diagnostics] == []
+    (tmp_path / "b").mkdir()
+    pkg = _package(tmp_path / "b", "@jax.jit\ndef step(x):\n    return helpers.init(x)\n")
+    results = lint_files([str(pkg / "main.py"), str(pkg / "helpers.py")], Config())
+    assert [(os.path.basename(r.path), d.code) for r in results for d in r.diagnostics] == [("helpers.py", "JIT104")]

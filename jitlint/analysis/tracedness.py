@@ -2715,8 +2715,14 @@ class Analyzer:
                 env[pname] = MAYBE if b.kind else STATIC
             else:
                 env[pname] = default_value(p)  # left at its default
-        result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="", transform=None,
-                                                       depth=frame.depth + 1))
+        # a helper of another module runs in the caller's trace: kept (jit) or made again on every call
+        # (vmap alone) as the caller's is
+        saved_cached, target._cached = target._cached, self._cached
+        try:
+            result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="",
+                                                           transform=None, depth=frame.depth + 1))
+        finally:
+            target._cached = saved_cached
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self and result.reason is not None:
