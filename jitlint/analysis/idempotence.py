@@ -374,7 +374,6 @@ def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionIn
     checker.factories = True
     found = False
     stack: List[cst.CSTNode] = [node.body]
-    tests: dict = {}
     while stack:
         item = stack.pop()
         if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -389,10 +388,8 @@ def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionIn
                     found = True
                 elif any(checker._self_attr(n) == attr for n in _attribute_nodes(target)):
                     return False  # unpacked into, or an item of it set
-        if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test):
-            tests[id(item)] = item  # a test that may differ between runs: what it guards must not store
-            if _stores_attr(item, attr, checker):
-                return False
+        if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test) and _stores_attr(item, attr, checker):
+            return False  # guarded by a test that may differ between runs
         stack.extend(iter_children(item))
     return found
 
