@@ -1808,11 +1808,11 @@ class ModuleIndex:
         (built only from attributes no method changes: ``self.tx = optax.adam(self.cfg.lr)`` in an
         ``init`` called once per run): a trace can only have seen that value, so a later write that
         stores it again leaves nothing stale."""
-        from jitlint.analysis.idempotence import stores_one_value
+        from jitlint.analysis.idempotence import assigns_attribute, stores_one_value
 
         for ctor in CONSTRUCTION_METHODS | self.construction_helpers(cls):
             method = cls.methods.get(ctor)
-            if method is not None and any(_assigns_self_attr(n, attr) for n in iter_children(method.node)):
+            if method is not None and assigns_attribute(method.node, "self", attr):
                 return False
         fixed = {a for a in self._attributes_of_class(cls) if a not in changes} - _changed_in_place(cls)
         return all(name in cls.methods and stores_one_value(self, cls, cls.methods[name], attr, fixed)
@@ -2335,21 +2335,6 @@ def _changed_in_place(cls: ClassInfo) -> Set[str]:
                     out.add(found)
             stack.extend(iter_children(n))
     return out
-
-
-def _assigns_self_attr(node: cst.CSTNode, attr: str) -> bool:
-    """``self.<attr> = ...`` somewhere in ``node`` (not in nested functions)."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-            if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
-                   and t.attr.value == attr for t in targets):
-                return True
-        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(iter_children(n))
-    return False
 
 
 def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: bool, module: cst.Module,

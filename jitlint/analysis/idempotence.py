@@ -388,7 +388,8 @@ def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionIn
                     found = True
                 elif any(checker._self_attr(n) == attr for n in _attribute_nodes(target)):
                     return False  # unpacked into, or an item of it set
-        if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test) and _stores_attr(item, attr, checker):
+        if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test) \
+                and assigns_attribute(item, self_name, attr):
             return False  # guarded by a test that may differ between runs
         stack.extend(iter_children(item))
     return found
@@ -405,14 +406,17 @@ def _attribute_nodes(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
-def _stores_attr(node: cst.CSTNode, attr: str, checker: "_Checker") -> bool:
-    stack = [node]
+def assigns_attribute(node: cst.CSTNode, self_name: str, attr: str) -> bool:
+    """``<self_name>.<attr> = ...`` (or ``+=``, annotated) somewhere in ``node``, not in the functions,
+    lambdas and classes it defines."""
+    stack: List[cst.CSTNode] = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-            if any(checker._self_attr(t) == attr for t in targets):
+            if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == self_name
+                   and t.attr.value == attr for t in targets):
                 return True
-        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if n is node or not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(iter_children(n))
     return False

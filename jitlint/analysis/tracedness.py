@@ -132,22 +132,14 @@ def _accepts(fn: "FunctionInfo", call: cst.Call) -> bool:
     """Python could bind ``call``'s arguments to ``fn``'s parameters (unpackings: perhaps)."""
     if any(arg.star for arg in call.args):
         return True
-    kinds = [kind for _, kind in fn.params]
-    positional = [p for p, kind in fn.params if kind in ("posonly", "positional")]
-    given = sum(1 for arg in call.args if arg.keyword is None)
-    if given > len(positional) and "vararg" not in kinds:
-        return False
-    named = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-    by_name = {p.name.value for p, kind in fn.params if kind in ("positional", "kwonly")}
-    if named - by_name and "varkw" not in kinds:
-        return False
-    for p, kind in fn.params:
-        if kind in ("vararg", "varkw") or p.default is not None or p.name.value in named:
-            continue
-        if kind in ("posonly", "positional") and positional.index(p) < given:
-            continue
-        return False  # a required parameter the call leaves unbound
-    return True
+    kinds = {kind for _, kind in fn.params}
+    pairs = bind_arguments(fn.params, call.args)
+    for arg, param in pairs:  # an argument no parameter takes, nor *args / **kwargs
+        if param is None and ("varkw" if arg.keyword is not None else "vararg") not in kinds:
+            return False
+    bound = {param.name.value for _, param in pairs if param is not None}
+    return all(p.default is not None or p.name.value in bound
+               for p, kind in fn.params if kind not in ("vararg", "varkw"))
 
 
 def _shadowed_in(name: str, scope: Optional["FunctionInfo"]) -> bool:

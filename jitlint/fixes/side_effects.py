@@ -457,7 +457,7 @@ class _Lifted:
         self.passed: List[Tuple[str, cst.BaseExpression]] = []
         self.bound: List[Tuple[str, cst.BaseExpression]] = []
         self.by_code: Dict[str, str] = {}
-        self.taken = {n.value for n in _names_in(call)}
+        self.taken = {n.value for n in name_references(call)}
         self.maybe = False
 
     def lift(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -540,7 +540,3 @@ class _Lifted:
         self.by_code[code] = name
         into.append((name, expr))
         return name
-
-
-def _names_in(node: cst.CSTNode) -> List[cst.Name]:
-    return list(name_references(node))
