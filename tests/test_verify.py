@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -433,3 +434,46 @@ def test_fix_fixtures_verify(tmp_path, name):
     report = verify_module(base + ".in.py", original, fixed, options=VerifyOptions(device="cpu", timeout=60),
                            include_findings=False)
     assert report.verdicts and all(v.verdict == VERIFIED for v in report.verdicts), report.verdicts
+
+
+LOG_AND_DRAW = src('''
+    import logging
+    import random
+
+    import jax
+    import jax.numpy as jnp
+
+    logger = logging.getLogger(__name__)
+
+
+    @jax.jit
+    def step(x):
+        logger.info("step")
+        noise = random.random()
+        return x * 2.0 + noise * 0.0
+
+
+    @jax.jit
+    def drawn(x):
+        logger.info("drawn")
+        return x + random.random()
+
+
+    EXAMPLES = {"step": [((jnp.ones(3),), {})], "drawn": [((jnp.ones(3),), {})]}
+''')
+
+
+def test_a_side_effect_is_confirmed_by_what_its_own_line_did(tmp_path):
+    """The log line of a function confirms its own JIT104 finding, not the random draw's on the next
+    line: each is judged by what its line did (a record per eager call, one per trace under jit) or
+    by the result (frozen where eager varies)."""
+    _, verdicts = run(tmp_path, LOG_AND_DRAW, include_findings=True)
+    by_line = {c.finding.line: c for c in verdicts["step"].confirmations}
+    # (the traces were made before the observed calls: 0 records in them)
+    assert by_line[12].confirmed and re.fullmatch(
+        r"logs at trace time only: line 12 made [01] for 3 jitted calls, 3 eagerly", by_line[12].detail)
+    # the draw is multiplied by 0: nothing shows it was frozen, and the log's count is not its evidence
+    assert not by_line[13].confirmed, by_line[13]
+    by_line = {c.finding.line: c for c in verdicts["drawn"].confirmations}
+    assert by_line[19].confirmed and by_line[19].detail.startswith("logs at trace time only: line 19")
+    assert by_line[20].confirmed and by_line[20].detail.startswith("the jitted result is frozen"), by_line[20]

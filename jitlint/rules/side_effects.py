@@ -836,10 +836,11 @@ class SideEffectInTracedCode(Rule):
                        "perf_counter_ns", "monotonic_ns", "process_time_ns"})
 
     def visit_Call(self, node: cst.Call) -> None:
-        what = self._side_effect(node)
-        if what is None:
+        found = self._side_effect(node)
+        if found is None:
             return
-        if not self.ctx.body.cached and self._per_call_effect(what) \
+        kind, what = found
+        if not self.ctx.body.cached and kind not in self._SHARED_BY_A_TRACE \
                 and not any(self.ctx.value(arg.value).kind is not Kind.STATIC for arg in node.args):
             # traced only where the trace is made again on every call (vmap): a log line, a clock
             # read or a write of Python values runs on every call, as it does eagerly
@@ -853,61 +854,61 @@ class SideEffectInTracedCode(Rule):
                 return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
 
-    @staticmethod
-    def _per_call_effect(what: str) -> bool:
-        """An effect that a trace made on every call makes on every call too (not a random draw, whose
-        one number all the elements of a vmap then share, nor the advance of an outer iterator)."""
-        return not what.startswith(("random draw", "read of the global random", "change of the global random",
-                                    "`next()`"))
+    #: effects a trace made again on every call still gets wrong: one random number (or one advance of
+    #: an outer iterator) that all the elements of a vmap then share; any other effect (a log line, a
+    #: clock read, a write) it makes on every call, as eagerly
+    _SHARED_BY_A_TRACE = frozenset({"random", "iterator"})
 
-    def _side_effect(self, node: cst.Call) -> Optional[str]:
+    def _side_effect(self, node: cst.Call) -> Optional[Tuple[str, str]]:
+        """The kind of host-side effect ``node`` makes (``log``, ``clock``, ``random``, ``io``,
+        ``iterator``) and how the message names it; None for no effect."""
         ctx = self.ctx
         func = node.func
         q = ctx.qualify(func)
         if q is not None:
             head, _, tail = q.rpartition(".")
             if head in ("logging", "absl.logging") and tail in jax_api.LOGGER_METHODS:
-                return f"`{ctx.code(func)}()`"
+                return "log", f"`{ctx.code(func)}()`"
             if head == "time" and tail in self._TIME:
-                return f"`{ctx.code(func)}()`"
+                return "clock", f"`{ctx.code(func)}()`"
             if q in _RNG_STATE_READS or q in _RNG_STATE_WRITES:
                 if self._state_restored(node, q):
                     return None  # saved and restored by the same call: nothing outlives it
                 what = "read of" if q in _RNG_STATE_READS else "change of"
-                return f"{what} the global random state `{ctx.code(func)}()`"
+                return "random", f"{what} the global random state `{ctx.code(func)}()`"
             if head == "random" or q.startswith("numpy.random."):
-                return f"random draw `{ctx.code(func)}()`"
+                return "random", f"random draw `{ctx.code(func)}()`"
             if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
-                return f"`{ctx.code(func)}()`"
+                return "io", f"`{ctx.code(func)}()`"
             if head in ("datetime.datetime", "datetime.date") and tail in ("now", "today", "utcnow"):
-                return f"`{ctx.code(func)}()`"
+                return "clock", f"`{ctx.code(func)}()`"
             return None
         if isinstance(func, cst.Name):
             if ctx.facts.read_scope.get(func) != "builtin":
                 return None
             if func.value in ("open", "input"):
-                return f"`{func.value}()`"
+                return "io", f"`{func.value}()`"
             if func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
                 arg = node.args[0].value
                 scope = ctx.facts.read_scope.get(arg)
                 if scope == "global" or (scope == "closure" and ctx.body.boundary and (
                         ctx.body.keeps_trace or not self._made_in_traced_code(arg.value))):
-                    return f"`next()` on outer iterator `{arg.value}`"
+                    return "iterator", f"`next()` on outer iterator `{arg.value}`"
             return None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value in ctx.index.host_rng_names and ctx.facts.read_scope.get(func.value) == "global":
-            return f"random draw `{ctx.code(func)}()` from a host generator"
+            return "random", f"random draw `{ctx.code(func)}()` from a host generator"
         if isinstance(func, cst.Attribute) and func.attr.value in ("write_text", "write_bytes") \
                 and isinstance(ctx.parent(node), cst.Expr):
-            return f"file write `{ctx.code(func)}()`"
+            return "io", f"file write `{ctx.code(func)}()`"
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS:
             receiver = func.value
             if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
                     and ctx.facts.read_scope.get(receiver) == "global":
-                return f"logging call `{ctx.code(func)}()`"
+                return "log", f"logging call `{ctx.code(func)}()`"
             tail = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
             if isinstance(tail, str) and "logger" in tail.lower():
-                return f"logging call `{ctx.code(func)}()`"
+                return "log", f"logging call `{ctx.code(func)}()`"
         return None
 
 

@@ -217,16 +217,22 @@ def _confirm_one(f: Finding, obs: Dict[str, Any], error: Optional[dict]) -> Conf
             return Confirmation(f, False, f"not reached: under jit the original stops earlier, with "
                                           f"{error['type']}{where}")
         return Confirmation(f, False, f"not observable: under jit the original raises {error['type']}{where}")
-    if f.code == "JIT103" or (f.code == "JIT104" and obs.get("eager_stdout_lines")):
+    if f.code == "JIT103":
         eager_n, jit_n = obs.get("eager_stdout_lines", 0), obs.get("jit_stdout_lines", 0)
         if obs.get("jit_prints_tracer") or jit_n < eager_n:
             tracer = ", printing a tracer" if obs.get("jit_prints_tracer") else ""
             return Confirmation(f, True, f"prints at trace time only: {jit_n} line(s) for {repeats} jitted calls, "
                                          f"{eager_n} eagerly{tracer}")
     if f.code == "JIT104":
-        if obs.get("jit_log_records", 0) < obs.get("eager_log_records", 0):
-            return Confirmation(f, True, f"logs at trace time only: {obs['jit_log_records']} record(s) for "
-                                         f"{repeats} jitted calls, {obs['eager_log_records']} eagerly")
+        # what the finding's own line wrote or logged: another statement's output is not its evidence
+        # (a random draw next to a log line is not confirmed by the log's count)
+        at = str(f.line)
+        for what, key in (("writes", "written_at"), ("logs", "logged_at")):
+            eager_n = (obs.get("eager_" + key) or {}).get(at, 0)
+            jit_n = (obs.get("jit_" + key) or {}).get(at, 0)
+            if jit_n < eager_n:
+                return Confirmation(f, True, f"{what} at trace time only: line {f.line} made {jit_n} for "
+                                             f"{repeats} jitted calls, {eager_n} eagerly")
         if obs.get("eager_varies") and obs.get("jit_constant"):
             return Confirmation(f, True, f"the jitted result is frozen: the same for {repeats} calls, "
                                          "while eager results differ")

@@ -68,10 +68,15 @@ class CappedText(io.TextIOBase):
         self.parts: List[str] = []
         self.kept = 0
         self.total = 0
+        #: (file, line) of the Python code behind each write (``print`` is native: its caller)
+        self.origins: List[Tuple[str, int]] = []
 
     def write(self, text: str) -> int:  # type: ignore[override]
         text = str(text)
         self.total += len(text)
+        if text and len(self.origins) < 10_000:
+            frame = sys._getframe(1)
+            self.origins.append((frame.f_code.co_filename, frame.f_lineno))
         if self.kept < self.limit:
             piece = text[: self.limit - self.kept]
             self.parts.append(piece)
@@ -96,11 +101,14 @@ class _LogCapture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.messages: List[str] = []
+        #: (file, line) of the logging call behind each record
+        self.origins: List[Tuple[str, int]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.name.startswith(("jax", "absl", "jaxlib")):
             return
         if len(self.messages) < 1000:
+            self.origins.append((record.pathname, record.lineno))
             try:
                 self.messages.append(record.getMessage()[:200])
             except Exception:  # noqa: BLE001 - a bad format string in user code
@@ -324,7 +332,7 @@ def _recorded_for(calls: Sequence[dict], fn: Any, callable_name: str) -> List[Tu
 
 # ---------------------------------------------------------------- calling
 class Outcome:
-    __slots__ = ("value", "error", "stdout", "logs", "seconds")
+    __slots__ = ("value", "error", "stdout", "logs", "seconds", "written_at", "logged_at")
 
     def __init__(self) -> None:
         self.value: Any = None
@@ -332,6 +340,9 @@ class Outcome:
         self.stdout = ""
         self.logs: List[str] = []
         self.seconds = 0.0
+        #: line of the called function's file -> how many writes to stdout / log records it made
+        self.written_at: Dict[int, int] = {}
+        self.logged_at: Dict[int, int] = {}
 
     @property
     def ok(self) -> bool:
@@ -380,7 +391,21 @@ def call(fn: Callable[..., Any], args: tuple, kwargs: dict, filename: Optional[s
     out.seconds = time.perf_counter() - start
     out.stdout = text.getvalue()
     out.logs = logs.messages
+    out.written_at = _lines_in(text.origins, filename)
+    out.logged_at = _lines_in(logs.origins, filename)
     return out
+
+
+def _lines_in(origins: List[Tuple[str, int]], filename: Optional[str]) -> Dict[int, int]:
+    """How many of ``origins`` each line of ``filename`` made."""
+    counts: Dict[int, int] = {}
+    if filename is None:
+        return counts
+    target = os.path.realpath(filename)
+    for path, line in origins:
+        if path == filename or os.path.realpath(path) == target:
+            counts[line] = counts.get(line, 0) + 1
+    return counts
 
 
 def _has_arrays(value: Any) -> bool:
@@ -882,6 +907,14 @@ class TargetRun:
         obs["jit_prints_tracer"] = "Tracer" in obs["jit_stdout"]
         obs["eager_log_records"] = sum(len(r.logs) for r in eager_runs)
         obs["jit_log_records"] = sum(len(r.logs) for r in jit_runs)
+        # by line (JSON keys are strings): which statement printed or logged, not only how much
+        for key, runs, kind in (("eager_written_at", eager_runs, "written_at"), ("jit_written_at", jit_runs, "written_at"),
+                                ("eager_logged_at", eager_runs, "logged_at"), ("jit_logged_at", jit_runs, "logged_at")):
+            total: Dict[str, int] = {}
+            for run in runs:
+                for line, n in getattr(run, kind).items():
+                    total[str(line)] = total.get(str(line), 0) + n
+            obs[key] = total
         obs["compiles"] = compile_counts
         errors = [r.error for r in jit_runs if r.error is not None]
         if errors:
