@@ -1,6 +1,7 @@
 """One engine behind the CLI and the flake8 plugin: source text -> findings."""
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -51,7 +52,7 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
                 if id(current_module) not in cache:
                     cache[id(current_module)] = _positions(current_module)
                 link_module, link_positions = current_module, cache[id(current_module)]
-                where = f" of {current_path}" if current_path else ""
+                where = f" of {_shown_path(current_path)}" if current_path else ""
             pos = link_positions.get(link.node)
             line = (str(pos.start.line) + where) if pos is not None else "?"
             if "{code}" in text:
@@ -65,6 +66,19 @@ def _render_reason(reason: Optional[Reason], positions, module: cst.Module,
             continue
         out.append(text)
     return tuple(out)
+
+
+def _shown_path(path: str) -> str:
+    """A module's path as findings show theirs: relative to the working directory when it is under it
+    (a module reached through an import is found by its absolute path)."""
+    if os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:  # another drive
+            return path
+        if not relative.startswith(os.pardir):
+            return relative
+    return path
 
 
 def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),

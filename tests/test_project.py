@@ -227,3 +227,36 @@ def test_a_helper_of_another_module_runs_in_its_callers_trace(tmp_path):
     pkg = _package(tmp_path / "b", "@jax.jit\ndef step(x):\n    return helpers.init(x)\n")
     results = lint_files([str(pkg / "main.py"), str(pkg / "helpers.py")], Config())
     assert [(os.path.basename(r.path), d.code) for r in results for d in r.diagnostics] == [("helpers.py", "JIT104")]
+
+
+def test_a_part_of_another_modules_result_is_explained_in_that_modules_lines(tmp_path, monkeypatch):
+    """`float(geometry.normal(x)[1])`: the item's reason starts in geometry.py, so its lines are that
+    file's (they used to be looked up in the caller's module: "on line ?"), shown relative to the
+    working directory as the findings' paths are."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "geometry.py").write_text(
+        "import jax.numpy as jnp\n"
+        "\n"
+        "\n"
+        "def normal(X):\n"
+        "    n = jnp.cross(X, X)\n"
+        "    orient = jnp.sign(n.sum())\n"
+        "    return n, orient\n")
+    (pkg / "main.py").write_text(
+        "import jax\n"
+        "\n"
+        "from pkg.geometry import normal\n"
+        "\n"
+        "\n"
+        "@jax.jit\n"
+        "def evaluate(X):\n"
+        "    return X * float(normal(X)[1])\n")
+    monkeypatch.chdir(tmp_path)
+    (result,) = lint_files([os.path.join("pkg", "main.py")], Config())
+    (finding,) = result.diagnostics
+    assert finding.code == "JIT301"
+    assert finding.reason[0] == ("`orient` is assigned a traced value on line 6 of "
+                                 + os.path.join("pkg", "geometry.py")), finding.reason
+    assert not any("line ?" in link for link in finding.reason), finding.reason

@@ -14,7 +14,7 @@ import builtins
 import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -769,7 +769,9 @@ class Analyzer:
         if owner is not self:
             # a function of another module, passed here as a value: it runs, and is reported, there
             env = {name: self._leaving_module(value) for name, value in env.items()}
-            return owner.analyse(fn, env, closure, boundary=boundary, label=label, transform=transform, depth=depth)
+            result = owner.analyse(fn, env, closure, boundary=boundary, label=label, transform=transform, depth=depth)
+            # and what it returns comes back with a reason in that module's file
+            return owner._leaving_module(result)
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
@@ -827,13 +829,27 @@ class Analyzer:
             return self
         return self.project.analyzer_of(fn) or self
 
-    def _leaving_module(self, value: Value) -> Value:
-        """``value`` handed to another module's code: its reason names this module's file."""
+    def _leaving_module(self, value: Value, depth: int = 0) -> Value:
+        """``value`` handed to another module's code, or returned to it: its reason names this module's
+        file, and so do those of its parts (a tuple's items, a sequence's element: ``f(x)[2]`` is
+        explained by the item's own chain)."""
         reason = value.reason
-        if reason is None or reason.module is not None:
-            return value
-        return replace(value, reason=Reason(reason.node, reason.text, reason.parent, module=self.index.module,
-                                            path=self.path))
+        changes: Dict[str, Any] = {}
+        if reason is not None and reason.module is None:
+            changes["reason"] = Reason(reason.node, reason.text, reason.parent, module=self.index.module,
+                                       path=self.path)
+        if depth < 3:
+            for part in ("items", "head", "tail"):
+                values = getattr(value, part)
+                if values:
+                    marked = tuple(self._leaving_module(v, depth + 1) for v in values)
+                    if any(m is not v for m, v in zip(marked, values)):
+                        changes[part] = marked
+            if value.element is not None:
+                element = self._leaving_module(value.element, depth + 1)
+                if element is not value.element:
+                    changes["element"] = element
+        return replace(value, **changes) if changes else value
 
     def _leaves_by_use(self, fn: FunctionInfo, env: Dict[str, Value]) -> Dict[str, Value]:
         """Parameters the body uses as numbers anywhere (``while x: x = x - 1``) are leaves from the
@@ -2717,8 +2733,10 @@ class Analyzer:
             target._cached = saved_cached
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
-        if target is not self and result.reason is not None:
-            result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
+        if target is not self:
+            result = target._leaving_module(result)  # its parts' reasons are in that module's file
+            if result.reason is not None:
+                result = replace(result, reason=Reason(call, "`{code}` returns a traced value", None))
         if not result.not_none and result.kind is not Kind.TRACED and target.returns_never_none(fn):
             result = replace(result, not_none=True)  # `p = select(digits, cond)`: `p is None` is False
         if result.kind is Kind.TRACED:
