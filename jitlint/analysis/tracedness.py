@@ -2449,8 +2449,11 @@ class Analyzer:
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
-            elif self.compile_time_eval:
-                return Value(best.kind)  # `with jax.ensure_compile_time_eval():` computes it now
+            elif self.compile_time_eval or not self._cached:
+                # `with jax.ensure_compile_time_eval():` computes it now; so does a trace that is not
+                # staged out (vmap alone): only what derives from the mapped arguments is a tracer there,
+                # an operation on anything else runs eagerly and gives a concrete array
+                return Value(best.kind)
             else:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                       "code is traced, even on constants")
