@@ -260,3 +260,42 @@ def test_a_part_of_another_modules_result_is_explained_in_that_modules_lines(tmp
     assert finding.reason[0] == ("`orient` is assigned a traced value on line 6 of "
                                  + os.path.join("pkg", "geometry.py")), finding.reason
     assert not any("line ?" in link for link in finding.reason), finding.reason
+
+
+def test_why_a_helper_runs_in_a_trace_names_each_call_up_to_the_transform(tmp_path, monkeypatch):
+    """A finding about a statement (here a clock read) explains why its function is traced: the calls
+    that lead to it, each at its line (in its own file), up to what traces the first."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "timing.py").write_text(
+        "import time\n"
+        "\n"
+        "\n"
+        "def stamp(x):\n"
+        "    t0 = time.perf_counter()\n"
+        "    return x, t0\n")
+    (pkg / "main.py").write_text(
+        "import jax\n"
+        "\n"
+        "from pkg.timing import stamp\n"
+        "\n"
+        "\n"
+        "def middle(x):\n"
+        "    return stamp(x)[0] * 2\n"
+        "\n"
+        "\n"
+        "@jax.jit\n"
+        "def step(x):\n"
+        "    return jax.tree_util.tree_map(lambda leaf: middle(leaf), x)\n")
+    monkeypatch.chdir(tmp_path)
+    results = lint_files([os.path.join("pkg", "main.py"), os.path.join("pkg", "timing.py")], Config())
+    (finding,) = [d for r in results for d in r.diagnostics]
+    assert (finding.code, finding.line) == ("JIT104", 5)
+    main = os.path.join("pkg", "main.py")
+    assert finding.reason == (
+        f"`stamp` is called from `middle` (line 7 of {main})",
+        f"`middle` is called from `step.<locals>.<lambda>` (line 12 of {main})",
+        f"`step.<locals>.<lambda>` is called from `step` (line 12 of {main})",
+        "`step` is traced by `@jax.jit`",
+    )

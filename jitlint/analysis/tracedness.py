@@ -74,6 +74,18 @@ class BodyInfo:
     #: run, in some traced context, other than in the branch of an initialisation guard (see
     #: ``Facts.initialising``): when False, the body only ever runs while a global is still unset
     outside_initialisation: bool = False
+    #: the first call from a traced body that ran this one as a helper (see Facts.why_traced)
+    called_from: Optional["CallSite"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class CallSite:
+    """A call, in a traced body, of a helper: where it is (the module's facts and file) and who makes it."""
+
+    call: cst.Call
+    caller: FunctionInfo
+    facts: "Facts"
+    path: Optional[str]
 
 
 @dataclass(eq=False)
@@ -100,6 +112,34 @@ class Facts:
         #: runs on the first call only, eagerly as under a trace that is kept: what it reads and writes
         #: happens once either way
         self.initialising: Set[cst.CSTNode] = set()
+
+    def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
+        """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
+        called from `middle` (line 11)", ..., "`step` is traced by `@jax.jit`".  For findings about a
+        statement rather than a traced value (a side effect, a write to a global)."""
+        hops: List[Tuple[Optional[CallSite], str]] = []
+        facts: Facts = self
+        body = self.bodies.get(fn)
+        seen: Set[int] = set()
+        while body is not None and id(body) not in seen:
+            seen.add(id(body))
+            label = body.function.label
+            if body.labels:
+                hops.append((None, f"`{label}` is traced by {', '.join(body.labels)}"))
+                break
+            site = body.called_from
+            if site is None or len(hops) >= limit:
+                hops.append((None, f"`{label}` is called from traced code"))
+                break
+            hops.append((site, f"`{label}` is called from `{site.caller.label}` (line {{line}})"))
+            facts, body = site.facts, site.facts.bodies.get(site.caller)
+        reason: Optional[Reason] = None
+        for site, text in reversed(hops):
+            if site is None:
+                reason = Reason(None, text, reason)
+            else:  # the call is in the caller's module: named, so that its line is looked up there
+                reason = Reason(site.call, text, reason, module=site.facts.index.module, path=site.path)
+        return reason
 
     def is_dead(self, node: cst.CSTNode) -> bool:
         """A branch that no traced context runs (its ``if`` test is a known constant there)."""
@@ -341,6 +381,9 @@ class Analyzer:
         self._imported_static: Optional[frozenset] = None
         #: see _own_data_fields
         self._own_data: Optional[frozenset] = None
+        #: the calls being evaluated, innermost last, with the function making each: a function run
+        #: by one of them (a helper, or a function given to a higher-order one) was called there
+        self._calls: List[Tuple[cst.Call, FunctionInfo]] = []
 
     def as_mapping(self, value: Value, name: str, fn: FunctionInfo) -> Value:
         """A traced value of unknown structure that the function uses as a dict: a pytree
@@ -775,6 +818,10 @@ class Analyzer:
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
+        if not boundary and body.called_from is None and self._calls:
+            call, caller = self._calls[-1]
+            if caller is not fn and caller in self.facts.bodies:
+                body.called_from = CallSite(call, caller, self.facts, self.path)
         if fn.is_method and fn.params and not body.outer_self:
             receiver = env.get(_param_name(fn.params[0][0]))
             body.outer_self = receiver is None or not receiver.fresh
@@ -1950,6 +1997,13 @@ class Analyzer:
         return [(arg, self.ev(arg.value, frame)) for arg in call.args]
 
     def _ev_call(self, call: cst.Call, frame: Frame) -> Value:
+        self._calls.append((call, frame.fn))
+        try:
+            return self._ev_call_made(call, frame)
+        finally:
+            self._calls.pop()
+
+    def _ev_call_made(self, call: cst.Call, frame: Frame) -> Value:
         func = call.func
         q = self.index.qualify(func)
         if jax_api.is_callback(q):
@@ -2734,6 +2788,9 @@ class Analyzer:
                                                            transform=None, depth=frame.depth + 1))
         finally:
             target._cached = saved_cached
+        body = target.facts.bodies.get(fn)
+        if target is not self and body is not None and body.called_from is None and frame.fn in self.facts.bodies:
+            body.called_from = CallSite(call, frame.fn, self.facts, self.path)  # (another module's stack)
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self:

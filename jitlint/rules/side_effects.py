@@ -47,10 +47,7 @@ def _why_traced(rule: Rule) -> Optional[Reason]:
     body = rule.ctx.body
     if body is None:
         return None
-    fn = body.function
-    if body.labels:
-        return Reason(None, f"`{fn.label}` is traced by {', '.join(body.labels)}")
-    return Reason(None, f"`{fn.label}` is called from traced code")
+    return rule.ctx.facts.why_traced(body.function)
 
 
 def _initialisation(rule: Rule) -> bool:
