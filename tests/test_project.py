@@ -229,30 +229,25 @@ def test_a_helper_of_another_module_runs_in_its_callers_trace(tmp_path):
     assert [(os.path.basename(r.path), d.code) for r in results for d in r.diagnostics] == [("helpers.py", "JIT104")]
 
 
+def _files(root, sources):
+    """A package ``pkg`` under ``root`` with these modules (and an empty ``__init__.py``)."""
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name, text in sources.items():
+        (pkg / name).write_text(text)
+
+
 def test_a_part_of_another_modules_result_is_explained_in_that_modules_lines(tmp_path, monkeypatch):
     """`float(geometry.normal(x)[1])`: the item's reason starts in geometry.py, so its lines are that
     file's (they used to be looked up in the caller's module: "on line ?"), shown relative to the
     working directory as the findings' paths are."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "geometry.py").write_text(
-        "import jax.numpy as jnp\n"
-        "\n"
-        "\n"
-        "def normal(X):\n"
-        "    n = jnp.cross(X, X)\n"
-        "    orient = jnp.sign(n.sum())\n"
-        "    return n, orient\n")
-    (pkg / "main.py").write_text(
-        "import jax\n"
-        "\n"
-        "from pkg.geometry import normal\n"
-        "\n"
-        "\n"
-        "@jax.jit\n"
-        "def evaluate(X):\n"
-        "    return X * float(normal(X)[1])\n")
+    _files(tmp_path, {
+        "geometry.py": "import jax.numpy as jnp\n\n\ndef normal(X):\n    n = jnp.cross(X, X)\n"
+                       "    orient = jnp.sign(n.sum())\n    return n, orient\n",
+        "main.py": "import jax\n\nfrom pkg.geometry import normal\n\n\n@jax.jit\ndef evaluate(X):\n"
+                   "    return X * float(normal(X)[1])\n",
+    })
     monkeypatch.chdir(tmp_path)
     (result,) = lint_files([os.path.join("pkg", "main.py")], Config())
     (finding,) = result.diagnostics
@@ -265,29 +260,11 @@ def test_a_part_of_another_modules_result_is_explained_in_that_modules_lines(tmp
 def test_why_a_helper_runs_in_a_trace_names_each_call_up_to_the_transform(tmp_path, monkeypatch):
     """A finding about a statement (here a clock read) explains why its function is traced: the calls
     that lead to it, each at its line (in its own file), up to what traces the first."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "timing.py").write_text(
-        "import time\n"
-        "\n"
-        "\n"
-        "def stamp(x):\n"
-        "    t0 = time.perf_counter()\n"
-        "    return x, t0\n")
-    (pkg / "main.py").write_text(
-        "import jax\n"
-        "\n"
-        "from pkg.timing import stamp\n"
-        "\n"
-        "\n"
-        "def middle(x):\n"
-        "    return stamp(x)[0] * 2\n"
-        "\n"
-        "\n"
-        "@jax.jit\n"
-        "def step(x):\n"
-        "    return jax.tree_util.tree_map(lambda leaf: middle(leaf), x)\n")
+    _files(tmp_path, {
+        "timing.py": "import time\n\n\ndef stamp(x):\n    t0 = time.perf_counter()\n    return x, t0\n",
+        "main.py": "import jax\n\nfrom pkg.timing import stamp\n\n\ndef middle(x):\n    return stamp(x)[0] * 2\n"
+                   "\n\n@jax.jit\ndef step(x):\n    return jax.tree_util.tree_map(lambda leaf: middle(leaf), x)\n",
+    })
     monkeypatch.chdir(tmp_path)
     results = lint_files([os.path.join("pkg", "main.py"), os.path.join("pkg", "timing.py")], Config())
     (finding,) = [d for r in results for d in r.diagnostics]
