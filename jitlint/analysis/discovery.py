@@ -425,6 +425,14 @@ def _is_main_guard(test: cst.BaseExpression) -> bool:
         string_value(x) == "__main__" for x in sides)
 
 
+def _bool_parameter(param: cst.Param) -> bool:
+    """A parameter annotated ``bool`` or defaulting to ``True`` / ``False``."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(annotation, cst.Name) and annotation.value == "bool":
+        return True
+    return isinstance(param.default, cst.Name) and param.default.value in ("True", "False")
+
+
 def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     stack = [root]
     while stack:
@@ -2109,6 +2117,42 @@ class ModuleIndex:
                 if isinstance(target, cst.Name) and isinstance(value, cst.Name):
                     aliases.append((target.value, value.value))
         return known
+
+    def flags_at(self, site: cst.CSTNode, scope: FunctionInfo) -> Dict[str, bool]:
+        """Boolean parameters of ``scope`` whose value is known where ``site`` runs: ``site`` is in the
+        branch of ``if verbose:`` (True) or in its ``else`` (False), ``verbose`` a parameter annotated
+        ``bool`` or defaulting to ``True`` / ``False`` that the function never rebinds.  A nested
+        function traced from there sees that value in its closure (``if verbose: <a Python loop over
+        step> else: lax.while_loop(cond, step, init)``: the ``if verbose:`` inside ``step`` is dead
+        in its trace)."""
+        node = scope.node
+        if not isinstance(node, cst.FunctionDef):
+            return {}
+        flags = {p.name.value for p, kind in scope.params if kind in ("posonly", "positional", "kwonly")
+                 and _bool_parameter(p)}
+        if not flags:
+            return {}
+        flags -= names_bound_in(node.body)
+        out: Dict[str, bool] = {}
+        current: Optional[cst.CSTNode] = node.body
+        while current is not None and flags:
+            inner: Optional[cst.CSTNode] = None
+            for child in iter_children(current):
+                if _contains(child, site):
+                    inner = child
+                    break
+            if inner is None:
+                break
+            if isinstance(current, cst.If) and inner is not current.test:
+                test, polarity = current.test, inner is current.body
+                while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                    test, polarity = test.expression, not polarity
+                if isinstance(test, cst.Name) and test.value in flags:
+                    out[test.value] = polarity
+            if isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break  # another scope: its own names
+            current = inner
+        return out
 
     def _wraps_its_argument(self, func: cst.BaseExpression) -> bool:
         """``with_logging`` in ``jax.jit(with_logging(f))``: a function whose returned wrapper calls

@@ -92,6 +92,18 @@ LAX_MAPS = frozenset({"jax.lax.map"})
 #: must return the same structure)
 LAX_OPERANDS = {"jax.lax.cond": 3, "jax.lax.switch": 2}
 
+#: how many positional arguments a lax primitive calls its function with (jax 0.10.2): a parameter
+#: past them keeps its default (``def step(state, verbose=False)`` as a while_loop body: False)
+LAX_CALL_ARITY = {
+    "jax.lax.while_loop": 1,
+    "jax.lax.fori_loop": 2,
+    "jax.lax.scan": 2,
+    "jax.lax.map": 1,
+    "jax.lax.associative_scan": 2,
+    "equinox.internal.while_loop": 1,
+    "equinox.internal.scan": 2,
+}
+
 #: functions whose callable arguments JAX traces even outside jit:
 #: qualified name -> positions (or keyword names) of the traced callables.
 #: A position given as ``-1`` means "a sequence of callables" (lax.switch).

@@ -413,9 +413,11 @@ class Analyzer:
             elif entry.scope is not None and entry.function.parent is entry.scope and isinstance(entry.site, cst.Call):
                 # a nested function traced from the function around it: its closure values are those
                 # at the traced call (`if nbrs is None: return allocate()` earlier: not None there)
-                known = self.index.not_none_at(entry.site, entry.scope)
+                known: Dict[str, Value] = {n: Value(not_none=True) for n in self.index.not_none_at(entry.site,
+                                                                                             entry.scope)}
+                known.update((n, constant(flag)) for n, flag in self.index.flags_at(entry.site, entry.scope).items())
                 if known:
-                    closure = Closure(entry.scope, {n: Value(not_none=True) for n in known}, None)
+                    closure = Closure(entry.scope, known, None)
             self.analyse(entry.function, env, closure, boundary=True, label=entry.label,
                          transform=entry.transform, depth=0)
             if entry.function in self.index.custom_rules and any(v.kind is Kind.TRACED for v in env.values()) \
@@ -492,7 +494,14 @@ class Analyzer:
                 env[name] = MAYBE if children is None else Value(Kind.MAYBE, instance=fn.cls)
                 continue
             if param.default is not None and entry.all_traced:
-                env[name] = STATIC  # lax calls its bodies with a fixed arity: defaults stay
+                # lax calls its bodies with a fixed arity: defaults stay, as written where the
+                # arity is known to leave the parameter out
+                site = entry.site
+                arity = jax_api.LAX_CALL_ARITY.get(self.index.qualify(site.func) or "") \
+                    if entry.transform is None and isinstance(site, cst.Call) else None
+                past = arity is not None and kind in ("posonly", "positional", "kwonly") and (
+                    kind == "kwonly" or index >= arity)
+                env[name] = default_value(param) if past else STATIC
                 continue
             if param.default is not None and not entry.all_traced and kind != "vararg":
                 passed = self._passed_by_calls(param, entry)
