@@ -23,7 +23,7 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
-from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      numeric_uses, params_of, path_to, reachable_count, string_value)
@@ -74,8 +74,16 @@ class BodyInfo:
     #: run, in some traced context, other than in the branch of an initialisation guard (see
     #: ``Facts.initialising``): when False, the body only ever runs while a global is still unset
     outside_initialisation: bool = False
-    #: the first call from a traced body that ran this one as a helper (see Facts.why_traced)
+    #: the first call from a traced body that ran this one as a helper, and the first made in a trace
+    #: that is kept (see Facts.why_traced)
     called_from: Optional["CallSite"] = None
+    called_from_kept: Optional["CallSite"] = None
+
+    def note_call(self, site: "CallSite", kept: bool) -> None:
+        if self.called_from is None:
+            self.called_from = site
+        if kept and self.called_from_kept is None:
+            self.called_from_kept = site
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +135,7 @@ class Facts:
             if body.labels:
                 hops.append((None, f"`{label}` is traced by {', '.join(body.labels)}"))
                 break
-            site = body.called_from
+            site = body.called_from_kept or body.called_from  # the kept trace first: what most rules are about
             if site is None or len(hops) >= limit:
                 hops.append((None, f"`{label}` is called from traced code"))
                 break
@@ -827,10 +835,11 @@ class Analyzer:
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
-        if not boundary and body.called_from is None and self._calls:
+        if not boundary and self._calls and (body.called_from is None or
+                                             (self._cached and body.called_from_kept is None)):
             call, caller = self._calls[-1]
             if caller is not fn and caller in self.facts.bodies:
-                body.called_from = CallSite(call, caller, self.facts, self.path)
+                body.note_call(CallSite(call, caller, self.facts, self.path), self._cached)
         if fn.is_method and fn.params and not body.outer_self:
             receiver = env.get(_param_name(fn.params[0][0]))
             body.outer_self = receiver is None or not receiver.fresh
@@ -1100,6 +1109,10 @@ class Analyzer:
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return False
         op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        if isinstance(op, cst.Is) and isinstance(right, cst.Name) and right.value == "None" \
+                and self._own_attribute(test.left, frame) is not None:
+            # `if self._cache is None: self._cache = ...`: the object's lazy cache, filled on first use
+            return self._sets_own_attribute(stmt.body, self._own_attribute(test.left, frame))
         if isinstance(op, cst.Is) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
                 and right.value == "None":
             name, key = test.left.value, None
@@ -1113,6 +1126,39 @@ class Analyzer:
         elif alias is not None:
             return False
         return self._guarded_global(name, frame) and self._sets_global(stmt.body, frame.fn, name, key, depth=0)
+
+    @staticmethod
+    def _own_attribute(node: cst.BaseExpression, frame: Frame) -> Optional[str]:
+        """``attr`` for ``self.attr`` (or ``getattr(self, "attr", None)``) in a method, ``self`` its first
+        parameter."""
+        fn = frame.fn
+        if not (fn.is_method and fn.params):
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" \
+                and len(node.args) in (2, 3) and not any(a.keyword or a.star for a in node.args):
+            name = string_value(node.args[1].value)
+            owner, attr = node.args[0].value, name if isinstance(name, str) else None
+        elif isinstance(node, cst.Attribute):
+            owner, attr = node.value, node.attr.value
+        else:
+            return None
+        first = fn.params[0][0].name.value
+        if attr is None or not isinstance(owner, cst.Name) or owner.value != first \
+                or first in names_bound_in(fn.node.body):
+            return None  # (`self` rebound in the method is some other object)
+        return attr
+
+    @staticmethod
+    def _sets_own_attribute(block: cst.BaseSuite, attr: str) -> bool:
+        """A statement at the top of ``block`` assigns ``self.<attr>``."""
+        for stmt in block.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and any(
+                            isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
+                            and isinstance(t.target.value, cst.Name) for t in small.targets):
+                        return True
+        return False
 
     def _guarded_global(self, name: str, frame: Frame) -> bool:
         """``name`` read in the guard is a module global holding a value (not a function or import)."""
@@ -2012,6 +2058,10 @@ class Analyzer:
         finally:
             self._calls.pop()
 
+    def _why_here(self) -> Optional[Reason]:
+        """Why the function making the call being evaluated runs in a trace (Facts.why_traced)."""
+        return self.facts.why_traced(self._calls[-1][1]) if self._calls else None
+
     def _ev_call_made(self, call: cst.Call, frame: Frame) -> Value:
         func = call.func
         q = self.index.qualify(func)
@@ -2519,7 +2569,7 @@ class Analyzer:
                 return Value(best.kind)
             else:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
-                                      "code is traced, even on constants")
+                                      "code is traced, even on constants", self._why_here())
             return traced(reason, is_array=True,
                           is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS or casts_to_bool(
                               call, jax_api.DTYPE_CAST_FUNCTIONS.get(q), self.index.qualify, self.facts.read_scope))
@@ -2780,7 +2830,10 @@ class Analyzer:
                 continue
             if kind == "vararg":
                 b = strongest(extra_pos)
-                env[pname] = Value(b.kind, b.reason, container=True, element=b)
+                # the tuple of the extra positional arguments: iterating it yields a tracer where one of
+                # them is an array tracer (`any(isinstance(a, Tracer) for a in arrays)` is True there)
+                env[pname] = Value(b.kind, b.reason, container=True, element=b,
+                                   yields_tracer=any(v.traced_array for v in extra_pos))
             elif kind == "varkw":
                 b = strongest(extra_kw)
                 env[pname] = Value(b.kind, b.reason, container=True)
@@ -2791,15 +2844,18 @@ class Analyzer:
                 env[pname] = default_value(p)  # left at its default
         # a helper of another module runs in the caller's trace: kept (jit) or made again on every call
         # (vmap alone) as the caller's is
+        if target is not self and frame.fn in self.facts.bodies:
+            body = target.facts.bodies.get(fn)
+            if body is None:  # made here, as analyse would, to say where it is called from
+                body = target.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=False, abstract_only=False)
+            if body.called_from is None or (self._cached and body.called_from_kept is None):
+                body.note_call(CallSite(call, frame.fn, self.facts, self.path), self._cached)  # (another module)
         saved_cached, target._cached = target._cached, self._cached
         try:
             result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="",
                                                            transform=None, depth=frame.depth + 1))
         finally:
             target._cached = saved_cached
-        body = target.facts.bodies.get(fn)
-        if target is not self and body is not None and body.called_from is None and frame.fn in self.facts.bodies:
-            body.called_from = CallSite(call, frame.fn, self.facts, self.path)  # (another module's stack)
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self:

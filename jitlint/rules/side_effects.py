@@ -421,6 +421,9 @@ class OuterStateWrite(Rule):
             return  # an entry of a registry filled in on first use, once: eagerly too
         if where is not None and where.startswith("global") and self.ctx.index.filled_at_import(root.value):
             return  # a table filled while empty, at import: in a trace it is full, and this never runs
+        if where is not None and where.startswith("attributes") and not self.ctx.is_traced(value) \
+                and _initialisation(self):
+            return  # the object's lazy cache (`if self._cache is None:`), filled once with Python values
         if where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
