@@ -587,7 +587,8 @@ class ModuleIndex:
         self._unreachable: List[cst.CSTNode] = []
         self._assign_targets: Dict[cst.Call, List[str]] = {}
         self._calls_of_result: Dict[cst.Call, Optional[Tuple[cst.Call, ...]]] = {}
-        self._wrapped_calls: Set[cst.CSTNode] = set()
+        #: a transform's call made inside another's (`jax.vmap(f)` in `jax.jit(jax.vmap(f))`) -> the outermost
+        self._wrapped_calls: Dict[cst.CSTNode, cst.Call] = {}
         self._wrappers: Dict[FunctionInfo, Optional[FunctionInfo]] = {}
         self._calls_argument: Dict[FunctionInfo, bool] = {}
         self._pytree_children: Dict[ClassInfo, Optional[Set[str]]] = {}
@@ -636,7 +637,10 @@ class ModuleIndex:
                 self._call_entries(call, scope, cls)
         chosen = self._calls_through_choices()
         for entry in self.entries:  # `jax.jit(jax.vmap(f))`: f's trace is kept by the jit around it
-            entry.under_cache = entry.site in self._wrapped_calls
+            outer = self._wrapped_calls.get(entry.site)
+            entry.under_cache = outer is not None
+            if outer is not None:  # named by what keeps the trace
+                entry.label = f"`{_short(self.module.code_for_node(outer))}`"
             entry.calls = entry.direct_calls + tuple(
                 call for name in entry.call_names for call in self.calls_by_name.get(name, ())) + tuple(
                 call for name in entry.call_names for call in chosen.get(name, ()))
@@ -2302,7 +2306,7 @@ class ModuleIndex:
             return
         inner = target
         while isinstance(inner, cst.Call):  # the transforms inside this one run in its (kept) trace
-            self._wrapped_calls.add(inner)
+            self._wrapped_calls.setdefault(inner, self._wrapped_calls.get(call, call))
             inner = next((a.value for a in inner.args if a.keyword is None and not a.star), None)
         nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
         label = f"`{_short(self.module.code_for_node(call))}`"
