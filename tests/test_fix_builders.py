@@ -1252,3 +1252,90 @@ def test_static_alternative_order_is_declared_and_can_be_overridden():
     assert builders_for("JIT203", prefer_static=True)[0] is not to_static_argnames  # none declared
     with pytest.raises(ValueError, match="already has a static alternative"):
         static_alternative("JIT402", first=True)(to_static_argnames)
+
+
+# ------------------------------------------------------------ staged checks
+
+@pytest.mark.parametrize("body, why", [
+    ("""
+    @jax.jit
+    def f(x):
+        if jnp.any(x < 0):
+            raise ValueError(f"negative: {x}")
+        return x
+    """, "the message formats a tracer: it would be made at trace time"),
+    ("""
+    @jax.jit
+    def f(x):
+        try:
+            assert jnp.all(x > 0), "positive"
+        except AssertionError:
+            x = -x
+        return x
+    """, "caught where it is raised: the callback's error is not"),
+    ("""
+    @jax.jit
+    def f(x):
+        if jnp.any(x < 0):
+            raise ValueError(describe(x))
+        return x
+    """, "the message calls a function: it would run on every call"),
+    ("""
+    @jax.jit
+    def f(x):
+        if jnp.any(x < 0):
+            raise ValueError("negative") from None
+        return x
+    """, "a raise with a cause"),
+    ("""
+    @jax.jit
+    def f(x):
+        if jnp.any(x < 0):
+            x = -x
+            raise ValueError("negative")
+        return x
+    """, "the branch does more than raise"),
+    ("""
+    @jax.jit
+    def f(x):
+        ok = bool(jnp.all(x > 0))
+        if not ok:
+            raise ValueError("negative")
+        return x, ok
+    """, "`ok` is used again: it must stay a Python bool there"),
+])
+def test_a_staged_check_is_not_offered(body, why):
+    source, diags = findings(body)
+    for d in diags:
+        fix = d.built_fix() if d.deferred_fix is not None else d.fix
+        assert fix is None or "jax.debug.callback" not in fix.title, (why, fix)
+
+
+def test_an_assert_on_a_value_not_proven_boolean_gets_advice():
+    _, diag = only("""
+    @jax.jit
+    def f(x):
+        assert x.sum(), "empty"
+        return x
+    """, "JIT201")
+    fix = diag.built_fix() if diag.deferred_fix is not None else diag.fix
+    assert fix is not None and fix.applicability is Applicability.DISPLAY_ONLY and "checkify" in fix.title
+
+
+def test_staged_checks_of_one_module_share_one_raiser_and_a_second_fix_changes_nothing():
+    body = """
+    @jax.jit
+    def f(x):
+        assert jnp.all(x > 0), "f"
+        return x
+
+
+    @jax.jit
+    def g(x):
+        if jnp.any(x > 9):
+            raise ValueError("g")
+        return x
+    """
+    once = fixed(body)
+    assert once.count("def _raise_where(") == 1 and once.count("_raise_where,") == 2, once
+    assert fixed(once, header="") == once

@@ -9,7 +9,9 @@ its mode, only when it changes, and never when it does not parse; and the fix
 keeps the meaning: the original run eagerly
 (``jax.disable_jit()``) and the fixed one under ``jax.jit`` give the same
 results (and print the same lines) on the fixture's ``EXAMPLES``, which must
-take both sides of every rewritten branch and enter every rewritten loop.  An
+take both sides of every rewritten branch and enter every rewritten loop; the
+inputs of ``RAISES`` make the original raise eagerly, and the fixed one under
+``jax.jit`` raise the same error (or a JAX runtime error that carries it).  An
 original that ``jax.jit`` rejects (a JIT502 static argument spec) runs as the
 plain Python function, which is what it means eagerly.
 
@@ -176,6 +178,8 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 continue  # an import the fix needs (and the blank line setting off its block), or left unused
             if tag == "insert" and _hoisted_above(new_lines[j1:j2], old_lines, i1, holder):
                 continue  # a wrapper made once at module level, just above the definition that uses it
+            if tag == "insert" and _helper_for(new_lines[j1:j2], text):
+                continue  # a module-level function the fix calls (the staged check's raiser)
             # (lines inserted between two old lines: next to the definition on either side)
             changed = set(range(i1 + 1, i2 + 1)) or ({i1} if i1 in allowed else {i1 + 1})
             if not changed <= allowed:
@@ -188,6 +192,18 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked
+
+
+def _helper_for(inserted, text: str) -> bool:
+    """``inserted`` is one module-level function definition (with its blank lines), called in ``text``."""
+    try:
+        module = cst.parse_module("".join(inserted))
+    except cst.ParserSyntaxError:
+        return False
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.FunctionDef):
+        return False
+    name = module.body[0].name.value
+    return len(re.findall(rf"\b{name}\b", text)) > 1
 
 
 def _hoisted_above(inserted, old_lines, at: int, holder) -> bool:
@@ -363,6 +379,26 @@ def test_fix_keeps_meaning(name, tmp_path, capsys):
             jit_out = capsys.readouterr().out
             assert same(want, got), f"{key}{args}: eager {want} != jitted {got}"
             assert same_output(eager_out, jit_out), (eager_out, jit_out)
+    for key, calls in getattr(original, "RAISES", {}).items():
+        # inputs the original rejects eagerly: the fixed function rejects them too, with the same error (a
+        # check staged in a callback: under jit JAX raises a JaxRuntimeError that carries it)
+        for args, kwargs in calls:
+            sys.settrace(tracer)
+            try:
+                with jax.disable_jit():
+                    with pytest.raises(Exception) as want:
+                        resolve(original, key)(*args, **kwargs)
+            finally:
+                sys.settrace(None)
+            fn = resolve(fixed, key)
+            if not hasattr(fn, "lower"):
+                fn = jax.jit(fn)
+            with pytest.raises(Exception) as got:
+                jax.block_until_ready(fn(*args, **kwargs))
+                jax.effects_barrier()
+            expected = f"{type(want.value).__name__}: {want.value}"
+            assert isinstance(got.value, type(want.value)) or expected in str(got.value), (expected, got.value)
+            capsys.readouterr()
     for what, lines in must_run:
         for line in lines:
             assert line in executed, f"the examples never run line {line} ({what})"

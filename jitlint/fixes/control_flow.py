@@ -47,7 +47,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children
+from jitlint.analysis.syntax import iter_children, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, with_leading_lines
@@ -476,6 +476,229 @@ def _target(names: Sequence[str]) -> str:
 def _uses_global_state(ctx: FixContext, fn_node: cst.FunctionDef, names) -> bool:
     info = ctx.index.infos.get(fn_node)
     return info is None or bool(set(names) & (info.global_names | info.nonlocal_names))
+
+
+# =========================================================== staged checks
+
+_CHECK_TITLE = ("Check it on every call: raise from `jax.debug.callback` (under jit the error arrives as a "
+                "`JaxRuntimeError`)")
+_ASSERT_ADVICE = ("Check traced values with `checkify.check` (`jax.experimental.checkify`), which raises after "
+                  "the call")
+#: the module-level function the staged checks call, and its code (reused where the module has it)
+_RAISER = "_raise_where"
+_RAISER_CODE = (
+    "def {name}(error, failed):\n"
+    '    """Raise ``error`` if ``failed`` holds a true value: a check of traced values, run on every call\n'
+    '    by ``jax.debug.callback``."""\n'
+    "    if failed.any():\n"
+    "        raise error\n"
+)
+
+
+@rewrites("JIT201", "JIT301")
+def to_staged_check(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """A check of traced values that raises -> the same check made on every call, by ``jax.debug.callback``:
+
+    * JIT201 ``assert c, msg`` -> ``jax.debug.callback(partial(_raise_where, AssertionError(msg)), ~c)``;
+    * JIT201 ``if c: raise E(...)`` (nothing else in the branch, no ``else``) -> the same with ``c``;
+    * JIT301 ``ok = bool(c)`` whose one use is ``if not ok: raise E(...)`` right after -> ``ok = c`` and the
+      same with ``~ok``.
+
+    ``c`` must be a boolean array (a comparison, ``jnp.all``, ...), the exception built from Python values
+    only (it is made when the check is traced, and bound to the callback), and the check not inside a
+    ``try`` (the error now comes from the callback).  Eagerly the callback raises the exception itself; under
+    jit JAX raises a ``JaxRuntimeError`` that carries it, after the call: UNSAFE."""
+    try:
+        if isinstance(node, cst.Call) and isinstance(ctx.parent(node), cst.Assign):
+            return _checked_bool(node, ctx)  # JIT301 `ok = bool(c)`
+        test = _test_around(node, ctx)
+        parent = ctx.parent(test)
+        if isinstance(parent, cst.Assert) and parent.test is test:
+            return _staged(ctx, parent, test, negate=True, error=_assertion_error(parent, ctx)) \
+                or Fix(Applicability.DISPLAY_ONLY, _ASSERT_ADVICE, ())
+        if isinstance(parent, cst.If) and parent.test is test:
+            error = _raised(parent, ctx)
+            return None if error is None else _staged(ctx, parent, test, negate=False, error=error)
+    except _NoFix:
+        return None
+    return None
+
+
+def _raised(stmt: cst.If, ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """The exception ``if c: raise E(...)`` raises, when the ``if`` does nothing else."""
+    if stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock) or len(stmt.body.body) != 1:
+        return None
+    line = stmt.body.body[0]
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if not isinstance(small, cst.Raise) or small.exc is None or small.cause is not None:
+        return None
+    return small.exc
+
+
+def _assertion_error(stmt: cst.Assert, ctx: FixContext) -> cst.BaseExpression:
+    msg = stmt.msg
+    return ctx.expr("AssertionError()") if msg is None else ctx.expr("AssertionError({m})", m=msg)
+
+
+def _checked_bool(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """JIT301 ``ok = bool(c)``, then ``if not ok: raise E(...)`` (or ``if ok: raise``), ``ok`` used nowhere else."""
+    if not (isinstance(call.func, cst.Name) and call.func.value == "bool" and len(call.args) == 1
+            and call.args[0].keyword is None and not call.args[0].star):
+        return None
+    assign, line = ctx.parent(call), None
+    if isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1:
+        line = ctx.parent(assign)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    target = assign.targets[0].target  # type: ignore[union-attr]
+    located = ctx.block_of(line)
+    fn = ctx.enclosing_def(line)
+    if not isinstance(target, cst.Name) or located is None or fn is None:
+        return None
+    block, k = located
+    after = block.body[k + 1] if k + 1 < len(block.body) else None
+    if not isinstance(after, cst.If):
+        return None
+    test, negate = after.test, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negate = test.expression, True
+    error = _raised(after, ctx)
+    if not (isinstance(test, cst.Name) and test.value == target.value) or error is None:
+        return None
+    uses = [n for n in name_references(fn.body, target.value) if n is not target]
+    info = ctx.index.infos.get(fn)
+    if uses != [test] or info is None or len([b for b in info.scope.bindings_of(target.value) if b.binds_value]) != 1:
+        return None  # `ok` is this check's alone
+    value = call.args[0].value
+    bld = _Builder(ctx)
+    if not bld.bool_array(value):
+        return None
+    return _staged(ctx, after, test, negate=negate, error=error, also={call: _bare(value)}, bld=bld)
+
+
+def _staged(ctx: FixContext, stmt: cst.CSTNode, test: cst.BaseExpression, *, negate: bool,
+            error: cst.BaseExpression, also: Optional[Dict[cst.CSTNode, Replacement]] = None,
+            bld: Optional["_Builder"] = None) -> Optional[Fix]:
+    """``stmt`` (an ``assert`` or an ``if`` that raises) -> the callback check of ``test`` (negated for an
+    ``assert`` or ``if not``), raising ``error``."""
+    bld = bld or _Builder(ctx)
+    if also is None and not bld.bool_array(test):
+        return None
+    fn = ctx.enclosing_def(stmt)
+    if fn is None or any(isinstance(a, cst.Try) for a in _ancestors_within(ctx, stmt, fn)):
+        return None
+    written = (stmt.msg if isinstance(stmt, cst.Assert) else error)  # (the code the user wrote)
+    for name in _names_read(written) if written is not None else ():
+        scope = ctx.facts.read_scope.get(name)
+        if scope in ("global", "builtin"):
+            continue
+        if name not in ctx.facts.values or ctx.facts.value(name).kind is not Kind.STATIC:
+            return None  # the message would be made from a tracer (or what may be one), at trace time
+    if not _plain_exception(error):
+        return None  # made on every traced call now, not only when the check fails
+    callback = bld.name("jax.debug.callback")
+    partial = bld.name("functools.partial")
+    raiser, helper = _raiser(ctx)
+    pred = bld.predicate(test)
+    if negate:
+        pred = _keep_parens(test, cst.UnaryOperation(operator=cst.BitInvert(), expression=_operand(pred, unary=True)))
+    imports = list(bld.imports) + ([helper] if helper is not None else [])
+    bld.sealed = True
+    line = ctx.parent(stmt) if isinstance(stmt, cst.Assert) else stmt
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
+        check = bld.expr(f"{callback}({partial}({raiser}, {{e}}), {{p}})", e=error, p=pred)
+        statement = cst.SimpleStatementLine(body=[cst.Expr(check)])
+        if isinstance(stmt, cst.Assert):
+            out: Dict[cst.CSTNode, Replacement] = {line: line.with_changes(body=[cst.Expr(check)])}
+        else:
+            out = {stmt: cst.FlattenSentinel(keep_comments([stmt], with_leading_lines([statement], stmt)))}
+        out.update(also or {})
+        return out
+
+    olds = [line] + list(also or {})
+    return ctx.fix_later(Applicability.UNSAFE, _CHECK_TITLE, olds, make, imports)
+
+
+#: calls a message may make: they only format values
+_FORMATTING = frozenset({"str", "repr", "len", "type", "format", "round", "int", "float", "tuple", "list"})
+
+
+def _plain_exception(error: cst.BaseExpression) -> bool:
+    """``E``, or ``E(args)`` whose arguments only format values (literals, names, attributes, f-strings,
+    ``%`` / ``+`` / ``.format()``, ``str()`` and the like): making it has no effect of its own."""
+    if isinstance(error, (cst.Name, cst.Attribute)):
+        return True
+    if not isinstance(error, cst.Call) or not isinstance(error.func, (cst.Name, cst.Attribute)):
+        return False
+    stack: List[cst.CSTNode] = [a.value for a in error.args]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            func = n.func
+            if isinstance(func, cst.Name) and func.value in _FORMATTING:
+                pass
+            elif isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(
+                    func.value, (cst.SimpleString, cst.ConcatenatedString)):
+                pass
+            else:
+                return False
+        elif isinstance(n, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr)):
+            return False
+        stack.extend(iter_children(n))
+    return True
+
+
+def _ancestors_within(ctx: FixContext, node: cst.CSTNode, fn: cst.CSTNode):
+    for a in ctx.ancestors(node):
+        if a is fn:
+            return
+        yield a
+
+
+def _names_read(node: cst.CSTNode) -> List[cst.Name]:
+    """The names ``node`` reads (not the attribute names after a dot)."""
+    out: List[cst.Name] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)
+        else:
+            stack.extend(iter_children(n))
+    return out
+
+
+def _raiser(ctx: FixContext) -> Tuple[str, Optional[Edit]]:
+    """The module-level function the check calls: one the module has (made by an earlier fix), or a new one,
+    inserted before the module's first function or class (the same edit for every check of the module)."""
+    found = ctx.memo.get(("raiser",))
+    if found is not None:
+        return found  # type: ignore[return-value]
+    nl = ctx.module.default_newline
+    body = ctx.module.body
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith(_RAISER):
+            code = ctx.code(stmt.with_changes(leading_lines=[]))
+            if code.replace("\r\n", "\n") == _RAISER_CODE.format(name=stmt.name.value):
+                ctx.memo[("raiser",)] = out = (stmt.name.value, None)
+                return out
+    name = ctx.fresh_name(_RAISER, ctx.module, ctx.module_names())
+    first = next((i for i, stmt in enumerate(body) if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))), None)
+    if first is None:
+        raise _NoFix
+    at = ctx.statement_offset(first)
+    text = _RAISER_CODE.format(name=name).replace("\n", nl)
+    if at > 0:
+        text = nl + nl + text
+    if len(getattr(body[first], "leading_lines", ())) < 2:
+        text += nl * (2 - len(body[first].leading_lines))
+    ctx.memo[("raiser",)] = out = (name, Edit(at, at, text))
+    return out
 
 
 # =================================================================== JIT201

@@ -90,6 +90,20 @@ class PythonBranchOnTracer(Rule):
     the loop in the condition of a `lax.while_loop`; check with
     `checkify.check`.
 
+    - a check that raises (`assert test, msg`, or `if test: raise E(...)`
+      with nothing else in the branch) on a boolean array -> the same check
+      made on every call:
+      `jax.debug.callback(partial(_raise_where, E(...)), test)` (`~test` for
+      an `assert`), with `_raise_where(error, failed)` added once at module
+      level (before the first definition). Eagerly the callback raises `E`
+      itself; under `jax.jit` JAX raises a `JaxRuntimeError` carrying it,
+      when the call runs (not when it is traced), and code catching `E`
+      does not see it: no rewrite inside a `try`. The exception is made
+      when the check is traced, so it may only format Python values (no
+      tracer, no call other than `str()`, `repr()`, `len()`, `.format()`,
+      ...). `checkify` is the other way, but it changes what the jitted
+      function returns (an error value to `.throw()`).
+
     - `if` / conditional expression -> `jnp.where(test, a, b)`, when both
       branches are cheap element-wise expressions: both are computed for
       every element, so a branch meant only for where the test holds
@@ -146,8 +160,7 @@ class PythonBranchOnTracer(Rule):
         self._check(node.test, "conditional expression")
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._check(node.test, "`assert`", "Check traced values with `checkify.check` "
-                                           "(`jax.experimental.checkify`), which raises after the call")
+        self._check(node.test, "`assert`")  # (its fix, or the advice where there is none, is the fix layer's)
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._check(node.test, "comprehension `if`")

@@ -83,6 +83,12 @@ class ConcretizeTracer(Rule):
     float32 / int32 (wrapping past 2**31), and `int(nan)` / `int(inf)` raise
     where the conversion gives 0 and 2**31 - 1.
 
+    `ok = bool(test)` whose one use is `if not ok: raise E(...)` (or `if ok:`)
+    just after, `test` a boolean array: `ok` stays the array and the raise
+    becomes a check made on every call, as JIT201 rewrites `if test: raise`
+    (`jax.debug.callback(partial(_raise_where, E(...)), ~ok)`; UNSAFE: under
+    jit the error arrives as a `JaxRuntimeError` carrying `E`).
+
     ## References
     - [`ConcretizationTypeError`](https://docs.jax.dev/en/latest/errors.html)
     - [Static vs traced operations](https://docs.jax.dev/en/latest/notebooks/thinking_in_jax.html)
