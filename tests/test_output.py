@@ -61,7 +61,7 @@ def test_summary_counts_safe_and_unsafe_fixes(tmp_path, capsys):
 
 def test_help_note_when_the_rule_has_a_remedy_but_no_fix_for_this_finding(tmp_path, capsys):
     source = SEEDED.replace("    if x > 0:\n        return x\n    return 0.0\n",
-                            "    if x > 0:\n        raise ValueError('positive')\n    return x\n")
+                            "    if x > 0:\n        raise ValueError(f'positive: {x}')\n    return x\n")
     path = write(tmp_path, "raises.py", source)
     report = run_cli(capsys, "check", "--isolated", "--format", "json", str(path)).json()
     assert [(d["code"], d["fix"]) for d in report] == [("JIT201", None)]
@@ -70,7 +70,7 @@ def test_help_note_when_the_rule_has_a_remedy_but_no_fix_for_this_finding(tmp_pa
 
 
 @pytest.mark.parametrize("body, advice", [
-    ("    assert x > 0, 'positive'\n    return x\n", "`checkify.check`"),
+    ("    assert x > 0, f'positive: {x}'\n    return x\n", "`checkify.check`"),  # (the message formats a tracer)
     ("    for _ in range(3):\n        if x > 0:\n            break\n        x = x + 1\n    return x\n",
      "`lax.while_loop`"),
 ])
