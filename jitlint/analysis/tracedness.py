@@ -132,14 +132,18 @@ class Facts:
         while body is not None and id(body) not in seen:
             seen.add(id(body))
             label = body.function.label
-            if body.labels:
-                hops.append((None, f"`{label}` is traced by {', '.join(body.labels)}"))
-                break
             site = body.called_from_kept or body.called_from  # the kept trace first: what most rules are about
-            if site is None or len(hops) >= limit:
+            if body.labels:
+                traced_by = f"`{label}` is traced by {', '.join(body.labels)}"
+                if site is None or len(hops) >= limit:
+                    hops.append((None, traced_by))
+                    break
+                hops.append((site, f"{traced_by}, in `{site.caller.label}` (line {{line}})"))
+            elif site is None or len(hops) >= limit:
                 hops.append((None, f"`{label}` is called from traced code"))
                 break
-            hops.append((site, f"`{label}` is called from `{site.caller.label}` (line {{line}})"))
+            else:
+                hops.append((site, f"`{label}` is called from `{site.caller.label}` (line {{line}})"))
             facts, body = site.facts, site.facts.bodies.get(site.caller)
         reason: Optional[Reason] = None
         for site, text in reversed(hops):
@@ -389,6 +393,8 @@ class Analyzer:
         self._imported_static: Optional[frozenset] = None
         #: see _own_data_fields
         self._own_data: Optional[frozenset] = None
+        #: the last analyse() gave a result made for another call (the memo's)
+        self.memo_hit = False
         #: the calls being evaluated, innermost last, with the function making each: a function run
         #: by one of them (a helper, or a function given to a higher-order one) was called there
         self._calls: List[Tuple[cst.Call, FunctionInfo]] = []
@@ -835,8 +841,9 @@ class Analyzer:
         body = self.facts.bodies.get(fn)
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
-        if not boundary and self._calls and (body.called_from is None or
-                                             (self._cached and body.called_from_kept is None)):
+        if (not boundary or depth > 0) and self._calls and (body.called_from is None or
+                                                            (self._cached and body.called_from_kept is None)):
+            # (a transform applied inside traced code is traced within the trace around it)
             call, caller = self._calls[-1]
             if caller is not fn and caller in self.facts.bodies:
                 body.note_call(CallSite(call, caller, self.facts, self.path), self._cached)
@@ -866,7 +873,9 @@ class Analyzer:
                                       _class_key(v)) for k, v in env.items())), closure_key, boundary, self._cached)
         if key in self.memo:
             self._cached = outer_cached
+            self.memo_hit = True  # (the result, its reasons included, is the first call's)
             return self.memo[key]
+        self.memo_hit = False
         if key in self.active or depth > MAX_DEPTH:
             self._cached = outer_cached
             return MAYBE
@@ -2856,6 +2865,7 @@ class Analyzer:
                                                            transform=None, depth=frame.depth + 1))
         finally:
             target._cached = saved_cached
+        reused = target.memo_hit
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
         if target is not self:
@@ -2867,8 +2877,14 @@ class Analyzer:
         if result.kind is Kind.TRACED:
             best = strongest([v for _, v in args])
             parent = best.reason if best.kind is Kind.TRACED else result.reason
-            return replace(result, reason=Reason(call, f"`{{code}}` returns a traced value (`{fn.label}` "
-                                                       f"computes it from traced inputs)", parent), items=result.items)
+            reason = Reason(call, f"`{{code}}` returns a traced value (`{fn.label}` computes it from traced "
+                                  "inputs)", parent)
+            items = result.items
+            if reused and items is not None and best.kind is Kind.TRACED:
+                # the items' reasons lead to the arguments of the call the result was made for: lead
+                # them to this call's instead
+                items = tuple(replace(v, reason=reason) if v.kind is Kind.TRACED else v for v in items)
+            return replace(result, reason=reason, items=items)
         return result
 
     def _differentiates(self, site: cst.CSTNode) -> bool:
