@@ -582,6 +582,7 @@ class ModuleIndex:
         self.entries: List[EntryPoint] = []
         self.callbacks: Set[FunctionInfo] = set()
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
+        self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
         #: statements after one that always leaves its block (see ``syntax.reachable_count``)
         self._unreachable: List[cst.CSTNode] = []
@@ -1508,6 +1509,14 @@ class ModuleIndex:
                 s is not None and name in s.local_names for s in _enclosing(scope)):
             return info.instance_of
         return None
+
+    def names_given_to_calls(self) -> Set[str]:
+        """The names passed as arguments of some call of the module (``register_pytree_node(Cls, ...)``
+        makes a class a pytree)."""
+        if self._names_given is None:
+            self._names_given = {a.value.value for call, _, _ in self._pending_calls for a in call.args
+                                 if isinstance(a.value, cst.Name)}
+        return self._names_given
 
     def single_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.BaseExpression]:
         """The value ``name`` certainly has: the one ``name = value`` that binds it in the function

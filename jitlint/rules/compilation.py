@@ -11,6 +11,7 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
 from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, path_to, short_code, string_value
+from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
 #: methods that run once per object: a jit of a bound method there is made once
@@ -721,6 +722,11 @@ class RecompilationHazard(Rule):
         return changing
 
 
+#: transforms whose traced arguments must be arrays (or pytrees of them): a string or a function is
+#: rejected when the call is made (equinox's filter_jit and flax's nnx.jit hold such leaves static)
+_TYPED_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.pjit", "jax.experimental.pjit.pjit"})
+
+
 class BadStaticArguments(Rule):
     """## What it does
     Flags `static_argnames` naming a parameter that does not exist,
@@ -730,6 +736,16 @@ class BadStaticArguments(Rule):
     parameter passed by keyword when both `static_argnums` and
     `static_argnames` are given (JAX then does not map one onto the other, so
     it is silently traced).
+
+    Also flagged, because only a static argument can hold them: a string,
+    a lambda or a function (of this module, or of `jax.numpy` and the like)
+    passed to a traced parameter of a `jax.jit` / `jax.pmap` function, and
+    `self` of a method decorated with `@jax.jit` whose class is plain (no
+    decorator, no metaclass, no base but `object` or such classes, never
+    given to `register_pytree_node` or any other call): JAX raises
+    `TypeError: Error interpreting argument to ... as an abstract array`
+    on every such call. `None` is an empty pytree, not flagged;
+    `equinox.filter_jit` holds non-array leaves static itself.
 
     An unhashable default is not flagged: a default that is not passed is
     never hashed.
@@ -821,10 +837,92 @@ class BadStaticArguments(Rule):
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
+            if entry.transform is not None and not entry.all_traced and entry.transform.name in _TYPED_ARGUMENTS \
+                    and not entry.spec_rejected():
+                self._check_argument_types(entry)
+                self._check_plain_self(entry)
             if entry.transform is None or entry.all_traced or not entry.spec_args:
                 continue
             self._check_spec(entry)
             self._check_calls(entry)
+
+    def _check_argument_types(self, entry: EntryPoint) -> None:
+        """A string or a function passed to a parameter that is traced: JAX raises `TypeError: Error
+        interpreting argument ... as an abstract array` when the call is made (jax 0.10.2)."""
+        static = entry.static_params() | set(entry.partial_keywords)
+        index = self.ctx.index
+        bound_in = entry.scope.scope if entry.scope is not None else index.scope_model.module_scope
+        for call in entry.visible_calls():
+            if call not in entry.direct_calls:
+                # a call by name reaches this function only where the name is the one bound to it (a
+                # local `fn` of one test method is not another method's `fn`)
+                caller = index.call_scopes.get(call, (None, None))[0]
+                here = caller.scope if caller is not None else index.scope_model.module_scope
+                if not isinstance(call.func, cst.Name) or here.resolve(call.func.value) is not bound_in:
+                    continue
+            for arg, param in entry.bind_args(call):
+                name = _argument_name(arg, param)
+                if param is None or arg.star or name in static:
+                    continue
+                what = self._not_a_jax_type(arg.value, call)
+                if what is not None:
+                    self.report(call, f"`{name}` receives {what}, which JAX cannot trace: the call raises "
+                                      "`TypeError`",
+                                fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{name}` static: "
+                                        f"`static_argnames=(\"{name}\",)`", ()))
+                    break  # one finding per call
+
+    def _check_plain_self(self, entry: EntryPoint) -> None:
+        """``@jax.jit`` on a method of a plain class (not a pytree: no decorator, no metaclass, plain
+        bases, never registered), ``self`` not static: ``obj.method(x)`` passes ``obj`` as a traced
+        argument, and JAX raises ``TypeError`` (it is not a JAX type) on every call."""
+        fn = entry.function
+        if not isinstance(entry.site, cst.Decorator) or not fn.is_method or entry.self_bound or fn.cls is None \
+                or fn.is_static_method or not fn.params:
+            return
+        if any(isinstance(d.decorator, cst.Name) and d.decorator.value in ("classmethod", "staticmethod", "property")
+               for d in fn.node.decorators):
+            return
+        first = fn.params[0][0].name.value
+        if first in entry.static_params() or not self._plain_class(fn.cls.name, 0):
+            return
+        self.report(fn.node.name, f"`{first}` of `{fn.label}` is traced: `{fn.cls.name}` is not a pytree, so every "
+                                  "call raises `TypeError`",
+                    fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance "
+                            "must be hashable, and is compared by identity unless it defines `__eq__`), register "
+                            f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ()), subject=first)
+
+    def _plain_class(self, name: str, depth: int) -> bool:
+        """A class of this module that nothing makes a pytree: no decorator, no metaclass or class
+        keywords, no base but ``object`` or such classes, its name given to no call at module level
+        (``register_pytree_node(Cls, ...)``) and bound once."""
+        index = self.ctx.index
+        cls = index.classes.get(name)
+        if cls is None or depth > 8 or cls.decorators or cls.node.keywords or index.single_value(name, None) is not None:
+            return False
+        if name in index.names_given_to_calls():
+            return False
+        return all(base == "object" or self._plain_class(base, depth + 1) for base in cls.bases)
+
+    def _not_a_jax_type(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
+        """How a message names ``value`` when it is a string or a function, which are no JAX types."""
+        ctx = self.ctx
+        index = ctx.index
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return f"the string {ctx.code(value)}"
+        if isinstance(value, cst.Lambda):
+            return "a lambda"
+        if isinstance(value, cst.Name) and value.value in index.functions:
+            owner = index.owner_of(call)
+            here = owner.scope if isinstance(owner, FunctionInfo) else index.scope_model.module_scope
+            info = index.globals.get(value.value)
+            if here.resolve(value.value) is index.scope_model.module_scope and info is not None \
+                    and info.kind == "function" and info.assignments == 1:
+                return f"the function `{value.value}`"
+        q = ctx.qualify(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if q is not None and jax_api.is_array_function(q):
+            return f"the function `{ctx.code(value)}`"
+        return None
 
     def _check_spec(self, entry: EntryPoint) -> None:
         fn = entry.function
