@@ -520,6 +520,25 @@ TYPE_ERRORS = frozenset({"TypeError", "JAXTypeError", "ConcretizationTypeError",
 INDEX_ERRORS = frozenset({"IndexError", "LookupError", "JAXIndexError", "NonConcreteBooleanIndexError"})
 
 
+#: names of the array modules that are not functions: constants and dtypes (``jnp.inf``, ``jnp.float32``)
+NOT_FUNCTIONS = frozenset({
+    "inf", "nan", "pi", "e", "euler_gamma", "newaxis", "NINF", "PINF", "NAN", "NZERO", "PZERO",
+    "float16", "float32", "float64", "bfloat16", "int4", "int8", "int16", "int32", "int64", "uint4", "uint8",
+    "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "dtype", "ndarray", "generic", "number",
+    "floating", "integer", "complexfloating", "signedinteger", "unsignedinteger", "inexact", "character",
+    "flexible", "object_", "float_", "int_", "uint", "complex_", "single", "double", "cdouble", "csingle",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2fnuz",
+})
+
+
+def is_array_api_function(qualified: str) -> bool:
+    """A function object of the array modules (``jnp.tanh``, ``jax.nn.relu``): not one of their
+    constants or dtypes, nor one of lax's configuration classes."""
+    tail = qualified.rsplit(".", 1)[-1]
+    return qualified.startswith(ARRAY_MODULES) and tail not in NOT_FUNCTIONS and tail[:1].islower() \
+        and not tail.startswith("_")
+
+
 def is_array_function(qualified: str) -> bool:
     """A function of jax.numpy / lax / random / nn / scipy returning an array."""
     if qualified in STATIC_RESULT_FUNCTIONS:

@@ -920,7 +920,7 @@ class BadStaticArguments(Rule):
                     and info.kind == "function" and info.assignments == 1:
                 return f"the function `{value.value}`"
         q = ctx.qualify(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-        if q is not None and jax_api.is_array_function(q):
+        if q is not None and jax_api.is_array_api_function(q):
             return f"the function `{ctx.code(value)}`"
         return None
 
