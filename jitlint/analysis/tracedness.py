@@ -25,6 +25,7 @@ from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternat
                                      mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
+                                     literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      numeric_uses, params_of, path_to, reachable_count, string_value)
 from jitlint.analysis.values import (
@@ -2530,6 +2531,26 @@ class Analyzer:
         if q == "jax.vmap":
             unmapped = self._unmapped_positions(call)
             return tuple(i for i in range(len(params)) if i not in unmapped) if unmapped else None
+        if q == "jax.numpy.vectorize":
+            # `excluded` positions (or names) reach the function as they are: "arguments that will not be
+            # vectorized", passed through unchanged (jax 0.10.2: a static int stays an int)
+            excluded = call_argument(call, 99, "excluded")
+            if excluded is None:
+                return None
+            items = literal_elements(excluded.value)
+            if items is None:
+                return None
+            out = set(range(len(params)))
+            names = [p.name.value for p, _ in params]
+            for item in items:
+                number, text = int_value(item), string_value(item)
+                if number is not None and 0 <= number < len(params):
+                    out.discard(number)
+                elif isinstance(text, str) and text in names:
+                    out.discard(names.index(text))
+                else:
+                    return None
+            return tuple(sorted(out))
         return None
 
     def _pass_through(self, call: cst.Call, q: Optional[str], params, env: Dict[str, Value], frame: Frame,
