@@ -1339,3 +1339,26 @@ def test_staged_checks_of_one_module_share_one_raiser_and_a_second_fix_changes_n
     once = fixed(body)
     assert once.count("def _raise_where(") == 1 and once.count("_raise_where,") == 2, once
     assert fixed(once, header="") == once
+
+
+@pytest.mark.parametrize("body", [
+    """
+    @jax.jit
+    def basis(x, k):
+        if jnp.sum(k) == 0:
+            return jnp.ones_like(x)
+        return x * basis(x, k - 1)
+    """,
+    """
+    @jax.jit
+    def basis(x, k):
+        return jnp.ones_like(x) if jnp.sum(k) == 0 else x * basis(x, k - 1)
+    """,
+])
+def test_no_branch_rewrite_of_a_recursion_the_test_ends(body):
+    """`lax.cond` / `jnp.where` trace both branches: the recursive one would be traced at the base case
+    too, and tracing would recurse until RecursionError (held-out P: a rewrite of jax-sbgeom's Cox-de Boor
+    recursion did that)."""
+    _, diag = only(body, "JIT201")
+    fix = diag.built_fix() if diag.deferred_fix is not None else diag.fix
+    assert fix is None or not fix.edits, fix

@@ -872,9 +872,31 @@ _WHERE_TITLE = "Use `jnp.where` (evaluates both branches)"
 _COND_TITLE = "Use `lax.cond` (traces both branches)"
 
 
+def _recurses(nodes: Sequence[cst.CSTNode], fn_node: Optional[cst.CSTNode]) -> bool:
+    """``nodes`` call the function they are in (``f(...)``, or ``self.f(...)`` in a method): under
+    ``lax.cond`` / ``jnp.where`` both branches are traced, so a recursion that the test was ending
+    recurses until Python's limit (RecursionError at trace time)."""
+    if not isinstance(fn_node, cst.FunctionDef):
+        return False
+    name = fn_node.name.value
+    stack: List[cst.CSTNode] = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            func = n.func
+            if (isinstance(func, cst.Name) and func.value == name) or (
+                    isinstance(func, cst.Attribute) and func.attr.value == name and isinstance(func.value, cst.Name)
+                    and func.value.value in ("self", "cls")):
+                return True
+        stack.extend(iter_children(n))
+    return False
+
+
 def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
     scope = ctx.enclosing_function(node)
     a, b = node.body, node.orelse
+    if _recurses([a, b], ctx.enclosing_def(node)):
+        return None
     if not all(ctx.purity.expression(e, scope) for e in (node.test, a, b)):
         return None
     if any(isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or
@@ -910,6 +932,10 @@ def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
         false_stmts = [stmt.orelse]  # `elif` becomes an `if` inside the false branch
     if _contains([stmt.test] + true_stmts + (false_stmts or []), (cst.Yield, cst.Await)):
         return None
+    block, k = located
+    after = list(block.body[k + 1:]) if false_stmts is None else []  # (what a `return` branch skips)
+    if _recurses(true_stmts + (false_stmts or []) + after, fn_node):
+        return None  # both branches are traced: the recursion the test ends would never end
     _array_test(_Builder(ctx), stmt.test)
     if _contains(true_stmts + (false_stmts or []), cst.Return):
         return _return_form(stmt, ctx, fn_node, located, true_stmts, false_stmts)
