@@ -1362,3 +1362,16 @@ def test_no_branch_rewrite_of_a_recursion_the_test_ends(body):
     _, diag = only(body, "JIT201")
     fix = diag.built_fix() if diag.deferred_fix is not None else diag.fix
     assert fix is None or not fix.edits, fix
+
+
+def test_a_staged_assert_negates_with_logical_not():
+    """`~` of a Python bool is -2, which `failed.any()` takes for a failure: an `assert` whose test is a
+    Python bool after all (a shape comparison the analysis took for an array) would fail on every call.
+    `jnp.logical_not` is right for both."""
+    out = fixed("""
+    @jax.jit
+    def f(x):
+        assert jnp.all(x > 0), "positive"
+        return x
+    """)
+    assert "jnp.logical_not(jnp.all(x > 0))" in out and "~" not in out, out

@@ -499,10 +499,11 @@ _RAISER_CODE = (
 def to_staged_check(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """A check of traced values that raises -> the same check made on every call, by ``jax.debug.callback``:
 
-    * JIT201 ``assert c, msg`` -> ``jax.debug.callback(partial(_raise_where, AssertionError(msg)), ~c)``;
+    * JIT201 ``assert c, msg`` -> ``jax.debug.callback(partial(_raise_where, AssertionError(msg)),
+      jnp.logical_not(c))``;
     * JIT201 ``if c: raise E(...)`` (nothing else in the branch, no ``else``) -> the same with ``c``;
     * JIT301 ``ok = bool(c)`` whose one use is ``if not ok: raise E(...)`` right after -> ``ok = c`` and the
-      same with ``~ok``.
+      same with ``jnp.logical_not(ok)``.
 
     ``c`` must be a boolean array (a comparison, ``jnp.all``, ...), the exception built from Python values
     only (it is made when the check is traced, and bound to the callback), and the check not inside a
@@ -603,7 +604,8 @@ def _staged(ctx: FixContext, stmt: cst.CSTNode, test: cst.BaseExpression, *, neg
     raiser, helper = _raiser(ctx)
     pred = bld.predicate(test)
     if negate:
-        pred = _keep_parens(test, cst.UnaryOperation(operator=cst.BitInvert(), expression=_operand(pred, unary=True)))
+        # `jnp.logical_not`, not `~`: right for a Python bool too (`~True` is -2, which would fail the check)
+        pred = bld.expr(f"{bld.jnp}.logical_not({{a}})", a=_bare(pred))
     imports = list(bld.imports) + ([helper] if helper is not None else [])
     bld.sealed = True
     line = ctx.parent(stmt) if isinstance(stmt, cst.Assert) else stmt

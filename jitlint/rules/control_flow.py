@@ -93,9 +93,11 @@ class PythonBranchOnTracer(Rule):
     - a check that raises (`assert test, msg`, or `if test: raise E(...)`
       with nothing else in the branch) on a boolean array -> the same check
       made on every call:
-      `jax.debug.callback(partial(_raise_where, E(...)), test)` (`~test` for
-      an `assert`), with `_raise_where(error, failed)` added once at module
-      level (before the first definition). Eagerly the callback raises `E`
+      `jax.debug.callback(partial(_raise_where, E(...)), test)`
+      (`jnp.logical_not(test)` for an `assert`: right for a Python bool
+      too, where `~True` is -2), with `_raise_where(error, failed)` added
+      once at module level (before the first definition). Eagerly the
+      callback raises `E`
       itself; under `jax.jit` JAX raises a `JaxRuntimeError` carrying it,
       when the call runs (not when it is traced), and code catching `E`
       does not see it: no rewrite inside a `try`. The exception is made

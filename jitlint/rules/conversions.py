@@ -86,7 +86,7 @@ class ConcretizeTracer(Rule):
     `ok = bool(test)` whose one use is `if not ok: raise E(...)` (or `if ok:`)
     just after, `test` a boolean array: `ok` stays the array and the raise
     becomes a check made on every call, as JIT201 rewrites `if test: raise`
-    (`jax.debug.callback(partial(_raise_where, E(...)), ~ok)`; UNSAFE: under
+    (`jax.debug.callback(partial(_raise_where, E(...)), jnp.logical_not(ok))`; UNSAFE: under
     jit the error arrives as a `JaxRuntimeError` carrying `E`).
 
     ## References
