@@ -352,7 +352,7 @@ def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequenc
         fix = fixes[i]
         diag = by_fix.get(id(fix))
         for edit in fix.edits:
-            if _is_import_edit(text, edit):
+            if _is_import_edit(text, edit) or _is_helper_definition(edit, fix):
                 continue
             holders = [s for s in spans if s[0] <= edit.start and edit.end <= s[1]]
             if not holders:
@@ -368,6 +368,21 @@ def edit_violations(text: str, diagnostics: Sequence[Diagnostic], fixes: Sequenc
                     and not _calls_a_function_of(text, holders, spans, starts):
                 out.append(f"{diag.code} at line {diag.line}: edit {edit} outside the finding's statement")
     return out
+
+
+def _is_helper_definition(edit: Edit, fix: Fix) -> bool:
+    """``edit`` inserts one module-level function definition that another edit of the fix calls (the
+    staged check's raiser)."""
+    if edit.start != edit.end:
+        return False
+    try:
+        module = cst.parse_module(edit.replacement)
+    except Exception:  # noqa: BLE001
+        return False
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.FunctionDef):
+        return False
+    name = module.body[0].name.value
+    return any(other is not edit and re.search(rf"\b{name}\b", other.replacement) for other in fix.edits)
 
 
 def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
