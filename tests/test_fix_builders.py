@@ -1375,3 +1375,13 @@ def test_a_staged_assert_negates_with_logical_not():
         return x
     """)
     assert "jnp.logical_not(jnp.all(x > 0))" in out and "~" not in out, out
+
+
+def test_a_staged_assert_keeps_the_other_statements_of_its_line():
+    out = fixed("""
+    @jax.jit
+    def f(x):
+        y = x * 2; assert jnp.all(y > 0), "positive"
+        return y
+    """)
+    assert "y = x * 2;" in out and "jax.debug.callback(" in out and "assert" not in out, out

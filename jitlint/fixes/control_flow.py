@@ -614,7 +614,9 @@ def _staged(ctx: FixContext, stmt: cst.CSTNode, test: cst.BaseExpression, *, neg
         check = bld.expr(f"{callback}({partial}({raiser}, {{e}}), {{p}})", e=error, p=pred)
         statement = cst.SimpleStatementLine(body=[cst.Expr(check)])
         if isinstance(stmt, cst.Assert):
-            out: Dict[cst.CSTNode, Replacement] = {line: line.with_changes(body=[cst.Expr(check)])}
+            # (only the `assert` of its line: `y = f(x); assert ...` keeps `y = f(x)`)
+            out: Dict[cst.CSTNode, Replacement] = {line: line.with_changes(body=[
+                cst.Expr(check, semicolon=small.semicolon) if small is stmt else small for small in line.body])}
         else:
             out = {stmt: cst.FlattenSentinel(keep_comments([stmt], with_leading_lines([statement], stmt)))}
         out.update(also or {})
