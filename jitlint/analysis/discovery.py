@@ -28,6 +28,7 @@ from jitlint.analysis.syntax import (
     int_value,
     iter_children,
     literal_elements,
+    none_test,
     params_of,
     reachable_count,
     string_value,
@@ -454,16 +455,6 @@ def _ends_path(block: cst.BaseSuite) -> bool:
     if isinstance(block, cst.SimpleStatementSuite):
         return any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body)
     return False
-
-
-def _none_test(test: cst.BaseExpression) -> Optional[str]:
-    """``x is None`` -> ``x``."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
-        comp = test.comparisons[0]
-        if isinstance(comp.operator, cst.Is) and isinstance(comp.comparator, cst.Name) \
-                and comp.comparator.value == "None":
-            return test.left.value
-    return None
 
 
 def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
@@ -1510,6 +1501,19 @@ class ModuleIndex:
             return info.instance_of
         return None
 
+    def plain_class(self, name: str, not_a_pytree: bool = False, depth: int = 0) -> bool:
+        """A class of this module (the name bound once) with no metaclass or class keywords, whose
+        bases are ``object`` or such classes: only its own instances and its subclasses' pass
+        ``isinstance`` (no ABC or Protocol registers other types).  With ``not_a_pytree``, also
+        nothing makes it a pytree: no decorator, and its name given to no call of the module
+        (``register_pytree_node(Cls, ...)``)."""
+        cls = self.classes.get(name)
+        if cls is None or depth > 8 or cls.node.keywords or self.single_value(name, None) is not None:
+            return False
+        if not_a_pytree and (cls.decorators or name in self.names_given_to_calls()):
+            return False
+        return all(base == "object" or self.plain_class(base, not_a_pytree, depth + 1) for base in cls.bases)
+
     def names_given_to_calls(self) -> Set[str]:
         """The names passed as arguments of some call of the module (``register_pytree_node(Cls, ...)``
         makes a class a pytree)."""
@@ -2116,7 +2120,8 @@ class ModuleIndex:
                 break
             test = stmt.test if isinstance(stmt, cst.If) and stmt.orelse is None else None
             if test is not None and _ends_path(stmt.body):
-                name = _none_test(test)
+                tested = none_test(test)
+                name = tested[0] if tested is not None and tested[1] else None
                 if name is not None:
                     known.add(name)
                     known.update(b if a == name else a for a, b in aliases if name in (a, b))

@@ -66,6 +66,16 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
+    """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); None for anything else."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None" \
+                and isinstance(target.operator, (cst.Is, cst.IsNot)):
+            return test.left.value, isinstance(target.operator, cst.Is)
+    return None
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of Names and Attributes, else None."""
     parts: List[str] = []

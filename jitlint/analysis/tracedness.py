@@ -23,11 +23,11 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
-from jitlint.analysis.scopes import BindingKind, names_bound_in
+from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
                                      literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
-                                     numeric_uses, params_of, path_to, reachable_count, string_value)
+                                     none_test, numeric_uses, params_of, path_to, reachable_count, string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
@@ -287,16 +287,6 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
     if numbers and isinstance(op, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)):
         return {cst.LessThan: a < b, cst.GreaterThan: a > b, cst.LessThanEqual: a <= b,
                 cst.GreaterThanEqual: a >= b}[type(op)]
-    return None
-
-
-def _none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
-    """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); None for anything else."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
-        target = test.comparisons[0]
-        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None" \
-                and isinstance(target.operator, (cst.Is, cst.IsNot)):
-            return test.left.value, isinstance(target.operator, cst.Is)
     return None
 
 
@@ -1119,10 +1109,11 @@ class Analyzer:
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return False
         op, right = test.comparisons[0].operator, test.comparisons[0].comparator
-        if isinstance(op, cst.Is) and isinstance(right, cst.Name) and right.value == "None" \
-                and self._own_attribute(test.left, frame) is not None:
+        own = self._own_attribute(test.left, frame) if isinstance(op, cst.Is) and isinstance(right, cst.Name) \
+            and right.value == "None" else None
+        if own is not None:
             # `if self._cache is None: self._cache = ...`: the object's lazy cache, filled on first use
-            return self._sets_own_attribute(stmt.body, self._own_attribute(test.left, frame))
+            return self._sets_own_attribute(stmt.body, own)
         if isinstance(op, cst.Is) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
                 and right.value == "None":
             name, key = test.left.value, None
@@ -1154,7 +1145,7 @@ class Analyzer:
             return None
         first = fn.params[0][0].name.value
         if attr is None or not isinstance(owner, cst.Name) or owner.value != first \
-                or first in names_bound_in(fn.node.body):
+                or any(b.kind is not BindingKind.PARAMETER for b in fn.scope.bindings_of(first)):
             return None  # (`self` rebound in the method is some other object)
         return attr
 
@@ -1235,9 +1226,9 @@ class Analyzer:
         when_true, when_false = self._concrete_names(test, env)
         env_true = self._of_tested_class(test, self._made_static(env, when_true))
         env_false = self._made_static(env, when_false)
-        none_test = _none_test(test)
-        if none_test is not None:  # `x is None`: where it fails, `x` is not None (and the converse)
-            name, is_none = none_test
+        is_none_test = none_test(test)
+        if is_none_test is not None:  # `x is None`: where it fails, `x` is not None (and the converse)
+            name, is_none = is_none_test
             where_not = env_false if is_none else env_true
             value = where_not.get(name)
             if value is not None and not value.not_none:
@@ -2738,21 +2729,12 @@ class Analyzer:
             # a function (or a partial of one) is an instance of no class this module defines
             # plainly: `isinstance(step_or_problem, Problem)` where a lambda is passed
             alternatives = _type_alternatives(types.value)
-            if alternatives and all(isinstance(t, cst.Name) and self._plain_class(t.value) for t in alternatives):
+            if alternatives and all(isinstance(t, cst.Name) and self.index.plain_class(t.value) for t in alternatives):
                 return True
         kind = self._instance_types(types.value)
         if value.kind is Kind.TRACED:
             return kind == "concrete"
         return value.kind is Kind.STATIC and not value.jax_array and kind in ("tracer", "jax array")
-
-    def _plain_class(self, name: str, depth: int = 0) -> bool:
-        """A class of this module (the name not rebound) with no metaclass, whose bases are plain
-        classes of this module too: only its own instances and its subclasses' pass ``isinstance``
-        (no ABC or Protocol registers other types)."""
-        cls = self.index.classes.get(name)
-        if cls is None or depth > 8 or cls.node.keywords or self.index.single_value(name, None) is not None:
-            return False
-        return all(base == "object" or self._plain_class(base, depth + 1) for base in cls.bases)
 
     def _isinstance_true(self, args) -> bool:
         """``isinstance(v, Tracer)`` (or ``jax.Array``) of a name holding an array tracer: True under

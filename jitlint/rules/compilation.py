@@ -884,25 +884,13 @@ class BadStaticArguments(Rule):
                for d in fn.node.decorators):
             return
         first = fn.params[0][0].name.value
-        if first in entry.static_params() or not self._plain_class(fn.cls.name, 0):
+        if first in entry.static_params() or not self.ctx.index.plain_class(fn.cls.name, not_a_pytree=True):
             return
         self.report(fn.node.name, f"`{first}` of `{fn.label}` is traced: `{fn.cls.name}` is not a pytree, so every "
                                   "call raises `TypeError`",
                     fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance "
                             "must be hashable, and is compared by identity unless it defines `__eq__`), register "
                             f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ()), subject=first)
-
-    def _plain_class(self, name: str, depth: int) -> bool:
-        """A class of this module that nothing makes a pytree: no decorator, no metaclass or class
-        keywords, no base but ``object`` or such classes, its name given to no call at module level
-        (``register_pytree_node(Cls, ...)``) and bound once."""
-        index = self.ctx.index
-        cls = index.classes.get(name)
-        if cls is None or depth > 8 or cls.decorators or cls.node.keywords or index.single_value(name, None) is not None:
-            return False
-        if name in index.names_given_to_calls():
-            return False
-        return all(base == "object" or self._plain_class(base, depth + 1) for base in cls.bases)
 
     def _not_a_jax_type(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
         """How a message names ``value`` when it is a string or a function, which are no JAX types."""
