@@ -41,6 +41,7 @@ from jitlint.analysis.cancel import checking, checkpoint
 from jitlint.analysis.reparse import Parsed, reparsing
 from jitlint.config import Config, ConfigError, find_config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
+from jitlint.incremental import Analysis, reanalysing
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
@@ -208,6 +209,9 @@ class Analyser:
         self.lints: Dict[str, _Lint] = {}
         #: the last parse of each document, by path: the next version is parsed again only where it changed
         self.parses: Dict[str, Parsed] = {}
+        #: the last analysis of each document, by real path: the next version's analysis redoes only
+        #: the statements an edit can affect
+        self.analyses: Dict[str, Analysis] = {}
 
     def lint(self, job: Job) -> Linted:
         """One version of a document linted as ``jitlint check`` would, its fixes left unbuilt."""
@@ -217,7 +221,7 @@ class Analyser:
         if config is None:
             result = FileResult(job.path)
         else:
-            with reparsing(self.parses):
+            with reparsing(self.parses), reanalysing(self.analyses):
                 result, = lint_files([job.path], config, cache_dir=cache_dir_for(job.path),
                                      overrides=job.overrides, context=os.path.isabs(job.path), build_fixes=False)
         snapshot = job.snapshot()
@@ -281,6 +285,7 @@ class Analyser:
         lint = self.lints.pop(uri, None)
         if lint is not None:
             self.parses.pop(lint.job.path, None)
+            self.analyses.pop(os.path.realpath(lint.job.path), None)
 
 
 def serve(conn: Connection, stop: Any, owner: int) -> None:

@@ -282,25 +282,33 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
-    from jitlint.analysis.reparse import parse_document
+    from jitlint.analysis.reparse import last_offsets, parse_document
     from jitlint.engine import SourceError, analyse_unit, decode_source
+    from jitlint import incremental
     from jitlint.source import collector_paused
 
-    digests: Dict[str, str] = {}
-    silenced: Dict[str, Set[Tuple[int, str]]] = {}
+    def whole(source: str, module, fixes_now: bool):
+        read: Dict[str, str] = {}
+        silenced: Dict[str, Set[Tuple[int, str]]] = {}
+        found, _ = analyse_unit(path, source, module, config, roots=roots,
+                                load_source=_loader(overrides or {}, read, max_file_size),
+                                suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits)
+        read.pop(os.path.realpath(path), None)
+        return found, silenced, read
+
     try:
         with collector_paused():  # see there: the tree and the analysis's facts live until the end
             source = decode_source(data)
             module = parse_document(source, path)
-            found, _ = analyse_unit(path, source, module, config, roots=roots,
-                                    load_source=_loader(overrides or {}, digests, max_file_size),
-                                    suppressed=silenced, build_fixes=build_fixes, edits=edits)
+            if incremental.active() and not build_fixes:  # the editor: only what the edit can change
+                state = (_config_key(config), tuple(roots), max_file_size, edits)
+                found, silenced, digests = incremental.analyse(path, source, module, last_offsets(path), state, whole)
+            else:
+                found, silenced, digests = whole(source, module, False)
     except SourceError as exc:
         return UnitResult({}, FileError(path, exc.line, exc.column, exc.message))
     except Exception as exc:  # noqa: BLE001 - a bug in jitlint must not stop the run
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
-    own = os.path.realpath(path)
-    digests.pop(own, None)
     return UnitResult({key: tuple(diags) for key, diags in found.items()}, None, digests,
                       {key: tuple(sorted(pairs)) for key, pairs in silenced.items() if pairs})
 

@@ -17,7 +17,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("analysis", ("jitlint.analysis",)),
     ("rules", ("jitlint.rules", "jitlint.registry")),
     ("fixes", ("jitlint.fixes",)),
-    ("engine", ("jitlint.engine", "jitlint.fixing")),
+    ("engine", ("jitlint.engine", "jitlint.fixing", "jitlint.incremental")),
     ("runner", ("jitlint.runner", "jitlint.output")),
     ("front ends", ("jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.lsp_worker", "jitlint.verify",
                     "jitlint.docs", "jitlint.record", "jitlint.settings", "jitlint.__main__")),

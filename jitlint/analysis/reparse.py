@@ -65,6 +65,14 @@ def parse_document(source: str, path: str) -> cst.Module:
     return kept[path].module
 
 
+def last_offsets(path: str) -> Optional[List[int]]:
+    """Where each statement of the module :func:`parse_document` last gave for ``path`` starts (None
+    when parses are not kept, or its code generation did not give back its text)."""
+    kept = _KEPT.get()
+    parsed = kept.get(path) if kept is not None else None
+    return parsed.offsets or None if parsed is not None else None
+
+
 def full_parse(source: str) -> Parsed:
     """``source`` parsed whole, with where its statements start (one pass of code generation)."""
     module = parse(source)

@@ -137,6 +137,18 @@ def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:
         yield from assigned_names(target.value)
 
 
+def flat_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The single targets of an assignment target, tuples and lists unpacked, stars removed
+    (``a, (b.x, *c[0])`` -> ``a``, ``b.x``, ``c[0]``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from flat_targets(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from flat_targets(target.value)
+    else:
+        yield target
+
+
 def params_of(params: cst.Parameters) -> List[Tuple[cst.Param, str]]:
     """All parameters with their kind: posonly, positional, vararg, kwonly, varkw."""
     out: List[Tuple[cst.Param, str]] = [(p, "posonly") for p in params.posonly_params]

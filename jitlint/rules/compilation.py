@@ -10,7 +10,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Ow
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
-from jitlint.analysis.syntax import assigned_names, call_argument, iter_children, path_to, short_code, string_value
+from jitlint.analysis.syntax import assigned_names, call_argument, flat_targets, iter_children, path_to, short_code, string_value
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -978,13 +978,9 @@ def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
 
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
     """The ``self.x`` attributes an assignment target stores to (tuples unpacked)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from _stored(el.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _stored(target.value)
-    elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-        yield target
+    for one in flat_targets(target):
+        if isinstance(one, cst.Attribute) and isinstance(one.value, cst.Name) and one.value.value == "self":
+            yield one
 
 
 def _unhashable(node: cst.BaseExpression, index: ModuleIndex) -> bool:
