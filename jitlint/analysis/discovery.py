@@ -457,7 +457,7 @@ def _ends_path(block: cst.BaseSuite) -> bool:
     return False
 
 
-def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
+def in_axes_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[bool]]:
     """For each entry of an ``in_axes`` sequence, whether it is ``None``: literals, ``+`` of two
     sequences and ``*`` by an int literal; None when the sequence is not known."""
     if depth > 8:
@@ -467,12 +467,12 @@ def _axis_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[boo
         return [isinstance(el, cst.Name) and el.value == "None" for el in elements]
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, cst.Add):
-            left, right = _axis_entries(node.left, depth + 1), _axis_entries(node.right, depth + 1)
+            left, right = in_axes_entries(node.left, depth + 1), in_axes_entries(node.right, depth + 1)
             return left + right if left is not None and right is not None else None
         if isinstance(node.operator, cst.Multiply):
             for seq, count in ((node.left, node.right), (node.right, node.left)):
                 n = int_value(count)
-                entries = _axis_entries(seq, depth + 1)
+                entries = in_axes_entries(seq, depth + 1)
                 if n is not None and entries is not None and 0 <= n <= 256:
                     return entries * n
     return None
@@ -2047,7 +2047,7 @@ class ModuleIndex:
     def _in_axes(node: cst.BaseExpression) -> Tuple[int, ...]:
         """The positions whose ``in_axes`` entry is ``None`` (not batched: a Python value stays one),
         from a literal or a list expression such as ``[0] + [None] * 9``."""
-        axes = _axis_entries(node)
+        axes = in_axes_entries(node)
         if axes is None:
             return ()
         return tuple(i for i, is_none in enumerate(axes) if is_none)

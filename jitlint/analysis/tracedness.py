@@ -20,7 +20,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, in_axes_entries, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -475,6 +475,7 @@ class Analyzer:
             static -= {name for name in by_keyword if name not in (entry.static_names or ())
                        and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
+        mapped = self._in_axes_entries(entry)
         for index, (param, kind) in enumerate(params):
             name = _param_name(param)
             if name in env:
@@ -516,6 +517,14 @@ class Analyzer:
                 if passed is None:
                     env[name] = MAYBE
                     continue
+            if mapped is not None and kind in ("posonly", "positional") and param in positional \
+                    and positional.index(param) >= mapped \
+                    and not any(entry.argument_for(call, param) is not None for call in calls):
+                # `jax.vmap(f, in_axes=(0, 0))` is called with as many positional arguments as `in_axes`
+                # has entries (jax 0.10.2: ValueError otherwise); a parameter past them gets a keyword
+                # argument, which vmap maps (a tracer), from a call; none seen here gives it one
+                env[name] = MAYBE
+                continue
             how = "calls it with tracers" if entry.all_traced else (
                 "traces its arguments, and `%s` is not static" % name)
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
@@ -533,6 +542,19 @@ class Analyzer:
                                                            or self._passed_not_none(param, entry)),
                                **self._class_facts(param))
         return env
+
+    def _in_axes_entries(self, entry: EntryPoint) -> Optional[int]:
+        """How many entries the ``in_axes`` sequence of ``jax.vmap(f, in_axes=(...))`` has (None: not a
+        vmap made by a call, or ``in_axes`` one value for all, or not known)."""
+        t = entry.transform
+        site = entry.site
+        if t is None or t.in_axes_kw is None or not isinstance(site, cst.Call) or entry.partial_args:
+            return None
+        spec = call_argument(site, t.in_axes_pos if t.in_axes_pos is not None else 99, t.in_axes_kw)
+        if spec is None:
+            return None
+        axes = in_axes_entries(spec.value)
+        return len(axes) if axes is not None else None
 
     def _annotated_array(self, p: cst.Param) -> bool:
         if p.annotation is None:
@@ -2550,11 +2572,26 @@ class Analyzer:
         through the name it is bound to: ``later``): the transform gives ``f`` tracers only for what it
         differentiates or maps; every other argument reaches ``f`` as the caller has it (a static
         ``cfg`` stays static)."""
-        outer = later[0] if later is not None else self.index.called_immediately.get(call)
-        if outer is None or q is None or any(a.star for a in outer.args):
+        if q is None:
             return
         chosen = self._traced_positions(call, q, params)
         if chosen is None:
+            return
+        outer = later[0] if later is not None else self.index.called_immediately.get(call)
+        site = call
+        while outer is None and later is None:
+            # `jax.jacfwd(jax.jacfwd(f))(x, cfg)`: the transform around this one passes its caller's
+            # arguments on as this one does (the same positions), tracing only its own choice of them
+            wrap = self._wrapping_transform(site)
+            if wrap is None:
+                return
+            more = self._traced_positions(wrap, self.index.qualify(wrap.func), params)
+            if more is None:
+                return
+            chosen = tuple(sorted(set(chosen) | set(more)))
+            site = wrap
+            outer = self.index.called_immediately.get(site)
+        if outer is None or any(a.star for a in outer.args):
             return
         given = {id(a): v for a, v in later[1]} if later is not None else {}
         positional = [p for p, k in params if k in ("posonly", "positional")]
@@ -2572,6 +2609,14 @@ class Analyzer:
                                                               f"wraps receives traced `{{code}}` (line {{line}})",
                                                      value.reason))
             env[name] = value
+
+    def _wrapping_transform(self, call: cst.Call) -> Optional[cst.Call]:
+        """The transform call ``call`` is the function of (``jax.grad(call)``), if any."""
+        arg = self.index.parents.get(id(call))
+        wrap = self.index.parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
+        if not isinstance(wrap, cst.Call) or not wrap.args or wrap.args[0] is not arg or arg.keyword is not None:
+            return None
+        return wrap
 
     def _call_qualified(self, call: cst.Call, q: str, args, best: Value) -> Value:
         short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")

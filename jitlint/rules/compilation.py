@@ -327,7 +327,7 @@ class RecompilationHazard(Rule):
                 return
             calls = index.scope_calls.get((fn.parent, fn.name), [])
             if not _runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]) \
-                    and self._called_repeatedly(fn.parent):
+                    and self._called_repeatedly(fn.parent) and not _used_in_closure(fn.parent, [fn.name], fn.node):
                 self.report(site, f"`{fn.name}` is jitted anew on every call of `{fn.parent.label}` and used once: "
                                   "each new function object is traced and compiled again")
             return
@@ -368,7 +368,8 @@ class RecompilationHazard(Rule):
         if any(name in scope.global_names for name in entry.call_names):
             return  # kept in a module global (`global CACHE; if CACHE is None: CACHE = jax.pmap(...)`)
         uses = self._wrapper_uses(site, scope, entry.call_names)
-        if len(uses) == 1 and not self._repeated(uses[0]) and self._called_repeatedly(scope):
+        if len(uses) == 1 and not self._repeated(uses[0]) and self._called_repeatedly(scope) \
+                and not _used_in_closure(scope, entry.call_names, fn.node):
             self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every call of `{scope.label}`, "
                               "used once: a fresh callable is traced and compiled each time")
 
@@ -590,7 +591,8 @@ class RecompilationHazard(Rule):
             if any(name in scope.global_names for name in names):
                 continue  # kept in a module global
             uses = self._wrapper_uses(site, scope, names)
-            if len(uses) == 1 and not self._repeated(uses[0]) and self._called_repeatedly(scope):
+            if len(uses) == 1 and not self._repeated(uses[0]) and self._called_repeatedly(scope) \
+                    and not _used_in_closure(scope, names, site):
                 self.report(site, f"`{self.ctx.code(site.func)}` of {what} on every call of `{scope.label}`, used "
                                   "once: a fresh callable is traced and compiled each time")
 
@@ -974,6 +976,25 @@ def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
             return f"`{value.value}` (`{value.value} = {code(bound)}`)", bound
         return None
     return (f"`{code(value)}`", value) if _unhashable(value, index) else None
+
+
+def _used_in_closure(scope: FunctionInfo, names: Iterable[str], own: cst.CSTNode) -> bool:
+    """One of ``names`` (a wrapper made in ``scope``) is read inside a lambda or a function defined in
+    ``scope`` (other than ``own``, the wrapped function): that closure may call it any number of times
+    (``timeit(lambda: f(x))``), so the wrapper is not known to be used once."""
+    wanted = {name for name in names if "." not in name}
+    if not wanted:
+        return False
+    stack: List[Tuple[cst.CSTNode, bool]] = [(scope.node.body, False)]
+    while stack:
+        node, inside = stack.pop()
+        if node is own:
+            continue
+        if inside and type(node) is cst.Name and node.value in wanted:
+            return True
+        nested = inside or type(node) in (cst.Lambda, cst.FunctionDef)
+        stack.extend((child, nested) for child in iter_children(node))
+    return False
 
 
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
