@@ -478,6 +478,48 @@ def in_axes_entries(node: cst.BaseExpression, depth: int = 0) -> Optional[List[b
     return None
 
 
+def _returned_def(fn: cst.FunctionDef) -> Optional[cst.FunctionDef]:
+    """The function defined in ``fn``'s body that ``fn`` returns by name (a decorator factory's
+    decorator), when every return of its body returns it."""
+    defs = {s.name.value: s for s in fn.body.body if isinstance(s, cst.FunctionDef)} \
+        if isinstance(fn.body, cst.IndentedBlock) else {}
+    returned = _returns(fn.body)
+    names = {v.value for v in returned if isinstance(v, cst.Name)}
+    if not returned or len(names) != 1 or any(not isinstance(v, cst.Name) for v in returned):
+        return None
+    return defs.get(names.pop())
+
+
+def _jit_of_parameter(fn: cst.FunctionDef, name: str, index: "ModuleIndex") -> Optional[cst.Call]:
+    """A call in ``fn``'s body, or in a function it defines that does not bind ``name`` again (the
+    wrapper it returns, jitting on its first call), that applies a compiling transform to ``fn``'s
+    parameter ``name``: ``jax.jit(fun, static_argnames=...)``."""
+    stack: List[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.ClassDef)) or (
+                isinstance(node, cst.FunctionDef) and name in names_bound_in(node.body) | {
+                    p.name.value for p, _ in params_of(node.params)}):
+            continue
+        if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None \
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name:
+            t = index.transform_of(node.func)
+            if t is not None and t.static_argnums_kw + t.static_argnames_kw and "jit" in t.name or (
+                    t is not None and t.name == "equinox.filter_jit"):
+                return node
+        stack.extend(iter_children(node))
+    return None
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """A literal, or a list, tuple or set of literals."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (
+            isinstance(node, cst.Name) and node.value in ("None", "True", "False")):
+        return True
+    elements = literal_elements(node)
+    return elements is not None and all(_is_literal(e) for e in elements)
+
+
 def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = True, name: Optional[str] = None,
                      helper: Optional[Callable[[cst.Call], bool]] = None) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``,
@@ -572,6 +614,9 @@ class ModuleIndex:
         self.called_immediately: Dict[cst.Call, cst.Call] = {}
         self.entries: List[EntryPoint] = []
         self.callbacks: Set[FunctionInfo] = set()
+        #: functions decorated by a decorator of the checked code that jits them (see _jitting_decorator):
+        #: they run in a trace; a jit made inside them is traced inline (not yet analysed as entries)
+        self.jitted_by_decorator: Set[FunctionInfo] = set()
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
@@ -2245,6 +2290,8 @@ class ModuleIndex:
                 t, args = self._transform_partial(d.value, info.parent)
                 shared = t is not None
             if t is None:
+                if self._jitting_decorator(d) is not None:
+                    self.jitted_by_decorator.add(info)
                 continue
             nums, names, in_axes, both = self._static_spec(t, args)
             label = "`@" + _short(self.module.code_for_node(d)) + "`"
@@ -2256,6 +2303,51 @@ class ModuleIndex:
                                            scope=info.parent, spec_args=self._spec_args(t, args),
                                            shared_spec=shared))
             self._wrapper_entries(info, dec, t, label, bool(nums or names))
+
+    def _jitting_decorator(self, d: cst.BaseExpression) -> Optional[Tuple[jax_api.Transform, Optional[List[cst.Arg]]]]:
+        """``@my_jit`` or ``@jit_with_docstring(static_argnames=[...])``: a function of the checked code
+        that applies a jit (``jax.jit(fun, ...)``, any compiling transform) to the function it decorates,
+        or a factory whose returned decorator does (also lazily, in the wrapper it returns).  The
+        transform, and the arguments of that jit call after the function with a factory's parameters
+        replaced by what the decorator passes for them (None: not known)."""
+        factory_args: Optional[List[cst.Arg]] = None
+        func = d
+        if isinstance(d, cst.Call):
+            func, factory_args = d.func, list(d.args)
+        found = self._helper_definition(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if found is None:
+            return None
+        index, outer = found
+        if not isinstance(outer.node, cst.FunctionDef):
+            return None
+        decorator = outer.node if factory_args is None else _returned_def(outer.node)
+        if decorator is None:
+            return None
+        params = [p for p, kind in params_of(decorator.params) if kind in ("posonly", "positional")]
+        if not params:
+            return None
+        given = params[0].name.value
+        jit_call = _jit_of_parameter(decorator, given, index)
+        if jit_call is None:
+            return None
+        t = index.transform_of(jit_call.func)
+        spec: Optional[List[cst.Arg]] = []
+        factory_params = params_of(outer.node.params) if factory_args is not None else []
+        names_of_factory = {p.name.value: p for p, _ in factory_params}
+        for arg in jit_call.args[1:]:
+            if arg.keyword is None or arg.star:
+                return t, None
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in names_of_factory:
+                passed = {id(p): a for a, p in bind_arguments(factory_params, factory_args or [])}
+                chosen = passed.get(id(names_of_factory[value.value]))
+                value = chosen.value if chosen is not None else names_of_factory[value.value].default
+                if value is None:
+                    return t, None
+            if not _is_literal(value):
+                return t, None
+            spec.append(arg.with_changes(value=value))
+        return t, spec
 
     def _transform_partial(self, name: str, scope: Optional[FunctionInfo]
                            ) -> Tuple[Optional[jax_api.Transform], List[cst.Arg]]:

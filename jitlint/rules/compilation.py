@@ -288,7 +288,8 @@ class RecompilationHazard(Rule):
 
     def check_module(self) -> None:
         index = self.ctx.index
-        traced_scopes = set(self.ctx.facts.bodies)
+        # (a function a project decorator jits runs in a trace too: a jit inside it is inlined)
+        traced_scopes = set(self.ctx.facts.bodies) | self.ctx.index.jitted_by_decorator
         self._entry_at = {entry.site: entry for entry in index.entries if _compiling(entry)}
         for entry in index.entries:
             if not _compiling(entry):
@@ -851,6 +852,8 @@ class BadStaticArguments(Rule):
     def _check_argument_types(self, entry: EntryPoint) -> None:
         """A string or a function passed to a parameter that is traced: JAX raises `TypeError: Error
         interpreting argument ... as an abstract array` when the call is made (jax 0.10.2)."""
+        if entry.static_nums is None or entry.static_names is None:
+            return  # which parameters are static is not known
         static = entry.static_params() | set(entry.partial_keywords)
         index = self.ctx.index
         bound_in = entry.scope.scope if entry.scope is not None else index.scope_model.module_scope
