@@ -1,6 +1,6 @@
 """The editor's re-analysis after an edit: only the module statements the edit can affect.
 
-After an edit, :func:`reanalyse` finds the module statements whose findings may change
+After an edit, :func:`analyse` finds the module statements whose findings may change
 (:func:`jitlint.analysis.influence.affected`: the edited statements and everything linked to them
 by a name) and analyses them in a *reduced module*: those statements, what they read (their imports,
 every line of imports), and in place of every other statement a blank of exactly its size (a bytes
@@ -69,7 +69,7 @@ _KEPT: ContextVar[Optional[Dict[str, Analysis]]] = ContextVar("jitlint_reanalyse
 
 @contextmanager
 def reanalysing(kept: Dict[str, Analysis]) -> Iterator[None]:
-    """Within the block, :func:`reanalyse` keeps each document's last analysis in ``kept``."""
+    """Within the block, :func:`analyse` keeps each document's last analysis in ``kept``."""
     token = _KEPT.set(kept)
     try:
         yield
@@ -102,19 +102,20 @@ def analyse(path: str, source: str, module: cst.Module, offsets: Optional[List[i
         if kept is not None:
             kept.pop(own, None)
             if offsets and set(found) <= {own} and not read and source.endswith(("\n", "\r")):
+                summaries = _pruned(previous.summaries, module) if previous is not None else {}
                 kept[own] = Analysis(key, source, module, offsets, list(found.get(own, [])),
-                                     set(silenced.get(own, ())),
-                                     previous.summaries if previous is not None else {})
+                                     set(silenced.get(own, ())), summaries)
         return found, silenced, read
     diagnostics, silenced_own, analysis = done
     kept[own] = analysis
     return {own: diagnostics}, ({own: silenced_own} if silenced_own else {}), {}
 
 
-def forget(path: str) -> None:
-    kept = _KEPT.get()
-    if kept is not None:
-        kept.pop(os.path.realpath(path), None)
+def _pruned(summaries: Dict[int, Tuple[cst.CSTNode, Summary]],
+            module: cst.Module) -> Dict[int, Tuple[cst.CSTNode, Summary]]:
+    """The summaries of the statements ``module`` still has (an edit keeps the nodes it did not touch)."""
+    live = {id(s): s for s in module.body}
+    return {ident: known for ident, known in summaries.items() if live.get(ident) is known[0]}
 
 
 # ------------------------------------------------------------------ statements and lines
@@ -331,9 +332,7 @@ def _reduced(previous: Analysis, own: str, source: str, module: cst.Module, offs
                      for d in kept_findings]
     diagnostics = sorted(kept_findings + fresh, key=lambda d: (d.line, d.column, d.code))
     analysis.diagnostics = diagnostics
-    live = {id(s) for s in module.body}
-    for ident in [i for i in summaries if i not in live]:
-        del summaries[ident]
+    analysis.summaries = _pruned(summaries, module)
     return diagnostics, analysis.silenced, analysis
 
 

@@ -614,9 +614,8 @@ class ModuleIndex:
         self.called_immediately: Dict[cst.Call, cst.Call] = {}
         self.entries: List[EntryPoint] = []
         self.callbacks: Set[FunctionInfo] = set()
-        #: functions decorated by a decorator of the checked code that jits them (see _jitting_decorator):
-        #: they run in a trace; a jit made inside them is traced inline (not yet analysed as entries)
-        self.jitted_by_decorator: Set[FunctionInfo] = set()
+        #: function -> whether a decorator of the checked code jits it (see jitted_by_decorator)
+        self._jitted_by_decorator: Dict[FunctionInfo, bool] = {}
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
@@ -2290,8 +2289,6 @@ class ModuleIndex:
                 t, args = self._transform_partial(d.value, info.parent)
                 shared = t is not None
             if t is None:
-                if self._jitting_decorator(d) is not None:
-                    self.jitted_by_decorator.add(info)
                 continue
             nums, names, in_axes, both = self._static_spec(t, args)
             label = "`@" + _short(self.module.code_for_node(d)) + "`"
@@ -2303,6 +2300,17 @@ class ModuleIndex:
                                            scope=info.parent, spec_args=self._spec_args(t, args),
                                            shared_spec=shared))
             self._wrapper_entries(info, dec, t, label, bool(nums or names))
+
+    def jitted_by_decorator(self, info: FunctionInfo) -> bool:
+        """Whether a decorator of the checked code jits ``info`` (see :meth:`_jitting_decorator`): it
+        runs in a trace, and a jit made inside it is traced inline.  (Not analysed as an entry yet.)
+        Asked only where it matters, since it may read the module that defines the decorator."""
+        known = self._jitted_by_decorator.get(info)
+        if known is None:
+            known = self._jitted_by_decorator[info] = isinstance(info.node, cst.FunctionDef) and any(
+                self.transform_of(d.decorator) is None and self._jitting_decorator(d.decorator) is not None
+                for d in info.node.decorators)
+        return known
 
     def _jitting_decorator(self, d: cst.BaseExpression) -> Optional[Tuple[jax_api.Transform, Optional[List[cst.Arg]]]]:
         """``@my_jit`` or ``@jit_with_docstring(static_argnames=[...])``: a function of the checked code

@@ -288,8 +288,7 @@ class RecompilationHazard(Rule):
 
     def check_module(self) -> None:
         index = self.ctx.index
-        # (a function a project decorator jits runs in a trace too: a jit inside it is inlined)
-        traced_scopes = set(self.ctx.facts.bodies) | self.ctx.index.jitted_by_decorator
+        traced_scopes = _TracedScopes(self.ctx.facts.bodies, self.ctx.index)
         self._entry_at = {entry.site: entry for entry in index.entries if _compiling(entry)}
         for entry in index.entries:
             if not _compiling(entry):
@@ -979,6 +978,17 @@ def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
             return f"`{value.value}` (`{value.value} = {code(bound)}`)", bound
         return None
     return (f"`{code(value)}`", value) if _unhashable(value, index) else None
+
+
+class _TracedScopes:
+    """The functions that run in a trace: those the analysis traced, and those a decorator of the
+    checked code jits (asked only for the functions that make a jit: it may read another module)."""
+
+    def __init__(self, bodies, index: ModuleIndex) -> None:
+        self.bodies, self.index = bodies, index
+
+    def __contains__(self, scope) -> bool:
+        return scope in self.bodies or (isinstance(scope, FunctionInfo) and self.index.jitted_by_decorator(scope))
 
 
 def _used_in_closure(scope: FunctionInfo, names: Iterable[str], own: cst.CSTNode) -> bool:
