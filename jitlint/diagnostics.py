@@ -9,6 +9,12 @@ from typing import Callable, Optional, Sequence, Tuple
 
 #: characters that end a line or drive a terminal: never printed raw from a file name (a name holding
 #: a newline and ``::warning ...::`` would be a GitHub Actions workflow command on a line of its own)
+#: a line number in a finding's reason chain ("assigned on line 12"), not one of another file ("line 3 of
+#: util.py"): where the editor points the reason's related information, and what an edit moves
+REASON_LINE = re.compile(r"\bline (\d+)\b(?! of )")
+#: what ends a line for LibCST's line numbers and for LSP positions: not a form feed or U+2028
+LINE_END = re.compile(r"\r\n|\r|\n")
+
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 

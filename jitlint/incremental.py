@@ -37,12 +37,11 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 import libcst as cst
 
 from jitlint.analysis.influence import Summary, affected, needed, summarize
+from jitlint.analysis.syntax import is_docstring
+from jitlint.diagnostics import LINE_END as _LINE_END
+from jitlint.diagnostics import REASON_LINE as _LINE
 from jitlint.diagnostics import Diagnostic, Fix
 
-#: what ends a line, for LibCST's line numbers (not a form feed)
-_LINE_END = re.compile(r"\r\n|\r|\n")
-#: a line number in a reason chain, as the editor reads it (not "line N of other.py")
-_LINE = re.compile(r"\bline (\d+)\b(?! of )")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: above this share of the module's statements affected, the whole module is analysed
 MOST = 0.5
@@ -290,7 +289,7 @@ def _reduced(previous: Analysis, own: str, source: str, module: cst.Module, offs
     if not redo:
         return None
     keep = needed(new_summaries, redo)
-    if module.body and _is_docstring(module.body[0]):
+    if module.body and is_docstring(module.body[0]):
         keep.add(0)
     kept_findings: List[Diagnostic] = []
     for d in previous.diagnostics:
@@ -334,12 +333,6 @@ def _reduced(previous: Analysis, own: str, source: str, module: cst.Module, offs
     analysis.diagnostics = diagnostics
     analysis.summaries = _pruned(summaries, module)
     return diagnostics, analysis.silenced, analysis
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (type(statement) is cst.SimpleStatementLine and len(statement.body) == 1
-            and type(statement.body[0]) is cst.Expr
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _shift(d: Diagnostic, moved: Callable[[int], Optional[int]]) -> Optional[Diagnostic]:
@@ -457,7 +450,7 @@ def _fix_around(analysis: Analysis, run: Analyse, own: str, finding: Diagnostic)
     if reach is None:
         return whole(finding)
     keep = needed(summaries, reach)
-    if _is_docstring(module.body[0]):
+    if is_docstring(module.body[0]):
         keep.add(0)
     made = reduced_module(module, source, texts, keep)
     if made is None:

@@ -40,6 +40,8 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 from jitlint.analysis.cancel import checking, checkpoint
 from jitlint.analysis.reparse import Parsed, reparsing
 from jitlint.config import Config, ConfigError, find_config
+from jitlint.diagnostics import LINE_END as _LINE_END
+from jitlint.diagnostics import REASON_LINE as _LINE
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 from jitlint.incremental import Analysis, reanalysing
 
@@ -51,9 +53,6 @@ SOURCE = "jitlint"
 GRACE = 0.3
 #: seconds between two looks at whether the request in progress was superseded
 POLL = 0.02
-_LINE = re.compile(r"\bline (\d+)\b(?! of )")
-#: what ends a line for LSP positions (and for LibCST's line numbers): not a form feed or U+2028
-_LINE_END = re.compile(r"\r\n|\r|\n")
 _log = logging.getLogger(__name__)
 
 

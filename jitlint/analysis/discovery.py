@@ -504,8 +504,7 @@ def _jit_of_parameter(fn: cst.FunctionDef, name: str, index: "ModuleIndex") -> O
         if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None \
                 and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name:
             t = index.transform_of(node.func)
-            if t is not None and t.static_argnums_kw + t.static_argnames_kw and "jit" in t.name or (
-                    t is not None and t.name == "equinox.filter_jit"):
+            if t is not None and t.name in jax_api.COMPILING_TRANSFORMS:
                 return node
         stack.extend(iter_children(node))
     return None

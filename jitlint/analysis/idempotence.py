@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, List, Optional, Set
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import iter_children
+from jitlint.analysis.syntax import is_docstring, iter_children
 
 if TYPE_CHECKING:
     from jitlint.analysis.discovery import ClassInfo, FunctionInfo, ModuleIndex
@@ -85,7 +85,7 @@ class _Checker:
     # ------------------------------------------------------------------ statements
     def body(self, suite: cst.BaseSuite) -> bool:
         for i, stmt in enumerate(_statements(suite)):
-            if i == 0 and _is_docstring(stmt):
+            if i == 0 and is_docstring(stmt):
                 continue
             if not self.statement(stmt):
                 return False
@@ -343,11 +343,6 @@ def _statements(suite: cst.BaseSuite) -> List[cst.CSTNode]:
     if isinstance(suite, cst.IndentedBlock):
         return list(suite.body)
     return [cst.SimpleStatementLine(body=suite.body)] if isinstance(suite, cst.SimpleStatementSuite) else []
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _value_children(node: cst.CSTNode) -> List[cst.CSTNode]:

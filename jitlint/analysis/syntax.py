@@ -137,6 +137,12 @@ def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:
         yield from assigned_names(target.value)
 
 
+def is_docstring(stmt: cst.CSTNode) -> bool:
+    """A statement that is only a string literal (a docstring where it comes first)."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
 def flat_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
     """The single targets of an assignment target, tuples and lists unpacked, stars removed
     (``a, (b.x, *c[0])`` -> ``a``, ``b.x``, ``c[0]``)."""

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from jitlint.analysis.names import dotted_name
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import is_docstring, name_references
 from jitlint.diagnostics import Edit
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def _blocks(ctx: "FixContext") -> Tuple[List[List[_Line]], int]:
             previous_import = True
             continue
         previous_import = False
-        if i == 0 and _is_docstring(stmt):
+        if i == 0 and is_docstring(stmt):
             anchor = i
     _first_party(blocks)
     return blocks, anchor
@@ -134,11 +134,6 @@ def _first_party(blocks: List[List[_Line]]) -> None:
         if not (roots | KNOWN_THIRD_PARTY) & own:
             for line in block:
                 line.section = FIRST_PARTY
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
-        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 # ----------------------------------------------------------------- offsets

@@ -46,7 +46,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import is_docstring, name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement
@@ -369,7 +369,7 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
     on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
     jitted = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
     body = list(jitted.body.body) if isinstance(jitted.body, cst.IndentedBlock) else []
-    doc = body[:1] if body and _is_docstring(body[0]) and len(body) > 1 else []
+    doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
     decorator = jitted.decorators[0]
     jitted = jitted.with_changes(
         name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
@@ -395,11 +395,6 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
     return ctx.fix(Applicability.UNSAFE,
                    f"Keep `{fn.name}` as a plain function that passes `{ctx.code(read)}` on every call to the "
                    f"jitted `{private}`, as the {how} `{param}`", (edit,) + imports)
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:
