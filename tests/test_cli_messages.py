@@ -168,3 +168,32 @@ def test_jit104_says_when_building_the_log_message_raises(call, raises):
         assert message.endswith("inside traced code runs once, at trace time")
     else:
         assert f"raises `{raises}` while tracing" in message and "runs once" not in message
+
+
+MASKED_UPDATES = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def clip(x, i):
+        y = jnp.zeros(3)
+        stay = x > 0
+        y[stay] = 2.0
+        y[x < 0] += 1
+        y[i] = 5.0
+        y[stay.astype(bool)] *= x
+        return y
+""")
+
+
+def test_in_place_update_with_a_traced_mask_advises_where_not_at():
+    """`y.at[mask].set(v)` raises NonConcreteBooleanIndexError under jit (JAX 0.10.2) where the mask
+    is traced; `jnp.where(mask, v, y)` runs. JIT105 says which applies; an integer index keeps `.at`."""
+    result = lint_source(MASKED_UPDATES, "clip.py", Config(select=("JIT105",)))
+    assert result.error is None
+    messages = {d.line: d.message for d in result.diagnostics}
+    assert messages[8].endswith("use `jnp.where(stay, 2.0, y)` (`.at[...]` with a traced boolean mask "
+                                "fails under jit)")
+    assert "`jnp.where(x < 0, y + 1, y)`" in messages[9]
+    assert messages[10].endswith("use `.at[...].set(...)`")
+    assert "`jnp.where(stay.astype(bool), y * x, y)`" in messages[11]

@@ -901,10 +901,13 @@ HOIST_NO_FIX = {
         def loss(p):
             return jnp.sum(p ** 2)
 
-        def run(f, p, fs):
-            for g in fs:
+        def damped(f):
+            return lambda q: f(q) * 0.5
+
+        def run(f, p, xs):
+            for x in xs:
                 p = jax.jit(jax.grad(f))(p)
-                f = g
+                f = damped(f)
             return p
         """,
     "a module function bound twice": """

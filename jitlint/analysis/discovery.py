@@ -264,6 +264,40 @@ class EntryPoint:
         skipped = set(positional[:bound])
         return bind_arguments([(p, kind) for p, kind in params if p not in skipped], call.args)
 
+    def in_axes_length(self) -> Optional[int]:
+        """How many entries the ``in_axes`` sequence of ``jax.vmap(f, in_axes=(...))`` has (None: not a
+        vmap made by a call, or ``in_axes`` one value for all, or not known)."""
+        t = self.transform
+        site = self.site
+        if t is None or t.in_axes_kw is None or not isinstance(site, cst.Call) or self.partial_args:
+            return None
+        spec = call_argument(site, t.in_axes_pos if t.in_axes_pos is not None else 99, t.in_axes_kw)
+        if spec is None:
+            return None
+        axes = in_axes_entries(spec.value)
+        return len(axes) if axes is not None else None
+
+    def accepts(self, call: cst.Call) -> bool:
+        """Whether ``call``'s arguments fit the traced function: a call that passes more positional
+        arguments than it takes, or a keyword it has no parameter for, raises ``TypeError``, and a
+        vmap whose ``in_axes`` tuple has k entries takes exactly k positional arguments (``ValueError``
+        otherwise, JAX 0.10.2). Such a call calls something else bound to the same name (``f`` made
+        twice in one function), or fails. A call that unpacks (``*xs``, ``**kw``) fits."""
+        if any(arg.star for arg in call.args):
+            return True
+        positional = sum(1 for arg in call.args if arg.keyword is None)
+        axes = self.in_axes_length()
+        if axes is not None and positional != axes:
+            return False
+        params = self.function.params
+        kinds = {kind for _, kind in params}
+        taken = len([p for p, kind in params if kind in ("posonly", "positional")]) \
+            - (1 if self.self_bound else 0) - self.partial_positional
+        if "vararg" not in kinds and positional > taken:
+            return False
+        names = {p.name.value for p, kind in params if kind != "posonly"}
+        return "varkw" in kinds or all(arg.keyword.value in names for arg in call.args if arg.keyword is not None)
+
     def argument_for(self, call: cst.Call, param: cst.Param) -> Optional[cst.Arg]:
         """The argument ``call`` surely binds to ``param``, if any."""
         return next((arg for arg, bound in self.bind_args(call) if bound is param), None)
@@ -616,6 +650,8 @@ class ModuleIndex:
         #: function -> whether a decorator of the checked code jits it (see jitted_by_decorator)
         self._jitted_by_decorator: Dict[FunctionInfo, bool] = {}
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
+        #: each call -> the scope it is written in (what its bare names resolve from)
+        self._call_here: Dict[cst.Call, Scope] = {}
         self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
         #: statements after one that always leaves its block (see ``syntax.reachable_count``)
@@ -677,7 +713,8 @@ class ModuleIndex:
             if outer is not None:  # named by what keeps the trace
                 entry.label = f"`{_short(self.module.code_for_node(outer))}`"
             entry.calls = entry.direct_calls + tuple(
-                call for name in entry.call_names for call in self.calls_by_name.get(name, ())) + tuple(
+                call for name in entry.call_names for call in self.calls_by_name.get(name, ())
+                if self._calls_binding_of(entry, name, call)) + tuple(
                 call for name in entry.call_names for call in chosen.get(name, ()))
         #: every call in the module, in the order the walk met them -> the function it is in and,
         #: directly in a class body, that class
@@ -1317,6 +1354,33 @@ class ModuleIndex:
                     parents[id(child)] = node
                     push((child, scope, cls, loops, here))
 
+    def _calls_binding_of(self, entry: EntryPoint, name: str, call: cst.Call) -> bool:
+        """Whether the bare-name call ``call`` of ``name`` may call what ``entry`` binds to that name:
+        its arguments fit (see :meth:`EntryPoint.accepts`), and Python resolves the name from the
+        call's scope (LEGB), so a parameter, loop target or local assignment of the same name in a
+        function around the call (``for step in steps: step(x, i)``) is another value. Only a call
+        whose name resolves to a different scope than the entry's binding is left out; where either
+        is unknown the call is kept."""
+        if not entry.accepts(call):
+            return False
+        here = self._call_here.get(call)
+        home = self._binding_home(entry, name)
+        if here is None or home is None:
+            return True
+        found = here.resolve(name)
+        return found is None or found is home
+
+    def _binding_home(self, entry: EntryPoint, name: str) -> Optional[Scope]:
+        """The scope whose binding of ``name`` holds ``entry``'s traced function: where the decorated
+        ``def`` is, or where the ``g = jax.jit(f)`` that names it is written."""
+        site = entry.site
+        if isinstance(site, cst.Decorator):
+            own = self.scope_model.scopes.get(entry.function.node)
+            where = own.parent if own is not None else None
+        else:
+            where = self._call_here.get(site) if isinstance(site, cst.Call) else None
+        return where.resolve(name) if where is not None else None
+
     def _never_run(self) -> Set[cst.CSTNode]:
         """The calls and function definitions in statements Python never reaches: a jit, vmap or
         lax call there traces nothing, and a decorator there is never applied."""
@@ -1331,6 +1395,7 @@ class ModuleIndex:
 
     def _note_call(self, node: cst.Call, scope, cls, loops, here: Scope) -> None:
         self._pending_calls.append((node, scope, cls))
+        self._call_here[node] = here
         if loops:
             self.loops_of[node] = loops
             markers = self._loop_markers

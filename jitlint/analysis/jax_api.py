@@ -315,6 +315,14 @@ NUMPY_SCALAR_TYPES = frozenset({
 #: no hashable Python value is (``jax.Array`` defines no hash, so jit refuses one as a static argument)
 JAX_ARRAY_TYPES = frozenset({"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer"})
 
+#: mapping types: an instance is a dict-like container, whose keys (what iterating it gives) are
+#: hashable, so never tracers (a JAX array is unhashable); flax's FrozenDict is a pytree of them
+MAPPING_TYPES = frozenset({
+    "dict", "typing.Dict", "typing.Mapping", "typing.MutableMapping", "collections.abc.Mapping",
+    "collections.abc.MutableMapping", "collections.OrderedDict", "collections.defaultdict",
+    "typing.OrderedDict", "typing.DefaultDict", "flax.core.FrozenDict", "flax.core.frozen_dict.FrozenDict",
+})
+
 
 def holds_no_tracer(qualified: str) -> bool:
     """Whether ``qualified`` names a type no tracer is an instance of: NumPy's array and scalar

@@ -20,12 +20,12 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, in_axes_entries, is_property
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
-                                     literal_elements,
+                                     is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      none_test, numeric_uses, params_of, path_to, reachable_count, string_value)
 from jitlint.analysis.values import (
@@ -405,8 +405,17 @@ class Analyzer:
 
     # ============================================================== entries
     def run(self) -> Facts:
+        # a function a transform decorates runs only in a trace (its name holds the transformed
+        # wrapper): a function it traces in turn (`jax.vmap(inner)(xs)` in its body) is analysed
+        # there, inline, with the closure values that trace gives it, and not alone as well, where
+        # those values would be unknown (`isinstance(local, np.ndarray)` undecided)
+        always_traced = {e.function for e in self.index.entries
+                         if isinstance(e.site, cst.Decorator) and e.wrapper_of is None}
         for entry in self.index.entries:
             if entry.function in self.index.callbacks and not entry.all_traced:
+                continue
+            if entry.scope in always_traced and entry.function.parent is entry.scope \
+                    and isinstance(entry.site, cst.Call):
                 continue
             env = self.entry_signature(entry)
             t = entry.transform
@@ -475,7 +484,7 @@ class Analyzer:
             static -= {name for name in by_keyword if name not in (entry.static_names or ())
                        and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
-        mapped = self._in_axes_entries(entry)
+        mapped = entry.in_axes_length()
         for index, (param, kind) in enumerate(params):
             name = _param_name(param)
             if name in env:
@@ -542,19 +551,6 @@ class Analyzer:
                                                            or self._passed_not_none(param, entry)),
                                **self._class_facts(param))
         return env
-
-    def _in_axes_entries(self, entry: EntryPoint) -> Optional[int]:
-        """How many entries the ``in_axes`` sequence of ``jax.vmap(f, in_axes=(...))`` has (None: not a
-        vmap made by a call, or ``in_axes`` one value for all, or not known)."""
-        t = entry.transform
-        site = entry.site
-        if t is None or t.in_axes_kw is None or not isinstance(site, cst.Call) or entry.partial_args:
-            return None
-        spec = call_argument(site, t.in_axes_pos if t.in_axes_pos is not None else 99, t.in_axes_kw)
-        if spec is None:
-            return None
-        axes = in_axes_entries(spec.value)
-        return len(axes) if axes is not None else None
 
     def _annotated_array(self, p: cst.Param) -> bool:
         if p.annotation is None:
@@ -1261,7 +1257,9 @@ class Analyzer:
 
     def _of_tested_class(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Dict[str, Value]:
         """Where ``isinstance(x, C)`` holds (alone or in an ``and``), a traced ``x`` is an instance of
-        ``C``, a class of the checked code: its static fields and properties are what the class says."""
+        ``C``: of a class of the checked code, its static fields and properties are what the class
+        says; of ``dict`` (a mapping type, or a tuple of them), a dict of tracers, whose keys (what
+        iterating it gives) are hashable and so never tracers (``{key: f(x[key]) for key in x}``)."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._of_tested_class(test.right, self._of_tested_class(test.left, env))
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
@@ -1271,12 +1269,22 @@ class Analyzer:
         value = env.get(name)
         if value is None or value.kind is not Kind.TRACED:
             return env
-        narrowed = self._as_instance(value, test.args[1].value)
+        types = _type_alternatives(test.args[1].value)
+        if types and all(self._mapping_type(t) for t in types) and not value.mapping and value.items is None:
+            narrowed = Value(Kind.TRACED, value.reason, container=True, mapping=True, element=STATIC,
+                             pytree_class=value.pytree_class, static_keys=value.static_keys)
+        else:
+            narrowed = self._as_instance(value, test.args[1].value)
         if narrowed is value:
             return env
         out = dict(env)
         out[name] = narrowed
         return out
+
+    def _mapping_type(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name) and node.value == "dict":
+            return self.index.qualify(node) is None  # the builtin, not a name the module binds
+        return self.index.qualify(node) in jax_api.MAPPING_TYPES
 
     @staticmethod
     def _made_static(env: Dict[str, Value], names: frozenset) -> Dict[str, Value]:
@@ -1302,6 +1310,13 @@ class Analyzer:
         if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all") \
                 and len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
             return self._concrete_names_of_each(test.func.value, test.args[0].value, env)
+        predicate = self._type_predicate(test)
+        if predicate is not None:  # `_has_tracer(w)`, a function of the module that returns a type test
+            body, renamed = predicate
+            inner_env = {param: env[arg] for param, arg in renamed.items() if arg in env}
+            when_true, when_false = self._concrete_names(body, inner_env)
+            return (frozenset(renamed[p] for p in when_true if p in renamed),
+                    frozenset(renamed[p] for p in when_false if p in renamed))
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
             return _NOTHING, _NOTHING
@@ -1314,6 +1329,30 @@ class Analyzer:
         if types == "tracer":
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
+
+    def _type_predicate(self, test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, Dict[str, str]]]:
+        """``_has_tracer(w)``: a call, with names as arguments, of a module-level function whose body is
+        one ``return`` of a type test (``return isinstance(value, jax.core.Tracer)``): the test, and
+        its parameters each mapped to the name the call passes. The test then says of those names
+        what it says of the parameters."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.args
+                and all(isinstance(a.value, cst.Name) and a.keyword is None and not a.star for a in test.args)):
+            return None
+        info = self.index.functions.get(test.func.value)
+        if info is None or not isinstance(info.node, cst.FunctionDef) or info.parent is not None \
+                or self.index.globals.get(test.func.value) is None \
+                or self.index.globals[test.func.value].assignments > 1:
+            return None
+        statements = [s for s in info.node.body.body if not is_docstring(s)]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) \
+                or len(statements[0].body) != 1 or not isinstance(statements[0].body[0], cst.Return) \
+                or statements[0].body[0].value is None:
+            return None
+        positional = [p for p, kind in info.params if kind in ("posonly", "positional")]
+        if len(test.args) > len(positional):
+            return None
+        renamed = {_param_name(p): a.value.value for p, a in zip(positional, test.args)}
+        return statements[0].body[0].value, renamed
 
     def _concrete_names_of_each(self, how: str, gen: cst.GeneratorExp,
                                 env: Dict[str, Value]) -> Tuple[frozenset, frozenset]:
@@ -1564,6 +1603,23 @@ class Analyzer:
                 for el in target.slice:
                     self._ev_slice(el.slice, frame)
                 self._forget_static_keys(target.value, target.slice, frame)
+                self._stored_in_dict(target, value, frame)
+
+    def _stored_in_dict(self, target: cst.Subscript, value: Value, frame: Frame) -> None:
+        """``res[key] = v`` with a traced ``v`` into a local Python dict (``res = {}``): the dict is
+        now a pytree that holds a tracer. Its keys stay Python values; it is not an array, so where
+        another path gives an array (``return res`` or ``return jnp.zeros_like(x)``) the result is
+        known to be neither."""
+        holder = target.value
+        if value.kind is not Kind.TRACED or not isinstance(holder, cst.Name):
+            return
+        current = frame.env.get(holder.value)
+        if current is None or current.kind is Kind.TRACED or not (current.container and current.mapping):
+            return
+        reason = Reason(target, "`{code}` is assigned a traced value on line {line}", value.reason)
+        frame.env[holder.value] = Value(Kind.TRACED, reason, container=True, mapping=True,
+                                        element=current.element if current.element is not None else STATIC,
+                                        static_keys=current.static_keys)
 
     def _forget_static_keys(self, holder: cst.BaseExpression, where, frame: Frame) -> None:
         """``d[key] = v`` (``where``, the subscript's slice) or ``d.update(...)`` (None): the keys
@@ -1905,6 +1961,10 @@ class Analyzer:
         if any(not isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
             return True
         operands = [node.left] + [c.comparator for c in node.comparisons]
+        if all(value.kind is not Kind.STATIC for value in values):
+            # `item.kind == first_kind`: equality of two values of which neither is known to be an
+            # array (the caller checked) nor a number: objects of a pytree compare as Python objects
+            return False
         for operand, value in zip(operands, values):
             if value.kind is not Kind.STATIC:
                 continue
@@ -1951,6 +2011,11 @@ class Analyzer:
                 and attr in self._imported_static_fields():
             return STATIC
         if base.kind is Kind.TRACED:
+            if attr not in jax_api.ARRAY_ATTRIBUTE_NAMES:
+                # an attribute no JAX array has (`item.kind`): the value is an object of the pytree,
+                # and what its attribute holds (a leaf, aux data, a property's result) is not known
+                # to be an array
+                return traced(base.reason)
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
             return traced(Reason(node, "`{code}` of a module-level JAX array is traced inside traced code"))
@@ -2782,13 +2847,15 @@ class Analyzer:
         return value.kind is Kind.STATIC and not value.jax_array and kind in ("tracer", "jax array")
 
     def _isinstance_true(self, args) -> bool:
-        """``isinstance(v, Tracer)`` (or ``jax.Array``) of a name holding an array tracer: True under
-        tracing (a pytree of tracers is not one, so only an array is decided)."""
+        """``isinstance(v, Tracer)`` (or ``jax.Array``) of an array tracer: True under tracing (a pytree
+        of tracers is not one, so only an array is decided). ``v`` may be any expression whose value
+        is a tracer by evidence: an element of a list of them (``isinstance(parts[0], jax.Array)``),
+        an attribute holding one. Where the value is not traced the other arm runs, on concrete
+        values."""
         if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
             return False
         (tested, value), (types, _) = args
-        return isinstance(tested.value, cst.Name) and value.traced_array \
-            and self._instance_types(types.value) in ("tracer", "jax array")
+        return value.traced_array and self._instance_types(types.value) in ("tracer", "jax array")
 
     def _instance_test_of_each(self, how: str, gen: cst.GeneratorExp) -> Optional[bool]:
         """``any(isinstance(v, T) for v in (a, b))`` / ``all(...)`` decided under tracing: each

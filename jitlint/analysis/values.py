@@ -247,8 +247,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array,
                      leaf=a.leaf and b.leaf)
     if b.kind is Kind.TRACED and ((a.is_array and not b.is_array) or (a.leaf and not b.leaf)):
-        # traced on both paths, an array only on one
-        return replace(a, is_array=a.is_array and b.is_array, leaf=a.leaf and b.leaf)
+        # traced on both paths, an array only on one; a tracer on both (an array on one path, a
+        # pytree's leaf on the other: `jnp.concatenate(parts)` or `arr.flatten()`) is still one
+        tracer_on_both = (a.is_array or a.leaf) and (b.is_array or b.leaf)
+        return replace(a, is_array=a.is_array and b.is_array, leaf=(a.leaf and b.leaf) or tracer_on_both)
     return a
 
 

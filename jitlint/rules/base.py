@@ -25,7 +25,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import handler_catches, iter_children, short_code
-from jitlint.analysis.tracedness import BodyInfo, Facts
+from jitlint.analysis.tracedness import BodyInfo, Facts, casts_to_bool
 from jitlint.analysis.values import Kind, Reason, Value
 
 #: the code of the finding that stands for a crash of jitlint itself in one rule
@@ -141,6 +141,29 @@ class RuleContext:
 
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:
         return short_code(self.module, node, limit)
+
+    def traced_mask(self, index: cst.BaseExpression) -> bool:
+        """Whether the index ``index`` is a traced boolean array: a comparison, a name holding one,
+        ``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``. Indexing with it (``x[m]``,
+        ``x.at[m].set(v)``) needs its value to know the result's shape: under jit it raises
+        ``NonConcreteBooleanIndexError``, and ``jnp.where`` over the whole array is the rewrite."""
+        value = self.value(index)
+        return value.kind is Kind.TRACED and (value.is_bool or self._casts_to_bool(index))
+
+    def _casts_to_bool(self, node: cst.BaseExpression) -> bool:
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.qualify(node.func)
+        if q is not None:
+            where = jax_api.DTYPE_CAST_FUNCTIONS.get(q)
+        elif isinstance(node.func, cst.Attribute):
+            receiver = self.value(node.func.value)
+            if receiver.kind is not Kind.TRACED and not receiver.jax_array:
+                return False  # a value jitlint cannot place may be a host (NumPy) array
+            where = jax_api.DTYPE_CAST_METHODS.get(node.func.attr.value)
+        else:
+            where = None
+        return casts_to_bool(node, where, self.qualify, self.facts.read_scope)
 
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
         return self.index.qualify(node)

@@ -9,7 +9,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
-from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
+from jitlint.analysis.scopes import BINDING_NODES, BindingKind, Scope, bound_by, names_bound_in
 from jitlint.analysis.syntax import assigned_names, call_argument, flat_targets, iter_children, path_to, short_code, string_value
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
@@ -401,11 +401,14 @@ class RecompilationHazard(Rule):
         return any(_used_other_than_called(root, name) for name in names if "." not in name)
 
     @staticmethod
-    def _over_listed_functions(site: cst.CSTNode, inner: cst.BaseExpression, root: cst.CSTNode) -> bool:
-        """``[jax.jit(jax.vmap(fn))(x) for name, fn in (("f", f), ("d1", d1))]``: the innermost loop
-        or comprehension around ``site`` runs over a display that lists the functions, and the
-        function transformed is its loop variable: each element compiles a different function,
-        once, none of them twice."""
+    def _over_listed_functions(index: ModuleIndex, site: cst.CSTNode, inner: cst.BaseExpression,
+                               root: cst.CSTNode) -> bool:
+        """Each iteration transforms a different function, taken from what the loop runs over: the
+        function is the loop variable (``for name, fn in (("f", f), ("d1", d1))``), or a name the
+        loop body binds once from it (``init_fn = make_init(kind)``, ``fn = models[kind].init``).
+        Each is compiled once, none of them twice, and no wrapper made before the loop could stand
+        for them. Not where the loop counts (``range``, ``enumerate``'s index, a display of numbers):
+        a function that differs per number is one function with a parameter (pass it traced)."""
         if not isinstance(inner, cst.Name):
             return False
         for node in reversed(path_to(root, site) or []):
@@ -413,14 +416,26 @@ class RecompilationHazard(Rule):
                 loop = node.for_in
                 while loop.inner_for_in is not None:
                     loop = loop.inner_for_in
-                target, iterable = loop.target, loop.iter
+                target, iterable, body = loop.target, loop.iter, None
             elif isinstance(node, cst.For):
-                target, iterable = node.target, node.iter
+                target, iterable, body = node.target, node.iter, node.body
             elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
             else:
                 continue
-            return inner.value in {n.value for n in assigned_names(target)} and isinstance(iterable, (cst.Tuple, cst.List))
+            items = _item_names(target, iterable)
+            if inner.value in items:
+                return isinstance(iterable, (cst.Tuple, cst.List)) or not _counts(iterable)
+            if body is None or _counts(iterable):
+                return False
+            assignments = _assignments_in(body)
+            values = [value for name, value, _ in assignments if name == inner.value]
+            if len(values) != 1 or values[0] is None or isinstance(values[0], cst.Lambda):
+                return False  # (a lambda made per iteration is one function: its closure varies)
+            value = values[0]
+            if isinstance(value, cst.Call) and index.qualify(value.func) == "functools.partial":
+                return False  # one function with an argument bound per iteration
+            return inner.value in _derived_from(items, assignments)
         return False
 
     def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
@@ -430,13 +445,7 @@ class RecompilationHazard(Rule):
         not the same one again."""
         index = self.ctx.index
         loops = index.loops_of.get(node)
-        used = set()
-        stack = [node]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, cst.Name):
-                used.add(item.value)
-            stack.extend(iter_children(item))
+        used = _names_read(node)
         comprehension = index.per_element.get(node)
         if comprehension is not None:  # the element of a comprehension: its targets change
             return any(where is not None and where.kind == Scope.COMPREHENSION
@@ -556,7 +565,14 @@ class RecompilationHazard(Rule):
             if isinstance(scope, cst.ClassDef) or scope in traced_scopes:
                 continue
             layer, inner = chain
-            if self._over_listed_functions(site, inner, scope.node if scope is not None else index.module):
+            if self._over_listed_functions(index, site, inner, scope.node if scope is not None else index.module):
+                # one compile per item is needed; but a chain evaluated anew is a new function each
+                # time, so a function that runs again and again compiles every item again
+                if layer is not None and scope is not None and not _runs_once(scope) \
+                        and self._called_repeatedly(scope):
+                    self.report(site, f"`{self.ctx.code(site.func)}` of a `{self.ctx.code(layer.func)}(...)` "
+                                      f"result, made for each item on every call of `{scope.label}`: each call "
+                                      "traces and compiles every item again")
                 continue
             fresh = self._fresh_callable(inner, scope)
             if layer is not None:
@@ -890,6 +906,15 @@ class BadStaticArguments(Rule):
         first = fn.params[0][0].name.value
         if first in entry.static_params() or not self.ctx.index.plain_class(fn.cls.name, not_a_pytree=True):
             return
+        # the first parameter holds an instance only on a call through one (`obj.method(x)`); a
+        # function of the class body called through the class (`Quad.K_quad(coords, ...)`, with no
+        # `@staticmethod`) gets what the call passes, an array here
+        through = [call.func.value for call in self.ctx.index.calls_by_name.get("." + fn.name, ())
+                   if isinstance(call.func, cst.Attribute)]
+        if any(isinstance(r, cst.Name) and r.value == fn.cls.name for r in through):
+            return
+        if first != "self" and not any(not (isinstance(r, cst.Name) and r.value == fn.cls.name) for r in through):
+            return  # (not named as the instance, and no call through an instance seen)
         self.report(fn.node.name, f"`{first}` of `{fn.label}` is traced: `{fn.cls.name}` is not a pytree, so every "
                                   "call raises `TypeError`",
                     fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance "
@@ -1299,3 +1324,68 @@ class MutableStaticSelf(Rule):
 
 
 RULES = [RecompilationHazard, BadStaticArguments, MutableStaticSelf]
+
+
+def _item_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> Set[str]:
+    """The loop variables that hold the items iterated (not ``enumerate``'s counter)."""
+    names = [n.value for n in assigned_names(target)]
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
+            and isinstance(target, cst.Tuple) and target.elements:
+        counter = {n.value for n in assigned_names(target.elements[0].value)}
+        return {n for n in names if n not in counter}
+    return set(names)
+
+
+def _counts(iterable: cst.BaseExpression) -> bool:
+    """A loop over numbers: ``range(...)``, or a display whose items are number literals."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+        return True
+    if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements:
+        return all(isinstance(el.value, (cst.Integer, cst.Float)) for el in iterable.elements)
+    return False
+
+
+def _assignments_in(body: cst.CSTNode) -> List[Tuple[str, Optional[cst.BaseExpression], bool]]:
+    """Each name bound in ``body`` (not in the functions defined there), with the value assigned
+    (None for another kind of binding: a loop target, ``with``, ``+=``) and whether it is the whole
+    value (``name = value``, not one of ``a, b = value``)."""
+    out: List[Tuple[str, Optional[cst.BaseExpression], bool]] = []
+    stack: List[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign):
+            plain = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            for t in node.targets:
+                out.extend((n.value, node.value, plain) for n in assigned_names(t.target))
+        elif type(node) in BINDING_NODES and not isinstance(node, cst.CompFor):
+            out.extend((name, None, False) for name in bound_by(node))
+        stack.extend(iter_children(node))
+    return out
+
+
+def _derived_from(items: Set[str], assignments) -> Set[str]:
+    """The names the loop body computes from the loop's items, directly or through other such names
+    (``translator = Translator(kind)``, then ``init_fn, meta = translator.translate()``)."""
+    derived = set(items)
+    changed = True
+    while changed:
+        changed = False
+        for name, value, _ in assignments:
+            if name not in derived and value is not None and _names_read(value) & derived:
+                derived.add(name)
+                changed = True
+    return derived
+
+
+def _names_read(node: cst.CSTNode) -> Set[str]:
+    """Every name written in ``node`` (read, or bound: what the code mentions)."""
+    out: Set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.add(item.value)
+        stack.extend(iter_children(item))
+    return out

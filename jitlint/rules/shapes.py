@@ -8,27 +8,9 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import call_argument, has_keyword
-from jitlint.analysis.tracedness import casts_to_bool
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext
 from jitlint.rules.control_flow import is_python_container
-
-
-def _casts_to_bool(ctx: RuleContext, node: cst.BaseExpression) -> bool:
-    """``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``: a boolean array, a mask as an index."""
-    if not isinstance(node, cst.Call):
-        return False
-    q = ctx.qualify(node.func)
-    if q is not None:
-        where = jax_api.DTYPE_CAST_FUNCTIONS.get(q)
-    elif isinstance(node.func, cst.Attribute):
-        receiver = ctx.value(node.func.value)
-        if receiver.kind is not Kind.TRACED and not receiver.jax_array:
-            return False  # a value jitlint cannot place may be a host (NumPy) array
-        where = jax_api.DTYPE_CAST_METHODS.get(node.func.attr.value)
-    else:
-        where = None
-    return casts_to_bool(node, where, ctx.qualify, ctx.facts.read_scope)
 
 
 class ValueDependentShape(Rule):
@@ -114,10 +96,9 @@ class ValueDependentShape(Rule):
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
                 continue
-            index = ctx.value(element.slice.value)
-            if index.kind is Kind.TRACED and (index.is_bool or _casts_to_bool(ctx, element.slice.value)):
+            if ctx.traced_mask(element.slice.value):
                 self.report(node, f"boolean mask `{ctx.code(element.slice.value)}` makes the shape of "
-                                  f"`{ctx.code(node)}` depend on traced values", index.reason)
+                                  f"`{ctx.code(node)}` depend on traced values", ctx.value(element.slice.value).reason)
                 return
 
     def visit_Call(self, node: cst.Call) -> None:

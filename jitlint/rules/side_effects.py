@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import assigned_names
+from jitlint.analysis.syntax import assigned_names, iter_children
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -268,6 +268,11 @@ class OuterStateWrite(Rule):
     once per trace is the same as once per call (a context kept while tracing).
     The same pop in straight-line code is flagged: under jit a conversion error
     can raise between the two where eager code goes on, and the push stays.
+    A method whose `self` is a pytree argument of the jit (not static) gets a
+    copy of it in the trace, rebuilt from the leaves: writes to its attributes
+    that the method hands back (`return self`, or `self` in a returned tuple)
+    are a functional update and are not flagged; writes it does not hand back
+    are lost (the caller's object keeps its old value), and are flagged so.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -388,6 +393,8 @@ class OuterStateWrite(Rule):
                 return None  # (an object the traced code builds itself is not outer state)
             params = fn.params
             if params and params[0][0].name.value == root.value:
+                if self._functional_update(root):
+                    return None
                 return f"attributes of `{root.value}`"
             return None
         if scope == "global" and root.value in ctx.index.ref_names:
@@ -404,6 +411,28 @@ class OuterStateWrite(Rule):
             if owner is not None and ctx.index.holds_container(owner, root.value):
                 return f"`{root.value}` of the enclosing function"
         return None
+
+    def _functional_update(self, root: cst.Name) -> bool:
+        """``self`` reached the trace as data (a pytree argument of the jit, not static, not a bound
+        method's closure): inside the trace it is a copy that JAX rebuilt from the leaves, so a write
+        to its attributes changes that copy only, and a method that returns ``self`` (alone or in a
+        tuple) hands the updated copy to its caller: a functional update, as the eager call gives."""
+        if self.ctx.value(root).kind is Kind.STATIC:
+            return False
+        fn = self.ctx.function
+        name = root.value
+        stack: List[cst.CSTNode] = list(fn.node.body.body) if isinstance(fn.node, cst.FunctionDef) else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(node, cst.Return) and node.value is not None:
+                value = node.value
+                items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+                if any(isinstance(item, cst.Name) and item.value == name for item in items):
+                    return True
+            stack.extend(iter_children(node))
+        return False
 
     def _check_container_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         root = _root_name(target)
@@ -424,7 +453,12 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("attributes") and not self.ctx.is_traced(value) \
                 and _initialisation(self):
             return  # the object's lazy cache (`if self._cache is None:`), filled once with Python values
-        if where is not None:
+        if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
+            # `self` came in as a pytree argument: the write reaches the trace's copy only
+            self.report(target, f"write to {where} changes only the traced copy of `{root.value}` (a pytree "
+                                f"argument): the caller's object keeps its old value, where the eager call changes it; "
+                                f"return `{root.value}`", _why_traced(self), subject=root.value)
+        elif where is not None:
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
                         _why_traced(self), subject=root.value)
@@ -980,7 +1014,10 @@ class InPlaceArrayUpdate(Rule):
     JAX arrays are immutable, under jit and eagerly: `TypeError: JAX arrays
     are immutable and do not support in-place item assignment. Instead of
     x[idx] = y, use x = x.at[idx].set(y)`. Under `jax.disable_jit()` with a
-    NumPy input the same code silently mutates the caller's array.
+    NumPy input the same code silently mutates the caller's array. Where the
+    index is a traced boolean mask, `x.at[mask].set(v)` fails under jit as well
+    (`NonConcreteBooleanIndexError`): the message then advises
+    `jnp.where(mask, v, x)`, and JIT401 offers that rewrite.
 
     ## Example
     ```python
@@ -1016,20 +1053,33 @@ class InPlaceArrayUpdate(Rule):
     code = "JIT105"
     name = "in-place-array-update"
 
-    def _check(self, target: cst.BaseExpression) -> None:
+    def _check(self, target: cst.BaseExpression, new_value: str) -> None:
         if not isinstance(target, cst.Subscript):
             return
-        base = self.ctx.value(target.value)
+        ctx = self.ctx
+        base = ctx.value(target.value)
         if base.is_array and base.kind is Kind.TRACED and not base.container:
-            self.report(target, f"in-place update of JAX array `{self.ctx.code(target.value)}`: arrays are "
-                                "immutable; use `.at[...].set(...)`", base.reason)
+            array = ctx.code(target.value)
+            mask = next((e.slice.value for e in target.slice
+                         if isinstance(e.slice, cst.Index) and ctx.traced_mask(e.slice.value)), None)
+            if mask is not None:
+                # `.at[mask].set(v)` raises NonConcreteBooleanIndexError under jit: select instead
+                advice = f"use `jnp.where({ctx.code(mask)}, {new_value}, {array})` (`.at[...]` with a traced " \
+                         "boolean mask fails under jit)"
+            else:
+                advice = "use `.at[...].set(...)`"
+            self.report(target, f"in-place update of JAX array `{array}`: arrays are immutable; {advice}",
+                        base.reason)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            self._check(t.target)
+            self._check(t.target, self.ctx.code(node.value, 24))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node.target)
+        target = node.target
+        if isinstance(target, cst.Subscript):
+            op = self.ctx.code(node.operator).strip().rstrip("=")
+            self._check(target, f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
 
 
 RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate]
