@@ -1388,3 +1388,80 @@ def test_a_staged_assert_keeps_the_other_statements_of_its_line():
         return y
     """)
     assert "y = x * 2;" in out and "jax.debug.callback(" in out and "assert" not in out, out
+
+
+HELPER_READ_ADVICE_ONLY = {
+    "a helper another module may call": """
+        SCALE = 2.0
+
+        def set_scale(v):
+            global SCALE
+            SCALE = v
+
+        def scaled(x):
+            return x * SCALE
+
+        @jax.jit
+        def step(x):
+            return scaled(x)
+        """,
+    "a helper two jitted functions call": """
+        SCALE = 2.0
+
+        def set_scale(v):
+            global SCALE
+            SCALE = v
+
+        def _scaled(x):
+            return x * SCALE
+
+        @jax.jit
+        def step(x):
+            return _scaled(x)
+
+        @jax.jit
+        def other(x):
+            return _scaled(x) * 2
+        """,
+    "a helper called from a nested function": """
+        SCALE = 2.0
+
+        def set_scale(v):
+            global SCALE
+            SCALE = v
+
+        def _scaled(x):
+            return x * SCALE
+
+        @jax.jit
+        def step(x):
+            inner = lambda y: _scaled(y)
+            return inner(x)
+        """,
+    "a helper passed, not only called": """
+        SCALE = 2.0
+
+        def set_scale(v):
+            global SCALE
+            SCALE = v
+
+        def _scaled(x):
+            return x * SCALE
+
+        @jax.jit
+        def step(x):
+            return jax.vmap(_scaled)(x)
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELPER_READ_ADVICE_ONLY))
+def test_helper_read_rewritten_only_where_every_call_is_seen(case):
+    """JIT101 in a helper: the value is threaded through the helper and its one jitted caller only
+    where the helper's signature can change (no other module, no other caller, only called, each call
+    in the caller's own body); otherwise the advice is display-only."""
+    _, diags = findings(HELPER_READ_ADVICE_ONLY[case])
+    reads = [d for d in diags if d.code == "JIT101"]
+    assert reads, diags
+    assert all(d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY for d in reads), \
+        [d.fix for d in reads]

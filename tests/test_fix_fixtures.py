@@ -189,6 +189,11 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                            for name in re.findall(r"^def (\w+)", "".join(old_lines[first - 1:last]), re.MULTILINE)}
                 call_sites = [span for span in spans if "jax.jit" in "".join(old_lines[span[0] - 1:span[1]]) or any(
                     re.search(rf"\b{name}\(", "".join(old_lines[span[0] - 1:span[1]])) for name in defined)]
+                # and a fix that passes a value on to the helpers the function calls edits their definitions
+                held = "".join("".join(old_lines[first - 1:last]) for first, last in holder)
+                call_sites += [span for span in spans if any(
+                    re.search(rf"\b{callee}\(", held)
+                    for callee in re.findall(r"^def (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked

@@ -27,6 +27,11 @@ Preconditions, proven from the code; otherwise the fix is display-only advice:
   module has an ``__all__`` it cannot read past that leaves it out;
 * at every call the read means the same global (no local or class attribute of that name).
 
+A read in a helper that only the jitted function calls (:func:`_only_caller`) is threaded through:
+the helper, and every other such helper reading the value, takes the parameter too, and the jitted
+function passes it at its calls of them and keeps its name as the plain function below
+(:func:`_threaded`).
+
 Where another module may call the function, or a call cannot take the argument, it keeps its name
 and signature as a plain function that reads the value on every call and passes it to the jitted
 body, renamed ``_name`` (:func:`_behind_a_wrapper`): the callers are left as they are.  The jit must
@@ -46,10 +51,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import is_docstring, name_references
+from jitlint.analysis.syntax import is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
-from jitlint.fixes.context import FixContext, Replacement
+from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.static_args import is_static_use, merged_static_args
@@ -75,10 +80,20 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     shown = ctx.code(read)
     advice = Fix(Applicability.DISPLAY_ONLY,
                  f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
-    key = ("parameters", fn.node, shown)
+    caller = fn if _only_jit(fn, ctx) is not None else _only_caller(fn, ctx)
+    if caller is None:
+        return advice
+    key = ("parameters", caller.node, shown)
     if key not in ctx.memo:
-        ctx.memo[key] = _rewrite(read, node.value, fn, ctx)
+        helpers = _reading_helpers(caller, read, node.value, ctx)
+        built = _threaded(read, node.value, caller, helpers, ctx) if helpers else None
+        if built is None and caller is fn:
+            built = _rewrite(read, node.value, fn, ctx)
+        ctx.memo[key] = built
     fix = ctx.memo[key]
+    if isinstance(fix, Fix) and caller is not fn and not any(
+            path_to(h.node, node) for h in _reading_helpers(caller, read, node.value, ctx) or ()):
+        return advice  # (the fix built for the caller does not reach this read)
     return fix if isinstance(fix, Fix) else advice
 
 
@@ -160,6 +175,107 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
         "it has no call in this module"
     return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` ({where})",
                    tuple(edits) + imports)
+
+
+def _only_caller(helper: FunctionInfo, ctx: FixContext) -> Optional[FunctionInfo]:
+    """The one jitted module-level function that calls ``helper``, when ``helper`` is a module-level
+    function of its own that no other module can call (its name starts with ``_``, or ``__all__``
+    leaves it out), that the module only calls (not passed or rebound), and whose calls are all in
+    that function's own body (not in a function nested in it), none unpacking arguments."""
+    if _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
+            or helper.parent is not None or helper.cls is not None:
+        return None
+    if listed_in_all(ctx.module, helper.name) or not (
+            helper.name.startswith("_") or any(True for _ in name_references(ctx.module, "__all__"))):
+        return None
+    calls = calls_by_name(helper, ctx)
+    if not calls or any(arg.star for call in calls for arg in call.args):
+        return None
+    owners = {ctx.enclosing_function(call) for call in calls}
+    if len(owners) != 1:
+        return None
+    caller = owners.pop()
+    if caller is None or caller is helper or caller.parent is not None or caller.cls is not None \
+            or not isinstance(caller.node, cst.FunctionDef) or _only_jit(caller, ctx) is None:
+        return None
+    return caller
+
+
+def _reading_helpers(caller: FunctionInfo, read: cst.BaseExpression, global_name: str,
+                     ctx: FixContext) -> Optional[List[FunctionInfo]]:
+    """The helpers ``caller`` alone calls (see :func:`_only_caller`) that read ``read`` as the
+    global; None when one that reads it cannot take it as a parameter (it reads the name as a
+    local too, or declares it)."""
+    out: List[FunctionInfo] = []
+    for info in ctx.index.functions.values():
+        if info is caller or info.parent is not None or not isinstance(info.node, cst.FunctionDef):
+            continue
+        if not _reads_in(info.node, read, ctx):
+            continue
+        if _only_caller(info, ctx) is not caller:
+            continue
+        if global_name in info.local_names or global_name in info.global_names:
+            return None
+        out.append(info)
+    return out
+
+
+def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, helpers: List[FunctionInfo],
+              ctx: FixContext) -> Optional[Fix]:
+    """The read is (also) in helpers that only the jitted ``caller`` calls: ``def _scaled(x): return
+    x * SCALE`` called from ``@jax.jit def step(x)``. Each helper takes the value as a keyword-only
+    parameter, ``caller`` takes it too (static where a read needs a Python value) and passes it on at
+    each of its calls of them, and ``caller`` keeps its name and signature as a plain function that
+    reads the value on every call (:func:`_behind_a_wrapper`)."""
+    if global_name in caller.local_names or global_name in caller.global_names \
+            or global_name in caller.nonlocal_names:
+        return None
+    entry = _only_jit(caller, ctx)
+    if entry is None or not _can_wrap(caller, entry, ctx):
+        return None
+    kind = _kind(read, global_name, ctx)
+    if kind is None:
+        return None
+    helper_reads = {h: _reads_in(h.node, read, ctx) for h in helpers}
+    caller_reads = _reads_in(caller.node, read, ctx)
+    every = caller_reads + [r for reads in helper_reads.values() for r in reads]
+    static = kind == "flag" or any(is_static_use(r, ctx) for r in every)
+    if static and (kind == "array" or entry.partial_positional or entry.partial_keywords):
+        return None
+    taken = set().union(*(names_in(h.node) for h in helpers))
+    param = ctx.fresh_name(_base_name(read, global_name), caller.node, taken)
+    passed = cst.Arg(cst.Name(param), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in caller_reads}
+    for h in helpers:
+        for call in calls_by_name(h, ctx) or ():
+            if any(a in changes for a in ctx.ancestors(call)) or call in changes:
+                return None  # `_f(_g(x))`: one edit cannot hold both
+            changes[call] = call.with_changes(args=_appended(call.args, passed))
+    changes[caller.node.params] = _with_keyword_only(caller.node.params, param)
+    imports: Tuple[Edit, ...] = ()
+    if static:
+        decorated = _static_decorator(entry, param, caller, ctx)
+        if decorated is None:
+            return None
+        old, new, imports = decorated
+        changes[old] = new
+    wrapped = _behind_a_wrapper(read, param, static, caller, changes, imports, ctx)
+    if wrapped is None:
+        return None
+    edits: List[Edit] = list(wrapped.edits)
+    for h in helpers:
+        replaced: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in helper_reads[h]}
+        replaced[h.node.params] = _with_keyword_only(h.node.params, param)
+        edit = ctx.replace_many(replaced)
+        if edit is None:
+            return None
+        edits.append(edit)
+    how = "static argument" if static else "argument"
+    names = ", ".join(f"`{h.name}`" for h in helpers)
+    return ctx.fix(Applicability.UNSAFE,
+                   f"Pass `{ctx.code(read)}` to {names} as the {how} `{param}`, from `{caller.name}`, which keeps "
+                   "its name as a plain function that reads it on every call", tuple(edits))
 
 
 # ------------------------------------------------------------------ what the value is

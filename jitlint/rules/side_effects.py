@@ -160,6 +160,16 @@ class MutableGlobalRead(Rule):
     function's only decorator and the function not to be `async` or a
     generator. Otherwise the fix is display-only advice.
 
+    A read in a helper that the jitted function calls (`def _scaled(x):
+    return x * SCALE`, called from `@jax.jit def step(x)`) is passed down the
+    same way: the helper gets the keyword-only parameter, the jitted function
+    gets it too and passes it at each of its calls of the helper (and of any
+    other such helper reading the value), and keeps its name as the plain
+    function above. Only when the helper is a module-level function no other
+    module can call (its name starts with `_`, or `__all__` leaves it out),
+    that the module only calls, all of whose calls are in the one jitted
+    function's own body (not in a lambda or nested function there).
+
     The rewrite is UNSAFE: the signature changes, so a caller the analysis
     cannot see breaks -- or, behind the plain function, the public name is no
     longer a jitted function (`softmax.lower(...)` and the other attributes
