@@ -1390,14 +1390,17 @@ def test_a_staged_assert_keeps_the_other_statements_of_its_line():
     assert "y = x * 2;" in out and "jax.debug.callback(" in out and "assert" not in out, out
 
 
+#: a module-level scale that a function changes: a read of it in traced code is JIT101
+SCALE_PREAMBLE = """
+    SCALE = 2.0
+
+    def set_scale(v):
+        global SCALE
+        SCALE = v
+    """
+
 HELPER_READ_ADVICE_ONLY = {
     "a helper another module may call": """
-        SCALE = 2.0
-
-        def set_scale(v):
-            global SCALE
-            SCALE = v
-
         def scaled(x):
             return x * SCALE
 
@@ -1406,12 +1409,6 @@ HELPER_READ_ADVICE_ONLY = {
             return scaled(x)
         """,
     "a helper two jitted functions call": """
-        SCALE = 2.0
-
-        def set_scale(v):
-            global SCALE
-            SCALE = v
-
         def _scaled(x):
             return x * SCALE
 
@@ -1424,12 +1421,6 @@ HELPER_READ_ADVICE_ONLY = {
             return _scaled(x) * 2
         """,
     "a helper called from a nested function": """
-        SCALE = 2.0
-
-        def set_scale(v):
-            global SCALE
-            SCALE = v
-
         def _scaled(x):
             return x * SCALE
 
@@ -1439,12 +1430,6 @@ HELPER_READ_ADVICE_ONLY = {
             return inner(x)
         """,
     "a helper passed, not only called": """
-        SCALE = 2.0
-
-        def set_scale(v):
-            global SCALE
-            SCALE = v
-
         def _scaled(x):
             return x * SCALE
 
@@ -1460,7 +1445,7 @@ def test_helper_read_rewritten_only_where_every_call_is_seen(case):
     """JIT101 in a helper: the value is threaded through the helper and its one jitted caller only
     where the helper's signature can change (no other module, no other caller, only called, each call
     in the caller's own body); otherwise the advice is display-only."""
-    _, diags = findings(HELPER_READ_ADVICE_ONLY[case])
+    _, diags = findings(textwrap.dedent(SCALE_PREAMBLE) + textwrap.dedent(HELPER_READ_ADVICE_ONLY[case]))
     reads = [d for d in diags if d.code == "JIT101"]
     assert reads, diags
     assert all(d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY for d in reads), \

@@ -144,13 +144,9 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
         param = ctx.fresh_name(base, fn.node)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[fn.node.params] = _with_keyword_only(fn.node.params, param)
-    imports: Tuple[Edit, ...] = ()
-    if static:
-        decorated = _static_decorator(entry, param, fn, ctx)
-        if decorated is None:
-            return None
-        old, new, imports = decorated
-        changes[old] = new
+    imports = _made_static(entry, param, fn, changes, ctx) if static else ()
+    if imports is None:
+        return None
     if calls is None:
         return _behind_a_wrapper(read, param, static, fn, changes, imports, ctx)
     edit = ctx.replace_many(changes)
@@ -253,13 +249,9 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
                 return None  # `_f(_g(x))`: one edit cannot hold both
             changes[call] = call.with_changes(args=_appended(call.args, passed))
     changes[caller.node.params] = _with_keyword_only(caller.node.params, param)
-    imports: Tuple[Edit, ...] = ()
-    if static:
-        decorated = _static_decorator(entry, param, caller, ctx)
-        if decorated is None:
-            return None
-        old, new, imports = decorated
-        changes[old] = new
+    imports = _made_static(entry, param, caller, changes, ctx) if static else ()
+    if imports is None:
+        return None
     wrapped = _behind_a_wrapper(read, param, static, caller, changes, imports, ctx)
     if wrapped is None:
         return None
@@ -557,6 +549,18 @@ def _appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
         new = new.with_changes(comma=out[-1].comma)  # a trailing comma stays trailing
         out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return out + [new]
+
+
+def _made_static(entry, param: str, fn: FunctionInfo, changes: Dict[cst.CSTNode, Replacement],
+                 ctx: FixContext) -> Optional[Tuple[Edit, ...]]:
+    """Adds to ``changes`` the decorator with ``param`` in its ``static_argnames``; the imports that
+    needs (None: the decorator cannot say it)."""
+    decorated = _static_decorator(entry, param, fn, ctx)
+    if decorated is None:
+        return None
+    old, new, imports = decorated
+    changes[old] = new
+    return imports
 
 
 def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
