@@ -1065,16 +1065,16 @@ PARAM_ADVICE_ONLY = {
         def run(x):
             return _g(x)
         """,
-    "read in a helper of the jitted function": """
-        def _helper(x):
-            return x * SCALE
+    "read in a helper that calls the jitted function back": """
+        def _helper(x, n):
+            return x * SCALE if n == 0 else _f(x, n - 1)
 
         @jax.jit
-        def _f(x):
-            return _helper(x) + 1.0
+        def _f(x, n):
+            return _helper(x, n) + 1.0
 
         def run(x):
-            return _f(x)
+            return _f(x, 2)
         """,
     "a method": """
         class Model:

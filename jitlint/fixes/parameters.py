@@ -194,6 +194,9 @@ def _only_caller(helper: FunctionInfo, ctx: FixContext) -> Optional[FunctionInfo
     if caller is None or caller is helper or caller.parent is not None or caller.cls is not None \
             or not isinstance(caller.node, cst.FunctionDef) or _only_jit(caller, ctx) is None:
         return None
+    if any(True for _ in name_references(helper.node.body, caller.name)) \
+            or any(True for _ in name_references(helper.node.body, helper.name)):
+        return None  # a cycle (the helper calls back, or itself): the parameter would go round it
     return caller
 
 
