@@ -60,7 +60,7 @@ TRANSFORMS = {
         Transform("jax.eval_shape", abstract=True),
         Transform("jax.make_jaxpr", ("static_argnums",), (), abstract=True),
         Transform("equinox.filter_jit", filter_static=True),
-        Transform("equinox.filter_vmap", filter_static=True),
+        Transform("equinox.filter_vmap", filter_static=True, in_axes_kw="in_axes"),  # (keyword-only)
         Transform("equinox.filter_pmap", filter_static=True),
         Transform("equinox.filter_checkpoint", filter_static=True),
         _jit_like("flax.nnx.jit", allows_attribute_writes=True),

@@ -2501,7 +2501,7 @@ class Analyzer:
             if q is not None and q.endswith("with_path"):
                 trees = [STATIC] + trees
             given = self._lax_operands(call, q, args, fn) if tracing else self._elements_given(call, q, arg, plain, frame)
-            unmapped = self._unmapped_positions(call) if q == "jax.vmap" else frozenset()
+            unmapped = self._unmapped_positions(call, q)
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
                 if name in env:
@@ -2591,10 +2591,14 @@ class Analyzer:
         return None
 
     @staticmethod
-    def _unmapped_positions(call: cst.Call) -> frozenset:
-        """The positions whose ``in_axes`` entry of ``jax.vmap(f, in_axes=...)`` is None: vmap passes
-        those arguments to ``f`` as they are, unbatched (a Python number stays one)."""
-        spec = call_argument(call, 1, "in_axes")
+    def _unmapped_positions(call: cst.Call, q: Optional[str]) -> frozenset:
+        """The positions whose ``in_axes`` entry of ``jax.vmap(f, in_axes=...)`` (or of another vmap
+        of the family, ``eqx.filter_vmap(f, in_axes=...)``) is None: the vmap passes those arguments
+        to ``f`` as they are, unbatched (a Python number stays one)."""
+        t = jax_api.TRANSFORMS.get(q or "")
+        if t is None or t.in_axes_kw is None:
+            return frozenset()
+        spec = call_argument(call, t.in_axes_pos if t.in_axes_pos is not None else 99, t.in_axes_kw)
         return frozenset(ModuleIndex._in_axes(spec.value)) if spec is not None else frozenset()
 
     def _traced_positions(self, call: cst.Call, q: Optional[str], params) -> Optional[Tuple[int, ...]]:
@@ -2607,7 +2611,7 @@ class Analyzer:
         if q == "jax.experimental.checkify.checkify":
             return ()  # checkify runs the function as it is: every argument keeps its kind
         if q == "jax.vmap":
-            unmapped = self._unmapped_positions(call)
+            unmapped = self._unmapped_positions(call, q)
             return tuple(i for i in range(len(params)) if i not in unmapped) if unmapped else None
         if q == "jax.numpy.vectorize":
             # `excluded` positions (or names) reach the function as they are: "arguments that will not be

@@ -904,8 +904,12 @@ class BadStaticArguments(Rule):
                for d in fn.node.decorators):
             return
         first = fn.params[0][0].name.value
-        if first in entry.static_params() or not self.ctx.index.plain_class(fn.cls.name, not_a_pytree=True):
+        index = self.ctx.index
+        if first in entry.static_params() or not index.plain_class(fn.cls.name, not_a_pytree=True):
             return
+        if any(fn.cls.name in other.bases and not index.plain_class(other.name, not_a_pytree=True)
+               for other in index.classes.values()):
+            return  # a mixin: `self` may be an instance of a subclass that is a pytree (`@chex.dataclass`)
         # the first parameter holds an instance only on a call through one (`obj.method(x)`); a
         # function of the class body called through the class (`Quad.K_quad(coords, ...)`, with no
         # `@staticmethod`) gets what the call passes, an array here
@@ -1276,6 +1280,12 @@ class MutableStaticSelf(Rule):
                     and node.func.value in jax_api.STRUCTURAL_TESTS and node.args and not node.args[0].star:
                 tested[node.args[0].value] = string_value(node.args[1].value) or "?" \
                     if node.func.value == "hasattr" and len(node.args) > 1 else ""
+            if isinstance(node, cst.Call) and node.args and jax_api.is_callback(self.ctx.qualify(node.func)):
+                # the function a host callback is given (`io_callback(self._save, None, step)`) runs on
+                # the host at every call, with the object as it is then: what it reads is not frozen
+                host = node.args[0]
+                stack.extend(child for child in iter_children(node) if child is not host)
+                continue
             stack.extend(iter_children(node))
         if depth == 0 and fn.cls is not None:
             for name in list(out):
