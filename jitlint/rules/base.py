@@ -142,6 +142,16 @@ class RuleContext:
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:
         return short_code(self.module, node, limit)
 
+    def builds_purely(self, call: cst.Call) -> bool:
+        """A call whose result depends only on its arguments, as far as rebuilding a value goes: a JAX
+        function or transform (``jax.grad(self._loss)``), ``functools.partial``, or a class of the
+        module (``Buffer(self.size)``)."""
+        q = self.qualify(call.func)
+        if q is not None:
+            return q.startswith("jax.") or q == "functools.partial"
+        return isinstance(call.func, cst.Name) and call.func.value in self.index.classes \
+            and self.facts.read_scope.get(call.func) == "global"
+
     def traced_mask(self, index: cst.BaseExpression) -> bool:
         """Whether the index ``index`` is a traced boolean array: a comparison, a name holding one,
         ``m.astype(bool)``, ``jnp.asarray(m, dtype=jnp.bool_)``. Indexing with it (``x[m]``,

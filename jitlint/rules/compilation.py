@@ -7,6 +7,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
+from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import BINDING_NODES, BindingKind, Scope, bound_by, names_bound_in
@@ -1183,13 +1184,50 @@ class MutableStaticSelf(Rule):
             # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value;
             # one made while the instance is built is its starting state, fixed before any call
             changes = self.ctx.index.changed_after_construction(cls)
-            outside = {attr: sorted(methods - traced) for attr, methods in changes.items()}
+            outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes))
+                       for attr, methods in changes.items()}  # (a writer that stores the same each run: none)
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
                 continue
             mutator = outside[stale[0]][0]
             self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{stale[0]}`, which "
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
+
+    def _rebuilds_same(self, cls, method_name: str, attr: str, changes: Dict[str, Set[str]]) -> bool:
+        """The method is the only one of the class that binds ``self.<attr>`` (``__init__`` included), and
+        every write of it there stores a value built from the object and constants only, from no
+        attribute a method changes (idempotence.built_from_self): each run stores an equivalent value
+        (``self._step = lambda x: self._update(x, grad_fn)``), so a trace that kept an older one
+        computes the same."""
+        writers = [name for name, m in cls.methods.items() if isinstance(m.node, cst.FunctionDef)
+                   and m.node.params.params and assigns_attribute(m.node.body, m.node.params.params[0].name.value, attr)]
+        if writers != [method_name]:
+            return False
+        method = cls.methods.get(method_name)
+        node = method.node if method is not None else None
+        if not isinstance(node, cst.FunctionDef) or not node.params.params:
+            return False
+        self_name = node.params.params[0].name.value
+        values = []
+        stack: List[cst.CSTNode] = [node.body]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else \
+                    [el.target for el in n.target.elements] if isinstance(n, cst.Del) and isinstance(
+                        n.target, (cst.Tuple, cst.List)) else [n.target]
+                for t in targets:
+                    hits = [a for a in _attribute_targets(t) if isinstance(a.value, cst.Name)
+                            and a.value.value == self_name and a.attr.value == attr]
+                    if hits:
+                        if not isinstance(n, cst.Assign) or len(n.targets) != 1 or t is not hits[0]:
+                            return False
+                        values.append(n.value)
+            stack.extend(iter_children(n))
+        moving = set(changes) - {attr}
+        return bool(values) and all(built_from_self(node, v, attr, moving, self.ctx.builds_purely) for v in values)
 
     def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
@@ -1399,3 +1437,14 @@ def _names_read(node: cst.CSTNode) -> Set[str]:
             out.add(item.value)
         stack.extend(iter_children(item))
     return out
+
+
+def _attribute_targets(target: cst.BaseExpression) -> List[cst.Attribute]:
+    """The attributes an assignment target binds (``self.a`` alone or in a tuple)."""
+    if isinstance(target, cst.Attribute):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [a for el in target.elements for a in _attribute_targets(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _attribute_targets(target.value)
+    return []

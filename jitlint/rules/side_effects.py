@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
+from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import assigned_names, iter_children
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
@@ -283,6 +284,11 @@ class OuterStateWrite(Rule):
     that the method hands back (`return self`, or `self` in a returned tuple)
     are a functional update and are not flagged; writes it does not hand back
     are lost (the caller's object keeps its old value), and are flagged so.
+    With `self` static, a write of a value computed from the object and
+    constants only (`self.buffer = Buffer(self.size)`, a lambda over `self`
+    and locals built that way), never from another argument nor from the
+    attribute it replaces, stores an equivalent value on every trace: it is
+    not flagged. `self.calls += 1` and `self.mode = mode` are.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -422,6 +428,17 @@ class OuterStateWrite(Rule):
                 return f"`{root.value}` of the enclosing function"
         return None
 
+    def _rebuilt_same(self, value: cst.BaseExpression, attr: str) -> bool:
+        """The value stored to ``self.<attr>`` is built from the object and constants only, reading no
+        attribute that a method changes once the object exists (see idempotence.built_from_self)."""
+        fn = self.ctx.function
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        changes = self.ctx.index.changed_after_construction(fn.cls) if fn.cls is not None else {}
+        if not changes.get(attr, set()) <= {fn.name}:
+            return False  # another method changes it between calls: eagerly the next call rebuilds it
+        return built_from_self(fn.node, value, attr, set(changes) - {attr}, self.ctx.builds_purely)
+
     def _functional_update(self, root: cst.Name) -> bool:
         """``self`` reached the trace as data (a pytree argument of the jit, not static, not a bound
         method's closure): inside the trace it is a copy that JAX rebuilt from the leaves, so a write
@@ -463,6 +480,14 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("attributes") and not self.ctx.is_traced(value) \
                 and _initialisation(self):
             return  # the object's lazy cache (`if self._cache is None:`), filled once with Python values
+        if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
+                and target.value is root and not self.ctx.is_traced(value) \
+                and not isinstance(self.ctx.current, cst.AugAssign) \
+                and isinstance(self.ctx.function.node, cst.FunctionDef) \
+                and self._rebuilt_same(value, target.attr.value):
+            # stored once per trace instead of once per call, but each time the same value, computed from
+            # the object and constants only (`self.buffer = Buffer(self.n)`): nothing is lost
+            return
         if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
             # `self` came in as a pytree argument: the write reaches the trace's copy only
             self.report(target, f"write to {where} changes only the traced copy of `{root.value}` (a pytree "
