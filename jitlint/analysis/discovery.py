@@ -21,6 +21,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    returned_values,
     assigned_names,
     bind_arguments,
     call_argument,
@@ -385,20 +386,6 @@ def _statement_order(body: cst.CSTNode, nodes: Sequence[cst.CSTNode]) -> Dict[cs
     return out
 
 
-def _returns(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
-    """The values of the return statements of a function body (nested functions excluded)."""
-    out: List[Optional[cst.BaseExpression]] = []
-    stack: List[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Return):
-            out.append(node.value)
-        stack.extend(iter_children(node))
-    return out
-
-
 def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]]:
     """``scope``, the functions around it, then None (the module)."""
     while scope is not None:
@@ -517,7 +504,7 @@ def _returned_def(fn: cst.FunctionDef) -> Optional[cst.FunctionDef]:
     decorator), when every return of its body returns it."""
     defs = {s.name.value: s for s in fn.body.body if isinstance(s, cst.FunctionDef)} \
         if isinstance(fn.body, cst.IndentedBlock) else {}
-    returned = _returns(fn.body)
+    returned = returned_values(fn.body)
     names = {v.value for v in returned if isinstance(v, cst.Name)}
     if not returned or len(names) != 1 or any(not isinstance(v, cst.Name) for v in returned):
         return None
@@ -1017,7 +1004,7 @@ class ModuleIndex:
         flatten = cls.methods.get("tree_flatten")
         if flatten is None or not isinstance(flatten.node, cst.FunctionDef):
             return None
-        returned = _returns(flatten.node.body)
+        returned = returned_values(flatten.node.body)
         if len(returned) != 1 or not isinstance(returned[0], cst.Tuple) or len(returned[0].elements) != 2:
             return None
         children = returned[0].elements[0].value
@@ -1063,7 +1050,7 @@ class ModuleIndex:
             if not params:
                 continue
             receiver = params[0][0].name.value
-            returned = [fn.node.body] if isinstance(fn.node, cst.Lambda) else _returns(fn.node.body)
+            returned = [fn.node.body] if isinstance(fn.node, cst.Lambda) else returned_values(fn.node.body)
             children: Set[str] = set()
             aux: Set[str] = set()
             for value in returned:
@@ -1088,7 +1075,7 @@ class ModuleIndex:
         for name, method in cls.methods.items():
             node = method.node
             if is_property(node):
-                properties[name] = _returns(node.body)
+                properties[name] = returned_values(node.body)
         out: Set[str] = set()
         grew = True
         while grew:  # a property may read another one: repeat until none is added
@@ -1257,7 +1244,7 @@ class ModuleIndex:
         if where is None:
             return False
         returned = [value for stmt in where.module.body if isinstance(stmt, cst.FunctionDef)
-                    and stmt.name.value == name for value in _returns(stmt.body)]
+                    and stmt.name.value == name for value in returned_values(stmt.body)]
         return bool(returned) and all(value is not None and where.declares_static(value, node_key, depth + 1)
                                       for value in returned)
 
@@ -1532,7 +1519,7 @@ class ModuleIndex:
         if factory is None or isinstance(factory.node, cst.Lambda):
             return None
         found: Set[FunctionInfo] = set()
-        for value in _returns(factory.node.body):
+        for value in returned_values(factory.node.body):
             if isinstance(value, cst.Lambda):
                 info = self.infos.get(value)
             elif isinstance(value, cst.Name) and value.value in factory.nested:
@@ -2306,7 +2293,7 @@ class ModuleIndex:
         if fn not in self._wrappers:
             wrapper = None
             if isinstance(fn.node, cst.FunctionDef) and fn.nested:
-                names = {r.value if isinstance(r, cst.Name) else None for r in _returns(fn.node.body)}
+                names = {r.value if isinstance(r, cst.Name) else None for r in returned_values(fn.node.body)}
                 if len(names) == 1:
                     wrapper = fn.nested.get(names.pop() or "")
             self._wrappers[fn] = wrapper

@@ -23,6 +23,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import is_docstring, iter_children
 
 if TYPE_CHECKING:
+    from jitlint.analysis.scopes import Scope
     from jitlint.analysis.discovery import ClassInfo, FunctionInfo, ModuleIndex
 
 #: builtins whose result depends only on their arguments: the pure ones, less those that call a function they
@@ -417,69 +418,41 @@ def assigns_attribute(node: cst.CSTNode, self_name: str, attr: str) -> bool:
     return False
 
 
-def built_from_self(function: cst.FunctionDef, value: cst.BaseExpression, attr: str,
-                    changing: Set[str], calls_ok) -> bool:
-    """Whether ``value`` (stored to ``self.<attr>`` in ``function``) is computed from the object and
-    constants only: ``self`` (but not ``self.<attr>`` itself: an accumulator), globals and builtins,
-    lambdas over those, and locals of ``function`` bound once to values built the same way -- never
-    from another parameter of ``function``. Run again on the same object, it stores an equivalent
-    value (``self.buffer = Buffer(self.n)``, ``self._step = lambda x: self._update(x, grad_fn)`` with
-    ``grad_fn = jax.grad(self._loss)``). An attribute in ``changing`` (one a method rebinds once the
-    object exists) read for it makes the value differ between runs: not built from the object then.
-    What runs when the value is made may call only what ``calls_ok`` accepts (a JAX function, a class
-    of the module): a builtin such as ``len`` may read a container that changes in place, ``np.random``
-    draws; a lambda's body runs later, on the object as it is then, and is not restricted."""
+def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changing: Set[str], calls_ok) -> bool:
+    """Whether ``value`` (stored to ``self.<attr>`` in the function whose scope is ``scope``) is
+    computed from the object and constants only: ``self`` (but not ``self.<attr>`` itself: an
+    accumulator), globals and builtins, lambdas over those, and locals bound once (``name = value``)
+    to values built the same way -- never from another parameter. Run again on the same object, it
+    stores an equivalent value (``self.buffer = Buffer(self.n)``, ``self._step = lambda x:
+    self._update(x, grad_fn)`` with ``grad_fn = jax.grad(self._loss)``). An attribute in
+    ``changing`` (one a method rebinds once the object exists) read for it makes the value differ
+    between runs: not built from the object then. What runs when the value is made may call only
+    what ``calls_ok`` accepts (a JAX function, a class of the module): a builtin such as ``len`` may
+    read a container that changes in place, ``np.random`` draws; a lambda's body runs later, on the
+    object as it is then, and is not restricted."""
+    function = scope.node
+    if not isinstance(function, cst.FunctionDef):
+        return False
     params = function.params
     every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
     if not every:
         return False
-    self_name = every[0].name.value
     others = {p.name.value for p in every[1:]}
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             others.add(star.name.value)
-    bound: dict = {}
-    stack: List[cst.CSTNode] = [function.body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            bound.setdefault(n.name.value if not isinstance(n, cst.Lambda) else "", []).append(None)
-            continue
-        if isinstance(n, cst.Assign):
-            plain = len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
-            for t in n.targets:
-                for name in _target_names(t.target):
-                    bound.setdefault(name, []).append(n.value if plain else None)
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr,
-                            cst.ExceptHandler)):
-            target = getattr(n, "target", None) or getattr(getattr(n, "asname", None), "name", None)
-            for name in _target_names(target) if target is not None else ():
-                bound.setdefault(name, []).append(None)
-        stack.extend(iter_children(n))
-    return _from_self(value, self_name, {attr} | set(changing), others, bound, set(), calls_ok, False)
+    return _from_self(value, every[0].name.value, {attr} | set(changing), others, scope, frozenset(), calls_ok,
+                      False, frozenset())
 
 
-def _target_names(target: cst.CSTNode) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for el in target.elements for name in _target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
-def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], bound: dict,
-               seen: Set[str], calls_ok, deferred: bool) -> bool:
-    inner: Set[str] = set()
+def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], scope: "Scope",
+               seen: frozenset, calls_ok, deferred: bool, shadowed: frozenset) -> bool:
     stack: List[cst.CSTNode] = [value]
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Lambda):
-            inner |= {p.name.value for p in n.params.params} | {p.name.value for p in n.params.kwonly_params}
-            if not _from_self(n.body, self_name, moving, others - inner, {k: v for k, v in bound.items()
-                                                                          if k not in inner},
-                              seen, calls_ok, True):
+            own = frozenset(p.name.value for p in list(n.params.params) + list(n.params.kwonly_params))
+            if not _from_self(n.body, self_name, moving, others, scope, seen, calls_ok, True, shadowed | own):
                 return False
             continue
         if isinstance(n, cst.Call) and not deferred and not calls_ok(n):
@@ -496,16 +469,14 @@ def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set
             continue
         if isinstance(n, cst.Name):
             name = n.value
-            if name == self_name or name in inner:
-                continue
-            if name in others:
+            if name == self_name or name in shadowed or not scope.bindings_of(name):
+                continue  # the object, a lambda's parameter, or a global or builtin
+            if name in others or name in seen:
                 return False
-            values = bound.get(name)
-            if values is not None:
-                if len(values) != 1 or values[0] is None or name in seen:
-                    return False
-                if not _from_self(values[0], self_name, moving, others, bound, seen | {name}, calls_ok, False):
-                    return False
+            local = scope.single_value(name)
+            if local is None or not _from_self(local, self_name, moving, others, scope, seen | {name}, calls_ok,
+                                               False, shadowed):
+                return False
             continue
         stack.extend(iter_children(n))
     return True

@@ -137,6 +137,20 @@ def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:
         yield from assigned_names(target.value)
 
 
+def returned_values(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
+    """The values of the return statements of a function body (nested functions excluded)."""
+    out: List[Optional[cst.BaseExpression]] = []
+    stack: List[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            out.append(node.value)
+        stack.extend(iter_children(node))
+    return out
+
+
 def is_docstring(stmt: cst.CSTNode) -> bool:
     """A statement that is only a string literal (a docstring where it comes first)."""
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)

@@ -85,14 +85,13 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return advice
     key = ("parameters", caller.node, shown)
     if key not in ctx.memo:
-        helpers = _reading_helpers(caller, read, node.value, ctx)
+        helpers = _reading_helpers(caller, read, node.value, ctx) or []
         built = _threaded(read, node.value, caller, helpers, ctx) if helpers else None
         if built is None and caller is fn:
             built = _rewrite(read, node.value, fn, ctx)
-        ctx.memo[key] = built
-    fix = ctx.memo[key]
-    if isinstance(fix, Fix) and caller is not fn and not any(
-            path_to(h.node, node) for h in _reading_helpers(caller, read, node.value, ctx) or ()):
+        ctx.memo[key] = (built, helpers)
+    fix, helpers = ctx.memo[key]
+    if isinstance(fix, Fix) and caller is not fn and not any(path_to(h.node, node) for h in helpers):
         return advice  # (the fix built for the caller does not reach this read)
     return fix if isinstance(fix, Fix) else advice
 

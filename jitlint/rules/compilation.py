@@ -10,8 +10,9 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Ow
 from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
-from jitlint.analysis.scopes import BINDING_NODES, BindingKind, Scope, bound_by, names_bound_in
-from jitlint.analysis.syntax import assigned_names, call_argument, flat_targets, iter_children, path_to, short_code, string_value
+from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
+from jitlint.analysis.syntax import (assigned_names, call_argument, flat_targets, iter_children, name_references,
+                                     path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -417,9 +418,9 @@ class RecompilationHazard(Rule):
                 loop = node.for_in
                 while loop.inner_for_in is not None:
                     loop = loop.inner_for_in
-                target, iterable, body = loop.target, loop.iter, None
+                target, iterable, statement = loop.target, loop.iter, None
             elif isinstance(node, cst.For):
-                target, iterable, body = node.target, node.iter, node.body
+                target, iterable, statement = node.target, node.iter, node
             elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
             else:
@@ -427,10 +428,11 @@ class RecompilationHazard(Rule):
             items = _item_names(target, iterable)
             if inner.value in items:
                 return isinstance(iterable, (cst.Tuple, cst.List)) or not _counts(iterable)
-            if body is None or _counts(iterable):
+            scope = index.scope_model.scopes.get(root)
+            if statement is None or _counts(iterable) or scope is None:
                 return False
-            assignments = _assignments_in(body)
-            values = [value for name, value, _ in assignments if name == inner.value]
+            assignments = _bound_in_loop(scope, statement)
+            values = [value for name, value in assignments if name == inner.value]
             if len(values) != 1 or values[0] is None or isinstance(values[0], cst.Lambda):
                 return False  # (a lambda made per iteration is one function: its closure varies)
             value = values[0]
@@ -1215,19 +1217,17 @@ class MutableStaticSelf(Rule):
             if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
-                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else \
-                    [el.target for el in n.target.elements] if isinstance(n, cst.Del) and isinstance(
-                        n.target, (cst.Tuple, cst.List)) else [n.target]
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
                 for t in targets:
-                    hits = [a for a in _attribute_targets(t) if isinstance(a.value, cst.Name)
-                            and a.value.value == self_name and a.attr.value == attr]
-                    if hits:
-                        if not isinstance(n, cst.Assign) or len(n.targets) != 1 or t is not hits[0]:
-                            return False
+                    if any(isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name)
+                           and a.value.value == self_name and a.attr.value == attr for a in flat_targets(t)):
+                        if not (isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(t, cst.Attribute)):
+                            return False  # `+=`, an unpacking, a chained assignment, `del`
                         values.append(n.value)
             stack.extend(iter_children(n))
         moving = set(changes) - {attr}
-        return bool(values) and all(built_from_self(node, v, attr, moving, self.ctx.builds_purely) for v in values)
+        return bool(values) and all(built_from_self(method.scope, v, attr, moving, self.ctx.builds_purely)
+                                    for v in values)
 
     def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
@@ -1393,24 +1393,12 @@ def _counts(iterable: cst.BaseExpression) -> bool:
     return False
 
 
-def _assignments_in(body: cst.CSTNode) -> List[Tuple[str, Optional[cst.BaseExpression], bool]]:
-    """Each name bound in ``body`` (not in the functions defined there), with the value assigned
-    (None for another kind of binding: a loop target, ``with``, ``+=``) and whether it is the whole
-    value (``name = value``, not one of ``a, b = value``)."""
-    out: List[Tuple[str, Optional[cst.BaseExpression], bool]] = []
-    stack: List[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Assign):
-            plain = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-            for t in node.targets:
-                out.extend((n.value, node.value, plain) for n in assigned_names(t.target))
-        elif type(node) in BINDING_NODES and not isinstance(node, cst.CompFor):
-            out.extend((name, None, False) for name in bound_by(node))
-        stack.extend(iter_children(node))
-    return out
+def _bound_in_loop(scope: Scope, loop: cst.CSTNode) -> List[Tuple[str, Optional[cst.BaseExpression]]]:
+    """Each name the loop binds in ``scope`` (its own target included), from the binding model, with
+    the value assigned (also to one of ``a, b = value``; None for another kind of binding: a loop
+    target, ``with``, ``+=``, a ``def``)."""
+    return [(b.name, b.node.value if isinstance(b.node, cst.Assign) else None)
+            for bindings in scope.bindings.values() for b in bindings if loop in b.loops]
 
 
 def _derived_from(items: Set[str], assignments) -> Set[str]:
@@ -1420,7 +1408,7 @@ def _derived_from(items: Set[str], assignments) -> Set[str]:
     changed = True
     while changed:
         changed = False
-        for name, value, _ in assignments:
+        for name, value in assignments:
             if name not in derived and value is not None and _names_read(value) & derived:
                 derived.add(name)
                 changed = True
@@ -1428,23 +1416,5 @@ def _derived_from(items: Set[str], assignments) -> Set[str]:
 
 
 def _names_read(node: cst.CSTNode) -> Set[str]:
-    """Every name written in ``node`` (read, or bound: what the code mentions)."""
-    out: Set[str] = set()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.Name):
-            out.add(item.value)
-        stack.extend(iter_children(item))
-    return out
-
-
-def _attribute_targets(target: cst.BaseExpression) -> List[cst.Attribute]:
-    """The attributes an assignment target binds (``self.a`` alone or in a tuple)."""
-    if isinstance(target, cst.Attribute):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [a for el in target.elements for a in _attribute_targets(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _attribute_targets(target.value)
-    return []
+    """The names the code in ``node`` reads or binds (not attribute names or keywords)."""
+    return {name.value for name in name_references(node)}

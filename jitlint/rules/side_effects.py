@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import assigned_names, iter_children
+from jitlint.analysis.syntax import assigned_names, returned_values
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -437,7 +437,7 @@ class OuterStateWrite(Rule):
         changes = self.ctx.index.changed_after_construction(fn.cls) if fn.cls is not None else {}
         if not changes.get(attr, set()) <= {fn.name}:
             return False  # another method changes it between calls: eagerly the next call rebuilds it
-        return built_from_self(fn.node, value, attr, set(changes) - {attr}, self.ctx.builds_purely)
+        return built_from_self(fn.scope, value, attr, set(changes) - {attr}, self.ctx.builds_purely)
 
     def _functional_update(self, root: cst.Name) -> bool:
         """``self`` reached the trace as data (a pytree argument of the jit, not static, not a bound
@@ -447,18 +447,12 @@ class OuterStateWrite(Rule):
         if self.ctx.value(root).kind is Kind.STATIC:
             return False
         fn = self.ctx.function
-        name = root.value
-        stack: List[cst.CSTNode] = list(fn.node.body.body) if isinstance(fn.node, cst.FunctionDef) else []
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            if isinstance(node, cst.Return) and node.value is not None:
-                value = node.value
-                items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
-                if any(isinstance(item, cst.Name) and item.value == name for item in items):
-                    return True
-            stack.extend(iter_children(node))
+        if not isinstance(fn.node, cst.FunctionDef):
+            return False
+        for value in returned_values(fn.node.body):
+            items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+            if any(isinstance(item, cst.Name) and item.value == root.value for item in items):
+                return True
         return False
 
     def _check_container_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
