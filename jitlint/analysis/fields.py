@@ -16,7 +16,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ModuleIndex
-from jitlint.analysis.syntax import dotted_name, string_value
+from jitlint.analysis.syntax import dotted_name, string_value, unpacked_targets
 
 #: generic types whose last parameter is what indexing an instance gives
 _MAPPINGS = ("Mapping", "MutableMapping", "dict", "Dict", "FrozenDict")
@@ -66,6 +66,38 @@ class Definition:
                         todo.append(found)
         return out
 
+    def external_bases(self) -> Set[str]:
+        """The qualified names of the base classes, of the class and of its base classes in the checked
+        code, that are defined outside it (``flax.nnx.Module`` for ``class Block(nnx.Module)``)."""
+        out: Set[str] = set()
+        for definition in (self, *self.imported_bases()):
+            for name in definition._local_classes():
+                for base in definition.index.classes[name].bases:
+                    if not base or base in definition.index.classes:
+                        continue
+                    try:
+                        expr = cst.parse_expression(base)
+                    except Exception:  # noqa: BLE001 - not a name
+                        continue
+                    qualified = definition.index.qualify(expr)
+                    if qualified is not None:
+                        out.add(qualified)
+        return out
+
+    def attribute_stores(self, attr: str) -> List[Tuple[Optional[cst.BaseExpression], object, "Definition"]]:
+        """What the methods of the class, and of its base classes in the same module, store in
+        ``self.<attr>``: (the value, the method, the class that defines it).  The value is None where
+        the store is not a plain one (``self.a, self.b = pair``, ``self.n += 1``, a ``for`` target)."""
+        out: List[Tuple[Optional[cst.BaseExpression], object, Definition]] = []
+        for name in self._local_classes():
+            for method in self.index.classes[name].methods.values():
+                params = method.params
+                receiver = params[0][0].name.value if params else None
+                if receiver is None or method.is_static_method:
+                    continue
+                out.extend((value, method, self) for value in _stores_to(method.node, receiver, attr))
+        return out
+
     def _local_classes(self) -> Iterator[str]:
         """The class and its base classes defined in the same module, nearest first."""
         todo: List[str] = [self.name]
@@ -102,6 +134,34 @@ class Definition:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == method:
                 return stmt.returns.annotation if stmt.returns is not None else None
         return None
+
+
+def _stores_to(fn: cst.CSTNode, receiver: str, attr: str) -> Iterator[Optional[cst.BaseExpression]]:
+    """The values ``fn``'s body stores in ``<receiver>.<attr>`` (None for a store of another form),
+    not counting the functions, lambdas and classes it defines."""
+    def is_target(t: cst.BaseExpression) -> bool:
+        return isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == receiver \
+            and t.attr.value == attr
+
+    stack: List[cst.CSTNode] = list(fn.body.children) if isinstance(fn, cst.FunctionDef) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if is_target(t.target):
+                    yield node.value
+                elif any(is_target(inner) for inner in unpacked_targets(t.target)):
+                    yield None
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and is_target(node.target):
+            yield node.value if isinstance(node, cst.AnnAssign) else None
+        elif isinstance(node, (cst.For, cst.CompFor)) and any(is_target(t) for t in unpacked_targets(node.target)):
+            yield None
+        elif isinstance(node, cst.WithItem) and node.asname is not None and any(
+                is_target(t) for t in unpacked_targets(node.asname.name)):
+            yield None
+        stack.extend(node.children)
 
 
 def data_fields(index: ModuleIndex) -> Set[str]:

@@ -126,15 +126,21 @@ def literal_elements(node: cst.CSTNode) -> Optional[List[cst.BaseExpression]]:
     return None
 
 
+def unpacked_targets(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The single targets an assignment target stores into (a name, an attribute, a subscript), with
+    tuples, lists and starred targets unpacked."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from unpacked_targets(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from unpacked_targets(target.value)
+    else:
+        yield target
+
+
 def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:
     """Names bound by an assignment target (tuples and starred unpacked)."""
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from assigned_names(el.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from assigned_names(target.value)
+    return (t for t in unpacked_targets(target) if isinstance(t, cst.Name))
 
 
 def returned_values(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:

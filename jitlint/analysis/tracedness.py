@@ -22,7 +22,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
-                                     mapping_value, without_none)
+                                     mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
                                      is_docstring, literal_elements,
@@ -232,7 +232,7 @@ def _const_key(value: Value):
 def _class_key(value: Value):
     """A hashable stand-in for the class a value is known to be an instance of (part of a memo key)."""
     cls = value.pytree_class
-    return () if cls is None else (cls.path or "", cls.name)
+    return (value.graph_node,) if cls is None else (cls.path or "", cls.name, value.graph_node)
 
 
 def _int_literals(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
@@ -368,6 +368,8 @@ class Analyzer:
         self._mapping_names: Dict[FunctionInfo, frozenset] = {}
         self._numeric_names: Dict[FunctionInfo, frozenset] = {}
         self._container_names: Dict[FunctionInfo, frozenset] = {}
+        #: (module, class, attribute) of an nnx module -> what its methods store there (``_graph_attribute``)
+        self._graph_attributes: Dict[Tuple[int, str, str], str] = {}
         #: inside ``with jax.ensure_compile_time_eval():`` JAX operations on constants are concrete
         self.compile_time_eval = 0
         #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
@@ -728,7 +730,13 @@ class Analyzer:
         """The facts of the class an annotation names, read in this module or in ``where``'s."""
         index, path = (self.index, self.path) if where is None else (where.index, where.path)
         cls = class_named(annotation, index, path, self.project) if annotation is not None else None
-        return {} if cls is None else {"static_attrs": cls.static_attrs, "pytree_class": cls}
+        if cls is not None:
+            return {"static_attrs": cls.static_attrs, "pytree_class": cls,
+                    "graph_node": bool(cls.external_bases() & jax_api.GRAPH_NODE_CLASSES)}
+        named = without_none(parsed(annotation)) if annotation is not None else None
+        if named is not None and index.qualify(named) in jax_api.GRAPH_NODE_CLASSES:
+            return {"graph_node": True}  # (``model: nnx.Module``: a module of unknown class)
+        return {}
 
     @staticmethod
     def _numpy_type(annotation: cst.BaseExpression, where: Definition) -> bool:
@@ -772,8 +780,9 @@ class Analyzer:
         facts = self._annotation_facts(annotation, where)
         if not facts:
             return value
-        return replace(value, static_attrs=value.static_attrs | facts["static_attrs"],
-                       pytree_class=facts["pytree_class"], is_array=False, leaf=False)
+        return replace(value, static_attrs=value.static_attrs | facts.get("static_attrs", frozenset()),
+                       pytree_class=facts.get("pytree_class"), graph_node=facts["graph_node"],
+                       is_array=False, leaf=False)
 
     def _field_value(self, node: cst.Attribute, base: Value) -> Optional[Value]:
         """A field read from a traced instance of a known class holds what the field's annotation
@@ -1990,6 +1999,8 @@ class Analyzer:
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
                 or attr in base.static_attrs:
             return STATIC
+        if base.graph_node and base.kind is Kind.TRACED:
+            return self._graph_attribute(node, base)
         if attr in self.index.static_fields and not (base.kind is Kind.TRACED and (
                 base.pytree_class is not None or attr in self._own_data_fields())):
             return STATIC  # (an instance of a known class has the static fields its class declares)
@@ -2022,6 +2033,63 @@ class Analyzer:
         if base.kind is Kind.MAYBE:
             return MAYBE
         return STATIC
+
+    def _graph_attribute(self, node: cst.Attribute, base: Value) -> Value:
+        """An attribute of a flax nnx module: its arrays and Variables are leaves of the module's state
+        (traced), a submodule is a module in turn, and anything else (an int, a string, a tuple of
+        them) is static structure: ``range(model.num_blocks)`` runs on a Python int under ``nnx.jit``
+        and ``jax.jit`` alike (flax 0.12.8).  What the class's methods store in the attribute tells
+        which; where they store something else, or the class is not known, the value is not known."""
+        owner = base.pytree_class
+        if owner is None:
+            return MAYBE
+        key = (id(owner.index), owner.name, node.attr.value)
+        kind = self._graph_attributes.get(key)
+        if kind is None:
+            stores = owner.attribute_stores(node.attr.value)
+            kinds = {self._stored_kind(value, method, where) for value, method, where in stores}
+            kind = kinds.pop() if len(kinds) == 1 else "unknown"
+            self._graph_attributes[key] = kind
+        if kind == "static":
+            return STATIC
+        if kind == "state":
+            return traced(Reason(node, f"`{{code}}` is an array or Variable of the nnx module `{owner.name}`: a "
+                                       "leaf of its state, traced with it", base.reason))
+        if kind == "module":
+            return traced(base.reason, graph_node=True)
+        return MAYBE
+
+    @staticmethod
+    def _stored_kind(value: Optional[cst.BaseExpression], method: FunctionInfo, where: Definition) -> str:
+        """What a method of an nnx module stores in an attribute: ``static`` (a literal, a tuple of
+        them, a parameter annotated with a scalar type or ``str``), ``state`` (a Variable or an array
+        made by JAX), ``module`` (a module of flax nnx or a class of the code derived from one), or
+        ``unknown``."""
+        if value is None:
+            return "unknown"
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)) \
+                or (isinstance(value, cst.Name) and value.value in ("True", "False", "None")):
+            return "static"
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return "static" if all(isinstance(el, cst.Element) and Analyzer._stored_kind(el.value, method, where)
+                                   == "static" for el in value.elements) else "unknown"
+        if isinstance(value, cst.Name):
+            for p, kind in method.params:
+                if p.name.value == value.value and kind in ("posonly", "positional", "kwonly") \
+                        and p.annotation is not None and where.index.module.code_for_node(
+                            p.annotation.annotation).strip() in ("int", "float", "bool", "str"):
+                    return "static"
+            return "unknown"
+        if isinstance(value, cst.Call):
+            q = where.index.qualify(value.func) or ""
+            if q in jax_api.NNX_VARIABLES or q.startswith(("jax.numpy.", "jax.random.")):
+                return "state"
+            if q.startswith("flax.nnx.") and q.rpartition(".")[2][:1].isupper():
+                return "module"
+            made = class_named(value.func, where.index, where.path, where.project)
+            if made is not None and made.external_bases() & jax_api.GRAPH_NODE_CLASSES:
+                return "module"
+        return "unknown"
 
     def _property_value(self, node: cst.Attribute, base: Value, frame: Frame) -> Optional[Value]:
         """A property of the instance's known class is code: what its body computes from the

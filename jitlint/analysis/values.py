@@ -106,6 +106,9 @@ class Value:
     #: that class (analysis.fields.Definition): reading a field gives what the field's annotation names,
     #: and indexing a dict (``mapping``) gives an instance of it
     pytree_class: Any = None
+    #: an instance of a flax nnx graph node (``nnx.Module``): its arrays and Variables are traced,
+    #: its other attributes are static structure (see ``jax_api.GRAPH_NODE_CLASSES``)
+    graph_node: bool = False
     #: None or a traced array (an array field annotated ``X | None``): ``is None`` tells which
     optional: bool = False
     #: ``func`` as a transform made it, to be traced where it is called (``grad_fn = jax.grad(f)``):
