@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional, Sequence, Tuple
+from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -1082,7 +1082,8 @@ class InPlaceArrayUpdate(Rule):
     code = "JIT105"
     name = "in-place-array-update"
 
-    def _check(self, target: cst.BaseExpression, new_value: str) -> None:
+    def _check(self, target: cst.BaseExpression, value: Callable[[], str]) -> None:
+        """``target[...] = value()``, the new value's text made only for a report."""
         if not isinstance(target, cst.Subscript):
             return
         ctx = self.ctx
@@ -1093,7 +1094,7 @@ class InPlaceArrayUpdate(Rule):
                          if isinstance(e.slice, cst.Index) and ctx.traced_mask(e.slice.value)), None)
             if mask is not None:
                 # `.at[mask].set(v)` raises NonConcreteBooleanIndexError under jit: select instead
-                advice = f"use `jnp.where({ctx.code(mask)}, {new_value}, {array})` (`.at[...]` with a traced " \
+                advice = f"use `jnp.where({ctx.code(mask)}, {value()}, {array})` (`.at[...]` with a traced " \
                          "boolean mask fails under jit)"
             else:
                 advice = "use `.at[...].set(...)`"
@@ -1102,13 +1103,12 @@ class InPlaceArrayUpdate(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            self._check(t.target, self.ctx.code(node.value, 24))
+            self._check(t.target, lambda: self.ctx.code(node.value, 24))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
-        if isinstance(target, cst.Subscript):
-            op = self.ctx.code(node.operator).strip().rstrip("=")
-            self._check(target, f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+        op = self.ctx.code(node.operator).strip().rstrip("=")
+        self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
 
 
 RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate]
