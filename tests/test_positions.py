@@ -56,6 +56,31 @@ def test_ranges_match_libcst_for_every_node_and_for_a_few(name, text):
     assert all(some[n] == expected[n] for n in few)
 
 
+@pytest.mark.parametrize("name,text", _sources(), ids=[name for name, _ in _sources()])
+def test_ranges_of_statements_asked_for_alone(name, text):
+    """A statement whose range ends with a block, a clause or an import's last name, asked for without
+    any of its parts: the pass notes the parts LibCST takes the range from, not the expressions."""
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    statements = [n for n in _all_nodes(module)
+                  if isinstance(n, (cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.Import, cst.ImportFrom))]
+    _, ranges = node_ranges(module, statements)
+    assert {n: ranges.get(n) for n in statements} == {n: expected[n] for n in statements}
+
+
+MULTILINE_IMPORTS = "from a import (\n    b,\n    c as d,\n)\nfrom e import *\nimport f.g as h, i\n" \
+    "try:\n    pass\nexcept E:\n    pass\nelse:\n    x = (1 +\n         2)\nfinally:\n    y = 2; z = 3\n" \
+    "match p:\n    case [1, *rest]:\n        pass\n    case _:\n        pass\n"
+
+
+def test_ranges_taken_from_parts_not_asked_for():
+    module = cst.parse_module(MULTILINE_IMPORTS)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in _all_nodes(module):
+        _, ranges = node_ranges(module, [node])
+        assert ranges[node] == expected[node], module.code_for_node(node)
+
+
 def test_a_node_not_in_the_module_gets_no_range():
     module = cst.parse_module("x = 1\n")
     stranger = cst.parse_expression("y + 2")

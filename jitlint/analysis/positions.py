@@ -90,7 +90,7 @@ class _OffsetState(CodegenState):
                 self.inside += 1
             elif not self.inside:
                 return
-        elif not self.inside:
+        elif not self.inside or not _statement_level(type(node)):
             return
         self.starts.setdefault(key, []).append(self.offset)
 
@@ -98,7 +98,7 @@ class _OffsetState(CodegenState):
         """``after_codegen`` inside a wanted node: its range, and the ranges of the nodes in it."""
         key = id(node)
         wanted = key in self.wanted
-        if not (wanted or self.inside):
+        if not (wanted or (self.inside and _statement_level(type(node)))):
             return
         if wanted:
             self.inside -= 1
@@ -113,6 +113,8 @@ class _OffsetState(CodegenState):
                                   end_node: Optional[cst.CSTNode] = None) -> ContextManager[None]:
         if not self.inside:  # the node (when wanted) is counted in already, by before_codegen
             return _NOTHING  # (most nodes: no generator made for them)
+        if id(node) not in self.wanted and not _statement_level(type(node)):
+            return _NOTHING  # (an expression in a wanted node: no other node's range is taken from it)
         return self._record(node, start_node, end_node)
 
     @contextmanager
@@ -134,6 +136,25 @@ class _OffsetState(CodegenState):
         # the hoisted child was generated just before: its own range (whitespace included when it
         # has no syntactic one), recorded because the child is wanted too (see node_ranges)
         return self.spans[id(node)]
+
+
+#: the classes of the nodes LibCST takes another node's range from (``start_node``/``end_node`` of
+#: ``record_syntactic_position`` in libcst/_nodes/statement.py): a block's statements, a compound
+#: statement's last block or clause, an import's last name or closing parenthesis
+_RANGE_SOURCES = (cst.BaseStatement, cst.BaseSmallStatement, cst.BaseSuite, cst.Else, cst.Finally, cst.ExceptHandler,
+                  cst.ExceptStarHandler, cst.MatchCase, cst.ImportAlias, cst.ImportStar, cst.RightParen)
+#: node class -> whether LibCST may take another node's range from it (see _statement_level)
+_STATEMENT_LEVEL: Dict[type, bool] = {}
+
+
+def _statement_level(kind: type) -> bool:
+    """Whether a node of class ``kind`` may give another node its start or end (``_RANGE_SOURCES``):
+    inside a wanted node only these need their ranges noted besides the wanted ones, never an
+    expression's parts."""
+    found = _STATEMENT_LEVEL.get(kind)
+    if found is None:
+        found = _STATEMENT_LEVEL[kind] = issubclass(kind, _RANGE_SOURCES)
+    return found
 
 
 class Layout(NamedTuple):
