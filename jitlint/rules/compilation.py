@@ -1,7 +1,7 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -505,15 +505,19 @@ class RecompilationHazard(Rule):
     def _repeated(self, call: cst.Call) -> bool:
         return call in self.ctx.index.calls_in_loops or call in self.ctx.index.per_element
 
-    def _called_repeatedly(self, scope: FunctionInfo, depth: int = 0) -> bool:
+    def _called_repeatedly(self, scope: FunctionInfo, path: FrozenSet[FunctionInfo] = frozenset()) -> bool:
         """Evidence that a function runs many times, so that what it compiles per call is compiled
         again and again: it is ``__call__`` (a layer or model, called per step), or this module calls
         it (by name or as a method) in a loop or a comprehension, or from a function that is itself
         called repeatedly.  A setup function that builds its step functions once has none (nor has a
-        function called from a few places: whether each of those runs once or per step is unknown)."""
+        function called from a few places: whether each of those runs once or per step is unknown).
+        A call made by the function itself, or by a function on the chain of callers followed to it,
+        is recursion, not a caller from outside: ``_prep`` called by ``__setattr__``, which ``_prep``
+        calls in a loop, is not called repeatedly by that loop."""
         if scope.name == "__call__":
             return True
-        if depth > 3:
+        path = path | {scope}
+        if len(path) > 4:
             return False
         by_name = getattr(self, "_calls_by_callee", None)
         if by_name is None:
@@ -525,11 +529,13 @@ class RecompilationHazard(Rule):
                 if name is not None:
                     by_name.setdefault(name, []).append(call)
         for call in by_name.get(scope.name, ()):
+            caller = self.ctx.index.call_scopes[call][0]
+            if caller in path:
+                continue
             if self._repeated(call):
                 return True
-            caller = self.ctx.index.call_scopes[call][0]
-            if caller is not None and caller is not scope and not _runs_once(caller) \
-                    and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, depth + 1):
+            if caller is not None and not _runs_once(caller) \
+                    and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, path):
                 return True
         return False
 
