@@ -3,6 +3,8 @@ import glob
 import importlib
 import os
 import textwrap
+import subprocess
+import sys
 
 import pytest
 
@@ -1450,3 +1452,76 @@ def test_helper_read_rewritten_only_where_every_call_is_seen(case):
     assert reads, diags
     assert all(d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY for d in reads), \
         [d.fix for d in reads]
+
+
+# ------------------------------------------------------------------ branches that select a function
+SELECTED_FUNCTIONS = {
+    "if/else on module functions": """
+        def ccm(w):
+            return w * 2
+
+        def odd(w):
+            return w + 1
+
+        @jax.jit
+        def f(w):
+            if w.sum() > 0:
+                law = ccm
+            else:
+                law = odd
+            return law(w)
+        """,
+    "conditional expression on module functions": """
+        def ccm(w):
+            return w * 2
+
+        def odd(w):
+            return w + 1
+
+        @jax.jit
+        def f(w):
+            law = ccm if w.sum() > 0 else odd
+            return law(w)
+        """,
+    "if/else on lambdas": """
+        @jax.jit
+        def f(w):
+            if w.sum() > 0:
+                law = lambda v: v * 2
+            else:
+                law = lambda v: v * 3
+            return law(w)
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(SELECTED_FUNCTIONS))
+def test_a_branch_that_selects_a_function_gets_advice(case):
+    """``lax.cond`` and ``jnp.where`` give arrays: a branch choosing a function has no rewrite there
+    (JAX 0.10.2: ``lax.cond`` returning a function raises TypeError); the advice names the call."""
+    _, diag = only(SELECTED_FUNCTIONS[case], "JIT201")
+    fix = diag.built_fix() if diag.deferred_fix is not None else diag.fix
+    assert fix is None or (fix.applicability is Applicability.DISPLAY_ONLY and "lax.switch" in fix.title), fix
+
+
+def test_a_function_of_another_module_is_not_selected_by_a_rewrite(tmp_path):
+    """The same through an import of another module of the project (``dust.ccm``, ``from .dust import
+    odd``): the analysis notes the names of functions the project defines."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "dust.py").write_text("def ccm(w):\n    return w * 2\n\n\ndef odd(w):\n    return w + 1\n")
+    (pkg / "model.py").write_text(
+        "import jax\n\nfrom . import dust\nfrom .dust import odd\n\n\n"
+        "@jax.jit\ndef f(w):\n    if w.sum() > 0:\n        law = dust.ccm\n    else:\n        law = odd\n"
+        "    return law(w)\n\n\n"
+        "@jax.jit\ndef g(w):\n    law = dust.ccm if w.sum() > 0 else dust.odd\n    return law(w)\n\n\n"
+        "@jax.jit\ndef h(w):\n    y = w * 2 if w.sum() > 0 else w\n    return y\n")
+    before = (pkg / "model.py").read_text()
+    proc = subprocess.run([sys.executable, "-m", "jitlint", "check", "--isolated", "--no-cache", "--fix",
+                           "--unsafe-fixes", str(pkg)], capture_output=True, text=True, cwd=tmp_path)
+    after = (pkg / "model.py").read_text()
+    assert "law = dust.ccm\n" in after and "law = odd\n" in after and "law = dust.ccm if w.sum() > 0 else dust.odd" in after
+    assert "where(w.sum() > 0, w * 2, w)" in after, (proc.stdout, proc.stderr)  # an array: still rewritten
+    assert after != before

@@ -121,6 +121,9 @@ class Facts:
         #: runs on the first call only, eagerly as under a trace that is kept: what it reads and writes
         #: happens once either way
         self.initialising: Set[cst.CSTNode] = set()
+        #: names and attributes read in traced code that name a function of another module of the
+        #: project (``dust.ccm``, ``odd`` imported from ``.dust``): a function, not an array
+        self.function_names: Set[cst.CSTNode] = set()
 
     def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
         """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
@@ -1718,6 +1721,8 @@ class Analyzer:
                         value = Value(container=True, mapping=g.mapping)
                     else:
                         value = STATIC
+                        if g.kind == "import" and record:
+                            self._note_function_name(node, self.index.qualify(node))
                 else:
                     scope = "builtin"
                     value = constant(_BUILTIN_CONSTANTS[name]) if name in _BUILTIN_CONSTANTS else STATIC
@@ -1727,6 +1732,13 @@ class Analyzer:
             self.facts.read_scope[node] = scope
             self.facts.record(node, value)
         return value
+
+    def _note_function_name(self, node: cst.CSTNode, q: Optional[str]) -> None:
+        """Note ``node`` (a name or attribute that qualifies to ``q``) when it names a function that
+        another module of the project defines."""
+        if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES) \
+                and self.project.resolve_function(self.path, q) is not None:
+            self.facts.function_names.add(node)
 
     def _global_function(self, name: str) -> Optional[FunctionInfo]:
         """The function a module-level name bound once to a lambda or to another function's name
@@ -1993,6 +2005,7 @@ class Analyzer:
     def _ev_attribute(self, node: cst.Attribute, frame: Frame) -> Value:
         q = self.index.qualify(node)
         if q is not None:
+            self._note_function_name(node, q)
             return STATIC
         base = self.ev(node.value, frame)
         attr = node.attr.value

@@ -96,6 +96,13 @@ _PREDICATE_ADVICE = ("Rewrite with `jnp.where` / `lax.cond` once the test is a b
 _STRUCTURE_ADVICE = ("Rewrite with `lax.cond` once both branches give the same structure (the same variables, "
                      "tuples of the same length); `lax.cond` rejects branches whose outputs differ")
 
+_FUNCTION_ADVICE = ("Choose the function where it is called: `lax.cond(c, f, g, *args)` (or `lax.switch(i, [f, g, h], "
+                    "*args)`); `lax.cond` and `jnp.where` give arrays, not functions")
+
+
+_SHAPE_ADVICE = ("A slice with a traced bound has a shape known only at run time: keep the full array and mask "
+                 "it (`jnp.where(jnp.arange(n) < k, x, 0)`), or make the bound static")
+
 
 class _NoFix(Exception):
     pass
@@ -217,6 +224,12 @@ class _Builder:
         return test
 
     # -------------------------------------------------------------- values
+    def names_function(self, e: cst.BaseExpression) -> bool:
+        """``e`` is a function (a lambda, a function of this module or another of the project's):
+        ``jnp.where`` and ``lax.cond`` select arrays, not functions."""
+        facts = self.ctx.facts
+        return isinstance(e, cst.Lambda) or facts.value(e).func is not None or e in facts.function_names
+
     def classify(self, expr: cst.BaseExpression) -> Optional[int]:
         """CHEAP or RESTRICTED_KIND for an elementwise expression, None otherwise."""
         worst = CHEAP
@@ -224,15 +237,19 @@ class _Builder:
         while stack:
             n = stack.pop()
             if isinstance(n, cst.Name):
-                if n.value == "None" or self.ctx.facts.value(n).items is not None:
+                if n.value == "None" or self.ctx.facts.value(n).items is not None or self.names_function(n):
                     return None
                 continue
             if isinstance(n, (cst.Integer, cst.Float, cst.Imaginary)):
                 continue
             if isinstance(n, cst.Attribute):
+                if self.names_function(n):
+                    return None
                 stack.append(n.value)
                 continue
             if isinstance(n, cst.Subscript):
+                if _traced_slice(self, n):
+                    return None  # (a shape known at run time only: see _same_structure)
                 continue  # indexing: cheap, whatever the index
             if isinstance(n, cst.BinaryOperation):
                 op = n.operator
@@ -759,6 +776,10 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
         return "container"
     if isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return "str"
+    if bld.names_function(e):
+        return "function"
+    if _traced_slice(bld, e):
+        return "dynamic"
     value = bld.ctx.facts.value(e)
     if value.items is not None:
         return ("tuple",) + ("?",) * len(value.items)
@@ -767,9 +788,32 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
     return "?"
 
 
+def _traced_slice(bld: "_Builder", e: cst.BaseExpression) -> bool:
+    """``e`` slices with a traced bound (``data[:T - tau]``): its shape depends on a traced value, so
+    no branch that gives it has a shape ``lax.cond`` or ``jnp.where`` could match (JIT402's hazard)."""
+    value = bld.ctx.facts.value
+    stack: List[cst.CSTNode] = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Subscript):
+            for element in n.slice:
+                if isinstance(element.slice, cst.Slice) and any(
+                        part is not None and value(part).kind is Kind.TRACED
+                        for part in (element.slice.lower, element.slice.upper, element.slice.step)):
+                    return True
+        if isinstance(n, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(iter_children(n))
+    return False
+
+
 def _same_structure(bld: "_Builder", outputs: Sequence[cst.BaseExpression]) -> None:
     """Every output has one structure (the same tuple length, no tuple against an array)."""
     shapes = {_structure(bld, e) for e in outputs}
+    if "function" in shapes:
+        raise _Advice(_FUNCTION_ADVICE)
+    if "dynamic" in shapes:
+        raise _Advice(_SHAPE_ADVICE)
     if len(shapes) > 1 or "*" in shapes:
         raise _Advice(_STRUCTURE_ADVICE)
 
