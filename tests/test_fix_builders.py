@@ -1455,14 +1455,15 @@ def test_helper_read_rewritten_only_where_every_call_is_seen(case):
 
 
 # ------------------------------------------------------------------ branches that select a function
-SELECTED_FUNCTIONS = {
-    "if/else on module functions": """
+_TWO_LAWS = """
         def ccm(w):
             return w * 2
 
         def odd(w):
             return w + 1
-
+        """
+SELECTED_FUNCTIONS = {
+    "if/else on module functions": _TWO_LAWS + """
         @jax.jit
         def f(w):
             if w.sum() > 0:
@@ -1471,13 +1472,7 @@ SELECTED_FUNCTIONS = {
                 law = odd
             return law(w)
         """,
-    "conditional expression on module functions": """
-        def ccm(w):
-            return w * 2
-
-        def odd(w):
-            return w + 1
-
+    "conditional expression on module functions": _TWO_LAWS + """
         @jax.jit
         def f(w):
             law = ccm if w.sum() > 0 else odd

@@ -16,7 +16,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ModuleIndex
-from jitlint.analysis.syntax import dotted_name, string_value, unpacked_targets
+from jitlint.analysis.syntax import dotted_name, stored_values, string_value
 
 #: generic types whose last parameter is what indexing an instance gives
 _MAPPINGS = ("Mapping", "MutableMapping", "dict", "Dict", "FrozenDict")
@@ -137,31 +137,12 @@ class Definition:
 
 
 def _stores_to(fn: cst.CSTNode, receiver: str, attr: str) -> Iterator[Optional[cst.BaseExpression]]:
-    """The values ``fn``'s body stores in ``<receiver>.<attr>`` (None for a store of another form),
-    not counting the functions, lambdas and classes it defines."""
-    def is_target(t: cst.BaseExpression) -> bool:
+    """The values ``fn``'s body stores in ``<receiver>.<attr>`` (see ``stored_values``)."""
+    def is_target(t: cst.CSTNode) -> bool:
         return isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == receiver \
             and t.attr.value == attr
 
-    stack: List[cst.CSTNode] = list(fn.body.children) if isinstance(fn, cst.FunctionDef) else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                if is_target(t.target):
-                    yield node.value
-                elif any(is_target(inner) for inner in unpacked_targets(t.target)):
-                    yield None
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and is_target(node.target):
-            yield node.value if isinstance(node, cst.AnnAssign) else None
-        elif isinstance(node, (cst.For, cst.CompFor)) and any(is_target(t) for t in unpacked_targets(node.target)):
-            yield None
-        elif isinstance(node, cst.WithItem) and node.asname is not None and any(
-                is_target(t) for t in unpacked_targets(node.asname.name)):
-            yield None
-        stack.extend(node.children)
+    return stored_values([fn.body] if isinstance(fn, cst.FunctionDef) else [], is_target)
 
 
 def data_fields(index: ModuleIndex) -> Set[str]:

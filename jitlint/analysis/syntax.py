@@ -7,7 +7,7 @@ looking only at the fields that can hold code.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
 
@@ -136,6 +136,34 @@ def unpacked_targets(target: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from unpacked_targets(target.value)
     else:
         yield target
+
+
+def stored_values(roots: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]
+                  ) -> Iterator[Optional[cst.BaseExpression]]:
+    """What the code under ``roots`` stores in the targets ``matches`` accepts (a name, ``self.x``):
+    the value of ``t = v`` and ``t: T = v``, and None for a store of another form (unpacked, augmented,
+    a ``for`` or ``with`` target).  The functions, lambdas and classes it defines are not counted."""
+    def unpacked_match(target: cst.CSTNode) -> bool:
+        return any(matches(t) for t in unpacked_targets(target))
+
+    stack: List[cst.CSTNode] = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if matches(t.target):
+                    yield node.value
+                elif unpacked_match(t.target):
+                    yield None
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and matches(node.target):
+            yield node.value if isinstance(node, cst.AnnAssign) else None
+        elif isinstance(node, (cst.For, cst.CompFor)) and unpacked_match(node.target):
+            yield None
+        elif isinstance(node, cst.WithItem) and node.asname is not None and unpacked_match(node.asname.name):
+            yield None
+        stack.extend(iter_children(node))
 
 
 def assigned_names(target: cst.CSTNode) -> Iterator[cst.Name]:

@@ -47,7 +47,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references
+from jitlint.analysis.syntax import iter_children, name_references, stored_values
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, with_leading_lines
@@ -98,8 +98,6 @@ _STRUCTURE_ADVICE = ("Rewrite with `lax.cond` once both branches give the same s
 
 _FUNCTION_ADVICE = ("Choose the function where it is called: `lax.cond(c, f, g, *args)` (or `lax.switch(i, [f, g, h], "
                     "*args)`); `lax.cond` and `jnp.where` give arrays, not functions")
-
-
 _SHAPE_ADVICE = ("A slice with a traced bound has a shape known only at run time: keep the full array and mask "
                  "it (`jnp.where(jnp.arange(n) < k, x, 0)`), or make the bound static")
 
@@ -835,33 +833,7 @@ def _returns(stmts: Sequence[cst.CSTNode]) -> List[cst.BaseExpression]:
 def _assigned_values(stmts: Sequence[cst.CSTNode], var: str) -> List[Optional[cst.BaseExpression]]:
     """The values ``var`` is given in ``stmts``: an expression for ``var = e``, None for any other
     binding (augmented, unpacked, in a loop...)."""
-    out: List[Optional[cst.BaseExpression]] = []
-    stack: List[cst.CSTNode] = list(stmts)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        if isinstance(n, cst.Assign):
-            for t in n.targets:
-                if isinstance(t.target, cst.Name) and t.target.value == var:
-                    out.append(n.value)
-                elif var in {x.value for x in _names_in(t.target)}:
-                    out.append(None)
-        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)) and isinstance(n.target, cst.Name) \
-                and n.target.value == var:
-            out.append(None if isinstance(n, cst.AugAssign) else n.value)
-        stack.extend(iter_children(n))
-    return out
-
-
-def _names_in(target: cst.CSTNode) -> List[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [x for el in target.elements for x in _names_in(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return []
+    return list(stored_values(stmts, lambda t: isinstance(t, cst.Name) and t.value == var))
 
 
 def _carried_structures(bld: "_Builder", carry: Sequence[str], true_stmts, false_stmts) -> None:
