@@ -14,6 +14,7 @@ from jitlint.analysis.idempotence import stores_same_values
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.scopes import (
     BINDING_NODES,
+    Binding,
     COMPREHENSIONS,
     BindingKind,
     Scope,
@@ -21,6 +22,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    result_discarded,
     returned_values,
     assigned_names,
     bind_arguments,
@@ -386,6 +388,15 @@ def _statement_order(body: cst.CSTNode, nodes: Sequence[cst.CSTNode]) -> Dict[cs
     return out
 
 
+def _holds(outer: cst.CSTNode, node: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> bool:
+    """``node`` is ``outer`` or inside it (climbing the parents: no walk of ``outer``)."""
+    while node is not None:
+        if node is outer:
+            return True
+        node = parents.get(id(node))
+    return False
+
+
 def _enclosing(scope: Optional[FunctionInfo]) -> Iterator[Optional[FunctionInfo]]:
     """``scope``, the functions around it, then None (the module)."""
     while scope is not None:
@@ -667,6 +678,7 @@ class ModuleIndex:
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
         self._memos: Dict[str, bool] = {}
+        self._top_index: Optional[Dict[int, int]] = None
         self._collect_imports(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
@@ -1350,6 +1362,10 @@ class ModuleIndex:
         is unknown the call is kept."""
         if not entry.accepts(call):
             return False
+        if entry.scope is None and self._call_here.get(call) is self.scope_model.module_scope:
+            binding = self.module_reaching(name, call)
+            if isinstance(binding, Binding):  # what the name is bound to where a notebook-style module calls it
+                return _holds(binding.node, entry.site, self.parents)
         here = self._call_here.get(call)
         home = self._binding_home(entry, name)
         if here is None or home is None:
@@ -1487,6 +1503,11 @@ class ModuleIndex:
     def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo], here: Scope) -> None:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.MUTATING_METHODS:
+            if func.attr.value in jax_api.NONE_RETURNING_METHODS \
+                    and not result_discarded(call, lambda n: self.parents.get(id(n)), True):
+                # the in-place methods of Python's containers return None: a call whose value is
+                # used is some other object's method (optax's `updates, state = OPT.update(...)`)
+                return
             if isinstance(func.value, cst.Name):
                 self.mutated_names.add(func.value.value)
                 if scope is not None:
@@ -1545,6 +1566,10 @@ class ModuleIndex:
                     break  # a parameter or variable of this function hides a def of that name outside it
                 s = s.parent
             if s is None and expr.value in self.functions:
+                if scope is None and cls is None:
+                    reached = self._reaching_def(expr)
+                    if reached is not None:
+                        return reached, False
                 return self.functions[expr.value], False
             # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
             cls_name = self._instance_class(expr.value, scope)
@@ -1583,6 +1608,22 @@ class ModuleIndex:
                         found = self.find_method(self.classes[cls_name], "__call__")
                     return found, found is not None and not found.is_static_method
         return None, False
+
+    def _reaching_def(self, read: cst.Name) -> Optional[FunctionInfo]:
+        """The def a module-level read of a function name sees where the module binds the name more
+        than once (see module_reaching), through rebindings that wrap it (``f = jax.jit(f)``)."""
+        for _ in range(8):
+            binding = self.module_reaching(read.value, read)
+            if not isinstance(binding, Binding):
+                return None
+            if binding.kind is BindingKind.FUNCTION:
+                return self.infos.get(binding.node)
+            value = binding.value
+            if binding.kind is not BindingKind.ASSIGNMENT or not isinstance(value, cst.Call) or not value.args \
+                    or not isinstance(value.args[0].value, cst.Name) or value.args[0].value.value != read.value:
+                return None
+            read = value.args[0].value
+        return None
 
     def _instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
         """``C`` when ``name`` is bound to an instance of a class ``C`` of this module: by its only
@@ -1873,6 +1914,52 @@ class ModuleIndex:
                            for b in s.scope.bindings_of(name))
             s = s.parent
         return name in self.module_partial_names
+
+    def _top_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement of the module body that holds ``node``."""
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, cst.Module):
+            node, parent = parent, self.parents.get(id(parent))
+        return node if parent is not None else None
+
+    def module_reaching(self, name: str, read: cst.CSTNode):
+        """The module-level binding of ``name`` that a read in module-level code sees, in statement
+        order (a notebook-style module that defines ``f``, wraps it, then defines another ``f``):
+        the last binding in a statement before the read's, or the read's own statement binding it
+        after the read (``f = jax.jit(f)``: the value is read before the name is bound).  None: not
+        bound before the read; ``_UNKNOWN`` where order does not decide (a binding inside an
+        ``if``/``try``/loop, or in the read's own statement other than around it, or a function
+        that rebinds it with ``global``)."""
+        module = self.scope_model.module_scope
+        bindings = [b for b in module.bindings_of(name) if b.binds_value]
+        if len(bindings) < 2 or self.global_writers.get(name):
+            return _UNKNOWN
+        if self._top_index is None:
+            self._top_index = {id(stmt): i for i, stmt in enumerate(self.module.body)}
+        top = self._top_statement(read)
+        where = self._top_index.get(id(top)) if top is not None else None
+        if where is None:
+            return _UNKNOWN
+        found = None
+        for binding in bindings:
+            stmt = self._top_statement(binding.node) if not isinstance(binding.node, cst.Module) else None
+            at = self._top_index.get(id(stmt)) if stmt is not None else None
+            if at is None:
+                return _UNKNOWN
+            direct = stmt is binding.node or (isinstance(stmt, cst.SimpleStatementLine)
+                                              and any(small is binding.node for small in stmt.body))
+            if at == where:
+                value = getattr(binding.node, "value", None)
+                if not (direct and value is not None and _holds(value, read, self.parents)):
+                    return _UNKNOWN
+                continue
+            if at > where:
+                continue
+            if not direct:
+                return _UNKNOWN
+            if found is None or at > found[0]:
+                found = (at, binding)
+        return found[1] if found is not None else None
 
     def _reaching_partial(self, name: str, scope: Optional[FunctionInfo],
                           read: cst.CSTNode) -> Union[cst.Call, None, object]:
@@ -2519,8 +2606,6 @@ def _changed_in_place(cls: ClassInfo) -> Set[str]:
     """The attributes some method of ``cls`` changes without rebinding them: ``self.x.append(v)``,
     ``self.x[k] = v``, ``self.x += v``, ``self.x.y = v`` (outside construction too: what construction
     reads from them may have been different)."""
-    from jitlint.analysis.jax_api import MUTATING_METHODS
-
     out: Set[str] = set()
 
     def root_attr(node: cst.BaseExpression) -> Optional[str]:
@@ -2532,6 +2617,7 @@ def _changed_in_place(cls: ClassInfo) -> Set[str]:
 
     for method in cls.methods.values():
         stack: List[cst.CSTNode] = [method.node]
+        parents: Dict[int, cst.CSTNode] = {}
         while stack:
             n = stack.pop()
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
@@ -2542,11 +2628,15 @@ def _changed_in_place(cls: ClassInfo) -> Set[str]:
                     if found is not None and (not direct or isinstance(n, cst.AugAssign)):
                         out.add(found)
             elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) \
-                    and n.func.attr.value in MUTATING_METHODS:
-                found = root_attr(n.func.value)
+                    and n.func.attr.value in jax_api.MUTATING_METHODS and not (
+                        n.func.attr.value in jax_api.NONE_RETURNING_METHODS
+                        and not result_discarded(n, lambda c: parents.get(id(c)), True)):
+                found = root_attr(n.func.value)  # (a None-returning method whose value is used: not a container's)
                 if found is not None:
                     out.add(found)
-            stack.extend(iter_children(n))
+            for child in iter_children(n):
+                parents[id(child)] = n
+                stack.append(child)
     return out
 
 

@@ -185,6 +185,21 @@ def returned_values(body: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
     return out
 
 
+def result_discarded(call: cst.Call, parent_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+                     returns_none: bool) -> bool:
+    """The value of ``call`` is thrown away: the call is a statement of its own, the left side of
+    ``or`` / ``and`` when it returns None (``LOG.append(x) or y``), or the element of a comprehension
+    whose result is not kept (``[seen.add(k) for k in keys]``)."""
+    parent = parent_of(call)
+    if isinstance(parent, cst.Expr):
+        return True
+    if isinstance(parent, cst.BooleanOperation) and parent.left is call:
+        return returns_none
+    if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is call:
+        return isinstance(parent_of(parent), cst.Expr)
+    return False
+
+
 def is_docstring(stmt: cst.CSTNode) -> bool:
     """A statement that is only a string literal (a docstring where it comes first)."""
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)

@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import assigned_names, returned_values
+from jitlint.analysis.syntax import assigned_names, result_discarded, returned_values
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -545,18 +545,8 @@ class OuterStateWrite(Rule):
         return False
 
     def _result_unused(self, node: cst.Call) -> bool:
-        """The call is run for its effect: a statement of its own, the left side of `or` / `and`
-        (`LOG.append(x) or y`: in-place methods return None), or the element of a comprehension
-        whose list is not kept (`[seen.add(k) for k in keys]`)."""
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Expr):
-            return True
-        if isinstance(parent, cst.BooleanOperation) and parent.left is node and \
-                node.func.attr.value in jax_api.NONE_RETURNING_METHODS:
-            return True
-        if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
-            return isinstance(self.ctx.parent(parent), cst.Expr)
-        return False
+        """The call is run for its effect (see ``syntax.result_discarded``)."""
+        return result_discarded(node, self.ctx.parent, node.func.attr.value in jax_api.NONE_RETURNING_METHODS)
 
 
 #: what formatting a tracer with a format spec raises (``object.__format__`` refuses any spec;
