@@ -11,6 +11,7 @@ from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
+from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (assigned_names, call_argument, flat_targets, iter_children, name_references,
                                      path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
@@ -1083,7 +1084,12 @@ class MutableStaticSelf(Rule):
     """## What it does
     Flags a jitted method whose `self` is static -- `jax.jit(self.method)`,
     `jax.jit(obj.method)`, or `static_argnums=0` on a method -- when the
-    class changes its own attributes outside `__init__` / `setup`.
+    class changes its own attributes outside `__init__` / `setup`, or when
+    code that makes an instance (`c = C(...)`, in the module or a function)
+    calls the method and then assigns an attribute the method reads
+    (`c.mul = False`), or does both in one loop. An attribute set before
+    the first call, on another instance, or one the method does not read
+    is not stale.
 
     Construction is not a change: besides `__init__`, a private helper that
     only construction calls (`self._set_normal(...)` in `__init__`, also
@@ -1182,11 +1188,14 @@ class MutableStaticSelf(Rule):
                 continue
             fn = entry.function
             cls = fn.cls
-            if cls is None or not fn.is_method or not cls.mutated_attributes or self._frozen(cls):
+            if cls is None or not fn.is_method or self._frozen(cls):
                 continue
             positional = _positional(fn)
             self_static = entry.self_bound or (positional and positional[0].name.value in entry.static_params())
             if not self_static:
+                continue
+            if not cls.mutated_attributes:
+                self._changed_by_callers(entry, fn)
                 continue
             traced = self._traced_methods(fn)
             # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value;
@@ -1200,6 +1209,35 @@ class MutableStaticSelf(Rule):
             mutator = outside[stale[0]][0]
             self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{stale[0]}`, which "
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
+
+    def _changed_by_callers(self, entry: EntryPoint, fn: FunctionInfo) -> None:
+        """Code that makes an instance (``c = C(...)``, its one binding in the module or a function)
+        calls the jitted method on it, then assigns an attribute the method reads (``c.mul = False``),
+        or does both in one loop: the next call finds the trace made for the object (``self`` is static,
+        compared by identity) and computes with the old value (JAX's FAQ example, run on JAX 0.10.2:
+        ``6`` where the page says "should print 3")."""
+        cls = fn.cls
+        read = self._attributes_read(fn)
+        if cls is None or not read:
+            return
+        index = self.ctx.index
+        scopes = [(index.scope_model.module_scope, self.ctx.module)] + [
+            (info.scope, info.node.body) for info in index.infos.values() if isinstance(info.node, cst.FunctionDef)]
+        for scope, body in scopes:
+            names = {name for name, bindings in scope.bindings.items()
+                     if len(bindings) == 1 and isinstance(bindings[0].value, cst.Call)
+                     and isinstance(bindings[0].value.func, cst.Name) and bindings[0].value.func.value == cls.name
+                     and not scope.declares(name)}
+            if not names:
+                continue
+            found = _write_after_call(body, names, fn.name, read)
+            if found is not None:
+                write, attr = found
+                self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{attr}`, which "
+                                        f"code calling it changes on the instance afterwards: later calls reuse the "
+                                        f"stale value",
+                            Reason(write, "`{code}` (line {line}) changes it after a call"))
+                return
 
     def _rebuilds_same(self, cls, method_name: str, attr: str, changes: Dict[str, Set[str]]) -> bool:
         """The method is the only one of the class that binds ``self.<attr>`` (``__init__`` included), and
@@ -1378,6 +1416,46 @@ class MutableStaticSelf(Rule):
 
 
 RULES = [RecompilationHazard, BadStaticArguments, MutableStaticSelf]
+
+
+def _write_after_call(body: cst.CSTNode, names: Set[str], method: str,
+                      attributes: Set[str]) -> Optional[Tuple[cst.CSTNode, str]]:
+    """In ``body`` (not in the functions and classes it defines), an assignment to ``name.attr``
+    (``attr`` in ``attributes``) after a call ``name.method(...)`` (``name(...)`` for ``__call__``)
+    in source order, or in a loop that also makes that call: the write and the attribute.  ``name``
+    in ``names``."""
+    calls: Dict[str, List[Tuple[int, Set[cst.CSTNode]]]] = {}
+    writes: List[Tuple[str, int, Set[cst.CSTNode], cst.CSTNode, str]] = []
+    order = 0
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...]]] = [(body, ())]
+    while stack:
+        node, loops = stack.pop()
+        order += 1
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == method:
+                receiver: Optional[str] = func.value.value
+            elif isinstance(func, cst.Name) and method == "__call__":
+                receiver = func.value
+            else:
+                receiver = None
+            if receiver in names:
+                calls.setdefault(receiver, []).append((order, set(loops)))
+        if isinstance(node, (cst.Assign, cst.AugAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                for t in flat_targets(target):
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in names \
+                            and t.attr.value in attributes:
+                        writes.append((t.value.value, order, set(loops), node, t.attr.value))
+        inner = loops + (node,) if isinstance(node, (cst.For, cst.While)) else loops
+        stack.extend((child, inner) for child in reversed(list(iter_children(node))))
+    for name, at, loops, node, attr in writes:
+        if any(call_at < at or loops & call_loops for call_at, call_loops in calls.get(name, ())):
+            return node, attr
+    return None
 
 
 def _item_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> Set[str]:
