@@ -165,6 +165,8 @@ LSP_FUNCTIONS = SCALING[0][2]
 EAGER_FUNCTIONS = round(10_000 / lines_per_function(eager_functions))
 #: the issue's targets for the editor (seconds)
 LSP_TARGETS = {"edit": 1.0, "action": 0.5}
+#: seconds a code action on a document read from the cache waits after its diagnostics (an editor's user reading them)
+IDLE_PAUSE = 15.0
 
 
 def lsp_times(rounds: int) -> Dict[str, List[float]]:
@@ -190,7 +192,8 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
     uri = "file://" + path
     small = os.path.join(folder, "small.py")  # a file analysed before, asked about while the large one is analysed
     small_text = jitted_functions(2)
-    times: Dict[str, List[float]] = {"edit": [], "action": [], "cached action": [], "answer": [],
+    times: Dict[str, List[float]] = {"edit": [], "action": [], "cached action": [], "idle cached action": [],
+                                     "answer": [],
                                      "eager edit": []}
     client = LanguageClient("jitlint-benchmark", "1")
     published: "asyncio.Queue[Tuple[float, types.PublishDiagnosticsParams]]" = asyncio.Queue()
@@ -265,8 +268,16 @@ async def _lsp_rounds(rounds: int) -> Dict[str, List[float]]:
                 open_document(version)
                 await publish_of(version)
             times["cached action"].append(await code_action(LSP_FUNCTIONS // 2))
-            print(f"round {r + 1}: LSP code action after a cache hit {times['cached action'][-1]:.2f} s",
-                  file=sys.stderr)
+            # the same text opened again (read from the cache) and left alone: the server prepares it while idle
+            client.text_document_did_close(types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri)))
+            version += 1
+            open_document(version)
+            await publish_of(version)
+            await asyncio.sleep(IDLE_PAUSE)
+            times["idle cached action"].append(await code_action(LSP_FUNCTIONS // 2))
+            print(f"round {r + 1}: LSP code action after a cache hit {times['cached action'][-1]:.2f} s, "
+                  f"{IDLE_PAUSE:g} s after it {times['idle cached action'][-1]:.2f} s", file=sys.stderr)
         # a module of the same length where nothing is traced but one small function, as most real ones
         eager_uri = "file://" + os.path.join(folder, "eager.py")
         eager = eager_functions(EAGER_FUNCTIONS)
@@ -312,8 +323,8 @@ async def served(client, folder: str):
 
 
 def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
-    edit, action, cached, answer, eager = (statistics.median(times[k]) for k in (
-        "edit", "action", "cached action", "answer", "eager edit"))
+    edit, action, cached, idle_cached, answer, eager = (statistics.median(times[k]) for k in (
+        "edit", "action", "cached action", "idle cached action", "answer", "eager edit"))
 
     def verdict(value: float, target: float) -> str:
         return f"<= {target:g} s: {'met' if value <= target else 'not met'}"
@@ -324,8 +335,10 @@ def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
             f"with the server's 0.2 s pause) | {edit:.2f} s | {verdict(edit, LSP_TARGETS['edit'])} |",
             f"| LSP: code action on one finding (its fix built on demand) | {action:.2f} s "
             f"| {verdict(action, LSP_TARGETS['action'])} |",
-            f"| LSP: code action on one finding after a cache hit (the version linted again, with fixes) "
-            f"| {cached:.2f} s | - |",
+            f"| LSP: code action on one finding at once after a cache hit (it waits for the version's analysis) "
+            f"| {cached:.2f} s | {verdict(cached, LSP_TARGETS['action'])} |",
+            f"| LSP: code action on one finding {IDLE_PAUSE:g} s after a cache hit (analysed meanwhile, while idle) "
+            f"| {idle_cached:.2f} s | {verdict(idle_cached, LSP_TARGETS['action'])} |",
             f"| LSP: slowest answer to a code action on another (analysed) file while the module is analysed "
             f"| {answer:.2f} s | - |",
             f"| LSP: diagnostics after an edit on a 10k-line module of {EAGER_FUNCTIONS} functions of that shape "

@@ -29,8 +29,10 @@ a 200,000-line module (load average about 2): 25.1 s on a thread; 0.27 s with th
 Diagnostics are published from a lint that builds no fix: the worker process keeps the last lint
 of each document, and builds a finding's fix when a code action asks for a range that holds it
 (the fix-all lint runs only when asked for).  Findings read from the results cache come without
-the means to build their fixes, and a worker process started after the lint does not hold it: the
-first code action that needs a fix then lints that version of the document again, with fixes.
+the means to build their fixes, and a worker process started after the lint does not hold it: that
+version of the document is then analysed again (its fixes still unbuilt) while nothing else waits,
+given up as soon as another lint or another document's request comes; a code action asked before
+that is done waits for it (or, when it was given up, makes it).
 
 Like ``jitlint check``, it never imports JAX or the code it reads. Needs pygls (jitlint's ``lsp`` extra).
 """
@@ -162,6 +164,8 @@ if LanguageServer is not None:
                 linted = self.linted[job.uri] = Linted(job, job.snapshot(), result, diagnostics)
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                     uri=job.uri, diagnostics=diagnostics, version=job.version))
+                if any(may_have_fix(d) for d in result.diagnostics):
+                    self.worker.prepare(job)  # (findings read from the cache: analysed again while idle)
             else:
                 self.submitted.pop(job.uri, None)  # the lint failed (logged): the next request tries again
             for waiter in self.waiters.pop(job.uri, []):

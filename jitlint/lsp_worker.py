@@ -193,12 +193,21 @@ Linted = Tuple[FileResult, List[types.Diagnostic], Optional[str]]
 
 class _Lint:
     """The last lint of a document, kept in the worker process: its findings carry their deferred
-    fixes; ``with_fixes`` is the same text linted again with every fix built (made only when a
-    finding read from the cache, which comes without the means to build its fix, needs its fix)."""
+    fixes, except those read from the results cache, which come without the means to build them;
+    ``analysed`` is then the same text analysed again (not from the cache), its fixes still unbuilt:
+    made while the server is idle (see :meth:`Analyser.prepare`), or by the first code action that
+    needs a fix."""
 
     def __init__(self, job: Job, config: Optional[Config], result: FileResult) -> None:
         self.job, self.config, self.result = job, config, result
-        self.with_fixes: Optional[FileResult] = None
+        self.analysed: Optional[FileResult] = None
+
+    def from_cache(self) -> bool:
+        """Some finding whose rule has fix builders came without the means to build its fix."""
+        from jitlint.fixes import FIXABLE_CODES
+
+        return any(d.fix is None and d.deferred_fix is None and d.code in FIXABLE_CODES
+                   for d in self.result.diagnostics)
 
 
 class Analyser:
@@ -233,13 +242,18 @@ class Analyser:
         self.lints[job.uri] = _Lint(job, config, result)
         return result, diagnostics, config_error
 
-    def fixes(self, job: Job, indices: Sequence[int]) -> Dict[int, Optional[Fix]]:
-        """The fixes of the findings ``indices`` of the lint of ``job`` (linted again when this
-        process does not hold it: it was started after that lint)."""
+    def _lint_of(self, job: Job) -> _Lint:
+        """The lint of ``job`` this process holds (linted again when it does not: it was started
+        after that lint)."""
         lint = self.lints.get(job.uri)
         if lint is None or (lint.job.version, lint.job.text) != (job.version, job.text):
             self.lint(job)
             lint = self.lints[job.uri]
+        return lint
+
+    def fixes(self, job: Job, indices: Sequence[int]) -> Dict[int, Optional[Fix]]:
+        """The fixes of the findings ``indices`` of the lint of ``job``."""
+        lint = self._lint_of(job)
         out: Dict[int, Optional[Fix]] = {}
         for i in indices:
             checkpoint()
@@ -247,22 +261,33 @@ class Analyser:
             if diag.fix is not None or diag.deferred_fix is not None:
                 out[i] = diag.built_fix()
                 continue
-            # read from the cache: the same text linted again, with its fixes this time
-            if lint.with_fixes is None:
-                lint.with_fixes = self._lint_with_fixes(lint)
-            out[i] = next((d.fix for d in lint.with_fixes.diagnostics
-                           if (d.line, d.column, d.code) == (diag.line, diag.column, diag.code)), None)
+            # read from the cache: the fix of the same finding of the text analysed again
+            if lint.analysed is None:
+                lint.analysed = self._analyse_again(lint)
+            same = next((d for d in lint.analysed.diagnostics
+                         if (d.line, d.column, d.code) == (diag.line, diag.column, diag.code)), None)
+            out[i] = same.built_fix() if same is not None else None
         return out
 
-    def _lint_with_fixes(self, lint: _Lint) -> FileResult:
+    def prepare(self, job: Job) -> bool:
+        """While the server is idle: when findings of the lint of ``job`` were read from the cache, analyse
+        that text again (its fixes unbuilt), so that a code action asked later builds one fix, not the
+        whole analysis.  Whether it analysed."""
+        lint = self._lint_of(job)
+        if lint.analysed is not None or not lint.from_cache():
+            return False
+        lint.analysed = self._analyse_again(lint)
+        return True
+
+    def _analyse_again(self, lint: _Lint) -> FileResult:
         from jitlint.runner import lint_files
 
         job = lint.job
         if lint.config is None:
             return FileResult(job.path)
-        with reparsing(self.parses):
-            result, = lint_files([job.path], lint.config, cache_dir=cache_dir_for(job.path),
-                                 overrides=job.overrides, context=os.path.isabs(job.path))
+        with reparsing(self.parses), reanalysing(self.analyses):
+            result, = lint_files([job.path], lint.config, cache_dir=None, overrides=job.overrides,
+                                 context=os.path.isabs(job.path), build_fixes=False)
         return result
 
     @staticmethod
@@ -352,13 +377,17 @@ class Worker:
 
     ``waiting`` holds, per document, only the newest text to lint (not a queue of versions); tasks are
     the other work a request needs (building fixes, fix-all, forgetting a closed document), run before
-    the waiting lints.  ``deliver(job, outcome)`` gets, on this thread, what a lint gave (a
+    the waiting lints; ``idle`` holds work done only when nothing else waits (getting a lint read from
+    the cache ready for code actions), stopped as soon as something does.  ``deliver(job, outcome)`` gets, on this thread, what a lint gave (a
     :data:`Linted`, or the exception of a failed one); a lint that was superseded delivers nothing."""
 
     def __init__(self, deliver: Callable[[Job, Any], None]) -> None:
         self._deliver = deliver
         self._cond = threading.Condition()
         self.waiting: Dict[str, Job] = {}
+        #: per document, a lint to prepare for code actions (see Analyser.prepare): run only when nothing
+        #: else waits, and given up as soon as something does
+        self.idle: Dict[str, Job] = {}
         self._tasks: Deque[Tuple[tuple, Optional["concurrent.futures.Future[Any]"], str, int]] = collections.deque()
         #: per document: a generation, bumped by every new version and by closing it (the work of an older
         #: generation is superseded), and the version it is of (None once closed)
@@ -379,6 +408,7 @@ class Worker:
                 generation += 1
             self._latest[job.uri] = (generation, job.version)
             job.generation = generation
+            self.idle.pop(job.uri, None)
             self.waiting[job.uri] = job
             self._start()
             self._cond.notify()
@@ -388,11 +418,22 @@ class Worker:
         worker process forgets its last lint."""
         with self._cond:
             self.waiting.pop(uri, None)
+            self.idle.pop(uri, None)
             generation = self._generation(uri) + 1
             self._latest[uri] = (generation, None)
             if self._thread is not None:
                 self._tasks.append((("forget", (uri,)), None, uri, generation))
                 self._cond.notify()
+
+    def prepare(self, job: Job) -> None:
+        """When nothing else waits, have the worker process get the lint of ``job`` (a version it
+        delivered) ready for code actions (see Analyser.prepare)."""
+        with self._cond:
+            if self._stopped or self._generation(job.uri) != job.generation:
+                return
+            self.idle[job.uri] = job
+            self._start()
+            self._cond.notify()
 
     def call(self, uri: str, what: str, *args: Any) -> "concurrent.futures.Future[Any]":
         """``Analyser.<what>(*args)`` in the worker process, before the waiting lints; its future
@@ -430,16 +471,19 @@ class Worker:
         try:
             while True:
                 with self._cond:
-                    while not (self._stopped or self._tasks or self.waiting):
+                    while not (self._stopped or self._tasks or self.waiting or self.idle):
                         self._cond.wait()
                     if self._stopped:
                         return
                     task = self._tasks.popleft() if self._tasks else None
-                    job = self.waiting.pop(next(iter(self.waiting))) if task is None else None
+                    job = self.waiting.pop(next(iter(self.waiting))) if task is None and self.waiting else None
+                    spare = self.idle.pop(next(iter(self.idle))) if task is None and job is None else None
                 if task is not None:
                     self._run_task(*task)
                 elif job is not None:
                     self._run_lint(job)
+                elif spare is not None:
+                    self._run_idle(spare)
         finally:
             for process in (self._process, self._spare):
                 if process is not None:
@@ -477,6 +521,19 @@ class Worker:
             outcome = exc
         self._deliver(job, outcome)
 
+    def _run_idle(self, job: Job) -> None:
+        try:
+            self._ask(("prepare", (job,)), job.uri, job.generation, idle=True)
+        except Superseded:
+            pass  # other work came (or a new version): the first code action prepares it, if one comes
+        except _Failed as exc:
+            _log.error("jitlint: preparing %s for code actions failed: %s", job.uri, exc)
+
+    def _other_work(self, uri: str) -> bool:
+        """Something waits that idle work on ``uri`` must make way for: a lint, or a request about
+        another document (one about this document waits for what the idle work makes)."""
+        return bool(self.waiting) or any(task[2] != uri for task in list(self._tasks))
+
     def _ready(self) -> _Process:
         """The process to ask: the one in use, else the spare, else a new one; and a new spare."""
         if self._process is None or not self._process.process.is_alive():
@@ -491,7 +548,7 @@ class Worker:
         process.kill()
         return _Failed("the worker process died")
 
-    def _ask(self, request: tuple, uri: str, generation: int) -> Any:
+    def _ask(self, request: tuple, uri: str, generation: int, idle: bool = False) -> Any:
         """Send ``request`` to the worker process and wait for its answer, asking it to stop when the
         document moves on meanwhile, and killing it when it does not stop within :data:`GRACE`."""
         if self._superseded(uri, generation):
@@ -523,7 +580,7 @@ class Worker:
                 if status == "superseded":
                     raise Superseded()
                 raise _Failed(payload)
-            if asked_to_stop is None and self._superseded(uri, generation):
+            if asked_to_stop is None and (self._superseded(uri, generation) or (idle and self._other_work(uri))):
                 process.stop.value = ident
                 asked_to_stop = time.monotonic()
             if asked_to_stop is not None and (

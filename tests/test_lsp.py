@@ -286,7 +286,33 @@ async def test_a_fix_is_built_for_a_finding_read_from_the_cache(client, tmp_path
     assert fix.title.startswith("JIT103: Use `jax.debug.print`") and fix.is_preferred
     fixed = apply(text, fix.edit.changes[path.as_uri()])
     assert not [d for d in lint_source(fixed, str(path)).diagnostics if d.code == "JIT103"]
-    assert cache_entries() == stored + 1  # the same text linted again, with fixes (and cached as such)
+    assert cache_entries() == stored  # the same text analysed again, outside the cache
+
+
+def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, monkeypatch):
+    """``Analyser.prepare`` (run by the worker when nothing else waits) analyses a text whose findings
+    came from the cache, once; a code action after it builds its fix without analysing again."""
+    from jitlint.lsp_worker import Analyser, Job
+
+    text = HAZARDS.read_text()
+    path = tmp_path / "hazards.py"
+    path.write_text(text)
+    job = Job(path.as_uri(), 1, text, {}, "utf-16")
+    first = Analyser()
+    first.lint(job)  # analysed, and stored in the cache
+    assert not first.lints[job.uri].from_cache() and first.prepare(job) is False
+    later = Analyser()  # a worker process started after that lint
+    later.lint(job)
+    assert later.lints[job.uri].from_cache()
+    assert later.prepare(job) is True
+    assert later.prepare(job) is False  # once
+    analysed = []
+    monkeypatch.setattr(later, "_analyse_again", lambda lint: analysed.append(lint))
+    findings = later.lints[job.uri].result.diagnostics
+    wanted = [i for i, d in enumerate(findings) if d.code == "JIT103"]
+    fixes = later.fixes(job, wanted)
+    assert wanted and all(fixes[i] is not None and fixes[i].edits for i in wanted)
+    assert analysed == []
 
 
 @pytest.mark.asyncio
