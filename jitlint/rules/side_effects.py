@@ -9,7 +9,7 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import assigned_names, result_discarded, returned_values
+from jitlint.analysis.syntax import assigned_names, call_argument, result_discarded, returned_values, string_value
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -792,10 +792,23 @@ class PrintInTracedCode(Rule):
 class SideEffectInTracedCode(Rule):
     """## What it does
     Flags Python side effects inside traced code other than `print`: `logging`
-    calls, `open()` and file writes (`Path.write_text` too), `time.*`,
+    calls, `open()` for writing and file writes (`Path.write_text` too), `time.*`,
     `datetime.now()`, Python's `random.*`, `numpy.random.*`, draws from a
     module-level host generator (`RNG = np.random.default_rng(0)`), and
     `next()` on an iterator from outside.
+
+    Opening a file to read it (`open(path)`, a literal mode without `w`,
+    `a`, `x` or `+`) is not flagged: what it reads becomes a constant of
+    the trace, as a module constant does (a data file shipped with the
+    package), the same on every call unless something writes the file.
+
+    A logging call is flagged when it logs a traced value (it records a
+    tracer, once), and, when it logs static values only (constant text, a
+    shape), where it is in the function whose trace jit keeps (or a lax
+    body): its record is made on the first call only. In a helper that
+    function calls it is not: there it says what the helper does while the
+    program is built (a converter's `"Converting op %s"`), once per trace,
+    as designed.
 
     An iterator is from outside when no trace around the `next()` call made
     it. One that a jitted function makes (`keys = iter(jax.random.split(rng))`)
@@ -905,6 +918,23 @@ class SideEffectInTracedCode(Rule):
                 self.report(node, f"{what} of `{self.ctx.code(arg.value)}` raises `{error}` while tracing: {why}",
                             self.ctx.value(traced).reason or _why_traced(self))
                 return
+        if kind == "log":
+            # a record of a traced value records a tracer; one of static values only is right, and
+            # made once per trace: missing on later calls of the function jit keeps the trace of (a
+            # progress message of its own), but in a helper it calls it says what the helper does
+            # while the program is built (a converter's "Converting op %s"), once per trace as designed
+            values = [self.ctx.value(arg.value) for arg in node.args]
+            shown = next((v for v in values if v.kind is Kind.TRACED or v.formats_tracer is not None), None)
+            maybe = next((v for v in values if v.kind is Kind.MAYBE), None)
+            if shown is None and maybe is None:
+                if self.ctx.body.keeps_trace:
+                    self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+                return
+            self.report(node, f"{what} inside traced code runs once, at trace time, and "
+                              + ("records a tracer" if shown is not None else "may record a tracer")
+                              + " instead of the value",
+                        (shown.reason or shown.formats_tracer) if shown is not None else _why_traced(self))
+            return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
 
     #: effects a trace made again on every call still gets wrong: one random number (or one advance of
@@ -931,6 +961,8 @@ class SideEffectInTracedCode(Rule):
                 return "random", f"{what} the global random state `{ctx.code(func)}()`"
             if head == "random" or q.startswith("numpy.random."):
                 return "random", f"random draw `{ctx.code(func)}()`"
+            if q in ("builtins.open", "io.open") and _opens_for_reading(node):
+                return None
             if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
                 return "io", f"`{ctx.code(func)}()`"
             if head in ("datetime.datetime", "datetime.date") and tail in ("now", "today", "utcnow"):
@@ -938,6 +970,8 @@ class SideEffectInTracedCode(Rule):
             return None
         if isinstance(func, cst.Name):
             if ctx.facts.read_scope.get(func) != "builtin":
+                return None
+            if func.value == "open" and _opens_for_reading(node):
                 return None
             if func.value in ("open", "input"):
                 return "io", f"`{func.value}()`"
@@ -1020,6 +1054,18 @@ class SideEffectInTracedCode(Rule):
             return True
         vmaps = [e for e in ctx.index.entries if e.function is ctx.function]
         return bool(vmaps) and all(e.scope is fn for e in vmaps)
+
+
+def _opens_for_reading(call: cst.Call) -> bool:
+    """``open(path)`` / ``open(path, "rb")``: a mode, when given, that is a literal without ``w``,
+    ``a``, ``x`` or ``+``.  What it reads while tracing becomes a constant of the trace, as a module
+    constant does: the same on every call unless something writes the file, which the analysis
+    cannot see (a write is flagged where it is made, in traced code)."""
+    mode = call_argument(call, 1, "mode")
+    if mode is None:
+        return not any(arg.star for arg in call.args)
+    text = string_value(mode.value)
+    return text is not None and not any(letter in text for letter in "wax+")
 
 
 class InPlaceArrayUpdate(Rule):
