@@ -1568,7 +1568,7 @@ class ModuleIndex:
             if s is None and expr.value in self.functions:
                 if scope is None and cls is None:
                     reached = self._reaching_def(expr)
-                    if reached is not None:
+                    if reached is not _UNKNOWN:
                         return reached, False
                 return self.functions[expr.value], False
             # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
@@ -1609,21 +1609,25 @@ class ModuleIndex:
                     return found, found is not None and not found.is_static_method
         return None, False
 
-    def _reaching_def(self, read: cst.Name) -> Optional[FunctionInfo]:
-        """The def a module-level read of a function name sees where the module binds the name more
-        than once (see module_reaching), through rebindings that wrap it (``f = jax.jit(f)``)."""
+    def _reaching_def(self, read: cst.Name):
+        """The function a module-level read of a name sees where the module binds the name more than
+        once (see module_reaching): a def or a lambda bound to it, through rebindings that wrap it
+        (``f = jax.jit(f)``); None for another value (``f = make()``); ``_UNKNOWN`` where statement
+        order does not decide."""
         for _ in range(8):
             binding = self.module_reaching(read.value, read)
             if not isinstance(binding, Binding):
-                return None
+                return _UNKNOWN
             if binding.kind is BindingKind.FUNCTION:
                 return self.infos.get(binding.node)
             value = binding.value
+            if binding.kind is BindingKind.ASSIGNMENT and isinstance(value, cst.Lambda):
+                return self.infos.get(value)
             if binding.kind is not BindingKind.ASSIGNMENT or not isinstance(value, cst.Call) or not value.args \
                     or not isinstance(value.args[0].value, cst.Name) or value.args[0].value.value != read.value:
                 return None
             read = value.args[0].value
-        return None
+        return _UNKNOWN
 
     def _instance_class(self, name: str, scope: Optional[FunctionInfo]) -> Optional[str]:
         """``C`` when ``name`` is bound to an instance of a class ``C`` of this module: by its only

@@ -250,6 +250,22 @@ def _int_literals(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     return None
 
 
+def _bound_around(fn: Optional[FunctionInfo], name: str) -> bool:
+    """``name`` is a parameter or local of ``fn`` or of a function around it: a module-level def of
+    that name is hidden there (``def our_jacfwd(f): ... jvp(f, ...)``)."""
+    while fn is not None:
+        if name in fn.local_names and name not in fn.global_names:
+            return True
+        fn = fn.parent
+    return False
+
+
+def _known_structure(value: Value) -> bool:
+    """``value`` is known to be a container or an object (a pytree), not possibly a single array."""
+    return value.items is not None or value.container or value.mapping or value.element is not None \
+        or value.pytree_class is not None or value.instance is not None or bool(value.head or value.tail)
+
+
 def _type_alternatives(node: cst.BaseExpression) -> List[cst.BaseExpression]:
     """The types an ``isinstance`` test accepts: the elements of a tuple of them, nested, or of an
     ``A | B`` union."""
@@ -1251,8 +1267,11 @@ class Analyzer:
         holds a concrete value: not Python's scalars and strings, nor NumPy's scalar
         types and ``ndarray`` (all checked under jit, vmap and grad on JAX 0.10.2). So where
         ``isinstance(x, float)`` or ``isinstance(x, np.float32)`` holds, and where
-        ``isinstance(x, Tracer)`` fails, ``x`` is concrete; a test for ``jax.Array`` proves nothing
-        either way about a pytree."""
+        ``isinstance(x, Tracer)`` or ``isinstance(x, jax.Array)`` fails, ``x`` is no tracer: the
+        code's own test sends array tracers the other way.  A pytree of tracers is neither class:
+        for ``x`` known to be one (a list of tracers, a dict, an instance) a failed ``jax.Array``
+        test proves nothing; of a value of unknown structure the analysis takes the test's word,
+        as it does for ``Tracer``."""
         when_true, when_false = self._concrete_names(test, env)
         env_true = self._of_tested_class(test, self._made_static(env, when_true))
         env_false = self._made_static(env, when_false)
@@ -1338,7 +1357,7 @@ class Analyzer:
         types = self._instance_types(test.args[1].value)
         if types == "concrete":
             return frozenset((name,)), _NOTHING
-        if types == "tracer":
+        if types == "tracer" or (types == "jax array" and not _known_structure(env[name])):
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
 
@@ -2421,7 +2440,7 @@ class Analyzer:
             v = frame.env.get(expr.value)
             if v is not None and v.func is not None:
                 return v.func, v.closure, None
-            if v is None and expr.value in self.index.functions and expr.value not in frame.fn.local_names:
+            if v is None and expr.value in self.index.functions and not _bound_around(frame.fn, expr.value):
                 return self.index.functions[expr.value], None, None
             return None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
@@ -2484,6 +2503,15 @@ class Analyzer:
         if q in jax_api.LAX_OPERANDS:
             operands = [value for a, value in args if a.keyword is None][jax_api.LAX_OPERANDS[q]:]
             return [self._traced_like(value, reason) for value in operands]
+        if q == "jax.jvp":
+            # the function gets the primals only (the tangents never reach it): a tracer whose primal
+            # value is a primal given, concrete where that is, so Python control flow on it works
+            # there, as under grad (`vmap(lambda s: jvp(f, (x,), (s,)))` batches only the tangents)
+            positional = [value for a, value in args if a.keyword is None]
+            primals = positional[1].items if len(positional) > 1 else None
+            if primals is None:
+                return None
+            return [value if value.kind is Kind.TRACED else MAYBE for value in primals]
         return None
 
     def _lax_result(self, call: cst.Call, q: str, args, returns: List[Value]) -> Optional[Value]:
