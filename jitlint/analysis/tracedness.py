@@ -1104,6 +1104,10 @@ class Analyzer:
             self.conversions_caught -= catches
         handler_start = self._join_envs([start, after_body]) or start
         outs = []
+        if stmt.orelse is not None:
+            # the `else` runs only when the body ends normally: not after a conversion of a tracer
+            # that the handlers catch (`try: r = float(x) except Exception: ... else: <eager only>`)
+            (self.facts.live_blocks if after_body is not None else self.facts.dead_blocks).add(stmt.orelse)
         if stmt.orelse is not None and after_body is not None:
             outs.append(self._branch(stmt.orelse.body, frame, after_body))
         else:
