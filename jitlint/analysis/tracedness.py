@@ -1367,9 +1367,11 @@ class Analyzer:
 
     def _type_predicate(self, test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, Dict[str, str]]]:
         """``_has_tracer(w)``: a call, with names as arguments, of a module-level function whose body is
-        one ``return`` of a type test (``return isinstance(value, jax.core.Tracer)``): the test, and
-        its parameters each mapped to the name the call passes. The test then says of those names
-        what it says of the parameters."""
+        one ``return`` of a type test (``return isinstance(value, jax.core.Tracer)``), after any number
+        of ``if <test>: return True`` (``if isinstance(v, jax.Array): return True``, then ``return
+        isinstance(v, list) and any(...)``): the test (those joined by ``or``), and its parameters each
+        mapped to the name the call passes. The test then says of those names what it says of the
+        parameters."""
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.args
                 and all(isinstance(a.value, cst.Name) and a.keyword is None and not a.star for a in test.args)):
             return None
@@ -1379,15 +1381,29 @@ class Analyzer:
                 or self.index.globals[test.func.value].assignments > 1:
             return None
         statements = [s for s in info.node.body.body if not is_docstring(s)]
-        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) \
-                or len(statements[0].body) != 1 or not isinstance(statements[0].body[0], cst.Return) \
-                or statements[0].body[0].value is None:
+        tests: List[cst.BaseExpression] = []
+        for stmt in statements[:-1]:  # `if isinstance(v, jax.Array): return True`, ...
+            if not (isinstance(stmt, cst.If) and stmt.orelse is None and len(stmt.body.body) == 1):
+                return None
+            only = stmt.body.body[0]
+            returned = only.body[0].value if isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1 \
+                and isinstance(only.body[0], cst.Return) else None
+            if not (isinstance(returned, cst.Name) and returned.value == "True"):
+                return None
+            tests.append(stmt.test)
+        if not statements or not isinstance(statements[-1], cst.SimpleStatementLine) \
+                or len(statements[-1].body) != 1 or not isinstance(statements[-1].body[0], cst.Return) \
+                or statements[-1].body[0].value is None:
             return None
         positional = [p for p, kind in info.params if kind in ("posonly", "positional")]
         if len(test.args) > len(positional):
             return None
         renamed = {_param_name(p): a.value.value for p, a in zip(positional, test.args)}
-        return statements[0].body[0].value, renamed
+        # the call is true where one of the tests returning True holds, or the last return is true
+        result: cst.BaseExpression = statements[-1].body[0].value
+        for early in reversed(tests):
+            result = cst.BooleanOperation(left=early, operator=cst.Or(), right=result)
+        return result, renamed
 
     def _concrete_names_of_each(self, how: str, gen: cst.GeneratorExp,
                                 env: Dict[str, Value]) -> Tuple[frozenset, frozenset]:
