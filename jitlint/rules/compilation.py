@@ -10,7 +10,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Ow
 from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
-from jitlint.analysis.scopes import BindingKind, Scope, names_bound_in
+from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (assigned_names, call_argument, flat_targets, iter_children, name_references,
                                      path_to, short_code, string_value)
@@ -1110,10 +1110,13 @@ class MutableStaticSelf(Rule):
     `jax.jit(obj.method)`, or `static_argnums=0` on a method -- when the
     class changes its own attributes outside `__init__` / `setup`, or when
     code that makes an instance (`c = C(...)`, in the module or a function)
-    calls the method and then assigns an attribute the method reads
-    (`c.mul = False`), or does both in one loop. An attribute set before
-    the first call, on another instance, or one the method does not read
-    is not stale.
+    calls the method, assigns an attribute the method reads (`c.mul =
+    False`) and calls it again, or writes and calls in one loop around
+    which the instance was made. An attribute set before the first call, on
+    another instance, one the method does not read, or a change no call
+    follows (or only calls on a new instance bound to the name) is not
+    stale. In module-level code the class is the one whose statement
+    reaches the call (a notebook may define it twice).
 
     Construction is not a change: besides `__init__`, a private helper that
     only construction calls (`self._set_normal(...)` in `__init__`, also
@@ -1235,33 +1238,50 @@ class MutableStaticSelf(Rule):
                                     f"`{cls.name}.{mutator}` changes: later calls reuse the stale value")
 
     def _changed_by_callers(self, entry: EntryPoint, fn: FunctionInfo) -> None:
-        """Code that makes an instance (``c = C(...)``, its one binding in the module or a function)
-        calls the jitted method on it, then assigns an attribute the method reads (``c.mul = False``),
-        or does both in one loop: the next call finds the trace made for the object (``self`` is static,
-        compared by identity) and computes with the old value (JAX's FAQ example, run on JAX 0.10.2:
-        ``6`` where the page says "should print 3")."""
+        """Code that makes an instance (``c = C(...)`` in the module or a function) calls the jitted
+        method on it, assigns an attribute the method reads (``c.mul = False``) and calls it again, or
+        writes and calls in one loop around which the instance was made: the later call finds the trace
+        made for the object (``self`` is static, compared by identity) and computes with the old value
+        (JAX's FAQ example, run on JAX 0.10.2: ``6`` where the page says "should print 3").  A name
+        bound again starts afresh; in the module, ``C`` is the class that reaches the call (a notebook
+        may define it twice)."""
         cls = fn.cls
         read = self._attributes_read(fn)
         if cls is None or not read:
             return
         index = self.ctx.index
-        scopes = [(index.scope_model.module_scope, self.ctx.module)] + [
+        module_scope = index.scope_model.module_scope
+        scopes = [(module_scope, self.ctx.module)] + [
             (info.scope, info.node.body) for info in index.infos.values() if isinstance(info.node, cst.FunctionDef)]
         for scope, body in scopes:
-            names = {name for name, bindings in scope.bindings.items()
-                     if len(bindings) == 1 and isinstance(bindings[0].value, cst.Call)
-                     and isinstance(bindings[0].value.func, cst.Name) and bindings[0].value.func.value == cls.name
-                     and not scope.declares(name)}
-            if not names:
+            made: Set[cst.CSTNode] = set()  # the assignments that bind an instance of the class
+            for name, bindings in scope.bindings.items():
+                if scope.declares(name):
+                    continue
+                for binding in bindings:
+                    value = binding.value
+                    if binding.kind is BindingKind.ASSIGNMENT and isinstance(value, cst.Call) \
+                            and isinstance(value.func, cst.Name) and value.func.value == cls.name \
+                            and self._names_class(value.func, cls, scope is module_scope):
+                        made.add(binding.node)
+            if not made:
                 continue
-            found = _write_after_call(body, names, fn.name, read)
+            found = _write_between_calls(body, made, fn.name, read)
             if found is not None:
                 write, attr = found
                 self.report(entry.site, f"`{fn.label}` is jitted with `self` static and reads `self.{attr}`, which "
-                                        f"code calling it changes on the instance afterwards: later calls reuse the "
-                                        f"stale value",
-                            Reason(write, "`{code}` (line {line}) changes it after a call"))
+                                        f"code calling it changes on the instance between calls: later calls reuse "
+                                        f"the stale value",
+                            Reason(write, "`{code}` (line {line}) changes it between calls"))
                 return
+
+    def _names_class(self, read: cst.Name, cls, module_level: bool) -> bool:
+        """The class name read at ``read`` is ``cls``: in module-level code, the class statement that
+        reaches it where the module binds the name more than once."""
+        if not module_level:
+            return True
+        binding = self.ctx.index.module_reaching(read.value, read)
+        return not isinstance(binding, Binding) or binding.node is cls.node
 
     def _rebuilds_same(self, cls, method_name: str, attr: str, changes: Dict[str, Set[str]]) -> bool:
         """The method is the only one of the class that binds ``self.<attr>`` (``__init__`` included), and
@@ -1442,43 +1462,65 @@ class MutableStaticSelf(Rule):
 RULES = [RecompilationHazard, BadStaticArguments, MutableStaticSelf]
 
 
-def _write_after_call(body: cst.CSTNode, names: Set[str], method: str,
-                      attributes: Set[str]) -> Optional[Tuple[cst.CSTNode, str]]:
-    """In ``body`` (not in the functions and classes it defines), an assignment to ``name.attr``
-    (``attr`` in ``attributes``) after a call ``name.method(...)`` (``name(...)`` for ``__call__``)
-    in source order, or in a loop that also makes that call: the write and the attribute.  ``name``
-    in ``names``."""
-    calls: Dict[str, List[Tuple[int, Set[cst.CSTNode]]]] = {}
-    writes: List[Tuple[str, int, Set[cst.CSTNode], cst.CSTNode, str]] = []
-    order = 0
-    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...]]] = [(body, ())]
+def _write_between_calls(body: cst.CSTNode, made: Set[cst.CSTNode], method: str,
+                         attributes: Set[str]) -> Optional[Tuple[cst.CSTNode, str]]:
+    """In ``body`` (not in the functions and classes it defines), in the order Python runs it: a name
+    bound by one of the assignments ``made`` (an instance), a call ``name.method(...)`` (``name(...)``
+    for ``__call__``), an assignment to ``name.attr`` (``attr`` in ``attributes``), and a call again;
+    or a write and a call in one loop that does not bind the name again.  The write and the
+    attribute."""
+    names: Set[str] = set()
+    for node in made:
+        if isinstance(node, cst.Assign):
+            names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    #: (what, name, loops around it, detail): "bind" (detail: an instance is bound), "call", "write"
+    events: List[Tuple[str, str, Tuple[cst.CSTNode, ...], object]] = []
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...], bool]] = [(body, (), False)]
     while stack:
-        node, loops = stack.pop()
-        order += 1
+        node, loops, targets_now = stack.pop()
+        if targets_now:  # an assignment's targets, bound once its value is computed
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in (leaf for target in targets for leaf in flat_targets(target)):
+                if isinstance(t, cst.Name) and t.value in names and isinstance(node, cst.Assign):
+                    events.append(("bind", t.value, loops, node in made))
+                elif isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in names \
+                        and t.attr.value in attributes:
+                    events.append(("write", t.value.value, loops, (node, t.attr.value)))
+            continue
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         if isinstance(node, cst.Call):
             func = node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == method:
-                receiver: Optional[str] = func.value.value
+                events.append(("call", func.value.value, loops, None))
             elif isinstance(func, cst.Name) and method == "__call__":
-                receiver = func.value
-            else:
-                receiver = None
-            if receiver in names:
-                calls.setdefault(receiver, []).append((order, set(loops)))
+                events.append(("call", func.value, loops, None))
         if isinstance(node, (cst.Assign, cst.AugAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for target in targets:
-                for t in flat_targets(target):
-                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in names \
-                            and t.attr.value in attributes:
-                        writes.append((t.value.value, order, set(loops), node, t.attr.value))
+            stack.append((node, loops, True))  # after its children
         inner = loops + (node,) if isinstance(node, (cst.For, cst.While)) else loops
-        stack.extend((child, inner) for child in reversed(list(iter_children(node))))
-    for name, at, loops, node, attr in writes:
-        if any(call_at < at or loops & call_loops for call_at, call_loops in calls.get(name, ())):
-            return node, attr
+        stack.extend((child, inner, False) for child in reversed(list(iter_children(node))))
+    state: Dict[str, Tuple[bool, bool, object]] = {}  # name -> (an instance, called since bound, a write since)
+    for what, name, loops, detail in events:
+        instance, called, written = state.get(name, (False, False, None))
+        if what == "bind":
+            state[name] = (bool(detail), False, None)
+        elif what == "call":
+            if instance and written is not None:
+                return written  # type: ignore[return-value]
+            state[name] = (instance, instance, written)
+        elif instance and called:
+            state[name] = (instance, called, detail)
+    bound_in: Dict[str, Set[cst.CSTNode]] = {}
+    for what, name, loops, _ in events:
+        if what == "bind":
+            bound_in.setdefault(name, set()).update(loops)
+    for what, name, loops, detail in events:
+        if what != "write":
+            continue
+        for other, called_name, call_loops, _ in events:
+            if other == "call" and called_name == name \
+                    and any(loop in call_loops and loop not in bound_in.get(name, set()) for loop in loops):
+                return detail  # type: ignore[return-value]
     return None
 
 
