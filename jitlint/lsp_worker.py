@@ -375,10 +375,10 @@ class _Process:
 class Worker:
     """The server's side of the worker process: a thread that hands it one request at a time.
 
-    ``waiting`` holds, per document, only the newest text to lint (not a queue of versions); tasks are
-    the other work a request needs (building fixes, fix-all, forgetting a closed document), run before
-    the waiting lints; ``idle`` holds work done only when nothing else waits (getting a lint read from
-    the cache ready for code actions), stopped as soon as something does.  ``deliver(job, outcome)`` gets, on this thread, what a lint gave (a
+    ``waiting`` holds, per document, only the newest text to lint (not a queue of versions); tasks are the other
+    work a request needs (building fixes, fix-all, forgetting a closed document), run before the waiting lints;
+    ``idle`` holds work done only when nothing else waits (getting a lint read from the cache ready for code
+    actions), stopped as soon as something does. ``deliver(job, outcome)`` gets, on this thread, what a lint gave (a
     :data:`Linted`, or the exception of a failed one); a lint that was superseded delivers nothing."""
 
     def __init__(self, deliver: Callable[[Job, Any], None]) -> None:

@@ -165,7 +165,8 @@ def test_jit104_says_when_building_the_log_message_raises(call, raises):
     result = lint_source(source, "step.py", Config(select=("JIT104",)))
     [message] = [d.message for d in result.diagnostics]
     if raises is None:
-        assert message.endswith("inside traced code runs once, at trace time")
+        assert message.endswith("inside traced code runs once, at trace time, "
+                                "and records a tracer instead of the value")
     else:
         assert f"raises `{raises}` while tracing" in message and "runs once" not in message
 

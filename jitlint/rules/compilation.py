@@ -360,7 +360,8 @@ class RecompilationHazard(Rule):
                 if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
                 uses = self._wrapper_uses(site, scope, entry.call_names)
-                if self._compiles_anyway(site, uses, entry) or (scope is not None and self._amortised(site, scope, uses)):
+                if self._compiles_anyway(site, uses, entry) \
+                        or (scope is not None and self._amortised(site, scope, uses)):
                     return
                 if self._outlives_iteration(site, entry.call_names, scope.node if scope is not None else index.module):
                     return  # one wrapper per item, kept to be called later
