@@ -194,12 +194,14 @@ class RecompilationHazard(Rule):
     (which could be passed traced instead) are still flagged.
 
     Nor is a wrapper made once per item of an outer loop that reads a value
-    that loop rebinds (a training phase's rate or weight) and is called only
-    in loops inside that iteration: each phase compiles its own function
-    once and every step of the phase reuses it. The same function made on
-    every epoch (reading nothing the loop changes; its own parameters and
-    name do not count), or a per-phase wrapper called once per phase, is
-    still flagged.
+    that changes with the item (the loop's target, or what the loop builds
+    from it: a training phase's rate or weight) and is called only in loops
+    inside that iteration: each phase compiles its own function once and
+    every step of the phase reuses it. The same function made on every
+    epoch (reading nothing the loop changes; its own parameters and name do
+    not count, nor a loss or an optimiser the loop makes again from values
+    outside it), or a per-phase wrapper called once per phase, is still
+    flagged.
 
     A wrapper made once per call of the enclosing function is flagged only
     with evidence that the function runs many times: it is a `__call__`, or
@@ -455,9 +457,9 @@ class RecompilationHazard(Rule):
 
     def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
         """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
-        (or a comprehension) uses a name that the innermost loop around it rebinds, so each
-        iteration compiles a different function on purpose (a sweep over dtypes or tile sizes),
-        not the same one again."""
+        (or a comprehension) uses a name whose value the innermost loop around it changes (see
+        _varying_names), so each iteration compiles a different function on purpose (a sweep over
+        dtypes or tile sizes), not the same one again."""
         index = self.ctx.index
         loops = index.loops_of.get(node)
         used = _names_read(node) - _own_names(node, index)
@@ -465,8 +467,35 @@ class RecompilationHazard(Rule):
         if comprehension is not None:  # the element of a comprehension: its targets change
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
-        return bool(loops) and any(loops[-1] in b.loops for name in used for b in scope.scope.bindings_of(name)
-                                   if b.kind is not BindingKind.PARAMETER and b.binds_value)
+        return bool(loops) and bool(used & self._varying_names(loops[-1], scope))
+
+    def _varying_names(self, loop: cst.CSTNode, scope: FunctionInfo) -> Set[str]:
+        """The names of ``scope`` whose value changes from one iteration of ``loop`` to the next: its
+        targets, and what the loop binds from them (an assignment whose value reads one, a def whose
+        code does, any other binding in the loop: a nested loop's target, a ``with`` name).  A name
+        the loop binds again to the same value every time (``optimizer = optax.adamw(lr)``, a ``def``
+        reading only values from outside the loop) does not change what the iteration compiles."""
+        index = self.ctx.index
+        in_loop = [(name, b) for name, bindings in scope.scope.bindings.items() for b in bindings
+                   if loop in b.loops and b.binds_value and b.kind is not BindingKind.PARAMETER]
+        varying: Set[str] = set()
+        for name, b in in_loop:
+            if b.node is loop or b.kind not in (BindingKind.ASSIGNMENT, BindingKind.FUNCTION):
+                varying.add(name)  # the loop's own targets, and bindings whose value is not read here
+        changed = True
+        while changed:
+            changed = False
+            for name, b in in_loop:
+                if name in varying:
+                    continue
+                source = b.value if b.kind is BindingKind.ASSIGNMENT else b.node
+                if source is None:
+                    continue
+                read = _names_read(source) - (_own_names(source, index) if b.kind is BindingKind.FUNCTION else set())
+                if read & varying:
+                    varying.add(name)
+                    changed = True
+        return varying
 
     def _amortised(self, made: cst.CSTNode, scope: FunctionInfo, uses: Sequence[cst.Call]) -> bool:
         """The callable made in a loop reads a name that loop rebinds (a training phase's rate: each
