@@ -1054,6 +1054,14 @@ class ModuleIndex:
             if owner is not None and flatten is not None and isinstance(owner.value, cst.Name) \
                     and owner.value.value in self.classes:
                 fn, _ = self.resolve_function(flatten.value, None, None)
+                if fn is not None and isinstance(fn.node, cst.Lambda) and fn.params:
+                    # `lambda o: o._tree_flatten()`: the method of the class that it calls does the flattening
+                    body = fn.node.body
+                    if isinstance(body, cst.Call) and not body.args and isinstance(body.func, cst.Attribute) \
+                            and isinstance(body.func.value, cst.Name) \
+                            and body.func.value.value == fn.params[0][0].name.value:
+                        method = self.find_method(self.classes[owner.value.value], body.func.attr.value)
+                        fn = method if method is not None else fn
                 if fn is not None:
                     flattens.append((owner.value.value, fn))
         out: Dict[str, Set[str]] = {}

@@ -2508,6 +2508,17 @@ class Analyzer:
             return None
         return next((value for a, value in args if a is arg), None)
 
+    def _own_static_params(self, fn: FunctionInfo) -> Set[str]:
+        """The parameters a jit decorator of ``fn`` itself makes static (``@partial(jax.jit,
+        static_argnums=(0,))``): whatever calls the decorated function (a transform, a lax body, a
+        ``custom_vjp``), they reach its code as the Python values given, or the call raises."""
+        out: Set[str] = set()
+        for entry in self.index.entries:
+            if entry.function is fn and isinstance(entry.site, cst.Decorator) and entry.static_names is not None \
+                    and entry.static_nums is not None:
+                out |= entry.static_params()
+        return out
+
     def _lax_operands(self, call: cst.Call, q: Optional[str], args, fn: FunctionInfo) -> Optional[List[Value]]:
         """The values a lax body is called with, by position, each with the structure of the carry or
         operand it is given (None where the body gets a plain tracer: a loop index, a scanned slice)."""
@@ -2631,11 +2642,14 @@ class Analyzer:
                 trees = [STATIC] + trees
             given = self._lax_operands(call, q, args, fn) if tracing else self._elements_given(call, q, arg, plain, frame)
             unmapped = self._unmapped_positions(call, q)
+            own_static = self._own_static_params(fn)
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
                 if name in env:
                     continue
-                if p.default is not None or kind == "varkw":
+                if name in own_static:
+                    env[name] = STATIC  # the function is itself a jit wrapper that makes it static
+                elif p.default is not None or kind == "varkw":
                     env[name] = STATIC
                 elif tree_map:
                     tree = trees[index] if index < len(trees) else STATIC
@@ -3047,9 +3061,12 @@ class Analyzer:
         array_method = method in jax_api.ARRAY_METHODS or method in jax_api.NUMPY_ARRAY_METHODS
         if not receiver.traced_array and not array_method:
             # a method of a pytree object (`model.dofs()`): it may read static fields only, so its
-            # result is traced only when traced arguments go in
+            # result is traced only when traced arguments go in; and then what it returns may mix
+            # arrays and Python values (`[(w * z, 0, 0), (w * z**2, -1, 1)]`: a weight with static
+            # tags), so the parts that iterating or unpacking it gives are of unknown kind
             if best.kind is Kind.TRACED:
-                return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+                return Value(Kind.TRACED, Reason(call, "`{code}` is computed from a traced value", best.reason),
+                             element=MAYBE)
             return MAYBE
         return traced(Reason(call, "`{code}` is computed from a traced value", receiver.reason),
                       is_array=receiver.is_array, leaf=True,

@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import assigned_names, call_argument, result_discarded, returned_values, string_value
+from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, result_discarded, returned_values,
+                                     string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -89,6 +90,13 @@ class MutableGlobalRead(Rule):
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
+    Nor is state that only scopes entered while tracing change: module-level
+    functions, called only from traced code, that set attributes of it and
+    set them back in a `finally` (a context manager entered inside a traced
+    branch that puts a thread-local depth up and back). It is set and read
+    while the program is built, the same way each time. When eager code
+    changes it too (a switch to mute records), or a change is not set back,
+    the read is flagged.
     Nor is the test of an initialisation guard (`if key not in REGISTRY:`, see
     JIT102) in a function that traced code reaches only from the branch of
     another one: like the rest of that function, it runs once, on the first
@@ -207,13 +215,34 @@ class MutableGlobalRead(Rule):
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
         elif ctx.index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
-                and not ctx.index.memo_only(node.value):
+                and not ctx.index.memo_only(node.value) and not self._changed_only_while_tracing(node.value):
             why = "a function of this module changes it" if not info.mutable_container else \
                 "it is a module-level container that a function of this module changes"
         else:
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _changed_only_while_tracing(self, name: str) -> bool:
+        """Every function that changes global ``name`` sets attributes of it that it sets back in a
+        ``finally`` (a scope: ``with suppress_records():`` puts a thread-local depth up and back), is
+        traced, and is called only from traced code (around a branch of a ``lax.cond``): the state is
+        set and read while the program is built, the same way each time it is built, and a cached
+        call neither sets nor reads it."""
+        index, bodies = self.ctx.index, self.ctx.facts.bodies
+        if index.mutated_in_functions.get(name) or index.global_writers.get(name):
+            return False  # items, in-place methods or a rebinding: a change that may outlive the trace
+        mutators = index.attribute_mutated_in_functions.get(name, set())
+        if not mutators:
+            return False
+        for fn in mutators:
+            if fn not in bodies or fn.cls is not None or fn.parent is not None \
+                    or not _restores_attributes(fn.node, name):
+                return False
+            calls = index.calls_by_name.get(fn.name, [])
+            if not calls or any(index.call_scopes.get(call, (None, None))[0] not in bodies for call in calls):
+                return False
+        return True
 
     def _initialisation_test(self, node: cst.Name) -> bool:
         """The test of an initialisation guard (``if key not in G:``) in code that itself runs only
@@ -1054,6 +1083,24 @@ class SideEffectInTracedCode(Rule):
             return True
         vmaps = [e for e in ctx.index.entries if e.function is ctx.function]
         return bool(vmaps) and all(e.scope is fn for e in vmaps)
+
+
+def _restores_attributes(fn: cst.CSTNode, name: str) -> bool:
+    """Every attribute of global ``name`` that ``fn`` assigns is assigned again in a ``finally`` of it."""
+    assigned: Set[str] = set()
+    restored: Set[str] = set()
+    stack: List[Tuple[cst.CSTNode, bool]] = [(fn, False)]
+    while stack:
+        node, in_finally = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                        and target.value.value == name:
+                    (restored if in_finally and isinstance(node, cst.Assign) else assigned).add(target.attr.value)
+        for child in iter_children(node):
+            stack.append((child, in_finally or isinstance(node, cst.Finally)))
+    return bool(assigned) and assigned <= restored
 
 
 def _opens_for_reading(call: cst.Call) -> bool:
