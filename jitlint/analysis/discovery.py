@@ -22,7 +22,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
-    result_discarded,
+    changes_in_place,
     returned_values,
     assigned_names,
     bind_arguments,
@@ -679,6 +679,7 @@ class ModuleIndex:
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
         self._memos: Dict[str, bool] = {}
         self._top_index: Optional[Dict[int, int]] = None
+        self._binding_places: Dict[int, Tuple[Optional[int], bool]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
@@ -1510,12 +1511,8 @@ class ModuleIndex:
 
     def _note_mutation_call(self, call: cst.Call, scope: Optional[FunctionInfo], here: Scope) -> None:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in jax_api.MUTATING_METHODS:
-            if func.attr.value in jax_api.NONE_RETURNING_METHODS \
-                    and not result_discarded(call, lambda n: self.parents.get(id(n)), True):
-                # the in-place methods of Python's containers return None: a call whose value is
-                # used is some other object's method (optax's `updates, state = OPT.update(...)`)
-                return
+        if changes_in_place(call, lambda n: self.parents.get(id(n)), jax_api.MUTATING_METHODS,
+                            jax_api.NONE_RETURNING_METHODS):
             if isinstance(func.value, cst.Name):
                 self.mutated_names.add(func.value.value)
                 if scope is not None:
@@ -1934,6 +1931,19 @@ class ModuleIndex:
             node, parent = parent, self.parents.get(id(parent))
         return node if parent is not None else None
 
+    def _binding_place(self, binding: Binding) -> Tuple[Optional[int], bool]:
+        """The index of the module statement that makes a module-level binding, and whether that
+        statement makes it directly (not inside an ``if``/``try``/loop); kept per binding."""
+        key = id(binding.node)
+        place = self._binding_places.get(key)
+        if place is None:
+            stmt = self._top_statement(binding.node) if not isinstance(binding.node, cst.Module) else None
+            at = self._top_index.get(id(stmt)) if stmt is not None and self._top_index is not None else None
+            direct = stmt is binding.node or (isinstance(stmt, cst.SimpleStatementLine)
+                                              and any(small is binding.node for small in stmt.body))
+            place = self._binding_places[key] = (at, direct)
+        return place
+
     def module_reaching(self, name: str, read: cst.CSTNode):
         """The module-level binding of ``name`` that a read in module-level code sees, in statement
         order (a notebook-style module that defines ``f``, wraps it, then defines another ``f``):
@@ -1954,12 +1964,9 @@ class ModuleIndex:
             return _UNKNOWN
         found = None
         for binding in bindings:
-            stmt = self._top_statement(binding.node) if not isinstance(binding.node, cst.Module) else None
-            at = self._top_index.get(id(stmt)) if stmt is not None else None
+            at, direct = self._binding_place(binding)
             if at is None:
                 return _UNKNOWN
-            direct = stmt is binding.node or (isinstance(stmt, cst.SimpleStatementLine)
-                                              and any(small is binding.node for small in stmt.body))
             if at == where:
                 value = getattr(binding.node, "value", None)
                 if not (direct and value is not None and _holds(value, read, self.parents)):
@@ -2639,11 +2646,9 @@ def _changed_in_place(cls: ClassInfo) -> Set[str]:
                     found = root_attr(t)
                     if found is not None and (not direct or isinstance(n, cst.AugAssign)):
                         out.add(found)
-            elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) \
-                    and n.func.attr.value in jax_api.MUTATING_METHODS and not (
-                        n.func.attr.value in jax_api.NONE_RETURNING_METHODS
-                        and not result_discarded(n, lambda c: parents.get(id(c)), True)):
-                found = root_attr(n.func.value)  # (a None-returning method whose value is used: not a container's)
+            elif isinstance(n, cst.Call) and changes_in_place(n, lambda c: parents.get(id(c)),
+                                                              jax_api.MUTATING_METHODS, jax_api.NONE_RETURNING_METHODS):
+                found = root_attr(n.func.value)
                 if found is not None:
                     out.add(found)
             for child in iter_children(n):

@@ -200,6 +200,17 @@ def result_discarded(call: cst.Call, parent_of: Callable[[cst.CSTNode], Optional
     return False
 
 
+def changes_in_place(call: cst.Call, parent_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+                     mutating: frozenset, returns_none: frozenset) -> bool:
+    """``x.append(v)`` / ``x.update(d)``: a method of ``mutating`` -- unless it is one of Python's
+    in-place container methods that return None (``returns_none``) and its value is used: then the
+    object is something else (optax's ``updates, state = OPT.update(...)``)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in mutating:
+        return False
+    return func.attr.value not in returns_none or result_discarded(call, parent_of, True)
+
+
 def is_docstring(stmt: cst.CSTNode) -> bool:
     """A statement that is only a string literal (a docstring where it comes first)."""
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)

@@ -395,6 +395,8 @@ class Analyzer:
         self._cached = True
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
+        #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
+        self._decorator_statics: Optional[Dict[FunctionInfo, Set[str]]] = None
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
         #: functions of this module -> whether they never return None (see returns_never_none)
@@ -2512,12 +2514,13 @@ class Analyzer:
         """The parameters a jit decorator of ``fn`` itself makes static (``@partial(jax.jit,
         static_argnums=(0,))``): whatever calls the decorated function (a transform, a lax body, a
         ``custom_vjp``), they reach its code as the Python values given, or the call raises."""
-        out: Set[str] = set()
-        for entry in self.index.entries:
-            if entry.function is fn and isinstance(entry.site, cst.Decorator) and entry.static_names is not None \
-                    and entry.static_nums is not None:
-                out |= entry.static_params()
-        return out
+        if self._decorator_statics is None:  # (once per module: not a scan of the entries per call)
+            self._decorator_statics = {}
+            for entry in self.index.entries:
+                if isinstance(entry.site, cst.Decorator) and entry.static_names is not None \
+                        and entry.static_nums is not None:
+                    self._decorator_statics.setdefault(entry.function, set()).update(entry.static_params())
+        return self._decorator_statics.get(fn, set())
 
     def _lax_operands(self, call: cst.Call, q: Optional[str], args, fn: FunctionInfo) -> Optional[List[Value]]:
         """The values a lax body is called with, by position, each with the structure of the carry or
