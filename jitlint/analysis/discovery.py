@@ -197,6 +197,11 @@ class EntryPoint:
     wrapper_of: Optional[Tuple[FunctionInfo, str, FunctionInfo]] = None
     #: the calls through which this module calls the traced function (set once the module is indexed)
     calls: Tuple[cst.Call, ...] = ()
+    #: the traced function is a lambda written in the site, and what the site makes is used there and
+    #: then (a wrapper called at once, ``jax.jit(lambda x: ...)(y)``, or a lax body): each evaluation
+    #: of the site makes a new function object, and JAX keys its trace caches on that object, so the
+    #: trace is never reused and nothing it reads from outside is frozen across evaluations
+    fresh: bool = False
 
     def visible_calls(self) -> Tuple[cst.Call, ...]:
         """Every call of the traced function this module shows: the wrapper called at once
@@ -2611,11 +2616,14 @@ class ModuleIndex:
             return
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
         direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
+        fresh = isinstance(target, cst.Lambda) and fn.node is target and (
+            all_traced or (outer is not None and not call_names))
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
                                        partial_args=part_args,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
-                                       both_static_kinds=both, scope=scope, spec_args=spec_args))
+                                       both_static_kinds=both, scope=scope, spec_args=spec_args,
+                                       fresh=fresh))
 
 
 _DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})

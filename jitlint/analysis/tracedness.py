@@ -393,6 +393,9 @@ class Analyzer:
         self.compile_time_eval = 0
         #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
         self._cached = True
+        #: the code being analysed runs in the trace of a lambda made where it is traced (EntryPoint.fresh):
+        #: staged as any trace, but never reused, so what it reads from outside is read at each evaluation
+        self._fresh = False
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
@@ -426,6 +429,11 @@ class Analyzer:
             return value
         return replace(value, container=True, mapping=True, element=STATIC)
 
+    @property
+    def _kept(self) -> bool:
+        """The trace being made is kept and run again (see BodyInfo.cached)."""
+        return self._cached and not self._fresh
+
     # ============================================================== entries
     def run(self) -> Facts:
         # a function a transform decorates runs only in a trace (its name holds the transformed
@@ -443,6 +451,7 @@ class Analyzer:
             env = self.entry_signature(entry)
             t = entry.transform
             self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
+            self._fresh = entry.fresh and not entry.under_cache
             closure = None
             if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
                 deco, param, decorated = entry.wrapper_of
@@ -461,6 +470,7 @@ class Analyzer:
                     and self._differentiates(entry.site):
                 # `jax.jit(jax.grad(f))` of a custom_jvp `f`: its rules run on the tracers
                 self._trace_custom_rules(entry.site, entry.function, 0)
+        self._fresh = False
         return self.facts
 
     def _static_function_argument(self, entry: EntryPoint, p: cst.Param) -> Optional[Value]:
@@ -881,17 +891,17 @@ class Analyzer:
         if body is None:
             body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
         if (not boundary or depth > 0) and self._calls and (body.called_from is None or
-                                                            (self._cached and body.called_from_kept is None)):
+                                                            (self._kept and body.called_from_kept is None)):
             # (a transform applied inside traced code is traced within the trace around it)
             call, caller = self._calls[-1]
             if caller is not fn and caller in self.facts.bodies:
-                body.note_call(CallSite(call, caller, self.facts, self.path), self._cached)
+                body.note_call(CallSite(call, caller, self.facts, self.path), self._kept)
         if fn.is_method and fn.params and not body.outer_self:
             receiver = env.get(_param_name(fn.params[0][0]))
             body.outer_self = receiver is None or not receiver.fresh
         if boundary:
             body.boundary = True
-            if transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL:
+            if (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL) and not self._fresh:
                 body.keeps_trace = True
             if label not in body.labels:
                 body.labels.append(label)
@@ -905,7 +915,7 @@ class Analyzer:
         outer_cached = self._cached
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
-        body.cached = body.cached or self._cached
+        body.cached = body.cached or self._kept
         if boundary or not self._initialising:
             body.outside_initialisation = True
         key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, v.not_none, _const_key(v),
@@ -3125,14 +3135,16 @@ class Analyzer:
             body = target.facts.bodies.get(fn)
             if body is None:  # made here, as analyse would, to say where it is called from
                 body = target.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=False, abstract_only=False)
-            if body.called_from is None or (self._cached and body.called_from_kept is None):
-                body.note_call(CallSite(call, frame.fn, self.facts, self.path), self._cached)  # (another module)
+            if body.called_from is None or (self._kept and body.called_from_kept is None):
+                body.note_call(CallSite(call, frame.fn, self.facts, self.path), self._kept)  # (another module)
         saved_cached, target._cached = target._cached, self._cached
+        saved_fresh, target._fresh = target._fresh, self._fresh
         try:
             result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="",
                                                            transform=None, depth=frame.depth + 1))
         finally:
             target._cached = saved_cached
+            target._fresh = saved_fresh
         reused = target.memo_hit
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)
