@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import string
 from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -1194,4 +1195,130 @@ class InPlaceArrayUpdate(Rule):
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
 
 
-RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate]
+class _AnyField:
+    """A stand-in argument for checking a format string: every attribute and item of it exists."""
+
+    def __getattr__(self, name: str) -> "_AnyField":
+        return self
+
+    def __getitem__(self, key: object) -> "_AnyField":
+        return self
+
+
+class _FieldChecker(string.Formatter):
+    """The check ``jax.debug.print`` makes when it is traced (and eagerly): ``str.format``'s field
+    lookup, numbering and nesting, with every argument used and none missing; nothing is formatted."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs) -> None:
+        unused = [i for i in range(len(args)) if i not in used_args]
+        if unused:
+            raise ValueError("unused positional", unused)
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused_kw:
+            raise ValueError("unused keyword", unused_kw)
+
+
+#: keyword parameters of ``jax.debug.print`` that are not format arguments (jax 0.10.2)
+_DEBUG_PRINT_OPTIONS = frozenset({"ordered", "partitioned", "_use_logging"})
+
+
+def debug_print_mismatch(template: str, positional: int, keywords: Sequence[str]) -> Optional[Tuple[str, str]]:
+    """The type of error ``jax.debug.print(template, *positional, **keywords)`` raises before it prints
+    anything, and why, or None when its arguments fit the format string. Only ``template``, a string literal,
+    is read: the arguments are stand-ins."""
+    args = [_AnyField() for _ in range(positional)]
+    kwargs = {k: _AnyField() for k in keywords}
+    try:
+        _FieldChecker().vformat(template, args, kwargs)
+    except ValueError as exc:
+        if len(exc.args) == 2 and exc.args[0] == "unused positional":
+            numbers = ", ".join(f"#{i + 1}" for i in exc.args[1])
+            return "ValueError", f"no field of the format string takes positional argument {numbers} (of {positional})"
+        if len(exc.args) == 2 and exc.args[0] == "unused keyword":
+            names = ", ".join(f"`{k}=`" for k in exc.args[1])
+            return "ValueError", f"no field of the format string takes {names}"
+        return "ValueError", f"`str.format` rejects the format string ({exc})"
+    except IndexError:
+        return "IndexError", f"the format string has fields for more positional arguments than the {positional} given"
+    except KeyError as exc:
+        return "KeyError", f"the format string has a field `{exc.args[0]}` and no `{exc.args[0]}=` argument is given"
+    return None
+
+
+class DebugPrintArguments(Rule):
+    """## What it does
+    Flags a `jax.debug.print` whose arguments do not fit its format string:
+    a positional or keyword argument that no field uses, a field with no
+    argument, or automatic (`{}`) and numbered (`{0}`) fields mixed. Only a
+    format string written as a literal is checked, with no `*args` or
+    `**kwargs` in the call and no `skip_format_check=`.
+
+    ## Why is this bad?
+    `jax.debug.print` checks its arguments against the format string the
+    moment it is called, while JAX traces: the function raises on its first
+    call (`ValueError: Unused positional arguments to jax.debug.print`,
+    `IndexError`, `KeyError`) and never prints. A common cause is a message
+    written as an f-string, or with `print`'s habit of listing values after
+    the text, followed by the values again.
+
+    ## Example
+    ```python
+    import jax
+
+    @jax.jit
+    def step(x, loss):
+        jax.debug.print("loss:", loss)
+        return x - loss
+    ```
+
+    Use instead:
+    ```python
+    import jax
+
+    @jax.jit
+    def step(x, loss):
+        jax.debug.print("loss: {}", loss)
+        return x - loss
+    ```
+
+    ## Fix safety
+    No automatic fix: which field was meant is a guess.
+
+    ## References
+    - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
+    """
+
+    code = "JIT106"
+    name = "debug-print-arguments"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.qualify(node.func) != "jax.debug.print":
+            return
+        if any(arg.star for arg in node.args):
+            return  # how many arguments is not written here
+        positional = [arg for arg in node.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg for arg in node.args if arg.keyword is not None}
+        if "skip_format_check" in keywords:
+            return
+        if positional:
+            fmt, rest = positional[0], positional[1:]
+        elif "fmt" in keywords:
+            fmt, rest = keywords.pop("fmt"), []
+        else:
+            return  # the two-call form, `jax.debug.print(ordered=True)("...", x)`
+        template = string_value(fmt.value)
+        if template is None:
+            return
+        found = debug_print_mismatch(template, len(rest), [k for k in keywords if k not in _DEBUG_PRINT_OPTIONS])
+        if found is None:
+            return
+        error, why = found
+        self.report(node, f"`jax.debug.print(...)` raises `{error}` when it is called, and prints nothing: {why}",
+                    _why_traced(self))
+
+
+RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate,
+         DebugPrintArguments]
