@@ -50,6 +50,19 @@ def test_without_a_spec_the_tracer_is_shown(arg):
     assert message.endswith("runs once, at trace time, and shows a tracer instead of the value")
 
 
+def test_under_vmap_alone_a_print_is_not_said_to_run_once():
+    """vmap traces again on every call (jax 0.10.2: the print shows a BatchTracer each time)."""
+    source = ("import jax\nimport jax.numpy as jnp\nimport logging\n\n\ndef show(x):\n    print(x)\n"
+              "    logging.info(\"x=%s\", x)\n    return x\n\n\njax.vmap(show)(jnp.arange(3.0))\n")
+    result = lint_source(source, "step.py", Config(select=("JIT103", "JIT104")))
+    assert [d.message for d in result.diagnostics] == [
+        "`print()` of traced `x` shows a tracer instead of the value",
+        "`logging.info()` inside traced code records a tracer instead of the value"]
+    jitted = lint_source(source.replace("jax.vmap(show)", "jax.jit(show)"), "step.py",
+                         Config(select=("JIT103", "JIT104")))
+    assert all("runs once, at trace time, and" in d.message for d in jitted.diagnostics) and len(jitted.diagnostics) == 2
+
+
 def test_a_spec_on_a_static_value_beside_a_tracer_is_not_said_to_raise():
     [message] = jit103(FORMATTED.replace('f"loss={loss:.3f}"', 'f"{loss.ndim:>3} {loss}"'))
     assert "shows a tracer" in message

@@ -814,8 +814,9 @@ class PrintInTracedCode(Rule):
                     self.report(node, f"`print()` of `{self.ctx.code(arg.value)}` raises `{error}` while tracing: "
                                       f"{why}", self.ctx.value(traced).reason or reason)
                     return
-                self.report(node, f"`print()` of traced `{self.ctx.code(arg.value)}` runs once, at trace time, "
-                                  "and shows a tracer instead of the value", reason)
+                when = "runs once, at trace time, and " if self.ctx.body.cached else ""  # (vmap alone: on each call)
+                self.report(node, f"`print()` of traced `{self.ctx.code(arg.value)}` {when}shows a tracer instead of "
+                                  "the value", reason)
                 return
 
 
@@ -960,7 +961,8 @@ class SideEffectInTracedCode(Rule):
                 if self.ctx.body.keeps_trace:
                     self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
                 return
-            self.report(node, f"{what} inside traced code runs once, at trace time, and "
+            self.report(node, f"{what} inside traced code "
+                              + ("runs once, at trace time, and " if self.ctx.body.cached else "")
                               + ("records a tracer" if shown is not None else "may record a tracer")
                               + " instead of the value",
                         (shown.reason or shown.formats_tracer) if shown is not None else _why_traced(self))
