@@ -46,6 +46,19 @@ def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
     return node if isinstance(node, cst.Name) else None
 
 
+def _host_display(ctx: RuleContext, call: cst.Call) -> bool:
+    """``call`` is the builtin ``print`` or a logging call: it runs on the host while Python runs."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value == "print":
+        return ctx.facts.read_scope.get(func) == "builtin"
+    q = ctx.qualify(func)
+    if q is not None:
+        head, _, tail = q.rpartition(".")
+        return head in ("logging", "absl.logging") and tail in jax_api.LOGGER_METHODS
+    return isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS \
+        and isinstance(func.value, cst.Name) and func.value.value in ctx.index.logger_names
+
+
 def _why_traced(rule: Rule) -> Optional[Reason]:
     body = rule.ctx.body
     if body is None:
@@ -210,7 +223,7 @@ class MutableGlobalRead(Rule):
             return  # the write is reported as JIT102
         if not ctx.body.cached:
             return  # traced only by vmap, which traces again on every call: the read is fresh
-        if self._is_write_context(node) or self._initialisation_test(node):
+        if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node):
             return
         if ctx.index.rebound_by_calls(node.value, ctx.function) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
@@ -258,6 +271,20 @@ class MutableGlobalRead(Rule):
             test = ctx.parent(test)  # `key not in G`
         guard = ctx.parent(test) if isinstance(test, cst.Comparison) else None
         return isinstance(guard, cst.If) and guard.test is test and guard.body in ctx.facts.initialising
+
+    def _only_shown(self, node: cst.Name) -> bool:
+        """The read is part of what a host ``print`` or log call shows (``print(f"{G.shape}")``): that
+        call runs while JAX traces, each time it traces, and reads the global as it is then; nothing
+        of it enters the program that is kept (``jax.debug.print``, staged, is not such a call)."""
+        ctx = self.ctx
+        current: cst.CSTNode = node
+        parent = ctx.parent(current)
+        while isinstance(parent, (cst.BaseExpression, cst.Arg, cst.FormattedStringExpression, cst.Element,
+                                  cst.DictElement, cst.Index, cst.SubscriptElement, cst.Slice, cst.ComparisonTarget)):
+            if isinstance(parent, cst.Call) and current is not parent.func and _host_display(ctx, parent):
+                return True
+            current, parent = parent, ctx.parent(parent)
+        return False
 
     def _is_dispatch(self, node: cst.Name) -> bool:
         """``REGISTRY[key](...)``: a table of functions, filled in to register them."""
