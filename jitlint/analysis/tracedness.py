@@ -2968,6 +2968,8 @@ class Analyzer:
             return Value(first.kind, first.reason, element=element, container=True)
         if name == "next":
             return self.element_of(first, call)
+        if name == "dict":
+            return self._dict_call(args)
         if name == "getattr" and len(args) >= 3:
             return STATIC  # probing for an optional attribute: configuration, not data
         if name == "getattr" and len(args) >= 2:
@@ -2982,6 +2984,27 @@ class Analyzer:
                 return traced(Reason(call, "`{code}` is computed from traced values", first.element.reason))
             return best if best.kind else STATIC
         return self._unknown_call(call, name, best)
+
+    @staticmethod
+    def _dict_call(args) -> Value:
+        """``dict(size=(2,), data=x)`` builds what ``{"size": (2,), "data": x}`` does: a mapping whose
+        keys are static, each keyword's value read back as it was given (see ``_ev_dict``); a
+        positional mapping contributes the keys it is known to hold as Python values."""
+        values: List[Value] = []
+        static_keys: Set[str] = set()
+        for arg, value in args:
+            values.append(value)
+            if arg.star:
+                static_keys.clear()  # `**other` may bind any key again
+            elif arg.keyword is None:
+                static_keys = set(value.static_keys) if value.mapping else set()
+            elif value.kind is Kind.STATIC and not value.container:
+                static_keys.add(arg.keyword.value)
+            else:
+                static_keys.discard(arg.keyword.value)
+        best = strongest(values) if values else STATIC
+        return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC,
+                     static_keys=frozenset(static_keys) if best.kind is Kind.TRACED else frozenset())
 
     def _isinstance_false(self, args) -> bool:
         """``isinstance(v, T)`` (``v`` a name) that is False under tracing: ``v`` holds tracers (a
