@@ -281,7 +281,10 @@ class RecompilationHazard(Rule):
 
     No fix either for a nested function, a bound method, an option that is
     not a literal, a hoist to module level of a name bound below it, or in a
-    module with JIT101 findings.
+    module with JIT101 findings. A static argument that changes on every
+    iteration gets advice only (DISPLAY_ONLY): pass it traced when the
+    function only computes with it, or keep its values few when it must be
+    static; which applies is the function's design.
 
     The fix is always UNSAFE: every new wrapper traced the function afresh,
     reading the globals, attributes and closed-over values it uses as they
@@ -757,8 +760,11 @@ class RecompilationHazard(Rule):
                     continue
                 how = self._changes_per_iteration(arg.value, call, loop_vars, numbers_only=name not in static)
                 if how is not None:
+                    advice = Fix(Applicability.DISPLAY_ONLY,
+                                 f"Pass `{name}` traced if the function only computes with it; if it must be "
+                                 "static (a shape, a loop count, a branch), keep the values it takes few", ())
                     self.report(call, f"static argument `{name}` changes on every iteration ({how}): "
-                                      "each new value compiles the function again")
+                                      "each new value compiles the function again", fix=advice)
                     break  # one finding per call
 
     def _changes_per_iteration(self, value: cst.BaseExpression, call: cst.Call, loop_vars: Set[str],
