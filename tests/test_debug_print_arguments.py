@@ -1,4 +1,4 @@
-"""JIT106: a `jax.debug.print` whose arguments do not fit its literal format string. What it says
+"""JIT107: a `jax.debug.print` whose arguments do not fit its literal format string. What it says
 raises is run under jax.jit (jax 0.10.2): every flagged call raises that error, every other runs."""
 import importlib.util
 import re
@@ -44,7 +44,7 @@ def _source(cases):
 
 
 def _flagged(source):
-    result = lint_source(source, "steps.py", Config(select=("JIT106",)))
+    result = lint_source(source, "steps.py", Config(select=("JIT107",)))
     return {d.line: d.message for d in result.diagnostics}
 
 

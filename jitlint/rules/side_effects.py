@@ -1320,7 +1320,7 @@ class DebugPrintArguments(Rule):
     - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
     """
 
-    code = "JIT106"
+    code = "JIT107"
     name = "debug-print-arguments"
 
     def visit_Call(self, node: cst.Call) -> None:
