@@ -168,10 +168,10 @@ def test_ignoring_everything_found_exits_0(capsys):
 
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
 def test_unknown_code_is_a_usage_error(capsys, option):
-    outcome = run_cli(capsys, "check", option, "JIT777", str(HAZARDS))
+    outcome = run_cli(capsys, "check", option, "JIT888", str(HAZARDS))
     assert outcome.status == 2
     assert outcome.out == ""
-    assert f"error: argument {option}: unknown rule code or prefix: JIT777" in outcome.err
+    assert f"error: argument {option}: unknown rule code or prefix: JIT888" in outcome.err
 
 
 # --- output formats ------------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def test_rule_documentation_and_listing(capsys):
     codes = [line.split()[0] for line in listing.out.splitlines()]
     assert codes == sorted(RULES_BY_CODE)
     assert {"JIT101", "JIT102", "JIT103", "JIT104", "JIT201", "JIT202", "JIT203"} <= set(codes)
-    assert run_cli(capsys, "rule", "JIT777").err == "jitlint: error: unknown rule: JIT777\n"
+    assert run_cli(capsys, "rule", "JIT888").err == "jitlint: error: unknown rule: JIT888\n"
 
 
 # --- installed entry points ----------------------------------------------------------------------

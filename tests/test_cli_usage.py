@@ -61,7 +61,7 @@ def test_a_command_wins_over_a_folder_of_its_name_which_check_or_a_slash_reaches
 # --- one-line usage errors ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, err", [
-    (["--select", "JIT777"], "argument --select: unknown rule code or prefix: JIT777"),
+    (["--select", "JIT888"], "argument --select: unknown rule code or prefix: JIT888"),
     (["--ignore", "jit2o1"], "argument --ignore: unknown rule code or prefix: jit2o1; did you mean `JIT201`?"),
     (["--extend-select", "JIT3O3"], "argument --extend-select: unknown rule code or prefix: JIT3O3; "
                                     "did you mean `JIT303`?"),

@@ -1,11 +1,9 @@
 """JIT107: a `jax.debug.print` whose arguments do not fit its literal format string. What it says
 raises is run under jax.jit (jax 0.10.2): every flagged call raises that error, every other runs."""
 import importlib.util
-import re
-import subprocess
-import sys
 
 import pytest
+from case_runs import raised_by_each
 
 from jitlint.config import Config
 from jitlint.engine import lint_source
@@ -77,17 +75,9 @@ def test_not_in_eager_code():
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
 def test_what_jitlint_says_raises_is_what_jax_raises(tmp_path):
     source = _source(CASES)
-    runs = ["", "import traceback", "for i in range(%d):" % len(CASES), "    try:",
-            "        globals()[f'step{i}_jit'](jnp.ones(2), jnp.float32(2.0))",
-            "        jax.effects_barrier()", "    except Exception as exc:",
-            "        print(i, type(exc).__name__)", "    else:", "        print(i, None)"]
-    script = tmp_path / "steps.py"
-    script.write_text(source + "\n".join(runs) + "\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
-                          env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
-    outcomes = dict(re.findall(r"^(\d+) (\w+)$", proc.stdout, re.MULTILINE))
-    assert len(outcomes) == len(CASES), proc.stderr[-2000:]
+    outcomes = raised_by_each(tmp_path, source, "globals()[f'step{i}_jit'](jnp.ones(2), jnp.float32(2.0))",
+                              len(CASES))
     for i, (call, error) in enumerate(CASES):
         if "*pair" in call or "FMT" in call:
             continue  # not judged by jitlint (it raises: the point is that it is not read)
-        assert outcomes[str(i)] == str(error), (call, outcomes[str(i)])
+        assert outcomes[i] == str(error), (call, outcomes[i])

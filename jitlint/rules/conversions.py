@@ -430,4 +430,106 @@ class FormatTracer(Rule):
             self._check(node)
 
 
-RULES = [ConcretizeTracer, NumpyOnTracer, FormatTracer]
+#: what a concrete JAX array has and a tracer of any transform lacks (jax 0.10.2): methods, then
+#: attributes; each raises AttributeError or ConcretizationTypeError on a tracer
+_CONCRETE_ONLY_METHODS = frozenset({"block_until_ready", "copy_to_host_async", "devices", "delete", "is_deleted",
+                                    "on_device_size_in_bytes", "unsafe_buffer_pointer", "addressable_data",
+                                    "__dlpack__"})
+_CONCRETE_ONLY_ATTRIBUTES = frozenset({"sharding", "device", "committed", "addressable_shards",
+                                       "is_fully_addressable"})
+#: what to do instead, where there is something
+_INSTEAD = {
+    "block_until_ready": "remove it: nothing runs while JAX traces, so there is nothing to wait for; wait on the "
+                         "result outside the jitted function",
+    "copy_to_host_async": "remove it, and copy the result outside the jitted function",
+    "sharding": "read the sharding from the type, `jax.typeof(x).sharding`",
+}
+
+
+class ConcreteOnlyArrayApi(Rule):
+    """## What it does
+    Flags what only a concrete JAX array has, used on a traced one: the
+    methods `block_until_ready()`, `copy_to_host_async()`, `devices()`,
+    `delete()`, `is_deleted()`, `on_device_size_in_bytes()`,
+    `unsafe_buffer_pointer()`, `addressable_data()`, `__dlpack__()`, the
+    attributes `.sharding`, `.device`, `.committed`, `.addressable_shards`,
+    `.is_fully_addressable`, and `pickle.dumps()` of a tracer. Only a value
+    known to be an array tracer (made by a JAX operation, or used as a
+    number) is checked: an object of a pytree may have such methods itself.
+
+    ## Why is this bad?
+    While JAX traces there is no buffer on any device: a tracer of `jit`,
+    `vmap` or `grad` has none of these, and the call raises on every trace
+    (`AttributeError: The 'block_until_ready' method is not available on
+    traced array`, `ConcretizationTypeError` for the others). A helper that
+    waits for its result, or checks where it lives, works when called
+    eagerly and breaks once it is jitted or vmapped.
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def step(x):
+        y = jnp.tanh(x) * 2
+        return y.block_until_ready()
+    ```
+
+    Use instead:
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def step(x):
+        return jnp.tanh(x) * 2
+
+    y = step(jnp.ones(3)).block_until_ready()
+    ```
+
+    ## Fix safety
+    No automatic fix: what the code meant to wait for or to check happens
+    outside the traced function. The message says what to use instead
+    (`jax.typeof(x).sharding` for the sharding).
+
+    ## References
+    - [Asynchronous dispatch](https://docs.jax.dev/en/latest/async_dispatch.html)
+    - [`jax.typeof`](https://docs.jax.dev/en/latest/_autosummary/jax.typeof.html)
+    """
+
+    code = "JIT304"
+    name = "concrete-only-array-api"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = node.attr.value
+        parent = self.ctx.parent(node)
+        called = isinstance(parent, cst.Call) and parent.func is node
+        if called and name in _CONCRETE_ONLY_METHODS:
+            what = f"`.{name}()` on traced `{self.ctx.code(node.value)}`"
+        elif not called and name in _CONCRETE_ONLY_ATTRIBUTES and not self._written(node, parent):
+            what = f"`.{name}` of traced `{self.ctx.code(node.value)}`"
+        else:
+            return
+        self._check(node.value, what, name, parent if called else node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.qualify(node.func) in ("pickle.dumps", "pickle.dump") and node.args and not node.args[0].star:
+            self._check(node.args[0].value, f"`{self.ctx.code(node.func)}()` of traced "
+                                            f"`{self.ctx.code(node.args[0].value)}`", "", node)
+
+    @staticmethod
+    def _written(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+        return isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+            isinstance(parent, cst.AugAssign) and parent.target is node)
+
+    def _check(self, receiver: cst.BaseExpression, what: str, name: str, where: cst.CSTNode) -> None:
+        value = self.ctx.value(receiver)
+        if not value.traced_array:
+            return
+        instead = _INSTEAD.get(name)
+        self.report(where, f"{what} raises while JAX traces: a tracer has no buffer on a device"
+                           + (f"; {instead}" if instead else ""), value.reason)
+
+
+RULES = [ConcretizeTracer, NumpyOnTracer, FormatTracer, ConcreteOnlyArrayApi]
