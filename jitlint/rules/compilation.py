@@ -1,7 +1,7 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -13,7 +13,7 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (assigned_names, call_argument, flat_targets, iter_children, name_references,
-                                     path_to, short_code, string_value)
+                                     params_of, path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -1495,7 +1495,265 @@ class MutableStaticSelf(Rule):
         return any(base.split(".")[-1] in ("Module", "PyTreeNode", "NamedTuple") for base in cls.bases)
 
 
-RULES = [RecompilationHazard, BadStaticArguments, MutableStaticSelf]
+_DONATING = frozenset({"jax.jit", "jax.pmap"})
+#: nodes whose names are not the enclosing scope's variables (or not read where they stand)
+_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _literal_items(node: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [el.value for el in node.elements if not isinstance(el, cst.StarredElement)] \
+            if all(not isinstance(el, cst.StarredElement) for el in node.elements) else None
+    return [node]
+
+
+def _donated_params(entry: EntryPoint) -> Set[cst.Param]:
+    """The parameters whose buffers ``entry``'s jit donates (``donate_argnums`` / ``donate_argnames``,
+    literals only); none where positions are shifted by a bound ``self`` or a ``functools.partial``."""
+    if entry.transform is None or entry.transform.name not in _DONATING or entry.self_bound \
+            or entry.partial_args:
+        return set()
+    site = entry.site
+    holders: List[cst.Call] = []
+    expr = site.decorator if isinstance(site, cst.Decorator) else site
+    while isinstance(expr, cst.Call):
+        holders.append(expr)
+        expr = expr.func
+    positional = _positional(entry.function)
+    by_name = {p.name.value: p for p, _ in entry.function.params}
+    out: Set[cst.Param] = set()
+    for call in holders:
+        for arg in call.args:
+            if arg.keyword is None or arg.keyword.value not in ("donate_argnums", "donate_argnames"):
+                continue
+            items = _literal_items(arg.value)
+            for item in items or ():
+                if arg.keyword.value == "donate_argnums" and isinstance(item, cst.Integer) \
+                        and int(item.value) < len(positional):
+                    out.add(positional[int(item.value)])
+                elif arg.keyword.value == "donate_argnames" and string_value(item) in by_name:
+                    out.add(by_name[string_value(item) or ""])
+    return out
+
+
+def _variable_uses(node: cst.CSTNode, name: str) -> Iterator[Tuple[cst.Name, bool]]:
+    """The names ``name`` in ``node`` in source order, each with whether it is bound there (an
+    assignment or ``for`` target, ``del``); a name read and rebound (``x += 1``) counts as read. Nested
+    functions, lambdas and comprehensions are left out (their names are their own, or read later)."""
+    bound: Set[cst.Name] = set()
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _OWN_SCOPES):
+            continue
+        if isinstance(item, cst.Assign):
+            for target in item.targets:
+                bound.update(assigned_names(target.target))
+        elif isinstance(item, (cst.AnnAssign, cst.For)):
+            bound.update(assigned_names(item.target))
+        elif isinstance(item, cst.AsName):
+            bound.update(assigned_names(item.name))
+        elif isinstance(item, cst.Del):
+            bound.update(assigned_names(item.target))
+        elif isinstance(item, cst.NamedExpr):
+            bound.update(assigned_names(item.target))
+        if isinstance(item, cst.Name):
+            if item.value == name:
+                yield item, item in bound
+            continue
+        if isinstance(item, cst.Attribute):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.Arg):
+            stack.append(item.value)
+            continue
+        children = list(iter_children(item))
+        if isinstance(item, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            children = [c for c in children if c is not getattr(item, "value", None)]
+            value = getattr(item, "value", None)
+            if value is not None:
+                children.insert(0, value)  # the value is read before the targets are bound
+        stack.extend(reversed(children))
+
+
+class DonatedBufferUsed(Rule):
+    """## What it does
+    Flags a JAX array read after it was donated to a jitted function
+    (`jax.jit(f, donate_argnums=0)`, `donate_argnames=`): read later in the
+    same function without being rebound, or passed again on the next loop
+    iteration when the loop never rebinds it. Only a name known to hold a
+    JAX array is checked (bound from a `jax.*` call or a jitted function's
+    result): a NumPy array or a Python value is copied to the device, and
+    its copy is what is donated.
+
+    ## Why is this bad?
+    Donating lets XLA reuse the argument's buffer for a result of the same
+    shape and type: once the call is made, the array is deleted, and any
+    later use raises `RuntimeError: Array has been deleted` (passing it
+    again: `ValueError: ... Buffer has been deleted or donated`; verified on
+    CPU with jax 0.10.2). Only a buffer that no result can use is kept, with
+    a warning that it was not usable. The usual intent is
+    `params = update(params, ...)`, which rebinds the name to the result.
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+    update = jax.jit(lambda p, g: p - 0.1 * g, donate_argnums=0)
+    params = jnp.ones(3)
+    new_params = update(params, jnp.ones(3))
+    print(params.sum())
+    ```
+
+    Use instead:
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+    update = jax.jit(lambda p, g: p - 0.1 * g, donate_argnums=0)
+    params = jnp.ones(3)
+    params = update(params, jnp.ones(3))
+    print(params.sum())
+    ```
+
+    ## Fix safety
+    No automatic fix: whether to rebind the name or stop donating depends
+    on what the later code needs.
+
+    ## References
+    - [Buffer donation](https://docs.jax.dev/en/latest/buffer_donation.html)
+    """
+
+    code = "JIT504"
+    name = "donated-buffer-used"
+
+    def check_module(self) -> None:
+        index = self.ctx.index
+        traced_scopes = _TracedScopes(self.ctx.facts.bodies, index)
+        self._makers = {name for entry in index.entries if _compiling(entry) for name in entry.call_names}
+        for entry in index.entries:
+            donated = _donated_params(entry)
+            if not donated:
+                continue
+            for call in entry.visible_calls():
+                scope = index.call_scopes.get(call, (None, None))[0]
+                if scope is not None and scope in traced_scopes:
+                    continue  # a jit inside traced code is inlined: nothing is donated
+                for arg, param in entry.bind_args(call):
+                    if param in donated and not arg.star and isinstance(arg.value, cst.Name):
+                        self._check(call, arg.value.value, scope)
+
+    def _check(self, call: cst.Call, name: str, scope: Optional[FunctionInfo]) -> None:
+        root = scope.node if scope is not None else self.ctx.index.module
+        chain = path_to(root, call)
+        if chain is None or any(isinstance(n, _OWN_SCOPES) for n in chain[1:-1]):
+            return
+        if not self._holds_jax_array(root, name):
+            return
+        callee = short_code(self.ctx.index.module, call.func)
+        statements = [n for n in chain if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+        loop = next((n for n in reversed(statements[:-1]) if isinstance(n, (cst.For, cst.While))), None)
+        if loop is not None and not any(bound for _, bound in _variable_uses(loop, name)) \
+                and not self._leaves(loop):
+            self.report(call, f"`{name}` is donated to `{callee}(...)` on every iteration and the loop never rebinds it: "
+                              "once XLA reuses its buffer for a result (what donating is for), the next iteration "
+                              "passes a deleted array and raises")
+            return
+        read = self._read_after(chain, statements, name)
+        if read is not None:
+            self.report(read, f"`{name}` is read after it was donated to `{callee}(...)`: once XLA reuses its buffer "
+                              "for a result (what donating is for), the array is deleted and reading it raises "
+                              "`RuntimeError: Array has been deleted`")
+
+    def _read_after(self, chain, statements, name: str) -> Optional[cst.Name]:
+        """The first read of ``name`` that can run after the call's statement, before any binding of it
+        (a binding on some path ends the search: what is read after it may be the new value)."""
+        stmt = statements[-1] if statements else None
+        if stmt is None or any(bound for _, bound in _variable_uses(stmt, name)):
+            return None  # `params = update(params, g)`: rebound by the call's own statement
+        for level in range(len(statements) - 1, -1, -1):
+            current = statements[level]
+            block = self._block_of(chain, current)
+            if block is None:
+                return None
+            after = block[block.index(current) + 1:]
+            for following in after:
+                for node, bound in _variable_uses(following, name):
+                    return None if bound else node
+            if level > 0 and isinstance(statements[level - 1], (cst.For, cst.While, cst.Try, cst.TryStar)):
+                return None  # the rest of a loop body or a try: what runs next is not in source order
+        return None
+
+    @staticmethod
+    def _block_of(chain, stmt) -> Optional[Sequence[cst.CSTNode]]:
+        i = chain.index(stmt)
+        for holder in reversed(chain[:i]):
+            body = getattr(holder, "body", None)
+            if isinstance(body, (list, tuple)) and stmt in body:
+                return body
+            if isinstance(holder, (cst.IndentedBlock, cst.Module)):
+                return holder.body
+        return None
+
+    @staticmethod
+    def _leaves(loop: cst.CSTNode) -> bool:
+        stack: List[cst.CSTNode] = [loop.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Break, cst.Return, cst.Raise)):
+                return True
+            if isinstance(node, _OWN_SCOPES):
+                continue
+            stack.extend(iter_children(node))
+        return False
+
+    def _holds_jax_array(self, root: cst.CSTNode, name: str) -> bool:
+        """Every binding of ``name`` in the scope is the result of a ``jax.*`` call or of a call of a
+        jitted function of this module (an array, or a pytree of them), ``x += ...`` keeping it one."""
+        found = False
+        stack: List[cst.CSTNode] = [root.body if not isinstance(root, cst.Module) else root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _OWN_SCOPES):
+                continue
+            if isinstance(node, (cst.Assign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(n.value == name for t in targets for n in assigned_names(t)):
+                    if node.value is None or not self._jax_result(node.value):
+                        return False
+                    found = True
+            elif isinstance(node, (cst.Global, cst.Nonlocal)):
+                if any(n.name.value == name for n in node.names):
+                    return False  # (bound elsewhere too)
+            elif isinstance(node, cst.ImportAlias):
+                local = node.asname.name if node.asname is not None else node.name
+                while isinstance(local, cst.Attribute):
+                    local = local.value
+                if isinstance(local, cst.Name) and local.value == name:
+                    return False
+            elif isinstance(node, (cst.For, cst.AsName, cst.NamedExpr, cst.AugAssign)) and not isinstance(
+                    node, cst.AugAssign):
+                target = node.name if isinstance(node, cst.AsName) else node.target
+                if any(n.value == name for n in assigned_names(target)):
+                    return False
+            stack.extend(iter_children(node))
+        if not isinstance(root, cst.Module) and isinstance(root, cst.FunctionDef):
+            if any(p.name.value == name for p, _ in params_of(root.params)):
+                return False
+        return found
+
+    def _jax_result(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        q = self.ctx.qualify(value.func)
+        if q is not None:
+            return q.startswith(("jax.numpy.", "jax.random.", "jax.lax.", "jax.nn.")) or q in (
+                "jax.device_put", "jax.tree.map", "jax.tree_util.tree_map")
+        return isinstance(value.func, cst.Name) and value.func.value in self._makers
+
+
+RULES = [RecompilationHazard, BadStaticArguments, MutableStaticSelf, DonatedBufferUsed]
 
 
 def _write_between_calls(body: cst.CSTNode, made: Set[cst.CSTNode], method: str,
