@@ -1653,7 +1653,9 @@ class DonatedBufferUsed(Rule):
             return
         callee = short_code(self.ctx.index.module, call.func)
         statements = [n for n in chain if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
-        loop = next((n for n in reversed(statements[:-1]) if isinstance(n, (cst.For, cst.While))), None)
+        # the call's statement directly in a loop's body (not under an `if` there: it may run once)
+        loop = statements[-2] if len(statements) >= 2 and isinstance(statements[-2], (cst.For, cst.While)) \
+            and statements[-1] in getattr(statements[-2].body, "body", ()) else None
         if loop is not None and not any(bound for _, bound in _variable_uses(loop, name)) \
                 and not self._leaves(loop):
             self.report(call, f"`{name}` is donated to `{callee}(...)` on every iteration and the loop never rebinds it: "
