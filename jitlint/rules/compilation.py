@@ -1734,8 +1734,7 @@ class DonatedBufferUsed(Rule):
                     local = local.value
                 if isinstance(local, cst.Name) and local.value == name:
                     return False
-            elif isinstance(node, (cst.For, cst.AsName, cst.NamedExpr, cst.AugAssign)) and not isinstance(
-                    node, cst.AugAssign):
+            elif isinstance(node, (cst.For, cst.AsName, cst.NamedExpr)):  # (`x += ...` keeps an array one)
                 target = node.name if isinstance(node, cst.AsName) else node.target
                 if any(n.value == name for n in assigned_names(target)):
                     return False
