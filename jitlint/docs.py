@@ -132,10 +132,11 @@ STAGES = {
                       "and what it stores or reads is frozen at that moment."),
     "JIT2": ("Trace", "Python control flow needs a concrete `True` / `False` or `int`; a tracer has none."),
     "JIT3": ("Trace", "Turning a tracer into a Python or NumPy value needs its value, which does not exist "
-                      "until the compiled code runs."),
+                      "until the compiled code runs; nor does the device buffer a concrete array has."),
     "JIT4": ("jaxpr", "Every array in a jaxpr has a static shape: shapes cannot depend on traced values."),
     "JIT5": ("XLA compile", "The compiled code is cached by function, static arguments, shapes and dtypes: "
-                            "a new key compiles again, and static arguments must be hashable and exist."),
+                            "a new key compiles again, and static arguments must be hashable and exist; a donated "
+                            "argument's buffer goes to the compiled code."),
     "JIT9": ("Your comments", "A `# noqa` that silences nothing hides the next real finding on its line "
                               "(off by default)."),
 }
