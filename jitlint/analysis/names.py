@@ -86,21 +86,8 @@ _PREFIXES = (
 )
 
 
-#: what ``jax._src.api`` defines and ``jax`` exports as the same object (jax 0.10.2): JAX's own
-#: documentation imports some of them from there (``from jax._src import api; api.jit(f)``)
-_API_EXPORTS = frozenset({
-    "Device", "NamedSharding", "P", "ShapeDtypeStruct", "block_until_ready", "clear_caches", "copy_to_host_async",
-    "device_get", "device_put", "disable_jit", "effects_barrier", "eval_shape", "float0", "fwd_and_bwd", "grad",
-    "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "linear_transpose", "linearize", "live_arrays",
-    "make_jaxpr", "named_call", "named_scope", "typeof", "value_and_grad", "vjp", "vmap"})
-
-
 def normalise(name: str) -> str:
     """Fold a few well known aliases: ``jax.lax.lax.x`` -> ``jax.lax.x``."""
-    if name.startswith("jax._src.api."):
-        head, dot, rest = name[len("jax._src.api."):].partition(".")
-        if head in _API_EXPORTS:
-            return f"jax.{head}{dot}{rest}"
     for old, new in _PREFIXES:
         if name.startswith(old) and old != new:
             return new + name[len(old):]
