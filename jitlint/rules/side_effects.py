@@ -104,6 +104,12 @@ class MutableGlobalRead(Rule):
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
+    Nor is a lambda written where it is traced and traced there and then
+    (`jax.jit(lambda x: x + g)(y)`, `jax.make_jaxpr(lambda: f(t))()`, a lax
+    body): JAX keys its trace caches on the function object, and each
+    evaluation makes a new one, traced again. Nor a read only for what a host
+    `print` or log call shows while tracing (`print(jax.typeof(G))`): it is
+    read at each trace and enters nothing of the program kept.
     Nor is state that only scopes entered while tracing change: module-level
     functions, called only from traced code, that set attributes of it and
     set them back in a `finally` (a context manager entered inside a traced
