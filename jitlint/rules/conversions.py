@@ -489,8 +489,16 @@ class ConcreteOnlyArrayApi(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: what the code meant to wait for or to check happens
-    outside the traced function. The message says what to use instead
+    A wait goes: `y.block_until_ready()` used as a value becomes `y` (the
+    method returns the array itself); `y.block_until_ready()` or
+    `y.copy_to_host_async()` as a statement of its own is removed when `y`
+    is a name or an attribute of one, and `f(x).block_until_ready()` keeps
+    the call `f(x)`. A statement that is its block's only one or carries a
+    comment is left alone, as is `copy_to_host_async()` used as a value (it
+    gives `None`). UNSAFE: under a transform the original raises, so the fix
+    is measured against eager execution, where it changes only when the host
+    waits (an eager caller timing the function no longer waits inside it).
+    The other attributes get no fix; the message says what to use instead
     (`jax.typeof(x).sharding` for the sharding).
 
     ## References
@@ -500,6 +508,7 @@ class ConcreteOnlyArrayApi(Rule):
 
     code = "JIT304"
     name = "concrete-only-array-api"
+    fix_title = "Wait for, copy or inspect the result outside the traced function"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = node.attr.value
