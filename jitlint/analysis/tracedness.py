@@ -1665,7 +1665,7 @@ class Analyzer:
             if isinstance(target, cst.Subscript):
                 for el in target.slice:
                     self._ev_slice(el.slice, frame)
-                self._forget_static_keys(target.value, target.slice, frame)
+                self._forget_static_keys(target.value, target.slice, frame, value)
                 self._stored_in_dict(target, value, frame)
 
     def _stored_in_dict(self, target: cst.Subscript, value: Value, frame: Frame) -> None:
@@ -1684,16 +1684,25 @@ class Analyzer:
                                         element=current.element if current.element is not None else STATIC,
                                         static_keys=current.static_keys)
 
-    def _forget_static_keys(self, holder: cst.BaseExpression, where, frame: Frame) -> None:
+    def _forget_static_keys(self, holder: cst.BaseExpression, where, frame: Frame,
+                            stored: Optional[Value] = None) -> None:
         """``d[key] = v`` (``where``, the subscript's slice) or ``d.update(...)`` (None): the keys
-        it may bind again are no longer known to hold Python values."""
+        it may bind again are no longer known to hold Python values -- except the literal key of an
+        item write of a Python value (``stored``) into a local dict, which now holds that value."""
         if not isinstance(holder, cst.Name):
             return
         value = frame.env.get(holder.value)
-        if value is None or not value.static_keys:
+        if value is None:
             return
         key = string_value(where[0].slice.value) if where is not None and len(where) == 1 \
             and isinstance(where[0].slice, cst.Index) else None
+        if key is not None and stored is not None and stored.kind is Kind.STATIC and not stored.container \
+                and value.container and value.mapping:
+            if key not in value.static_keys:
+                frame.env[holder.value] = replace(value, static_keys=value.static_keys | {key})
+            return
+        if not value.static_keys:
+            return
         frame.env[holder.value] = replace(value, static_keys=value.static_keys - {key} if key is not None
                                           else frozenset())
 
@@ -1976,7 +1985,7 @@ class Analyzer:
         # iterating a dict gives its keys, and a key is never a tracer (a tracer is unhashable);
         # a value given as a Python value stays one when it is read back by its key
         return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC,
-                     static_keys=frozenset(static_keys) if best.kind is Kind.TRACED else frozenset())
+                     static_keys=frozenset(static_keys))
 
     def _ev_lambda(self, node: cst.Lambda, frame: Frame) -> Value:
         info = self.index.infos.get(node)
@@ -3004,7 +3013,7 @@ class Analyzer:
                 static_keys.discard(arg.keyword.value)
         best = strongest(values) if values else STATIC
         return Value(best.kind, best.reason, container=True, mapping=True, element=STATIC,
-                     static_keys=frozenset(static_keys) if best.kind is Kind.TRACED else frozenset())
+                     static_keys=frozenset(static_keys))
 
     def _isinstance_false(self, args) -> bool:
         """``isinstance(v, T)`` (``v`` a name) that is False under tracing: ``v`` holds tracers (a
