@@ -1281,7 +1281,8 @@ class MutableStaticSelf(Rule):
             # a change made inside the trace itself is JIT102's finding (it stores a tracer), not a stale value;
             # one made while the instance is built is its starting state, fixed before any call
             changes = self.ctx.index.changed_after_construction(cls)
-            outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes))
+            outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes)
+                                    and not self._set_once_before_wrapped(fn, cls, m, attr))
                        for attr, methods in changes.items()}  # (a writer that stores the same each run: none)
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
@@ -1369,6 +1370,76 @@ class MutableStaticSelf(Rule):
         moving = set(changes) - {attr}
         return bool(values) and all(built_from_self(method.scope, v, attr, moving, self.ctx.builds_purely)
                                     for v in values)
+
+    def _set_once_before_wrapped(self, fn: FunctionInfo, cls, method_name: str, attr: str) -> bool:
+        """The method binds ``self.<attr>`` and then makes every jit wrapper of ``fn``, so no wrapper
+        traces the attribute before the change, and either the method runs at most once per object
+        (it starts by raising when a flag of the object is set, ``if self.finalized: raise ...``, sets
+        it, and no method but ``__init__`` binds it: deeperwin's ``Optimizer.finalize``) or each run
+        stores a new ``jax.jit`` wrapper on the object in place of the last: jit's traces of a bound
+        method go with its last wrapper, so the new one traces again (measured on JAX 0.10.2; a
+        ``jax.pmap`` keeps the trace of an equal bound method, and stays stale)."""
+        method = cls.methods.get(method_name)
+        node = method.node if method is not None else None
+        if not isinstance(node, cst.FunctionDef) or not node.params.params \
+                or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        me = node.params.params[0].name.value
+        body = list(node.body.body)
+        entries = [e for e in self.ctx.index.entries if e.function is fn]
+        sites = []
+        for entry in entries:
+            if entry.scope is not method:
+                return False  # a wrapper made elsewhere may trace first
+            where = next((i for i, stmt in enumerate(body) if path_to(stmt, entry.site) is not None), None)
+            if where is None:
+                return False
+            sites.append(where)
+        writes = [i for i, stmt in enumerate(body) if assigns_attribute(stmt, me, attr)]
+        if not sites or not writes or not all(i > max(writes) for i in sites):
+            return False
+        guard = self._run_once_guard(cls, method_name, me, body)
+        if guard is not None:
+            return min(writes) > guard
+        return all(entry.transform is not None and entry.transform.name == "jax.jit"
+                   and self._stored_on(entry.site, body, me) for entry in entries)
+
+    @staticmethod
+    def _stored_on(site: cst.CSTNode, body, me: str) -> bool:
+        """``self.<name> = <site>``: the wrapper made at ``site`` replaces the one stored before."""
+        for stmt in body:
+            chain = path_to(stmt, site)
+            if chain is not None:
+                holder = chain[-2] if len(chain) >= 2 else None
+                return isinstance(holder, cst.Assign) and holder.value is site and len(holder.targets) == 1 \
+                    and isinstance(holder.targets[0].target, cst.Attribute) \
+                    and isinstance(holder.targets[0].target.value, cst.Name) \
+                    and holder.targets[0].target.value.value == me
+        return False
+
+    def _run_once_guard(self, cls, method_name: str, me: str, body) -> Optional[int]:
+        """Where the method's ``if self.<flag>: raise ...`` stands, when the method also sets
+        ``self.<flag> = True`` and no other method but ``__init__`` binds the flag; else None."""
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.test, cst.Attribute) \
+                    and isinstance(stmt.test.value, cst.Name) and stmt.test.value.value == me \
+                    and isinstance(stmt.body, cst.IndentedBlock) and stmt.body.body \
+                    and isinstance(stmt.body.body[0], cst.SimpleStatementLine) \
+                    and isinstance(stmt.body.body[0].body[0], cst.Raise):
+                flag = stmt.test.attr.value
+                break
+        else:
+            return None
+        if not any(isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)
+                   and self.ctx.code(s.body[0]).replace(" ", "") == f"{me}.{flag}=True" for s in body):
+            return None
+        for name, other in cls.methods.items():
+            if name in (method_name, "__init__") or not isinstance(other.node, cst.FunctionDef) \
+                    or not other.node.params.params:
+                continue
+            if assigns_attribute(other.node.body, other.node.params.params[0].name.value, flag):
+                return None  # another method may set the flag back
+        return i
 
     def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
