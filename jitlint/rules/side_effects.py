@@ -10,8 +10,8 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, result_discarded, returned_values,
-                                     string_value)
+from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, path_to, result_discarded,
+                                     returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -545,6 +545,9 @@ class OuterStateWrite(Rule):
             # stored once per trace instead of once per call, but each time the same value, computed from
             # the object and constants only (`self.buffer = Buffer(self.n)`): nothing is lost
             return
+        if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
+                and self._set_back_on_exit(target):
+            return  # scratch state of one call: every call, eager or traced, leaves the same constant
         if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
             # `self` came in as a pytree argument: the write reaches the trace's copy only
             self.report(target, f"write to {where} changes only the traced copy of `{root.value}` (a pytree "
@@ -554,6 +557,39 @@ class OuterStateWrite(Rule):
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
                         _why_traced(self), subject=root.value)
+
+    def _set_back_on_exit(self, target: cst.Attribute) -> bool:
+        """A later statement of the function's own body, run on every path that gets there from this
+        write, binds the same attribute to a constant (``self.estimator.damping = damping`` ... then
+        ``self.estimator.damping = None`` before the return: deeperwin's optimizer step), and nothing
+        binds it after that: each call, eager or traced once, leaves that constant on the object, and
+        the value written here is read only by the call that wrote it."""
+        node = self.ctx.function.node
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        text = self.ctx.code(target)
+        body = list(node.body.body)
+        here = next((i for i, stmt in enumerate(body) if path_to(stmt, target) is not None), None)
+        if here is None:
+            return False
+
+        def binds(stmt: cst.CSTNode) -> bool:
+            return any(isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
+                self.ctx.code(t) == text for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign)
+                                                    else [n.target])) for n in _walk(stmt))
+
+        for r in range(here, len(body)):
+            stmt = body[r]
+            reset = isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 \
+                and self.ctx.code(stmt.body[0].targets[0].target) == text and _is_constant(stmt.body[0].value)
+            if reset:
+                return not any(binds(later) for later in body[r + 1:])
+            if r > here and any(isinstance(n, (cst.Return, cst.Raise, cst.Yield)) for n in _walk(stmt)):
+                return False
+            if r == here and any(isinstance(n, (cst.Return, cst.Yield)) for n in _walk(stmt)):
+                return False
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -1137,6 +1173,21 @@ def _restores_attributes(fn: cst.CSTNode, name: str) -> bool:
         for child in iter_children(node):
             stack.append((child, in_finally or isinstance(node, cst.Finally)))
     return bool(assigned) and assigned <= restored
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and the nodes under it, not those of the functions, lambdas and classes it defines."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        if item is node or not isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(iter_children(item))
+
+
+def _is_constant(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(value, cst.Name) and value.value in ("None", "True", "False"))
 
 
 def _opens_for_reading(call: cst.Call) -> bool:
