@@ -20,6 +20,11 @@ def _traced_array(value: Value) -> bool:
     return value.kind is Kind.TRACED and not is_python_container(value)
 
 
+#: SciPy's result classes: dicts with attribute access (``OdeResult`` subclasses ``OptimizeResult``)
+#: that store what they are given, tracers too, without converting it
+_SCIPY_CONTAINERS = frozenset({"OptimizeResult", "OdeResult"})
+
+
 class ConcretizeTracer(Rule):
     """## What it does
     Flags conversions of a traced value to a concrete Python value: `bool()`,
@@ -247,7 +252,7 @@ class NumpyOnTracer(Rule):
             return
         if jax_api.numpy_fails_on_tracer(q):
             library = "NumPy"
-        elif q.startswith("scipy.") and q.count(".") >= 2:
+        elif q.startswith("scipy.") and q.count(".") >= 2 and q.rpartition(".")[2] not in _SCIPY_CONTAINERS:
             library = "SciPy"
         elif jax_api.numpy_converts_sequence(q):
             self._sequence_of_tracers(node)
