@@ -124,6 +124,10 @@ class Facts:
         #: names and attributes read in traced code that name a function of another module of the
         #: project (``dust.ccm``, ``odd`` imported from ``.dust``): a function, not an array
         self.function_names: Set[cst.CSTNode] = set()
+        #: arguments of calls in traced code that give a tracer to a parameter the called jit wrapper
+        #: makes static (the argument, the parameter's name, the function, the value): JAX hashes a
+        #: static argument, and hashing a tracer raises, so the call raises
+        self.traced_static_arguments: List[Tuple[cst.Arg, str, FunctionInfo, Value]] = []
 
     def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
         """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
@@ -400,6 +404,9 @@ class Analyzer:
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
         self._decorator_statics: Optional[Dict[FunctionInfo, Set[str]]] = None
+        #: call -> the function and the parameters the jit wrapper it calls by name makes static
+        #: (see _static_through)
+        self._call_statics: Optional[Dict[cst.Call, Tuple[FunctionInfo, EntryPoint]]] = None
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
         #: functions of this module -> whether they never return None (see returns_never_none)
@@ -2306,6 +2313,8 @@ class Analyzer:
             callee = self.ev(func, frame)
         args = self._arg_values(call, frame)
         best = strongest([value for _, value in args])
+        if best.kind is Kind.TRACED:
+            self._note_wrapper_statics(call, args)
         if q is not None and q in jax_api.ARGUMENT_PRESERVING_WRAPPERS and args and args[0][1].func is not None \
                 and args[0][0].keyword is None and not args[0][0].star:
             return args[0][1]  # `jax.named_call(f)` calls `f` with the arguments it is given
@@ -2541,6 +2550,40 @@ class Analyzer:
                     self._decorator_statics.setdefault(entry.function, set()).update(entry.static_params())
         return self._decorator_statics.get(fn, set())
 
+    def _static_through(self, call: cst.Call, fn: Optional[FunctionInfo], target: "Analyzer") -> Set[str]:
+        """The parameters of ``fn`` that the jit wrapper ``call`` calls makes static: those of a jit
+        decorator of ``fn``, or of a wrapper of this module called by its name (``g = jax.jit(f,
+        static_argnames="n")``, then ``g(x, n)``)."""
+        if self._call_statics is None:  # (once per module)
+            self._call_statics = {}
+            for entry in self.index.entries:
+                if entry.static_names is None or entry.static_nums is None or entry.all_traced \
+                        or isinstance(entry.site, cst.Decorator) or entry.transform is None:
+                    continue
+                if entry.static_params():
+                    for through in entry.calls:
+                        self._call_statics[through] = (entry.function, entry)
+        hit = self._call_statics.get(call)
+        own = target._own_static_params(fn)
+        return own | hit[1].static_params() if hit is not None and hit[0] is fn else own
+
+    def _note_wrapper_statics(self, call: cst.Call, args) -> None:
+        """A call of a jit wrapper bound to a name of this module (``g = jax.jit(f,
+        static_argnames="n")``, then ``g(x, n)``): the tracers it gives static parameters (as
+        ``_call_user`` notes for a function whose decorator jits it)."""
+        self._static_through(call, None, self)  # (makes the map)
+        hit = self._call_statics.get(call)
+        if hit is None:
+            return
+        fn, entry = hit
+        statics = entry.static_params()
+        values = {id(arg): value for arg, value in args}
+        for arg, p in entry.bind_args(call):
+            value = values.get(id(arg))
+            if p is not None and not arg.star and p.name.value in statics and value is not None \
+                    and value.traced_array:
+                self.facts.traced_static_arguments.append((arg, p.name.value, fn, value))
+
     def _lax_operands(self, call: cst.Call, q: Optional[str], args, fn: FunctionInfo) -> Optional[List[Value]]:
         """The values a lax body is called with, by position, each with the structure of the carry or
         operand it is given (None where the body gets a plain tracer: a loop index, a scanned slice)."""
@@ -2681,8 +2724,10 @@ class Analyzer:
                 elif index in unmapped and kind in ("posonly", "positional"):
                     env[name] = MAYBE  # not mapped: it reaches `fn` as the wrapper's caller passes it
                 elif tracing:
+                    # (the index `fori_loop` passes first is an integer array tracer)
                     env[name] = traced(Reason(call, f"parameter `{name}` of `{fn.label}` is traced: "
-                                                    f"{label} (line {{line}}) calls it with tracers"))
+                                                    f"{label} (line {{line}}) calls it with tracers"),
+                                       is_array=q == "jax.lax.fori_loop" and index == 0)
                 else:
                     env[name] = MAYBE
             result = self.analyse(fn, env, closure, boundary=tracing, label=label, transform=transform,
@@ -3135,9 +3180,16 @@ class Analyzer:
         extra_pos: List[Value] = []
         extra_kw: List[Value] = []
         unknown = False
+        statics = self._static_through(call, fn, target)
         for (arg, value), (_, p) in zip(args, bind_arguments(open_params, [arg for arg, _ in args])):
             unknown = unknown or bool(arg.star)
-            if p is not None:
+            if p is not None and p.name.value in statics and value.kind is Kind.TRACED:
+                # the wrapper hashes what a static parameter gets: a tracer raises at this call, and
+                # past it the function sees only the Python values its callers may give
+                if value.traced_array and not arg.star:
+                    self.facts.traced_static_arguments.append((arg, p.name.value, fn, value))
+                env[p.name.value] = STATIC
+            elif p is not None:
                 env[p.name.value] = target.as_annotated(p, self._param_value(fn, p, value, arg, target is not self))
             elif arg.keyword is None and arg.star != "**":
                 extra_pos.append(value)

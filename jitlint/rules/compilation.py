@@ -844,6 +844,16 @@ class BadStaticArguments(Rule):
     An unhashable default is not flagged: a default that is not passed is
     never hashed.
 
+    A tracer given, inside traced code, to a parameter that the called
+    function's own jit makes static (`pad(x, n=k)` in a jitted step, `n`
+    static in `pad`) is flagged at that argument: JAX hashes static
+    arguments, a tracer cannot be hashed, and the call raises. Only a value
+    known to be an array tracer is flagged (a loop index, arithmetic on
+    traced values, an array-annotated parameter): a parameter of unknown
+    structure may be `None` or a pytree of static fields, which hash. The
+    called function's code sees Python values there in every case, so it is
+    not checked as if the tracer reached it.
+
     While JAX rejects the spec (a name that is not a parameter, an index
     out of range), the function never runs as written, and which of its
     parameters are static is not known: the findings that follow from that
@@ -939,6 +949,23 @@ class BadStaticArguments(Rule):
                 continue
             self._check_spec(entry)
             self._check_calls(entry)
+        self._check_traced_static_arguments()
+
+    def _check_traced_static_arguments(self) -> None:
+        """A tracer given to a parameter that the called jit wrapper makes static (``g(x, n=k)`` in
+        traced code, ``n`` static in ``g``): JAX hashes static arguments, and a tracer cannot be hashed
+        (`ValueError: Non-hashable static arguments are not supported`, jax 0.10.2).  Reported at the
+        call, where the value stops being usable; the called function sees Python values only."""
+        seen: Set[int] = set()
+        for arg, name, fn, value in self.ctx.facts.traced_static_arguments:
+            if id(arg) in seen:
+                continue
+            seen.add(id(arg))
+            self.report(arg.value, f"traced `{self.ctx.code(arg.value)}` given to `{name}`, a static argument of "
+                                   f"jitted `{fn.label}`: a tracer cannot be hashed, so the call raises `ValueError`",
+                        reason=value.reason,
+                        fix=Fix(Applicability.DISPLAY_ONLY, f"Give `{name}` a Python value (static in the caller "
+                                f"too), or drop `{name}` from the static arguments of `{fn.label}`", ()))
 
     def _check_argument_types(self, entry: EntryPoint) -> None:
         """A string or a function passed to a parameter that is traced: JAX raises `TypeError: Error
