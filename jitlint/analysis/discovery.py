@@ -1309,8 +1309,11 @@ class ModuleIndex:
             if kind is ClassDef:
                 info_c = ClassInfo(node, node.name.value)
                 for base in node.bases:
-                    if type(base.value) is Name or type(base.value) is Attribute:
-                        info_c.bases.append(dotted_name(base.value) or "")
+                    # a generic base (`Base[T]`) is the class subscripted; any other expression (a
+                    # call, `*bases`) names no class known here ("": plain_class and the like fail)
+                    named = base.value.value if type(base.value) is cst.Subscript else base.value
+                    known = base.star == "" and (type(named) is Name or type(named) is Attribute)
+                    info_c.bases.append((dotted_name(named) or "") if known else "")
                 for dec in node.decorators:
                     info_c.decorators.append(dec.decorator)
                 if scope is None and cls is None:
@@ -1653,16 +1656,25 @@ class ModuleIndex:
 
     def plain_class(self, name: str, not_a_pytree: bool = False, depth: int = 0) -> bool:
         """A class of this module (the name bound once) with no metaclass or class keywords, whose
-        bases are ``object`` or such classes: only its own instances and its subclasses' pass
-        ``isinstance`` (no ABC or Protocol registers other types).  With ``not_a_pytree``, also
-        nothing makes it a pytree: no decorator, and its name given to no call of the module
-        (``register_pytree_node(Cls, ...)``)."""
+        bases are ``object``, ``typing.Generic`` or such classes: only its own instances and its
+        subclasses' pass ``isinstance`` (no ABC or Protocol registers other types).  With
+        ``not_a_pytree``, also nothing makes it a pytree: no decorator, no ``__init_subclass__`` in it
+        or its bases, and its name given to no call of the module (``register_pytree_node(Cls, ...)``)."""
         cls = self.classes.get(name)
         if cls is None or depth > 8 or cls.node.keywords or self.single_value(name, None) is not None:
             return False
-        if not_a_pytree and (cls.decorators or name in self.names_given_to_calls()):
+        if not_a_pytree and (cls.decorators or name in self.names_given_to_calls()
+                             or "__init_subclass__" in cls.methods):
+            return False  # (`__init_subclass__` may register each subclass as a pytree)
+        return all(base == "object" or self._plain_generic(base) or self.plain_class(base, not_a_pytree, depth + 1)
+                   for base in cls.bases)
+
+    def _plain_generic(self, base: str) -> bool:
+        """``typing.Generic`` (a subscripted base is recorded by the class subscripted): it adds type
+        parameters only, no registration and no metaclass of its own."""
+        if not base or base[0] == "_" or not base.replace(".", "").isidentifier():
             return False
-        return all(base == "object" or self.plain_class(base, not_a_pytree, depth + 1) for base in cls.bases)
+        return self.qualify(cst.parse_expression(base)) == "typing.Generic"
 
     def names_given_to_calls(self) -> Set[str]:
         """The names passed as arguments of some call of the module (``register_pytree_node(Cls, ...)``

@@ -8,6 +8,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from jitlint.analysis import jax_api
+from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, path_to, result_discarded,
@@ -559,12 +560,17 @@ class OuterStateWrite(Rule):
                         _why_traced(self), subject=root.value)
 
     def _set_back_on_exit(self, target: cst.Attribute) -> bool:
-        """A later statement of the function's own body, run on every path that gets there from this
-        write, binds the same attribute to a constant (``self.estimator.damping = damping`` ... then
-        ``self.estimator.damping = None`` before the return: deeperwin's optimizer step), and nothing
-        binds it after that: each call, eager or traced once, leaves that constant on the object, and
-        the value written here is read only by the call that wrote it."""
-        node = self.ctx.function.node
+        """Scratch state of one call: the value written here does not outlive the call that wrote it,
+        so running the write once per trace leaves the object as running it on every call does.
+        Either a later statement of the function's own body, run on every path that gets there from
+        this write, binds the same attribute to a constant (``self.estimator.damping = damping`` ...
+        then ``= None`` before the return: deeperwin's optimizer step) or back to the value it had
+        before (``saved = self.model.signals`` first, ``self.model.signals = saved`` last), and
+        nothing binds it after that; or the function is a method called only as ``self.method(...)``,
+        and every traced function that calls it saves the attribute before the call and binds it
+        back after it that way (qiskit-dynamics' ``_set_new_signals``, undone by its caller)."""
+        fn = self.ctx.function
+        node = fn.node
         if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
             return False
         text = self.ctx.code(target)
@@ -572,18 +578,66 @@ class OuterStateWrite(Rule):
         here = next((i for i, stmt in enumerate(body) if path_to(stmt, target) is not None), None)
         if here is None:
             return False
+        if self._bound_back(fn, body, here, text, first=True):
+            return True
+        root = _root_name(target)
+        if fn.cls is None or root is None or not node.params.params or root.value != node.params.params[0].name.value:
+            return False
+        index = self.ctx.index
+        through = index.calls_by_name.get("." + fn.name, ())
+        if not through or any(not (isinstance(c.func, cst.Attribute) and isinstance(c.func.value, cst.Name)
+                                   and c.func.value.value == root.value) for c in through):
+            return False  # called through another object, or stored and called later
+        callers = []
+        for call in through:
+            caller = index.owner_of(call)
+            if not isinstance(caller, FunctionInfo):
+                return False
+            callers.append((call, caller))
+        traced = [(call, caller) for call, caller in callers if caller in self.ctx.facts.bodies]
+        return bool(traced) and all(self._bound_back_around(caller, call, text) for call, caller in traced)
+
+    def _bound_back_around(self, caller: FunctionInfo, call: cst.Call, text: str) -> bool:
+        """A statement of ``caller``'s body, after the one that makes ``call``, binds the attribute
+        ``text`` back to the value saved before it (see :meth:`_set_back_on_exit`)."""
+        node = caller.node
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        body = list(node.body.body)
+        here = next((i for i, stmt in enumerate(body) if path_to(stmt, call) is not None), None)
+        return here is not None and self._bound_back(caller, body, here, text, first=False)
+
+    def _bound_back(self, fn: FunctionInfo, body: Sequence[cst.BaseStatement], here: int, text: str,
+                    first: bool) -> bool:
+        """From statement ``here`` of ``body`` on, every path reaches a statement that binds the
+        attribute ``text`` to a constant (only when ``first``: the write is ``body[here]``'s) or to a
+        name bound once, before ``here``, to that attribute's value, and nothing binds it after that."""
+        code = self.ctx.code
 
         def binds(stmt: cst.CSTNode) -> bool:
             return any(isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and any(
-                self.ctx.code(t) == text for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign)
-                                                    else [n.target])) for n in _walk(stmt))
+                code(t) == text for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign)
+                                          else [n.target])) for n in _walk(stmt))
 
+        def single_assign(stmt: cst.CSTNode) -> Optional[cst.Assign]:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+                return stmt.body[0]
+            return None
+
+        saved: Set[str] = set()
+        for stmt in body[:here]:
+            assign = single_assign(stmt)
+            if assign is not None and isinstance(assign.targets[0].target, cst.Name) and code(assign.value) == text \
+                    and fn.scope.single_value(assign.targets[0].target.value) is assign.value:
+                saved.add(assign.targets[0].target.value)  # (bound there only)
         for r in range(here, len(body)):
             stmt = body[r]
-            reset = isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 \
-                and self.ctx.code(stmt.body[0].targets[0].target) == text and _is_constant(stmt.body[0].value)
-            if reset:
+            assign = single_assign(stmt)
+            reset = assign is not None and code(assign.targets[0].target) == text and (
+                (first and _is_constant(assign.value))
+                or (isinstance(assign.value, cst.Name) and assign.value.value in saved))
+            if reset and r > here - (1 if first else 0):
                 return not any(binds(later) for later in body[r + 1:])
             if r > here and any(isinstance(n, (cst.Return, cst.Raise, cst.Yield)) for n in _walk(stmt)):
                 return False
