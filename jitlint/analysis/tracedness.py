@@ -1917,6 +1917,13 @@ class Analyzer:
                 static = True
             if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
                 static = True  # `args == ()`: a test of a pytree's structure
+        if len(values) == 2 and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)) and any(
+                isinstance(side, cst.Name) and side.value == "None" for side in (node.left, node.comparisons[0].comparator)):
+            # a JAX array does not compare itself with None (NotImplemented both ways), so Python
+            # compares identities: `x == None` is the Python bool False for an array, as `x is None`
+            if any(value.traced_array for value in values):
+                return constant(isinstance(node.comparisons[0].operator, cst.NotEqual))
+            return STATIC
         if len(values) == 2:
             known = _compare_known(node.comparisons[0].operator, values[0], values[1])
             if known is not None:
@@ -2324,6 +2331,14 @@ class Analyzer:
         # higher-order functions: analyse the functions they are given
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS:
+            mapped = self._mapped_function(args)
+            if mapped is not None and (mapped in jax_api.STATIC_RESULT_FUNCTIONS or mapped in jax_api.STATIC_JAX_FUNCTIONS
+                                       or mapped in jax_api.NUMPY_STATIC_FUNCTIONS):
+                return STATIC  # `jax.tree.map(jnp.shape, params)`: a tree of Python tuples
+            if mapped is not None and jax_api.is_array_function(mapped) and best.kind is Kind.TRACED:
+                # `jax.tree.map(jnp.linalg.norm, params)`: a JAX function of each traced leaf
+                returns = [traced(Reason(call, "`{code}` applies a JAX function to traced leaves", best.reason),
+                                  is_array=True)]
             return self._call_tree_map(args, returns, best)
         if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
             helper = self.project.resolve_function(self.path, q)
@@ -2350,6 +2365,13 @@ class Analyzer:
         if tail in ("pure_callback", "io_callback"):
             return traced(Reason(call, "`{code}` returns arrays computed on the host: traced in traced code"))
         return STATIC
+
+    def _mapped_function(self, args) -> Optional[str]:
+        """What the function a tree map applies qualifies to (``jnp.shape``, ``jnp.linalg.norm``)."""
+        given = next((a for a, _ in args if a.keyword is None and not a.star), None)
+        if given is None or not isinstance(given.value, (cst.Name, cst.Attribute)):
+            return None
+        return self.index.qualify(given.value)
 
     @staticmethod
     def _call_tree_map(args, returns: List[Value], best: Value) -> Value:

@@ -1076,10 +1076,12 @@ class SideEffectInTracedCode(Rule):
             # a record of a traced value records a tracer; one of static values only is right, and
             # made once per trace: missing on later calls of the function jit keeps the trace of (a
             # progress message of its own), but in a helper it calls it says what the helper does
-            # while the program is built (a converter's "Converting op %s"), once per trace as designed
+            # while the program is built (a converter's "Converting op %s"), once per trace as designed;
+            # so there a value of unknown kind is not enough (a name read from a configuration's tree,
+            # a string an unknown function made): only a value known to be traced is
             values = [self.ctx.value(arg.value) for arg in node.args]
             shown = next((v for v in values if v.kind is Kind.TRACED or v.formats_tracer is not None), None)
-            maybe = next((v for v in values if v.kind is Kind.MAYBE), None)
+            maybe = next((v for v in values if v.kind is Kind.MAYBE), None) if self.ctx.body.keeps_trace else None
             if shown is None and maybe is None:
                 if self.ctx.body.keeps_trace:
                     self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
