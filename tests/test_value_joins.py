@@ -48,3 +48,12 @@ def test_a_tracer_among_the_leaves_only_where_both_paths_have_one():
     assert join(leaves, leaves).yields_tracer
     assert not join(leaves, Value(container=True, element=STATIC)).yields_tracer
     assert not join(leaves, None).yields_tracer
+
+
+def test_an_array_on_one_path_and_anything_on_the_other_is_not_known_to_be_an_array():
+    array = traced(Reason(None, "jnp.zeros"), is_array=True)
+    for joined in (join(array, MAYBE), join(MAYBE, array)):
+        assert joined.kind is Kind.TRACED and not joined.traced_array
+    # a Python value on the other path (None, a number) leaves the array an array
+    assert join(array, constant(None)).traced_array
+    assert join(array, traced(Reason(None, "jnp.ones"), is_array=True)).traced_array

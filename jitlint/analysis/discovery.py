@@ -22,6 +22,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    unpacked_targets,
     changes_in_place,
     returned_values,
     assigned_names,
@@ -1477,7 +1478,7 @@ class ModuleIndex:
             owner = owner.parent
         if owner.cls is None:
             return
-        for t in targets:
+        for t in (single for target in targets for single in unpacked_targets(target)):  # `self.a, self.b = ...`
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 if owner.name in CONSTRUCTION_METHODS:
                     continue

@@ -1885,6 +1885,8 @@ class Analyzer:
                 and right.const is isinstance(node.operator, cst.Or):
             # `flag or True` is True whichever way a Python bool `flag` goes (`flag and False`: False)
             return right
+        if left.traced_array and right.kind is Kind.MAYBE:
+            return left  # `bool()` of the array tracer on the left comes first, whatever the right is
         return join(left, right)
 
     def _right_env(self, node: cst.BooleanOperation, frame: Frame) -> Dict[str, Value]:

@@ -249,6 +249,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a.items is not None or a.func is not None or a.has_ends:
         return Value(a.kind, a.reason, element=a.element, is_array=a.is_array and b.is_array,
                      leaf=a.leaf and b.leaf)
+    if b.kind is Kind.MAYBE and (a.is_array or a.leaf) and not a.container:
+        # an array on one path, anything on another (what a function this module cannot see
+        # returned: a list of arrays, a tuple): traced, not known to be one array
+        return replace(a, is_array=False, leaf=False)
     if b.kind is Kind.TRACED and ((a.is_array and not b.is_array) or (a.leaf and not b.leaf)):
         # traced on both paths, an array only on one; a tracer on both (an array on one path, a
         # pytree's leaf on the other: `jnp.concatenate(parts)` or `arr.flatten()`) is still one
