@@ -22,6 +22,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    name_references,
     unpacked_targets,
     changes_in_place,
     returned_values,
@@ -420,6 +421,40 @@ def _attributes_of(expr: cst.CSTNode, receiver: str) -> Iterator[cst.Attribute]:
             yield node
             continue
         stack.extend(iter_children(node))
+
+
+def _set_from_aux_data(unflatten: FunctionInfo) -> Set[str]:
+    """The attributes that a pytree class's unflatten function sets on the object it rebuilds from
+    anything but the children (its last parameter): from the aux data, constants, or attributes so
+    set (``out.offsets = aux_data["offsets"]``, ``out.num_diags = len(out.offsets)``).  Under jit the
+    object is rebuilt this way, and only the children are tracers: these are Python values.  Only the
+    statements of the function's own block are read (one in an ``if`` or a loop is not counted)."""
+    node = unflatten.node
+    params = [p.name.value for p, _ in unflatten.params]
+    if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock) or len(params) < 2:
+        return set()
+    tainted = {params[-1]}  # the children, and names computed from them
+    from_children: Set[str] = set()
+    static: Set[str] = set()
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            uses = {n.value for n in name_references(value)}
+            if isinstance(target, cst.Name):
+                if uses & tainted:
+                    tainted.add(target.value)
+            elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                    and target.value.value not in tainted:
+                read = {a.attr.value for a in _attributes_of(value, target.value.value)}
+                if uses & tainted or read - static:  # (an attribute read that is not known static)
+                    from_children.add(target.attr.value)
+                else:
+                    static.add(target.attr.value)
+    return static - from_children
 
 
 def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
@@ -1046,9 +1081,13 @@ class ModuleIndex:
         Python values (part of the tree structure, compared to find a cached trace), so under jit
         they are static."""
         flattens: List[Tuple[str, FunctionInfo]] = []
+        unflattens: List[Tuple[str, FunctionInfo]] = []
         for cls in self.classes.values():
             if not self._registered_node_class(cls):
                 continue
+            unflatten = self.find_method(cls, "tree_unflatten")
+            if unflatten is not None:
+                unflattens.append((cls.name, unflatten))
             flatten = self.find_method(cls, "tree_flatten")
             if flatten is not None:
                 flattens.append((cls.name, flatten))
@@ -1071,7 +1110,14 @@ class ModuleIndex:
                         fn = method if method is not None else fn
                 if fn is not None:
                     flattens.append((owner.value.value, fn))
+                rebuild = call_argument(call, 2, "unflatten_func")
+                if owner is not None and rebuild is not None:
+                    unflatten, _ = self.resolve_function(rebuild.value, None, None)
+                    if unflatten is not None:
+                        unflattens.append((owner.value.value, unflatten))
         out: Dict[str, Set[str]] = {}
+        for owner, fn in unflattens:
+            out.setdefault(owner, set()).update(_set_from_aux_data(fn))
         for owner, fn in flattens:
             params = fn.params
             if not params:
@@ -1091,7 +1137,7 @@ class ModuleIndex:
             else:
                 if aux - children:
                     out.setdefault(owner, set()).update(aux - children)
-        return out
+        return {owner: attrs for owner, attrs in out.items() if attrs}
 
     def _static_properties(self, cls: ClassInfo, static: Set[str]) -> Set[str]:
         """Properties computed only from static fields, static attributes of any field and other such
@@ -1606,12 +1652,15 @@ class ModuleIndex:
             while enclosing_cls is None and s is not None:
                 enclosing_cls = s.cls
                 s = s.parent
+            # (`self.prop` of a property is what its getter returns, not the function it is: the getter
+            # runs where the attribute is read, and a setter never runs there)
             if owner in ("self", "cls") and enclosing_cls is not None:
                 m = self.find_method(enclosing_cls, method)
-                if m is not None:
+                if m is not None and not is_accessor(m.node):
                     return m, not m.is_static_method
             elif owner in self.classes:
-                return self.find_method(self.classes[owner], method), False
+                found = self.find_method(self.classes[owner], method)
+                return (found, False) if found is None or not is_accessor(found.node) else (None, False)
             else:
                 # an instance: `jax.jit(model.apply)` binds it (a module-level one, or one the
                 # enclosing function makes); a Flax linen module's `apply` runs its __call__
@@ -1620,6 +1669,8 @@ class ModuleIndex:
                     found = self.find_method(self.classes[cls_name], method)
                     if found is None and method == "apply":
                         found = self.find_method(self.classes[cls_name], "__call__")
+                    if found is not None and is_accessor(found.node):
+                        return None, False
                     return found, found is not None and not found.is_static_method
         return None, False
 
@@ -2604,6 +2655,19 @@ class ModuleIndex:
                                in_axes=in_axes, call_names=call_names, both=both,
                                spec_args=self._spec_args(t, kwargs))
 
+    def _jit_disabled_at(self, site: cst.CSTNode) -> bool:
+        """``site`` is in the body of a ``with jax.disable_jit():`` of its own function (or of the
+        module's code): it runs with jit disabled, so jit and lax loops and branches call their
+        functions eagerly, on concrete values (JAX 0.10.2; vmap and grad still trace)."""
+        node, child = self.parents.get(id(site)), site
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(node, cst.With) and child is node.body and any(
+                    isinstance(item.item, cst.Call) and self.qualify(item.item.func) == "jax.disable_jit"
+                    and not item.item.args for item in node.items):
+                return True
+            node, child = self.parents.get(id(node)), node
+        return False
+
     @staticmethod
     def _spec_args(t: jax_api.Transform, args: Sequence[cst.Arg]) -> Tuple[cst.Arg, ...]:
         keys = set(t.static_argnums_kw) | set(t.static_argnames_kw)
@@ -2627,6 +2691,8 @@ class ModuleIndex:
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
+        if (transform is None or transform.name.endswith("jit")) and self._jit_disabled_at(site):
+            return  # under `jax.disable_jit()` a jit and lax control flow run their function eagerly
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
         direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
         fresh = isinstance(target, cst.Lambda) and fn.node is target and (
@@ -2839,6 +2905,14 @@ def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -
         if param.name.value == expr.value:
             return param.default
     return None
+
+
+def is_accessor(node: FunctionNode) -> bool:
+    """A property's getter (see :func:`is_property`), setter or deleter (``@value.setter``): reading
+    the attribute runs the getter, so the attribute is not the function."""
+    return is_property(node) or (isinstance(node, cst.FunctionDef) and any(
+        isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ("setter", "getter", "deleter")
+        for d in node.decorators))
 
 
 def is_property(node: FunctionNode) -> bool:

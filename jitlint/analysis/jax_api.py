@@ -467,6 +467,28 @@ ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
     }
 )
 
+#: functions applied to every leaf of the pytree they are given: what they return has its structure
+#: (a dict of arrays comes back a dict)
+STRUCTURE_PRESERVING = frozenset(
+    {
+        "jax.lax.psum",
+        "jax.lax.pmean",
+        "jax.lax.pmax",
+        "jax.lax.pmin",
+        "jax.lax.all_gather",
+        "jax.lax.ppermute",
+        "jax.lax.pshuffle",
+        "jax.lax.psum_scatter",
+        "jax.lax.all_to_all",
+        "jax.lax.stop_gradient",
+        "jax.lax.optimization_barrier",
+        "jax.lax.with_sharding_constraint",
+        "jax.device_put",
+        "jax.block_until_ready",
+        "jax.ad_checkpoint.checkpoint_name",
+    }
+)
+
 #: jax functions returning boolean arrays (masks)
 BOOLEAN_ARRAY_FUNCTIONS = frozenset(
     "jax.numpy." + n

@@ -2512,6 +2512,11 @@ class Analyzer:
             return (info, self._closure(frame), None) if info is not None else None
         if isinstance(expr, cst.Name):
             v = frame.env.get(expr.value)
+            if v is None and frame.closure is not None:
+                # a function of an enclosing function (`_f1` defined beside `body_fun`, given to a
+                # `lax.cond` inside it): what the closure holds
+                v = self.read_name(expr, frame, record=False)
+                v = v if v.func is not None else None
             if v is not None and v.func is not None:
                 return v.func, v.closure, None
             if v is None and expr.value in self.index.functions and not _bound_around(frame.fn, expr.value):
@@ -2928,6 +2933,12 @@ class Analyzer:
             return constant(jax_api.TRACE_ACTIVE_TESTS[q])
         if q == "jax.lax.psum" and args and args[0][1].kind is Kind.STATIC and not args[0][1].jax_array:
             return STATIC  # `lax.psum(1, axis)` of a Python number is a Python number (the axis size)
+        if q in jax_api.STRUCTURE_PRESERVING and args and args[0][0].keyword is None and not args[0][0].star:
+            tree = args[0][1]
+            if tree.mapping or tree.container or tree.items is not None or tree.has_ends:
+                # `lax.pmean({"loss": l, "rmse": r}, "batch")`: the same dict, each leaf reduced
+                return self._traced_like(tree, Reason(call, f"`{short}(...)` gives traced values with the "
+                                                            "structure of what it is given", tree.reason))
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
