@@ -2351,6 +2351,11 @@ class Analyzer:
             kept = self._lax_result(call, q, args, returns)
             if kept is not None:
                 return kept
+            if q in jax_api.LAX_OPERANDS and best.kind is Kind.TRACED:
+                # branches the analysis cannot see (another object's methods, a parameter): what
+                # they return may be any pytree (a dict, a tuple), not known to be one array
+                return traced(Reason(call, "`{code}` returns traced values, of the structure its branches give",
+                                     best.reason))
         if q is not None:
             return self._call_qualified(call, q, args, best)
         by_callee = self._CALLEES.get(type(func))
