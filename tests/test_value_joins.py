@@ -57,3 +57,11 @@ def test_an_array_on_one_path_and_anything_on_the_other_is_not_known_to_be_an_ar
     # a Python value on the other path (None, a number) leaves the array an array
     assert join(array, constant(None)).traced_array
     assert join(array, traced(Reason(None, "jnp.ones"), is_array=True)).traced_array
+
+
+def test_a_dtype_kind_is_known_only_where_every_path_agrees():
+    floats = traced(Reason(None, "one_hot"), is_array=True, dtype_kind="f")
+    ints = traced(Reason(None, "astype"), is_array=True, dtype_kind="i")
+    assert join(floats, traced(Reason(None, "zeros"), is_array=True, dtype_kind="f")).dtype_kind == "f"
+    assert join(floats, ints).dtype_kind is None
+    assert join(floats, traced(Reason(None, "x"), is_array=True)).dtype_kind is None

@@ -508,6 +508,19 @@ DTYPE_CAST_FUNCTIONS = {
     "jax.numpy.array": (1, "dtype"),
     "jax.lax.convert_element_type": (1, "new_dtype"),
 }
+#: functions whose result is floating unless a dtype is given (JAX's default dtypes)
+FLOAT_RESULT_FUNCTIONS = frozenset(
+    {"jax.nn.one_hot", "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.eye",
+     "jax.numpy.identity", "jax.numpy.linspace", "jax.random.normal", "jax.random.uniform",
+     "jax.random.truncated_normal", "jax.random.gumbel", "jax.random.laplace", "jax.random.exponential",
+     "jax.random.gamma", "jax.random.beta", "jax.random.dirichlet", "jax.random.multivariate_normal"}
+)
+#: the dtype categories of ``jnp.issubdtype(x, category)``: the dtype kinds each one holds
+DTYPE_CATEGORIES = {
+    "integer": frozenset("iu"), "signedinteger": frozenset("i"), "unsignedinteger": frozenset("u"),
+    "floating": frozenset("f"), "inexact": frozenset("fc"), "complexfloating": frozenset("c"),
+    "number": frozenset("iufc"), "bool_": frozenset("b"), "bool": frozenset("b"),
+}
 #: array methods that cast: name -> (position, keyword) of the dtype
 DTYPE_CAST_METHODS = {"astype": (0, "dtype")}
 

@@ -379,6 +379,27 @@ def casts_to_bool(call: cst.Call, where: Optional[Tuple[int, str]], qualify, rea
     return qualify(dtype) in jax_api.BOOL_DTYPES
 
 
+def dtype_kind_of(dtype: cst.BaseExpression, qualify, read_scope) -> Optional[str]:
+    """The kind of the dtype an expression names (NumPy's letters, see ``Value.dtype_kind``):
+    ``jnp.float32``, ``np.int64``, ``"complex64"``, the builtins ``bool`` / ``int`` / ``float`` /
+    ``complex``; None for anything else."""
+    if isinstance(dtype, cst.Name) and dtype.value in ("bool", "int", "float", "complex") \
+            and read_scope.get(dtype) == "builtin":
+        return {"bool": "b", "int": "i", "float": "f", "complex": "c"}[dtype.value]
+    if isinstance(dtype, cst.SimpleString):
+        name = string_value(dtype)
+    else:
+        q = qualify(dtype) if isinstance(dtype, (cst.Name, cst.Attribute)) else None
+        name = q.rpartition(".")[2] if q is not None and q.startswith(("jax.numpy.", "numpy.")) else None
+    if not name:
+        return None
+    for prefix, kind in (("bool", "b"), ("uint", "u"), ("int", "i"), ("float", "f"), ("bfloat", "f"),
+                         ("complex", "c")):
+        if name.startswith(prefix) and name[len(prefix):].rstrip("_").isdigit() or name.rstrip("_") == prefix:
+            return kind
+    return None
+
+
 class Analyzer:
     def __init__(self, index: ModuleIndex, project=None, path: Optional[str] = None) -> None:
         self.index = index
@@ -2087,6 +2108,9 @@ class Analyzer:
         attr = node.attr.value
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
                 or attr in base.static_attrs:
+            if attr == "dtype" and base.kind is Kind.TRACED and base.traced_array:
+                kind = "b" if base.is_bool else base.dtype_kind
+                return Value(dtype_kind=kind) if kind is not None else STATIC  # (a dtype of a known kind)
             return STATIC
         if base.graph_node and base.kind is Kind.TRACED:
             return self._graph_attribute(node, base)
@@ -2372,6 +2396,29 @@ class Analyzer:
         if tail in ("pure_callback", "io_callback"):
             return traced(Reason(call, "`{code}` returns arrays computed on the host: traced in traced code"))
         return STATIC
+
+    def _result_dtype_kind(self, call: cst.Call, q: str) -> Optional[str]:
+        """The dtype kind of what a JAX function returns, where the call tells: a dtype given
+        (``dtype=jnp.int32``, ``jnp.asarray(x, jnp.float32)``), or a function whose default result is
+        floating (``jax.nn.one_hot``, ``jnp.zeros``, ``jax.random.normal``)."""
+        cast = jax_api.DTYPE_CAST_FUNCTIONS.get(q)
+        given = call_argument(call, *cast) if cast is not None else call_argument(call, None, "dtype")
+        if given is not None:
+            return dtype_kind_of(given.value, self.index.qualify, self.facts.read_scope)
+        return "f" if q in jax_api.FLOAT_RESULT_FUNCTIONS else None
+
+    def _issubdtype(self, args) -> Optional[bool]:
+        """``jnp.issubdtype(x, jnp.integer)`` where the dtype kind of ``x`` (an array or its ``.dtype``)
+        is known: under a trace the dtype is part of the abstract value, so the test is a Python bool."""
+        (first, value), (second, _) = args
+        if first.star or second.star or first.keyword is not None or second.keyword is not None:
+            return None
+        kind = "b" if value.is_bool and value.traced_array else value.dtype_kind
+        q = self.index.qualify(second.value) if isinstance(second.value, (cst.Name, cst.Attribute)) else None
+        if kind is None or q is None or not q.startswith(("jax.numpy.", "numpy.")):
+            return None
+        category = jax_api.DTYPE_CATEGORIES.get(q.rpartition(".")[2])
+        return kind in category if category is not None else None
 
     def _mapped_function(self, args) -> Optional[str]:
         """What the function a tree map applies qualifies to (``jnp.shape``, ``jnp.linalg.norm``)."""
@@ -2955,9 +3002,14 @@ class Analyzer:
             else:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                       "code is traced, even on constants", self._why_here())
-            return traced(reason, is_array=True,
-                          is_bool=q in jax_api.BOOLEAN_ARRAY_FUNCTIONS or casts_to_bool(
-                              call, jax_api.DTYPE_CAST_FUNCTIONS.get(q), self.index.qualify, self.facts.read_scope))
+            is_bool = q in jax_api.BOOLEAN_ARRAY_FUNCTIONS or casts_to_bool(
+                call, jax_api.DTYPE_CAST_FUNCTIONS.get(q), self.index.qualify, self.facts.read_scope)
+            return traced(reason, is_array=True, is_bool=is_bool,
+                          dtype_kind="b" if is_bool else self._result_dtype_kind(call, q))
+        if q in ("jax.numpy.issubdtype", "numpy.issubdtype") and len(args) == 2:
+            decided = self._issubdtype(args)
+            if decided is not None:
+                return constant(decided)
         if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
                 or q in jax_api.NUMPY_STATIC_FUNCTIONS:
             return STATIC
@@ -3198,10 +3250,13 @@ class Analyzer:
                 return Value(Kind.TRACED, Reason(call, "`{code}` is computed from a traced value", best.reason),
                              element=MAYBE)
             return MAYBE
+        cast = jax_api.DTYPE_CAST_METHODS.get(method)
+        dtype_arg = call_argument(call, *cast) if cast is not None else None
         return traced(Reason(call, "`{code}` is computed from a traced value", receiver.reason),
                       is_array=receiver.is_array, leaf=True,
-                      is_bool=casts_to_bool(call, jax_api.DTYPE_CAST_METHODS.get(method), self.index.qualify,
-                                            self.facts.read_scope))
+                      is_bool=casts_to_bool(call, cast, self.index.qualify, self.facts.read_scope),
+                      dtype_kind=dtype_kind_of(dtype_arg.value, self.index.qualify, self.facts.read_scope)
+                      if dtype_arg is not None else None)
 
     def _call_user(self, call: cst.Call, fn: FunctionInfo, closure: Optional[Closure], args, frame: Frame,
                    self_value: Optional[Value], target: Optional["Analyzer"] = None) -> Value:

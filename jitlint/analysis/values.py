@@ -119,6 +119,10 @@ class Value:
     #: a dict: the (string) keys whose values are Python values, whatever the other values are
     #: (``{"w": w, "n": 3}``; the keywords that ``static_argnames`` names and ``**kwargs`` collects)
     static_keys: frozenset = frozenset()
+    #: the kind of its dtype, where it is known (NumPy's letters: "b" bool, "i" signed and "u"
+    #: unsigned integer, "f" floating, "c" complex): of an array (``jax.nn.one_hot`` gives floats,
+    #: ``x.astype(jnp.int32)`` integers), or of a dtype (``x.dtype``)
+    dtype_kind: Optional[str] = None
 
     @property
     def traced(self) -> bool:
@@ -198,6 +202,8 @@ def traced(reason: Reason, **kw: Any) -> Value:
 def join(a: Optional[Value], b: Optional[Value]) -> Value:
     """The value on either path: traced if traced on some path."""
     out = _join(a, b)
+    if out.dtype_kind is not None and a is not None and b is not None and a.dtype_kind != b.dtype_kind:
+        out = replace(out, dtype_kind=None)  # (known only where every path agrees)
     if out.not_none and not (a is not None and b is not None and a.not_none and b.not_none):
         out = replace(out, not_none=False)
     if not out.optional and out.traced_array and any(v is not None and v.optional for v in (a, b)):
