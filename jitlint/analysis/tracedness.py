@@ -27,7 +27,8 @@ from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
                                      is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
-                                     none_test, numeric_uses, params_of, path_to, reachable_count, string_value)
+                                     name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
+                                     string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
@@ -68,6 +69,10 @@ class BodyInfo:
     #: a trace boundary of its own whose trace is kept and run again (jit, pmap, a lax body), not
     #: only one traced again at every call (vmap): what it reads from outside is read once per trace
     keeps_trace: bool = False
+    #: traced in some context whose trace is kept beyond one call of the function that makes the
+    #: wrapper: every context but a jitted function defined in its caller and only called there
+    #: (``@jax.jit def column(j)`` inside ``precondition``), whose trace dies with that call
+    kept_across_calls: bool = False
     labels: List[str] = field(default_factory=list)
     #: a method run, in some traced context, on an instance that exists outside the trace (not
     #: only on objects the traced code constructs): writes to its ``self`` are outer state
@@ -421,6 +426,9 @@ class Analyzer:
         #: the code being analysed runs in the trace of a lambda made where it is traced (EntryPoint.fresh):
         #: staged as any trace, but never reused, so what it reads from outside is read at each evaluation
         self._fresh = False
+        #: the code being analysed runs in the trace of a jit wrapper of a function defined in the
+        #: function that makes it and only called there (see BodyInfo.kept_across_calls)
+        self._per_call = False
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
@@ -480,6 +488,7 @@ class Analyzer:
             t = entry.transform
             self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
             self._fresh = entry.fresh and not entry.under_cache
+            self._per_call = self._wrapper_dies_with_call(entry)
             closure = None
             if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
                 deco, param, decorated = entry.wrapper_of
@@ -499,7 +508,21 @@ class Analyzer:
                 # `jax.jit(jax.grad(f))` of a custom_jvp `f`: its rules run on the tracers
                 self._trace_custom_rules(entry.site, entry.function, 0)
         self._fresh = False
+        self._per_call = False
         return self.facts
+
+    def _wrapper_dies_with_call(self, entry: EntryPoint) -> bool:
+        """``entry`` jits, by its decorator, a function defined in another function, which only calls
+        it (``@jax.jit def column(j): ...`` then ``[column(j) for j in low]``): each call of the outer
+        function makes a new function object and a new trace, which is not kept beyond that call."""
+        fn, parent = entry.function, entry.function.parent
+        if not isinstance(entry.site, cst.Decorator) or parent is None or fn.is_method \
+                or not isinstance(parent.node, cst.FunctionDef) or fn.name in parent.global_names \
+                or fn.name in parent.nonlocal_names:
+            return False
+        calls = {id(call.func) for call in self.index.scope_calls.get((parent, fn.name), ())}
+        reads = [n for n in name_references(parent.node.body, fn.name) if n is not fn.node.name]
+        return bool(reads) and all(id(n) in calls for n in reads)
 
     def _static_function_argument(self, entry: EntryPoint, p: cst.Param) -> Optional[Value]:
         """A static parameter that every call seen passes the same function of this module
@@ -944,6 +967,7 @@ class Analyzer:
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._kept
+        body.kept_across_calls = body.kept_across_calls or (self._kept and not self._per_call)
         if boundary or not self._initialising:
             body.outside_initialisation = True
         key = (fn.node, tuple(sorted((k, v.kind, v.func is not None, v.traced_array, v.not_none, _const_key(v),
@@ -3318,12 +3342,14 @@ class Analyzer:
                 body.note_call(CallSite(call, frame.fn, self.facts, self.path), self._kept)  # (another module)
         saved_cached, target._cached = target._cached, self._cached
         saved_fresh, target._fresh = target._fresh, self._fresh
+        saved_per_call, target._per_call = target._per_call, self._per_call
         try:
             result = target.as_returned(fn, target.analyse(fn, env, closure, boundary=False, label="",
                                                            transform=None, depth=frame.depth + 1))
         finally:
             target._cached = saved_cached
             target._fresh = saved_fresh
+            target._per_call = saved_per_call
         reused = target.memo_hit
         if target is self and any(v.kind is Kind.TRACED for v in env.values()):
             self._trace_custom_rules(call, fn, frame.depth)

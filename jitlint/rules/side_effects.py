@@ -230,6 +230,8 @@ class MutableGlobalRead(Rule):
             return  # the write is reported as JIT102
         if not ctx.body.cached:
             return  # traced only by vmap, which traces again on every call: the read is fresh
+        if not ctx.body.kept_across_calls:
+            return  # traced only by jit wrappers made anew on each call of the function around them
         if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node):
             return
         if ctx.index.rebound_by_calls(node.value, ctx.function) or (
