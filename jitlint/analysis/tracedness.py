@@ -644,12 +644,16 @@ class Analyzer:
 
     def _passed_number(self, p: cst.Param, entry: EntryPoint) -> bool:
         """A call seen passes a Python bool or number literal for ``p`` (jit makes it a 0-d tracer),
-        or an array made by ``jax.numpy`` / NumPy (``f(x, jnp.array(True))``)."""
+        an array made by ``jax.numpy`` / NumPy (``f(x, jnp.array(True))``), or a parameter of the
+        calling function annotated ``bool``, ``int``, ``float`` or ``complex`` (``f_number=f_number``
+        where the caller declares ``f_number: float``)."""
         for call in entry.visible_calls():
             arg = entry.argument_for(call, p)
             if arg is None:
                 continue
             value = arg.value
+            if isinstance(value, cst.Name) and self._scalar_parameter_of_caller(value, call):
+                return True
             if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
                 value = value.expression
             if isinstance(value, (cst.Integer, cst.Float)) or (
@@ -892,6 +896,18 @@ class Analyzer:
         if cls is None:
             return None
         return traced(base.reason, static_attrs=cls.static_attrs, pytree_class=cls)
+
+    def _scalar_parameter_of_caller(self, name: cst.Name, call: cst.Call) -> bool:
+        """``name`` is a parameter of the function making ``call``, annotated with a Python scalar
+        type, and that function does not bind it again."""
+        caller = self.index.call_scopes.get(call, (None, None))[0]
+        if caller is None:
+            return False
+        param = next((q for q, _ in caller.params if q.name.value == name.value), None)
+        if param is None or not self._annotated_scalar(param):
+            return False
+        bindings = caller.scope.bindings_of(name.value)
+        return len(bindings) == 1
 
     def _annotated_scalar(self, p: cst.Param) -> bool:
         """Annotated ``bool``, ``int``, ``float`` or ``complex``: traced, it is a 0-d tracer."""
