@@ -2863,6 +2863,17 @@ def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
         return "empty", ""
     if isinstance(test, cst.Name) and test.value == name:
         return "filled", ""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        # `key is not None and key in D` (a key that may be None: no caching then): a hit on `key`
+        found = _missing_key(test.right, name, gets, module)
+        guard = test.left
+        if found is not None and found[0] == "hit" and isinstance(guard, cst.Comparison) \
+                and len(guard.comparisons) == 1 and isinstance(guard.comparisons[0].operator, cst.IsNot) \
+                and isinstance(guard.comparisons[0].comparator, cst.Name) \
+                and guard.comparisons[0].comparator.value == "None" \
+                and module.code_for_node(guard.left) == found[1]:
+            return found
+        return None
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     op, right = test.comparisons[0].operator, test.comparisons[0].comparator

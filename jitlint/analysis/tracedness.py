@@ -2115,7 +2115,7 @@ class Analyzer:
 
     def _numeric_comparison(self, node: cst.Comparison, values: Sequence[Value]) -> bool:
         """Whether a comparison treats its operands as numbers: an ordering (``<``), or an equality
-        with anything but a string or a named constant of a class or module (``Impl.FAST``)."""
+        with anything but a string, a Python bool or a named constant of a class or module (``Impl.FAST``)."""
         if any(not isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
             return True
         operands = [node.left] + [c.comparator for c in node.comparisons]
@@ -2126,8 +2126,8 @@ class Analyzer:
         for operand, value in zip(operands, values):
             if value.kind is not Kind.STATIC:
                 continue
-            if value.known and isinstance(value.const, str):
-                return False
+            if value.known and isinstance(value.const, (str, bool)):
+                return False  # (a string, or a Python bool: a flag compared with a flag)
             if isinstance(operand, cst.Attribute):
                 q = self.index.qualify(operand)
                 root = operand
@@ -2991,10 +2991,13 @@ class Analyzer:
             chosen = tuple(sorted(set(chosen) | set(more)))
             site = wrap
             outer = self.index.called_immediately.get(site)
-        if outer is None or any(a.star for a in outer.args):
+        if outer is None or any(a.star == "**" for a in outer.args):
             return
         given = {id(a): v for a, v in later[1]} if later is not None else {}
         positional = [p for p, k in params if k in ("posonly", "positional")]
+        if any(a.star for a in outer.args):
+            self._pass_through_unpacked(outer, params, positional, chosen, given, env, frame, label)
+            return
         for a, p in bind_arguments(params, outer.args):
             if p is None:
                 if a.keyword is None:
@@ -3007,6 +3010,40 @@ class Analyzer:
             if value.kind is Kind.TRACED:
                 value = replace(value, reason=Reason(a.value, f"parameter `{name}` of the function {label} "
                                                               f"wraps receives traced `{{code}}` (line {{line}})",
+                                                     value.reason))
+            env[name] = value
+
+    def _pass_through_unpacked(self, outer: cst.Call, params, positional, chosen, given, env: Dict[str, Value],
+                               frame: Frame, label: str) -> None:
+        """``_pass_through`` where the call unpacks a sequence of known items into positional
+        arguments (``jax.grad(f, argnums=1)(X, c, *args)``, ``args`` a tuple display): each item goes
+        to the parameter at its position; nothing is bound when a part's length is not known."""
+        slots: List[Tuple[Optional[cst.Arg], Optional[Value]]] = []
+        for a in outer.args:
+            if a.star == "*":
+                value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
+                if value.items is None:
+                    return
+                slots.extend((None, item) for item in value.items)
+            elif a.keyword is None:
+                slots.append((a, None))
+        if len(slots) > len(positional):
+            return  # (some go to *args)
+        bound: Dict[str, Tuple[cst.CSTNode, Value]] = {}
+        for i, (a, value) in enumerate(slots):
+            if i in chosen:
+                continue  # left to the tracing below
+            if value is None:
+                value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
+            bound[positional[i].name.value] = (a.value if a is not None else outer, value)
+        by_name = {p.name.value for p, k in params if k != "posonly"}
+        for a in outer.args:
+            if a.keyword is not None and a.keyword.value in by_name:
+                bound[a.keyword.value] = (a.value, given[id(a)] if id(a) in given else self.ev(a.value, frame))
+        for name, (node, value) in bound.items():
+            if value.kind is Kind.TRACED:
+                value = replace(value, reason=Reason(node, f"parameter `{name}` of the function {label} "
+                                                           f"wraps receives traced `{{code}}` (line {{line}})",
                                                      value.reason))
             env[name] = value
 

@@ -450,12 +450,65 @@ class OuterStateWrite(Rule):
                     return True
         return False
 
+    def _once_flag(self, name: str, value: cst.BaseExpression) -> bool:
+        """``G = True`` behind a guard on ``G`` (``if G or ...: return`` before it in the function's
+        body, or the write inside ``if not G:``), where the module sets ``G`` to False and nothing sets
+        it to anything but True: the guarded block (a one-time warning) runs once per process, on the
+        first call eagerly or the first trace under jit, which is the same."""
+        if not (isinstance(value, cst.Name) and value.value == "True"):
+            return False
+        stack: List[Tuple[cst.CSTNode, bool]] = [(self.ctx.index.module, False)]
+        while stack:
+            node, in_function = stack.pop()
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                    given = node.value
+                    if not (isinstance(node, cst.Assign) and isinstance(given, cst.Name)
+                            and given.value in ("True", "False")):
+                        return False
+                    if given.value == "False" and in_function:
+                        return False  # set back to False by a function: not once
+            inner = in_function or isinstance(node, (cst.FunctionDef, cst.Lambda))
+            stack.extend((child, inner) for child in iter_children(node))
+        fn = self.ctx.function.node
+        current = self.ctx.current
+        if not isinstance(fn, cst.FunctionDef) or current is None:
+            return False
+
+        def reads_flag(test: cst.BaseExpression, negated: bool) -> bool:
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                return reads_flag(test.expression, not negated)
+            if isinstance(test, cst.Name):
+                return test.value == name and not negated
+            if isinstance(test, cst.BooleanOperation):
+                want = cst.Or if not negated else cst.And
+                return isinstance(test.operator, want) and (reads_flag(test.left, negated)
+                                                            or reads_flag(test.right, negated))
+            return False
+
+        node, child = self.ctx.parent(current), current
+        while node is not None and node is not fn:
+            if isinstance(node, cst.If) and child is node.body and reads_flag(node.test, negated=True):
+                return True  # `if not G: ... G = True`
+            node, child = self.ctx.parent(node), node
+        body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if path_to(stmt, current) is not None:
+                return False
+            if isinstance(stmt, cst.If) and reads_flag(stmt.test, negated=False) and stmt.orelse is None and any(
+                    isinstance(n, (cst.Return, cst.Raise)) for n in _walk(stmt.body)):
+                return True  # `if G or small: return`, then `G = True`
+        return False
+
     def _check_name_target(self, name: cst.Name, value: cst.BaseExpression) -> None:
         fn = self.ctx.function
         if name.value in fn.global_names and self._restored_in_finally(name.value):
             return
         if name.value in fn.global_names and not self.ctx.is_traced(value) and _initialisation(self):
             return  # a lazy default, stored once: eagerly too
+        if name.value in fn.global_names and self._once_flag(name.value, value):
+            return  # a warn-once flag: its block runs once per process, traced or not
         if name.value in fn.global_names:
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
