@@ -1829,7 +1829,7 @@ class Analyzer:
                 p = fn.parent
                 while p is not None and value is None:
                     if name in p.local_names and name not in p.global_names:
-                        value, scope = STATIC, "closure"
+                        value, scope = self._enclosing_local(p, name), "closure"
                     p = p.parent
             if value is None:
                 g = self.index.globals.get(name)
@@ -1860,6 +1860,17 @@ class Analyzer:
             self.facts.read_scope[node] = scope
             self.facts.record(node, value)
         return value
+
+    def _enclosing_local(self, owner: FunctionInfo, name: str) -> Value:
+        """A variable of an enclosing function that is not being traced here: a Python value, or a
+        concrete JAX array where its one binding makes one (``jctlmax = jnp.max(kctl)``), which every
+        JAX operation inside the trace turns into a tracer, as a module-level array."""
+        bound = owner.scope.single_value(name)
+        if isinstance(bound, cst.Call):
+            q = self.index.qualify(bound.func)
+            if q is not None and jax_api.is_array_function(q) and q not in jax_api.STATIC_RESULT_FUNCTIONS:
+                return Value(jax_array=True, is_array=True)
+        return STATIC
 
     def _note_function_name(self, node: cst.CSTNode, q: Optional[str]) -> None:
         """Note ``node`` (a name or attribute that qualifies to ``q``) when it names a function that
@@ -2101,7 +2112,7 @@ class Analyzer:
                     self._note_arrays(operands, values, frame)
             return traced(reason, is_array=any(v.is_array for v in values), leaf=True, is_bool=is_bool)
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
-            return traced(Reason(node, "`{code}` computes with a module-level JAX array, which is traced inside"
+            return traced(Reason(node, "`{code}` computes with a concrete JAX array, which is traced inside"
                                        " traced code"), is_array=True)
         return best if best.kind is Kind.MAYBE else STATIC
 
@@ -2182,7 +2193,7 @@ class Analyzer:
                 return traced(base.reason)
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
-            return traced(Reason(node, "`{code}` of a module-level JAX array is traced inside traced code"))
+            return traced(Reason(node, "`{code}` of a concrete JAX array is traced inside traced code"))
         if base.kind is Kind.MAYBE:
             return MAYBE
         return STATIC
@@ -2320,7 +2331,7 @@ class Analyzer:
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
-            return traced(Reason(node, "`{code}` indexes a module-level JAX array: traced inside traced code"),
+            return traced(Reason(node, "`{code}` indexes a concrete JAX array: traced inside traced code"),
                           is_array=True)
         if base.kind is Kind.MAYBE:
             return MAYBE
@@ -2519,7 +2530,7 @@ class Analyzer:
         if receiver.jax_array:
             if method in jax_api.STATIC_METHODS:
                 return STATIC
-            return traced(Reason(call, "`{code}` computes on a module-level JAX array: traced inside traced code"),
+            return traced(Reason(call, "`{code}` computes on a concrete JAX array: traced inside traced code"),
                           is_array=True)
         if receiver.numpy_array and method in jax_api.NUMPY_ARRAY_METHODS and best.kind is not Kind.TRACED:
             return Value(numpy_array=True)  # `a.sum(1)`, `a.astype(np.int32)` of a NumPy array: NumPy
