@@ -2139,6 +2139,11 @@ class Analyzer:
                 continue
             if value.known and isinstance(value.const, (str, bool)):
                 return False  # (a string, or a Python bool: a flag compared with a flag)
+            if isinstance(operand, cst.Ellipsis) or (
+                    isinstance(operand, cst.Call) and isinstance(operand.func, cst.Name)
+                    and operand.func.value in ("slice", "type", "object")
+                    and self.facts.read_scope.get(operand.func) == "builtin"):
+                return False  # `idx == slice(None)`: an index of a tuple of indices, not an array
             if isinstance(operand, cst.Attribute):
                 q = self.index.qualify(operand)
                 root = operand
