@@ -1865,12 +1865,15 @@ class Analyzer:
         """A variable of an enclosing function that is not being traced here: a Python value, or a
         concrete JAX array where its one binding makes one (``jctlmax = jnp.max(kctl)``), which every
         JAX operation inside the trace turns into a tracer, as a module-level array."""
-        bound = owner.scope.single_value(name)
-        if isinstance(bound, cst.Call):
-            q = self.index.qualify(bound.func)
-            if q is not None and jax_api.is_array_function(q) and q not in jax_api.STATIC_RESULT_FUNCTIONS:
-                return Value(jax_array=True, is_array=True)
-        return STATIC
+        bindings = owner.scope.bindings_of(name)
+        if not bindings or owner.scope.declares(name):
+            return STATIC
+        for binding in bindings:  # (`m = jnp.max(k)`, then `m = jnp.minimum(m, n)`: an array either way)
+            bound = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
+            q = self.index.qualify(bound.func) if isinstance(bound, cst.Call) else None
+            if q is None or not jax_api.is_array_function(q) or q in jax_api.STATIC_RESULT_FUNCTIONS:
+                return STATIC
+        return Value(jax_array=True, is_array=True)
 
     def _note_function_name(self, node: cst.CSTNode, q: Optional[str]) -> None:
         """Note ``node`` (a name or attribute that qualifies to ``q``) when it names a function that
