@@ -2171,7 +2171,9 @@ class ModuleIndex:
         Such a helper has a private name (``_set_normal``: code outside the module is not meant to call
         it), and every mention of that name in the module is a call ``self.name(...)`` made directly in a
         construction method (``__init__`` and the like, of any class here) or in another such helper of
-        ``cls`` -- a chain of helpers works as long as it starts in construction. Anything else makes
+        ``cls`` -- a chain of helpers works as long as it starts in construction -- or a call on an
+        object the calling function has just built (``new = Cls(...)``, then ``new._add(...)``: an
+        operator building its result). Anything else makes
         the method callable later: a call from an ordinary method, a call on another object, the bound
         method kept or passed on (``self._cb = self._set_normal``), a call from a function nested in
         ``__init__`` (it may run later), or the name as a string (``getattr(self, "_set_normal")``).
@@ -2201,11 +2203,22 @@ class ModuleIndex:
                     and isinstance(node.value, cst.Name) and node.value.value == "self"
                     and self.find_method(owner, name) is not None and not self._share_instances(owner, cls))
 
+        def on_new_instance(call: cst.Call) -> bool:
+            """``new._add(...)`` where ``new = Cls(...)`` is the calling function's one binding of
+            ``new``: the object that function has just built, which nothing else holds yet."""
+            func = call.func
+            if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+                return False
+            scope = self.call_scopes.get(call, (None, None))[0]
+            made = self.single_value(func.value.value, scope) if scope is not None else None
+            return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value == cls.name
+
         changed = True
         while changed:
             changed = False
             for name in sorted(helpers):
                 calls = {call.func for call in self.calls_by_name.get("self." + name, ()) if in_construction(call)}
+                calls |= {call.func for call in self.calls_by_name.get("." + name, ()) if on_new_instance(call)}
                 if not calls or any(node not in calls and not elsewhere(name, node, owner)
                                     for node, owner in references.get(name, ())):
                     helpers.discard(name)

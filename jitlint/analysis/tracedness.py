@@ -3382,6 +3382,11 @@ class Analyzer:
                 env[p.name.value] = STATIC
             elif p is not None:
                 env[p.name.value] = target.as_annotated(p, self._param_value(fn, p, value, arg, target is not self))
+            elif arg.keyword is None and arg.star == "*":
+                # `g(*args)`: what goes into g's `*rest` is args' items, not args itself
+                extra_pos.extend(value.items if value.items is not None else
+                                 [value.element if value.element is not None else
+                                  Value(value.kind, value.reason) if value.kind else STATIC])
             elif arg.keyword is None and arg.star != "**":
                 extra_pos.append(value)
             else:
