@@ -109,6 +109,8 @@ class ClassInfo:
     name: str
     methods: Dict[str, "FunctionInfo"] = field(default_factory=dict)
     bases: List[str] = field(default_factory=list)
+    #: the expressions the bases are written as (the class subscripted, for ``Base[T]``), by position
+    base_nodes: List[Optional[cst.BaseExpression]] = field(default_factory=list)
     decorators: List[cst.BaseExpression] = field(default_factory=list)
     #: attributes of self assigned by methods other than the construction methods -> those methods
     #: (helpers they call included; ModuleIndex.changed_after_construction leaves those out)
@@ -1361,6 +1363,7 @@ class ModuleIndex:
                     named = base.value.value if type(base.value) is cst.Subscript else base.value
                     known = base.star == "" and (type(named) is Name or type(named) is Attribute)
                     info_c.bases.append((dotted_name(named) or "") if known else "")
+                    info_c.base_nodes.append(named if known else None)
                 for dec in node.decorators:
                     info_c.decorators.append(dec.decorator)
                 if scope is None and cls is None:
@@ -1718,15 +1721,11 @@ class ModuleIndex:
         if not_a_pytree and (cls.decorators or name in self.names_given_to_calls()
                              or "__init_subclass__" in cls.methods):
             return False  # (`__init_subclass__` may register each subclass as a pytree)
-        return all(base == "object" or self._plain_generic(base) or self.plain_class(base, not_a_pytree, depth + 1)
-                   for base in cls.bases)
-
-    def _plain_generic(self, base: str) -> bool:
-        """``typing.Generic`` (a subscripted base is recorded by the class subscripted): it adds type
-        parameters only, no registration and no metaclass of its own."""
-        if not base or base[0] == "_" or not base.replace(".", "").isidentifier():
-            return False
-        return self.qualify(cst.parse_expression(base)) == "typing.Generic"
+        # (`typing.Generic`, subscripted in the class statement, adds type parameters only: no
+        # registration and no metaclass of its own)
+        return all(base == "object" or (node is not None and self.qualify(node) == "typing.Generic")
+                   or self.plain_class(base, not_a_pytree, depth + 1)
+                   for base, node in zip(cls.bases, cls.base_nodes))
 
     def names_given_to_calls(self) -> Set[str]:
         """The names passed as arguments of some call of the module (``register_pytree_node(Cls, ...)``

@@ -455,6 +455,12 @@ NUMPY_STATIC_FUNCTIONS = frozenset(
                  "iinfo", "broadcast_shapes", "isdtype")
 )
 
+def returns_python_value(q: str) -> bool:
+    """A JAX or NumPy function whose result is a Python value whatever it is given (``jnp.shape``,
+    ``jnp.issubdtype``, ``jax.typeof``, ``np.ndim``): static in traced code, and so is a tree of them."""
+    return q in STATIC_RESULT_FUNCTIONS or q in STATIC_JAX_FUNCTIONS or q in NUMPY_STATIC_FUNCTIONS
+
+
 #: other jax functions whose result is an array computed from their arguments
 ARRAY_RETURNING_JAX_FUNCTIONS = frozenset(
     {

@@ -433,9 +433,8 @@ class Analyzer:
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
         self._decorator_statics: Optional[Dict[FunctionInfo, Set[str]]] = None
-        #: call -> the function and the parameters the jit wrapper it calls by name makes static
-        #: (see _static_through)
-        self._call_statics: Optional[Dict[cst.Call, Tuple[FunctionInfo, EntryPoint]]] = None
+        #: call -> the jit wrapper with static parameters it calls by name (see _wrapper_entry)
+        self._call_statics: Optional[Dict[cst.Call, EntryPoint]] = None
         #: inside the branch of an initialisation guard (see Facts.initialising)
         self._initialising = 0
         #: functions of this module -> whether they never return None (see returns_never_none)
@@ -1994,8 +1993,9 @@ class Analyzer:
                 static = True
             if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
                 static = True  # `args == ()`: a test of a pytree's structure
+        sides = (node.left, node.comparisons[0].comparator)
         if len(values) == 2 and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)) and any(
-                isinstance(side, cst.Name) and side.value == "None" for side in (node.left, node.comparisons[0].comparator)):
+                isinstance(side, cst.Name) and side.value == "None" for side in sides):
             # a JAX array does not compare itself with None (NotImplemented both ways), so Python
             # compares identities: `x == None` is the Python bool False for an array, as `x is None`
             if any(value.traced_array for value in values):
@@ -2417,8 +2417,7 @@ class Analyzer:
         returns = self._analyse_function_args(call, q, args, frame)
         if q is not None and q in jax_api.TREE_MAPS:
             mapped = self._mapped_function(args)
-            if mapped is not None and (mapped in jax_api.STATIC_RESULT_FUNCTIONS or mapped in jax_api.STATIC_JAX_FUNCTIONS
-                                       or mapped in jax_api.NUMPY_STATIC_FUNCTIONS):
+            if mapped is not None and jax_api.returns_python_value(mapped):
                 return STATIC  # `jax.tree.map(jnp.shape, params)`: a tree of Python tuples
             if mapped is not None and jax_api.is_array_function(mapped) and best.kind is Kind.TRACED:
                 # `jax.tree.map(jnp.linalg.norm, params)`: a JAX function of each traced leaf
@@ -2690,39 +2689,40 @@ class Analyzer:
                     self._decorator_statics.setdefault(entry.function, set()).update(entry.static_params())
         return self._decorator_statics.get(fn, set())
 
-    def _static_through(self, call: cst.Call, fn: Optional[FunctionInfo], target: "Analyzer") -> Set[str]:
-        """The parameters of ``fn`` that the jit wrapper ``call`` calls makes static: those of a jit
-        decorator of ``fn``, or of a wrapper of this module called by its name (``g = jax.jit(f,
-        static_argnames="n")``, then ``g(x, n)``)."""
+    def _wrapper_entry(self, call: cst.Call) -> Optional[EntryPoint]:
+        """The jit wrapper bound to a name of this module that ``call`` calls by that name
+        (``g = jax.jit(f, static_argnames="n")``, then ``g(x, n)``), when it makes parameters static."""
         if self._call_statics is None:  # (once per module)
             self._call_statics = {}
             for entry in self.index.entries:
                 if entry.static_names is None or entry.static_nums is None or entry.all_traced \
-                        or isinstance(entry.site, cst.Decorator) or entry.transform is None:
+                        or isinstance(entry.site, cst.Decorator) or entry.transform is None \
+                        or not entry.static_params():
                     continue
-                if entry.static_params():
-                    for through in entry.calls:
-                        self._call_statics[through] = (entry.function, entry)
-        hit = self._call_statics.get(call)
+                for through in entry.calls:
+                    self._call_statics[through] = entry
+        return self._call_statics.get(call)
+
+    def _static_through(self, call: cst.Call, fn: FunctionInfo, target: "Analyzer") -> Set[str]:
+        """The parameters of ``fn`` that the jit wrapper ``call`` calls makes static: those of a jit
+        decorator of ``fn``, or of a wrapper of this module called by its name."""
         own = target._own_static_params(fn)
-        return own | hit[1].static_params() if hit is not None and hit[0] is fn else own
+        entry = self._wrapper_entry(call)
+        return own | entry.static_params() if entry is not None and entry.function is fn else own
 
     def _note_wrapper_statics(self, call: cst.Call, args) -> None:
-        """A call of a jit wrapper bound to a name of this module (``g = jax.jit(f,
-        static_argnames="n")``, then ``g(x, n)``): the tracers it gives static parameters (as
-        ``_call_user`` notes for a function whose decorator jits it)."""
-        self._static_through(call, None, self)  # (makes the map)
-        hit = self._call_statics.get(call)
-        if hit is None:
+        """A call of a jit wrapper bound to a name of this module: the tracers it gives static
+        parameters (as ``_call_user`` notes for a function whose decorator jits it)."""
+        entry = self._wrapper_entry(call)
+        if entry is None:
             return
-        fn, entry = hit
         statics = entry.static_params()
         values = {id(arg): value for arg, value in args}
         for arg, p in entry.bind_args(call):
             value = values.get(id(arg))
             if p is not None and not arg.star and p.name.value in statics and value is not None \
                     and value.traced_array:
-                self.facts.traced_static_arguments.append((arg, p.name.value, fn, value))
+                self.facts.traced_static_arguments.append((arg, p.name.value, entry.function, value))
 
     def _lax_operands(self, call: cst.Call, q: Optional[str], args, fn: FunctionInfo) -> Optional[List[Value]]:
         """The values a lax body is called with, by position, each with the structure of the carry or
@@ -3025,12 +3025,16 @@ class Analyzer:
             if a.keyword is None and positional.index(p) in chosen:
                 continue  # left to the tracing below
             value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
-            name = p.name.value
-            if value.kind is Kind.TRACED:
-                value = replace(value, reason=Reason(a.value, f"parameter `{name}` of the function {label} "
-                                                              f"wraps receives traced `{{code}}` (line {{line}})",
-                                                     value.reason))
-            env[name] = value
+            env[p.name.value] = self._passed_on(p.name.value, a.value, value, label)
+
+    @staticmethod
+    def _passed_on(name: str, node: cst.CSTNode, value: Value, label: str) -> Value:
+        """``value``, given at ``node``, as parameter ``name`` of the function a transform wraps
+        receives it (its reason says so where it is traced)."""
+        if value.kind is not Kind.TRACED:
+            return value
+        return replace(value, reason=Reason(node, f"parameter `{name}` of the function {label} wraps receives "
+                                                  f"traced `{{code}}` (line {{line}})", value.reason))
 
     def _pass_through_unpacked(self, outer: cst.Call, params, positional, chosen, given, env: Dict[str, Value],
                                frame: Frame, label: str) -> None:
@@ -3060,11 +3064,7 @@ class Analyzer:
             if a.keyword is not None and a.keyword.value in by_name:
                 bound[a.keyword.value] = (a.value, given[id(a)] if id(a) in given else self.ev(a.value, frame))
         for name, (node, value) in bound.items():
-            if value.kind is Kind.TRACED:
-                value = replace(value, reason=Reason(node, f"parameter `{name}` of the function {label} "
-                                                           f"wraps receives traced `{{code}}` (line {{line}})",
-                                                     value.reason))
-            env[name] = value
+            env[name] = self._passed_on(name, node, value, label)
 
     def _wrapping_transform(self, call: cst.Call) -> Optional[cst.Call]:
         """The transform call ``call`` is the function of (``jax.grad(call)``), if any."""
@@ -3106,8 +3106,7 @@ class Analyzer:
             decided = self._issubdtype(args)
             if decided is not None:
                 return constant(decided)
-        if q in jax_api.STATIC_RESULT_FUNCTIONS or q in jax_api.STATIC_JAX_FUNCTIONS \
-                or q in jax_api.NUMPY_STATIC_FUNCTIONS:
+        if jax_api.returns_python_value(q):
             return STATIC
         if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
             tail = q.rsplit(".", 1)[-1]

@@ -457,20 +457,23 @@ class OuterStateWrite(Rule):
         first call eagerly or the first trace under jit, which is the same."""
         if not (isinstance(value, cst.Name) and value.value == "True"):
             return False
-        stack: List[Tuple[cst.CSTNode, bool]] = [(self.ctx.index.module, False)]
-        while stack:
-            node, in_function = stack.pop()
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        index = self.ctx.index
+        # every binding of it: module-level ones False or True, those of the functions that declare it
+        # `global` only True (one set back to False makes the guard reopen)
+        places = [(stmt, False) for stmt in index.module.body
+                  if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
+        places += [(writer.node, True) for writer in index.global_writers.get(name, ())]
+        for root, in_function in places:
+            for node in _walk(root):
+                if not isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                    continue
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                    given = node.value
-                    if not (isinstance(node, cst.Assign) and isinstance(given, cst.Name)
-                            and given.value in ("True", "False")):
-                        return False
-                    if given.value == "False" and in_function:
-                        return False  # set back to False by a function: not once
-            inner = in_function or isinstance(node, (cst.FunctionDef, cst.Lambda))
-            stack.extend((child, inner) for child in iter_children(node))
+                if not any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                    continue
+                given = node.value
+                if not (isinstance(node, cst.Assign) and isinstance(given, cst.Name)
+                        and given.value in ("True", "False")) or (in_function and given.value == "False"):
+                    return False
         fn = self.ctx.function.node
         current = self.ctx.current
         if not isinstance(fn, cst.FunctionDef) or current is None:
