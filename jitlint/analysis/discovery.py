@@ -468,6 +468,14 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
             continue
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" \
+                and len(node.args) in (2, 3) and isinstance(node.args[0].value, cst.Name) \
+                and node.args[0].value.value == "self" and string_value(node.args[1].value) is not None:
+            # `getattr(self, "_radixes")` reads the field `self._radixes` (a default, if any, is checked too)
+            if string_value(node.args[1].value) not in static:
+                return False
+            stack.extend(arg.value for arg in node.args[2:])
+            continue
         if isinstance(node, cst.Attribute) and node.attr.value in jax_api.STATIC_ATTRIBUTES:
             continue  # the shape, dtype... of any value, a field or an element of one
         if isinstance(node, cst.Attribute):
