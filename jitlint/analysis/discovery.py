@@ -459,6 +459,14 @@ def _set_from_aux_data(unflatten: FunctionInfo) -> Set[str]:
     return static - from_children
 
 
+def condition_key(module: cst.Module, test: cst.BaseExpression) -> str:
+    """A condition's code with its whitespace folded, outer parentheses dropped: the same
+    condition written in two places has one key."""
+    while test.lpar and test.rpar:
+        test = test.with_changes(lpar=[], rpar=[])
+    return " ".join(module.code_for_node(test).split())
+
+
 def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
     ``.shape``), and otherwise only literals and builtins: its value is a Python value. The shape,
@@ -2425,6 +2433,96 @@ class ModuleIndex:
                 if isinstance(target, cst.Name) and isinstance(value, cst.Name):
                     aliases.append((target.value, value.value))
         return known
+
+    def guards_at(self, site: cst.CSTNode, scope: Optional[FunctionInfo]) -> Dict[str, bool]:
+        """Conditions on the process's fixed state whose truth is known where ``site`` (a transform
+        or a lax call) runs: ``site`` is in the branch of ``if DEBUG:`` or in its ``else``, of ``if
+        "X" in os.environ or DEBUG:`` (in the ``else`` both parts are false), the test made only of
+        module globals that no function rebinds, imported modules' attributes (``os.environ``),
+        ``os.getenv`` / ``os.environ.get`` and literals.  The function traced there reads the same
+        state when it is traced: the same test inside it has the same truth (``if DEBUG: <a Python
+        loop> else: lax.fori_loop(0, n, body, x)``: ``if DEBUG: print(...)`` in ``body`` never runs
+        in its trace).  Keyed by the condition's code, whitespace folded (see ``condition_key``)."""
+        root: Optional[cst.CSTNode] = scope.node if scope is not None else self.module
+        if root is None or (scope is not None and not isinstance(root, cst.FunctionDef)):
+            return {}
+        local = names_bound_in(root.body) | {p.name.value for p, _ in scope.params} if scope is not None else set()
+        out: Dict[str, bool] = {}
+        current: Optional[cst.CSTNode] = root.body if scope is not None else root
+        while current is not None:
+            inner: Optional[cst.CSTNode] = None
+            for child in iter_children(current):
+                if _contains(child, site):
+                    inner = child
+                    break
+            if inner is None:
+                break
+            if isinstance(current, cst.If) and inner is not current.test \
+                    and self._fixed_condition(current.test, local):
+                self._note_condition(current.test, inner is current.body, out)
+            if isinstance(current, (cst.IndentedBlock, cst.Module)) and scope is not None:
+                # `if FAST: return eager(x)` before the site: the condition is false there
+                for stmt in current.body:
+                    if stmt is inner:
+                        break
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and _ends_path(stmt.body) \
+                            and self._fixed_condition(stmt.test, local):
+                        self._note_condition(stmt.test, False, out)
+            if isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break  # another scope: its own names
+            current = inner
+        return out
+
+    def _note_condition(self, test: cst.BaseExpression, truth: bool, out: Dict[str, bool]) -> None:
+        """``test`` has this truth: so do its parts that decide it (``a or b`` false: both false)."""
+        out[condition_key(self.module, test)] = truth
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self._note_condition(test.expression, not truth, out)
+        elif isinstance(test, cst.BooleanOperation) and (
+                isinstance(test.operator, cst.Or) and not truth or isinstance(test.operator, cst.And) and truth):
+            self._note_condition(test.left, truth, out)
+            self._note_condition(test.right, truth, out)
+
+    def _fixed_condition(self, test: cst.BaseExpression, local: Set[str]) -> bool:
+        """``test`` reads only state fixed for the process as far as this module shows: module
+        globals that no function rebinds (``global``) and that are not locals of the function
+        tested in, imported modules and their attributes, ``os.getenv(...)``, literals."""
+        stack: List[cst.CSTNode] = [test]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name):
+                if node.value in ("True", "False", "None"):
+                    continue
+                if node.value in local or node.value not in self.globals or self.global_writers.get(node.value) \
+                        or self.globals[node.value].kind in ("function", "class"):
+                    return False
+            elif isinstance(node, cst.Call):
+                if self.qualify(node.func) not in ("os.getenv", "os.environ.get") or any(
+                        not isinstance(a.value, (cst.SimpleString, cst.Integer, cst.Name)) for a in node.args):
+                    return False
+                stack.extend(a.value for a in node.args)
+            elif isinstance(node, cst.Attribute):
+                root: cst.BaseExpression = node
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                # an imported module's attribute (`os.environ`, `config.DEBUG`); not an object's
+                if not isinstance(root, cst.Name) or root.value in local or root.value not in self.globals \
+                        or self.globals[root.value].kind != "import":
+                    return False
+            elif isinstance(node, cst.Subscript):
+                if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                        or not isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer)):
+                    return False
+                stack.append(node.value)
+            elif isinstance(node, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation)):
+                stack.extend(iter_children(node))
+            elif isinstance(node, (cst.ComparisonTarget, cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp,
+                                   cst.SimpleString, cst.Integer, cst.Float, cst.LeftParen, cst.RightParen,
+                                   cst.BaseParenthesizableWhitespace)):
+                stack.extend(iter_children(node))
+            else:
+                return False
+        return True
 
     def flags_at(self, site: cst.CSTNode, scope: FunctionInfo) -> Dict[str, bool]:
         """Boolean parameters of ``scope`` whose value is known where ``site`` runs: ``site`` is in the

@@ -20,7 +20,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, is_property
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, condition_key, is_property
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -429,6 +429,9 @@ class Analyzer:
         #: the code being analysed runs in the trace of a jit wrapper of a function defined in the
         #: function that makes it and only called there (see BodyInfo.kept_across_calls)
         self._per_call = False
+        #: conditions on fixed state known where the trace being analysed starts (ModuleIndex.guards_at),
+        #: by condition_key: the same test in the traced code has that truth
+        self._guards: Dict[str, bool] = {}
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
@@ -488,6 +491,7 @@ class Analyzer:
             self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
             self._fresh = entry.fresh and not entry.under_cache
             self._per_call = self._wrapper_dies_with_call(entry)
+            self._guards = self.index.guards_at(entry.site, entry.scope)
             closure = None
             if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
                 deco, param, decorated = entry.wrapper_of
@@ -508,6 +512,7 @@ class Analyzer:
                 self._trace_custom_rules(entry.site, entry.function, 0)
         self._fresh = False
         self._per_call = False
+        self._guards = {}
         return self.facts
 
     def _wrapper_dies_with_call(self, entry: EntryPoint) -> bool:
@@ -978,6 +983,8 @@ class Analyzer:
         closure_key = None
         if closure is not None:
             closure_key = tuple(sorted((k, v.kind) for k, v in closure.env.items() if v.kind))
+        if self._guards:
+            closure_key = (closure_key, tuple(sorted(self._guards.items())))
         outer_cached = self._cached
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
@@ -1123,6 +1130,8 @@ class Analyzer:
         body_env, else_env = self._narrowed(stmt.test, env)
         orelse = stmt.orelse
         truth = bool(test.const) if test.known else None
+        if truth is None and self._guards:
+            truth = self._guarded_truth(stmt.test, frame)
         # a test known under tracing (a static flag left at its default, `x is None` for an
         # array) decides the branch when the function is traced: the other one is not run
         if truth is False:
@@ -1145,6 +1154,20 @@ class Analyzer:
             after_else = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
                 if orelse else dict(else_env)
         return self._continue_with(self._join_envs([after_body, after_else]), frame)
+
+    def _guarded_truth(self, test: cst.BaseExpression, frame: Frame) -> Optional[bool]:
+        """The truth of ``test`` where it is a condition known where the trace started (see
+        ModuleIndex.guards_at), and none of its names is a local of the code tested in."""
+        if any(n.value in frame.env for n in name_references(test)):
+            return None
+        negated = False
+        while True:
+            truth = self._guards.get(condition_key(self.index.module, test))
+            if truth is not None:
+                return truth != negated
+            if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+                return None
+            test, negated = test.expression, not negated
 
     def _exec_for(self, stmt: cst.For, frame: Frame) -> bool:
         iterable = self.ev(stmt.iter, frame)
