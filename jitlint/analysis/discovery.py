@@ -2434,6 +2434,17 @@ class ModuleIndex:
                     aliases.append((target.value, value.value))
         return known
 
+    def _around(self, site: cst.CSTNode, root: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, cst.CSTNode]]:
+        """(node, its child that holds ``site``) for each node between ``site`` and ``root`` (the
+        function or module it runs in), climbing the parents: no walk of the code around."""
+        child = site
+        parent = self.parents.get(id(child))
+        while parent is not None and child is not root:
+            yield parent, child
+            if parent is root:
+                return
+            child, parent = parent, self.parents.get(id(parent))
+
     def guards_at(self, site: cst.CSTNode, scope: Optional[FunctionInfo]) -> Dict[str, bool]:
         """Conditions on the process's fixed state whose truth is known where ``site`` (a transform
         or a lax call) runs: ``site`` is in the branch of ``if DEBUG:`` or in its ``else``, of ``if
@@ -2448,29 +2459,18 @@ class ModuleIndex:
             return {}
         local = names_bound_in(root.body) | {p.name.value for p, _ in scope.params} if scope is not None else set()
         out: Dict[str, bool] = {}
-        current: Optional[cst.CSTNode] = root.body if scope is not None else root
-        while current is not None:
-            inner: Optional[cst.CSTNode] = None
-            for child in iter_children(current):
-                if _contains(child, site):
-                    inner = child
-                    break
-            if inner is None:
-                break
-            if isinstance(current, cst.If) and inner is not current.test \
-                    and self._fixed_condition(current.test, local):
-                self._note_condition(current.test, inner is current.body, out)
-            if isinstance(current, (cst.IndentedBlock, cst.Module)) and scope is not None:
+        for parent, child in self._around(site, root):
+            if isinstance(parent, cst.If) and child is not parent.test \
+                    and self._fixed_condition(parent.test, local):
+                self._note_condition(parent.test, child is parent.body, out)
+            if isinstance(parent, cst.IndentedBlock) and scope is not None:
                 # `if FAST: return eager(x)` before the site: the condition is false there
-                for stmt in current.body:
-                    if stmt is inner:
+                for stmt in parent.body:
+                    if stmt is child:
                         break
                     if isinstance(stmt, cst.If) and stmt.orelse is None and _ends_path(stmt.body) \
                             and self._fixed_condition(stmt.test, local):
                         self._note_condition(stmt.test, False, out)
-            if isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                break  # another scope: its own names
-            current = inner
         return out
 
     def _note_condition(self, test: cst.BaseExpression, truth: bool, out: Dict[str, bool]) -> None:
@@ -2540,24 +2540,13 @@ class ModuleIndex:
             return {}
         flags -= names_bound_in(node.body)
         out: Dict[str, bool] = {}
-        current: Optional[cst.CSTNode] = node.body
-        while current is not None and flags:
-            inner: Optional[cst.CSTNode] = None
-            for child in iter_children(current):
-                if _contains(child, site):
-                    inner = child
-                    break
-            if inner is None:
-                break
-            if isinstance(current, cst.If) and inner is not current.test:
-                test, polarity = current.test, inner is current.body
+        for parent, child in self._around(site, node):
+            if isinstance(parent, cst.If) and child is not parent.test:
+                test, polarity = parent.test, child is parent.body
                 while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                     test, polarity = test.expression, not polarity
                 if isinstance(test, cst.Name) and test.value in flags:
                     out[test.value] = polarity
-            if isinstance(inner, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                break  # another scope: its own names
-            current = inner
         return out
 
     def _wraps_its_argument(self, func: cst.BaseExpression) -> bool:
