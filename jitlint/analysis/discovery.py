@@ -43,7 +43,10 @@ FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
 #: the methods that build an instance: what they assign to ``self`` is its starting state, not a later change
-CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__"})
+#: (unittest's ``setUp`` and pytest's ``setup_method`` run once on each test's own fresh instance, before
+#: the test's body)
+CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__", "setUp", "asyncSetUp",
+                                  "setup_method"})
 
 #: statements the index looks at for mutations (``x[i] = ...``, ``self.a = ...``, ``del x[i]``)
 _STATEMENTS_OF_INTEREST = frozenset({cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del})

@@ -11,7 +11,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, path_to, result_discarded,
+from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, name_references, path_to, result_discarded,
                                      returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
@@ -1118,6 +1118,8 @@ class SideEffectInTracedCode(Rule):
         if found is None:
             return
         kind, what = found
+        if kind == "clock" and self._reading_unused(node):
+            return
         if not self.ctx.body.cached and kind not in self._SHARED_BY_A_TRACE \
                 and not any(self.ctx.value(arg.value).kind is not Kind.STATIC for arg in node.args):
             # traced only where the trace is made again on every call (vmap): a log line, a clock
@@ -1151,6 +1153,32 @@ class SideEffectInTracedCode(Rule):
                         (shown.reason or shown.formats_tracer) if shown is not None else _why_traced(self))
             return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+
+    def _reading_unused(self, node: cst.Call) -> bool:
+        """``start = time.time()`` (a clock read, not ``sleep``) whose name nothing the trace runs
+        reads: only a branch ruled out in every traced context (``if verbose:`` with ``verbose``
+        False there), or nothing at all.  The frozen reading is a constant no one uses."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.startswith("sleep"):
+            return False
+        assign = self.ctx.parent(node)
+        if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        target = assign.targets[0].target
+        fn = self.ctx.body.function
+        if target.value in fn.global_names or target.value in fn.nonlocal_names:
+            return False  # a global or closure variable: read elsewhere too
+        parents, facts, root = self.ctx.index.parents, self.ctx.facts, fn.node
+        for ref in name_references(root.body, target.value):
+            if ref is target:
+                continue
+            holder: Optional[cst.CSTNode] = ref
+            while holder is not None and holder is not root and not facts.is_dead(holder):
+                holder = parents.get(id(holder))
+            if holder is None or holder is root:
+                return False  # read where it runs
+        return True
 
     #: effects a trace made again on every call still gets wrong: one random number (or one advance of
     #: an outer iterator) that all the elements of a vmap then share; any other effect (a log line, a
