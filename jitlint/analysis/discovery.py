@@ -1548,7 +1548,7 @@ class ModuleIndex:
             return
         for t in (single for target in targets for single in unpacked_targets(target)):  # `self.a, self.b = ...`
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                if owner.name in CONSTRUCTION_METHODS:
+                if owner.name in CONSTRUCTION_METHODS or (owner.name == "build" and self.keras_layer(owner.cls)):
                     continue
                 owner.cls.mutated_attributes.setdefault(t.attr.value, set()).add(owner.name)
 
@@ -1745,6 +1745,20 @@ class ModuleIndex:
         return all(base == "object" or (node is not None and self.qualify(node) == "typing.Generic")
                    or self.plain_class(base, not_a_pytree, depth + 1)
                    for base, node in zip(cls.bases, cls.base_nodes))
+
+    def keras_layer(self, cls: ClassInfo, depth: int = 0) -> bool:
+        """A subclass of a Keras layer or model (through the classes of this module): Keras calls its
+        ``build(input_shape)`` once, before the first call, so ``build`` is part of its construction."""
+        if depth > 10:
+            return False
+        for base, node in zip(cls.bases, cls.base_nodes):
+            q = self.qualify(node) if node is not None else None
+            if q is not None and q.startswith(("keras.", "tensorflow.keras.", "tf_keras.")):
+                return True
+            known = self.classes.get(base)
+            if known is not None and known is not cls and self.keras_layer(known, depth + 1):
+                return True
+        return False
 
     def names_given_to_calls(self) -> Set[str]:
         """The names passed as arguments of some call of the module (``register_pytree_node(Cls, ...)``

@@ -386,16 +386,17 @@ def mapping_names(body: cst.CSTNode) -> frozenset:
     return frozenset(found)
 
 
-def handler_catches(handler: cst.ExceptHandler, classes: frozenset) -> bool:
+def handler_catches(handler: cst.ExceptHandler, classes: frozenset, broad: bool = True) -> bool:
     """Whether an ``except`` clause catches an exception of one of ``classes`` (by the last
-    part of the name): a bare ``except``, ``except Exception`` and tuples count."""
+    part of the name), in a tuple too; with ``broad``, a bare ``except`` and ``except Exception``
+    count as well."""
     if handler.type is None:
-        return True
+        return broad
     types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
     for t in types:
         t = t.value if isinstance(t, cst.Element) else t
         last = (dotted_name(t) or "").rsplit(".", 1)[-1]
-        if last in classes or last in ("Exception", "BaseException"):
+        if last in classes or (broad and last in ("Exception", "BaseException")):
             return True
     return False
 

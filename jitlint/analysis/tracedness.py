@@ -193,6 +193,15 @@ _NEVER_NONE_BUILTINS = frozenset({"int", "float", "bool", "complex", "str", "rep
                                   "dict", "set", "frozenset", "range", "round", "abs", "sum", "sorted", "divmod"})
 
 
+def _asks_disable_jit(qualify, test: cst.BaseExpression) -> bool:
+    """``jax.config.jax_disable_jit`` (jax 0.10.2 refuses ``jax.config.read("jax_disable_jit")``)."""
+    return isinstance(test, cst.Attribute) and qualify(test) == "jax.config.jax_disable_jit"
+
+
+#: the expressions whose value may be known never None (see Analyzer._never_none_result)
+_MAYBE_NEVER_NONE = frozenset({cst.BinaryOperation, cst.Comparison, cst.Call, cst.Subscript, cst.Attribute})
+
+
 def _accepts(fn: "FunctionInfo", call: cst.Call) -> bool:
     """Python could bind ``call``'s arguments to ``fn``'s parameters (unpackings: perhaps)."""
     if any(arg.star for arg in call.args):
@@ -432,6 +441,11 @@ class Analyzer:
         #: conditions on fixed state known where the trace being analysed starts (ModuleIndex.guards_at),
         #: by condition_key: the same test in the traced code has that truth
         self._guards: Dict[str, bool] = {}
+        #: whether the trace being analysed is one that only runs with jit on (a jit, a lax function's
+        #: body); None outside an entry
+        self._jit_on: Optional[bool] = None
+        #: functions that test ``jax.config.jax_disable_jit``: their analysis depends on _jit_on
+        self._jit_flag_readers: Set[FunctionInfo] = set()
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
@@ -492,6 +506,7 @@ class Analyzer:
             self._fresh = entry.fresh and not entry.under_cache
             self._per_call = self._wrapper_dies_with_call(entry)
             self._guards = self.index.guards_at(entry.site, entry.scope)
+            self._jit_on = t is None or t.name in jax_api.COMPILING_TRANSFORMS
             closure = None
             if entry.wrapper_of is not None:  # the decorator's parameter holds the decorated function
                 deco, param, decorated = entry.wrapper_of
@@ -513,6 +528,7 @@ class Analyzer:
         self._fresh = False
         self._per_call = False
         self._guards = {}
+        self._jit_on = None
         return self.facts
 
     def _wrapper_dies_with_call(self, entry: EntryPoint) -> bool:
@@ -985,6 +1001,8 @@ class Analyzer:
             closure_key = tuple(sorted((k, v.kind) for k, v in closure.env.items() if v.kind))
         if self._guards:
             closure_key = (closure_key, tuple(sorted(self._guards.items())))
+        if fn in self._jit_flag_readers:
+            closure_key = (closure_key, self._jit_on)
         outer_cached = self._cached
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
@@ -1130,7 +1148,7 @@ class Analyzer:
         body_env, else_env = self._narrowed(stmt.test, env)
         orelse = stmt.orelse
         truth = bool(test.const) if test.known else None
-        if truth is None and self._guards:
+        if truth is None:
             truth = self._guarded_truth(stmt.test, frame)
         # a test known under tracing (a static flag left at its default, `x is None` for an
         # array) decides the branch when the function is traced: the other one is not run
@@ -1157,12 +1175,20 @@ class Analyzer:
 
     def _guarded_truth(self, test: cst.BaseExpression, frame: Frame) -> Optional[bool]:
         """The truth of ``test`` where it is a condition known where the trace started (see
-        ModuleIndex.guards_at), and none of its names is a local of the code tested in."""
+        ModuleIndex.guards_at), and none of its names is a local of the code tested in; or where it
+        asks whether jit is disabled (``jax.config.jax_disable_jit``) in code that only a jit or a
+        lax function traces: with jit disabled they run it eagerly, so where it is traced the answer
+        is no (``vmap`` and ``grad`` trace either way)."""
         if any(n.value in frame.env for n in name_references(test)):
             return None
         negated = False
         while True:
-            truth = self._guards.get(condition_key(self.index.module, test))
+            truth = self._guards.get(condition_key(self.index.module, test)) if self._guards else None
+            if truth is None and self._jit_on is not None and _asks_disable_jit(self.index.qualify, test):
+                self._jit_flag_readers.add(frame.fn)
+                if not self._jit_on:
+                    return None  # (a vmap or grad traces with jit disabled too)
+                truth = False
             if truth is not None:
                 return truth != negated
             if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
@@ -1916,9 +1942,31 @@ class Analyzer:
         if node is None:
             return STATIC
         value = self._ev(node, frame)
-        if type(node) is not cst.Name:  # (a concrete class: no ABC isinstance for every other node)
+        kind = type(node)
+        if kind is not cst.Name:  # (a concrete class: no ABC isinstance for every other node)
+            if value.kind is Kind.STATIC and not value.not_none and not value.known \
+                    and kind in _MAYBE_NEVER_NONE and self._never_none_result(node, frame):
+                value = replace(value, not_none=True)
             self.facts.record(node, value)
         return value
+
+    def _never_none_result(self, node: cst.CSTNode, frame: Frame) -> bool:
+        """A Python value that cannot be None: an operator's result, a builtin such as ``len()`` or
+        ``int()``, the ``shape`` / ``ndim`` / ``size`` of an array and an element of its shape
+        (``scatter(x, n=x.shape[0])`` then reaches ``if n is None:`` as a number)."""
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            return isinstance(func, cst.Name) and func.value in _NEVER_NONE_BUILTINS \
+                and self.facts.read_scope.get(func) == "builtin"
+        if isinstance(node, cst.Subscript):
+            node = node.value  # an element of `x.shape`
+        if isinstance(node, cst.Attribute) and node.attr.value in ("shape", "ndim", "size"):
+            base = self.facts.value(node.value) if not isinstance(node.value, cst.Name) \
+                else frame.env.get(node.value.value, STATIC)
+            return base.kind is Kind.TRACED or base.jax_array or base.numpy_array
+        return False
 
     def _ev(self, node: cst.CSTNode, frame: Frame) -> Value:
         evaluate = self._EXPRESSIONS.get(type(node))

@@ -41,6 +41,12 @@ CAUGHT_AS = {
     "JIT204": jax_api.TYPE_ERRORS, "JIT301": jax_api.TYPE_ERRORS, "JIT302": jax_api.TYPE_ERRORS,
     "JIT401": jax_api.INDEX_ERRORS, "JIT402": jax_api.TYPE_ERRORS | jax_api.INDEX_ERRORS,
 }
+#: Python control flow on a traced value is handled as the code's own business only by a handler that
+#: names the error (`except TypeError:`, `except jax.errors.TracerBoolConversionError:`): a bare
+#: `except:` or `except Exception:` around an `if` is error handling in general, and under jit it takes
+#: the handler's path on every call, silently (a result unlike the eager one); a conversion probe
+#: (`try: host = np.asarray(x) except Exception: return False`) is caught by either
+NAMED_CATCH_ONLY = frozenset({"JIT201", "JIT202", "JIT203"})
 
 
 @dataclass(frozen=True)
@@ -133,10 +139,11 @@ class RuleContext:
                 return statements[j] if 0 <= j < len(statements) else None
         return None
 
-    def is_caught(self, node: cst.CSTNode, classes: frozenset) -> bool:
+    def is_caught(self, node: cst.CSTNode, classes: frozenset, broad: bool = True) -> bool:
         """Whether ``node`` runs in the body of a ``try`` whose handler catches one of ``classes``
-        (or ``Exception``, or everything): the error JAX raises there is the code's own business."""
-        return any(part is stmt.body and any(handler_catches(h, classes) for h in stmt.handlers)
+        (or, with ``broad``, ``Exception`` or everything): the error JAX raises there is the code's
+        own business."""
+        return any(part is stmt.body and any(handler_catches(h, classes, broad) for h in stmt.handlers)
                    for stmt, part in self.enclosing_tries(node))
 
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:
@@ -209,7 +216,7 @@ class Rule:
         caught = CAUGHT_AS.get(self.code)
         where = node if id(node) in self.ctx.parents else self.ctx.current
         if caught is not None and self.ctx.body is not None and where is not None \
-                and self.ctx.is_caught(where, caught):
+                and self.ctx.is_caught(where, caught, broad=self.code not in NAMED_CATCH_ONLY):
             return  # `try: int(x) except TypeError:` handles the traced case itself
         self.ctx.findings.append(RawFinding(node, self.code, message, reason, fix, subject))
 
