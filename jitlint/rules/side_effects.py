@@ -529,6 +529,8 @@ class OuterStateWrite(Rule):
         if root.value in ("self", "cls") and fn.is_method:
             if fn.name in _SETUP_METHODS or ctx.body.allows_attribute_writes or not ctx.body.outer_self:
                 return None  # (an object the traced code builds itself is not outer state)
+            if fn.cls is not None and fn.name in ctx.index.construction_helpers(fn.cls):
+                return None  # a private method that runs only while the instance is built: its construction
             params = fn.params
             if params and params[0][0].name.value == root.value:
                 if self._functional_update(root):
