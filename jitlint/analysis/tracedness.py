@@ -198,6 +198,8 @@ def _asks_disable_jit(qualify, test: cst.BaseExpression) -> bool:
     return isinstance(test, cst.Attribute) and qualify(test) == "jax.config.jax_disable_jit"
 
 
+#: a Python number that is never None (an element of an array's shape)
+_SIZE = Value(not_none=True)
 #: the expressions whose value may be known never None (see Analyzer._never_none_result)
 _MAYBE_NEVER_NONE = frozenset({cst.BinaryOperation, cst.Comparison, cst.Call, cst.Subscript, cst.Attribute})
 
@@ -1946,7 +1948,9 @@ class Analyzer:
         if kind is not cst.Name:  # (a concrete class: no ABC isinstance for every other node)
             if value.kind is Kind.STATIC and not value.not_none and not value.known \
                     and kind in _MAYBE_NEVER_NONE and self._never_none_result(node, frame):
-                value = replace(value, not_none=True)
+                # (an array's shape: a tuple of ints, each never None, also unpacked)
+                value = replace(value, not_none=True, element=_SIZE) if kind is cst.Attribute \
+                    and node.attr.value == "shape" else replace(value, not_none=True)
             self.facts.record(node, value)
         return value
 

@@ -1173,8 +1173,8 @@ class SideEffectInTracedCode(Rule):
             return False  # a global or closure variable: read elsewhere too
         parents, facts, root = self.ctx.index.parents, self.ctx.facts, fn.node
         for ref in name_references(root.body, target.value):
-            if ref is target:
-                continue
+            if ref is target or isinstance(parents.get(id(ref)), cst.AssignTarget):
+                continue  # (this binding, or another one: `t0 = time.time()` in each branch)
             holder: Optional[cst.CSTNode] = ref
             while holder is not None and holder is not root and not facts.is_dead(holder):
                 holder = parents.get(id(holder))
