@@ -470,6 +470,50 @@ def condition_key(module: cst.Module, test: cst.BaseExpression) -> str:
     return " ".join(module.code_for_node(test).split())
 
 
+class _Substitute(cst.CSTTransformer):
+    """Names replaced by expressions (a helper's parameters by the literals a call gives them)."""
+
+    def __init__(self, values: Dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.values = values
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return False  # (only its value is a variable: done in leave_Attribute)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(value=updated.value.visit(self))
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        return False  # (a keyword is not a variable)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(value=updated.value.visit(self))
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original.value, updated)
+
+
+def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression:
+    """``value``, returned by ``fn``, with each parameter that ``call`` gives a literal (``True``, a
+    number, a string) -- or that keeps a literal default -- replaced by that literal: ``_meta(static=True)``
+    of ``def _meta(static=False): return field(metadata={"static": static})`` gives
+    ``field(metadata={"static": True})``."""
+    params = params_of(fn.params)
+    literal = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+    def plain(expr: Optional[cst.BaseExpression]) -> bool:
+        return isinstance(expr, literal) and (not isinstance(expr, cst.Name) or expr.value in ("True", "False", "None"))
+
+    values: Dict[str, cst.BaseExpression] = {p.name.value: p.default for p, _ in params if plain(p.default)}
+    for arg, param in bind_arguments(params, call.args):
+        if param is not None:
+            if plain(arg.value):
+                values[param.name.value] = arg.value
+            else:
+                values.pop(param.name.value, None)
+    return value.visit(_Substitute(values)) if values else value
+
+
 def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
     ``.shape``), and otherwise only literals and builtins: its value is a Python value. The shape,
@@ -1337,8 +1381,9 @@ class ModuleIndex:
                 where, name = found
         if where is None:
             return False
-        returned = [value for stmt in where.module.body if isinstance(stmt, cst.FunctionDef)
-                    and stmt.name.value == name for value in returned_values(stmt.body)]
+        defs = [stmt for stmt in where.module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name]
+        returned = [_with_literal_arguments(value, stmt, call) if value is not None else None
+                    for stmt in defs for value in returned_values(stmt.body)]
         return bool(returned) and all(value is not None and where.declares_static(value, node_key, depth + 1)
                                       for value in returned)
 

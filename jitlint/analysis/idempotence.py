@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, List, Optional, Set
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import is_docstring, iter_children
+from jitlint.analysis.syntax import is_docstring, iter_children, unpacked_targets
 
 if TYPE_CHECKING:
     from jitlint.analysis.scopes import Scope
@@ -410,8 +410,9 @@ def assigns_attribute(node: cst.CSTNode, self_name: str, attr: str) -> bool:
         n = stack.pop()
         if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            # (`self.a, self.b = ...` binds each)
             if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == self_name
-                   and t.attr.value == attr for t in targets):
+                   and t.attr.value == attr for target in targets for t in unpacked_targets(target)):
                 return True
         if n is node or not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(iter_children(n))

@@ -1451,7 +1451,10 @@ class MutableStaticSelf(Rule):
         it, and no method but ``__init__`` binds it: deeperwin's ``Optimizer.finalize``) or each run
         stores a new ``jax.jit`` wrapper on the object in place of the last: jit's traces of a bound
         method go with its last wrapper, so the new one traces again (measured on JAX 0.10.2; a
-        ``jax.pmap`` keeps the trace of an equal bound method, and stays stale)."""
+        ``jax.pmap`` keeps the trace of an equal bound method, and stays stale).  A wrapper stored
+        under the method's own name (``self.m = jax.jit(self.m)``, the attributes bound before it, also
+        by one tuple unpacking) marks an initialiser: run again it would wrap the last wrapper, whose
+        trace it keeps (measured: stale), so it is read as running once per object."""
         method = cls.methods.get(method_name)
         node = method.node if method is not None else None
         if not isinstance(node, cst.FunctionDef) or not node.params.params \
