@@ -352,6 +352,16 @@ def holds_no_tracer(qualified: str) -> bool:
 STRUCTURAL_TESTS = frozenset({"hasattr", "isinstance", "type", "callable"})
 
 #: builtins whose result is a static Python value whatever they are given
+#: attributes of a concrete JAX array that a tracer does not have: ``hasattr(tracer, name)`` is False
+#: under jit, vmap and grad alike (measured on JAX 0.10.2; ``addressable_shards``, ``committed`` and
+#: the like raise ConcretizationTypeError from ``hasattr`` instead, and are not here)
+TRACER_LACKS = frozenset({"sharding", "device", "block_until_ready", "copy_to_host_async", "_value", "format",
+                          "platform"})
+
+#: attributes an array tracer has, as a concrete array does (measured on JAX 0.10.2)
+TRACER_HAS = frozenset({"shape", "dtype", "ndim", "size", "aval", "weak_type", "nbytes", "itemsize", "T",
+                        "astype", "reshape", "item", "tolist", "devices", "__jax_array__"})
+
 STATIC_BUILTINS = frozenset(
     {
         "len",

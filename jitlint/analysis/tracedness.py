@@ -3259,6 +3259,12 @@ class Analyzer:
                 return constant(False)
             if name == "isinstance" and self._isinstance_true(args):
                 return constant(True)
+            if name == "hasattr" and len(args) == 2 and args[0][1].traced_array:
+                attr = string_value(args[1][0].value)
+                if attr in jax_api.TRACER_LACKS:
+                    return constant(False)  # `if hasattr(x, "sharding"):` is never taken on a tracer
+                if attr in jax_api.TRACER_HAS:
+                    return constant(True)  # `if hasattr(x, "shape"): x = x.shape` always is
             return STATIC
         first = args[0][1] if args else STATIC
         if name in ("any", "all") and len(call.args) == 1 and isinstance(call.args[0].value, cst.GeneratorExp):
@@ -3333,7 +3339,9 @@ class Analyzer:
             return False
         (tested, value), (types, _) = args
         if not isinstance(tested.value, cst.Name):
-            return False
+            # a traced attribute or element is a tracer (or a pytree of them) all the same
+            return value.kind is Kind.TRACED and isinstance(tested.value, (cst.Attribute, cst.Subscript)) \
+                and self._instance_types(types.value) == "concrete"
         if value.func is not None and value.kind is Kind.STATIC and value.instance is None:
             # a function (or a partial of one) is an instance of no class this module defines
             # plainly: `isinstance(step_or_problem, Problem)` where a lambda is passed
