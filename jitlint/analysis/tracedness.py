@@ -450,6 +450,8 @@ class Analyzer:
         self._jit_flag_readers: Set[FunctionInfo] = set()
         #: inside a ``try`` whose handler catches JAX's conversion errors (TypeErrors)
         self.conversions_caught = 0
+        #: (transform call, function) -> the parameters that call makes static (see _static_at_site)
+        self._site_statics: Optional[Dict[Tuple[cst.Call, FunctionInfo], Set[str]]] = None
         #: function -> the parameters a jit decorator of it makes static (see _own_static_params)
         self._decorator_statics: Optional[Dict[FunctionInfo, Set[str]]] = None
         #: call -> the jit wrapper with static parameters it calls by name (see _wrapper_entry)
@@ -2764,6 +2766,18 @@ class Analyzer:
                     self._decorator_statics.setdefault(entry.function, set()).update(entry.static_params())
         return self._decorator_statics.get(fn, set())
 
+    def _static_at_site(self, call: cst.Call, fn: FunctionInfo) -> Set[str]:
+        """The parameters of ``fn`` that the transform ``call`` itself makes static
+        (``jax.jit(update, static_argnums=(1, 2))`` inside traced code): they reach ``fn`` as the
+        Python values the wrapper is called with, or the call raises (JIT502 reports it there)."""
+        if self._site_statics is None:  # (once per module)
+            self._site_statics = {}
+            for entry in self.index.entries:
+                if isinstance(entry.site, cst.Call) and entry.transform is not None and not entry.all_traced \
+                        and entry.static_names is not None and entry.static_nums is not None:
+                    self._site_statics[(entry.site, entry.function)] = entry.static_params()
+        return self._site_statics.get((call, fn), set())
+
     def _wrapper_entry(self, call: cst.Call) -> Optional[EntryPoint]:
         """The jit wrapper bound to a name of this module that ``call`` calls by that name
         (``g = jax.jit(f, static_argnames="n")``, then ``g(x, n)``), when it makes parameters static."""
@@ -2922,7 +2936,7 @@ class Analyzer:
                 trees = [STATIC] + trees
             given = self._lax_operands(call, q, args, fn) if tracing else self._elements_given(call, q, arg, plain, frame)
             unmapped = self._unmapped_positions(call, q)
-            own_static = self._own_static_params(fn)
+            own_static = self._own_static_params(fn) | self._static_at_site(call, fn)
             for index, (p, kind) in enumerate(params):
                 name = p.name.value
                 if name in env:
