@@ -2814,8 +2814,11 @@ class ModuleIndex:
         if t is None or target is None:
             return
         inner = target
-        while isinstance(inner, cst.Call):  # the transforms inside this one run in its (kept) trace
-            self._wrapped_calls.setdefault(inner, self._wrapped_calls.get(call, call))
+        keeper = self._wrapped_calls.get(call, call if t.name not in jax_api.RETRACES_EVERY_CALL else None)
+        while isinstance(inner, cst.Call) and keeper is not None:
+            # the transforms inside this one run in its trace, kept by it (or by one around it): a vmap
+            # of a vmap keeps nothing
+            self._wrapped_calls.setdefault(inner, keeper)
             inner = next((a.value for a in inner.args if a.keyword is None and not a.star), None)
         nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
         label = f"`{_short(self.module.code_for_node(call))}`"

@@ -66,6 +66,9 @@ class BodyInfo:
     #: traced in a context whose trace is kept and reused (jit, pmap, lax bodies), not only
     #: under a transform that traces again on every call (vmap): globals are frozen there
     cached: bool = False
+    #: traced in a context that stages its operations out (jit, pmap, a lax body: a JAX operation on a
+    #: constant is traced there), not only by a vmap alone (an operation on a constant runs eagerly)
+    staged: bool = False
     #: a trace boundary of its own whose trace is kept and run again (jit, pmap, a lax body), not
     #: only one traced again at every call (vmap): what it reads from outside is read once per trace
     keeps_trace: bool = False
@@ -198,6 +201,8 @@ def _asks_disable_jit(qualify, test: cst.BaseExpression) -> bool:
     return isinstance(test, cst.Attribute) and qualify(test) == "jax.config.jax_disable_jit"
 
 
+#: a concrete JAX array (computed where nothing is staged out)
+_CONCRETE_ARRAY = Value(jax_array=True, is_array=True)
 #: a Python number that is never None (an element of an array's shape)
 _SIZE = Value(not_none=True)
 #: the expressions whose value may be known never None (see Analyzer._never_none_result)
@@ -1011,6 +1016,7 @@ class Analyzer:
         if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._kept
+        body.staged = body.staged or self._cached
         body.kept_across_calls = body.kept_across_calls or (self._kept and not self._per_call)
         if boundary or not self._initialising:
             body.outside_initialisation = True
@@ -1176,6 +1182,12 @@ class Analyzer:
             after_else = self._branch(orelse.body if isinstance(orelse, cst.Else) else orelse, frame, else_env) \
                 if orelse else dict(else_env)
         return self._continue_with(self._join_envs([after_body, after_else]), frame)
+
+    def _eager_here(self) -> bool:
+        """JAX operations here run eagerly on what does not derive from the traced arguments: inside
+        ``jax.ensure_compile_time_eval()``, or in a trace that is not staged out (a vmap alone: only
+        the mapped values are tracers, an operation on a closed-over array gives a concrete one)."""
+        return bool(self.compile_time_eval) or not self._cached
 
     def _guarded_truth(self, test: cst.BaseExpression, frame: Frame) -> Optional[bool]:
         """The truth of ``test`` where it is a condition known where the trace started (see
@@ -1852,6 +1864,8 @@ class Analyzer:
             return traced(Reason(node, "iterating over traced `{code}` (line {line}) yields traced values",
                                  iterable.reason))
         if iterable.jax_array:
+            if self._eager_here():
+                return _CONCRETE_ARRAY
             return traced(Reason(node, "rows of the JAX array `{code}` are traced inside traced code"))
         return Value(iterable.kind, iterable.reason)
 
@@ -2192,6 +2206,8 @@ class Analyzer:
                     self._note_arrays(operands, values, frame)
             return traced(reason, is_array=any(v.is_array for v in values), leaf=True, is_bool=is_bool)
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
+            if self._eager_here():
+                return _CONCRETE_ARRAY
             return traced(Reason(node, "`{code}` computes with a concrete JAX array, which is traced inside"
                                        " traced code"), is_array=True)
         return best if best.kind is Kind.MAYBE else STATIC
@@ -2278,6 +2294,8 @@ class Analyzer:
                 return traced(base.reason)
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
+            if self._eager_here():
+                return _CONCRETE_ARRAY
             return traced(Reason(node, "`{code}` of a concrete JAX array is traced inside traced code"))
         if base.kind is Kind.MAYBE:
             return MAYBE
@@ -2416,6 +2434,8 @@ class Analyzer:
         if base.kind is Kind.TRACED:
             return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
         if base.jax_array:
+            if self._eager_here():
+                return _CONCRETE_ARRAY
             return traced(Reason(node, "`{code}` indexes a concrete JAX array: traced inside traced code"),
                           is_array=True)
         if base.kind is Kind.MAYBE:
@@ -2614,6 +2634,8 @@ class Analyzer:
         if receiver.jax_array:
             if method in jax_api.STATIC_METHODS:
                 return STATIC
+            if self._eager_here():
+                return _CONCRETE_ARRAY
             return traced(Reason(call, "`{code}` computes on a concrete JAX array: traced inside traced code"),
                           is_array=True)
         if receiver.numpy_array and method in jax_api.NUMPY_ARRAY_METHODS and best.kind is not Kind.TRACED:
@@ -3179,11 +3201,11 @@ class Analyzer:
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
-            elif self.compile_time_eval or not self._cached:
+            elif self._eager_here():
                 # `with jax.ensure_compile_time_eval():` computes it now; so does a trace that is not
                 # staged out (vmap alone): only what derives from the mapped arguments is a tracer there,
                 # an operation on anything else runs eagerly and gives a concrete array
-                return Value(best.kind)
+                return _CONCRETE_ARRAY if any(v.jax_array for _, v in args) else Value(best.kind)
             else:
                 reason = Reason(call, f"`{short}(...)` returns a traced array: every JAX operation inside traced "
                                       "code is traced, even on constants", self._why_here())

@@ -118,14 +118,14 @@ class ValueDependentShape(Rule):
             if has_keyword(node, keyword) or not node.args:
                 return
             value = ctx.value(node.args[0].value)
-            if value.kind is Kind.TRACED or value.jax_array or value.numpy_array:
+            if value.kind is Kind.TRACED or ((value.jax_array or value.numpy_array) and ctx.body.staged):
                 self.report(node, f"`{short}()` without `{keyword}=` has an output shape that depends on "
                                   "traced values", self._why(node.args[0].value))
         elif q == "jax.numpy.where":
             positional = [a for a in node.args if a.keyword is None and not a.star]
             if len(positional) == 1 and len(node.args) == 1:
                 value = ctx.value(positional[0].value)
-                if value.kind is Kind.TRACED or value.jax_array or value.numpy_array:
+                if value.kind is Kind.TRACED or ((value.jax_array or value.numpy_array) and ctx.body.staged):
                     self.report(node, "one-argument `jnp.where()` has an output shape that depends on traced "
                                       "values; pass `size=` or use three arguments", self._why(positional[0].value))
 
@@ -133,7 +133,7 @@ class ValueDependentShape(Rule):
         value = self.ctx.value(arg)
         if value.kind is Kind.TRACED:
             return value.reason
-        # a module-level constant: jnp turns it into a traced array inside traced code
+        # a module-level constant: jnp turns it into a traced array inside staged traced code
         return Reason(arg, "`{code}` is a module-level constant, but inside traced code `jnp` turns it into a "
                            "traced array: use the NumPy function (`np.nonzero`, `np.unique`, ...) for a static "
                            "result")
