@@ -1934,7 +1934,24 @@ class ModuleIndex:
             top = top.parent
         node = top.cls.node if top.cls is not None else top.node
         position = self.statement_index.get(node)
+        if position is not None and info.last_statement > position and self._one_literal_value(name):
+            return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
         return position is None or info.last_statement > position
+
+    def _one_literal_value(self, name: str) -> bool:
+        """Every module-level binding of ``name`` is an assignment of the same literal (a number, a
+        string, True / False / None, also negated): whichever runs last, the value is one."""
+        codes = set()
+        for binding in self.scope_model.module_scope.bindings_of(name):
+            value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
+            inner = value.expression if isinstance(value, cst.UnaryOperation) and isinstance(
+                value.operator, cst.Minus) else value
+            if not isinstance(binding.node, cst.Assign) or not (
+                    isinstance(inner, (cst.Integer, cst.Float, cst.SimpleString)) or (
+                    isinstance(inner, cst.Name) and inner.value in ("True", "False", "None"))):
+                return False
+            codes.add(self.module.code_for_node(value).strip())
+        return len(codes) == 1
 
     def changed_after_import(self, name: str, reader: Optional[FunctionInfo] = None) -> bool:
         """A global that a function changes, other than functions run at import time (before

@@ -3217,6 +3217,9 @@ class Analyzer:
             decided = self._issubdtype(args)
             if decided is not None:
                 return constant(decided)
+        if q in ("jax.core.is_concrete", "jax._src.core.is_concrete") and len(args) == 1 \
+                and args[0][1].kind is Kind.TRACED:
+            return constant(False)  # a tracer is not concrete: `if not is_concrete(x): raise` ends the path
         if jax_api.returns_python_value(q):
             return STATIC
         if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
