@@ -277,3 +277,13 @@ def test_why_a_helper_runs_in_a_trace_names_each_call_up_to_the_transform(tmp_pa
         f"`step.<locals>.<lambda>` is called from `step` (line 12 of {main})",
         "`step` is traced by `@jax.jit`",
     )
+
+
+FIELDS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "fields_pkg")
+
+
+def test_numpy_property_of_static_fields_of_a_base_class_in_another_module():
+    """A base class's property computed with NumPy, through locals, from its static fields only is a
+    host value on a traced instance of a subclass in another module; one computed from a data field
+    is traced (run on JAX 0.10.2: the first jits, the second raises ConcretizationTypeError)."""
+    _check_package(FIELDS, ("shells.py", "core.py"))

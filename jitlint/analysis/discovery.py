@@ -514,14 +514,31 @@ def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call
     return value.visit(_Substitute(values)) if values else value
 
 
-def _computed_from(expr: cst.BaseExpression, static: Set[str]) -> bool:
+def _computed_from(expr: cst.BaseExpression, static: Set[str],
+                   qualify: Optional[Callable[[cst.BaseExpression], Optional[str]]] = None,
+                   local: Optional[Callable[[str], Optional[cst.BaseExpression]]] = None) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
-    ``.shape``), and otherwise only literals and builtins: its value is a Python value. The shape,
-    dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
+    ``.shape``), and otherwise only literals, builtins, NumPy and ``math`` (given ``qualify``) and
+    the locals ``local`` gives the one value of, computed so too: its value is a Python value. The
+    shape, dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
     stack: List[cst.CSTNode] = [expr]
+    seen: Set[str] = set()
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.Name) and node.value in seen:
+            continue  # (a local whose value is being checked already)
+        if isinstance(node, cst.Name) and local is not None:
+            bound = local(node.value)
+            if bound is not None:
+                seen.add(node.value)  # (`box = np.asarray(self.box_size)`: what it holds is checked)
+                stack.append(bound)
+                continue
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+            continue
+        if isinstance(node, cst.Call) and qualify is not None \
+                and (qualify(node.func) or "").startswith(("numpy.", "math.")):
+            # NumPy and math of Python values are host values (`np.min(np.asarray(self.box) / 2)`)
+            stack.extend(arg.value for arg in node.args)
             continue
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" \
                 and len(node.args) in (2, 3) and isinstance(node.args[0].value, cst.Name) \
@@ -1220,7 +1237,9 @@ class ModuleIndex:
             grew = False
             for name, returned in properties.items():
                 if name not in out and returned and all(
-                        v is not None and _computed_from(v, static | out) for v in returned):
+                        v is not None and _computed_from(v, static | out, self.qualify,
+                                                         lambda local, m=cls.methods[name]: self.single_value(local, m))
+                        for v in returned):
                     out.add(name)
                     grew = True
         return out
