@@ -1607,6 +1607,8 @@ class ModuleIndex:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         owner = scope
         while owner.parent is not None:
+            if any(p.name.value == "self" for p, _ in owner.params):
+                return  # `self` of a method of a class nested in a function: that object's attribute
             owner = owner.parent
         if owner.cls is None:
             return
