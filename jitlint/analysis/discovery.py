@@ -514,6 +514,38 @@ def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call
     return value.visit(_Substitute(values)) if values else value
 
 
+def _handler_types(handler: cst.ExceptHandler) -> List[cst.Element]:
+    """The exception types an ``except`` clause names, as elements (one for a single type)."""
+    if handler.type is None:
+        return []
+    if isinstance(handler.type, cst.Tuple):
+        return list(handler.type.elements)
+    return [cst.Element(handler.type)]
+
+
+def _imports_jax(block: cst.BaseSuite) -> bool:
+    """A statement of the block imports ``jax`` or a module of it."""
+    for stmt in block.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import) and any(
+                    (dotted_name(alias.name) or "").split(".")[0] == "jax" for alias in small.names):
+                return True
+            if isinstance(small, cst.ImportFrom) and small.module is not None \
+                    and (dotted_name(small.module) or "").split(".")[0] == "jax":
+                return True
+    return False
+
+
+def _flags_set(stmts: Sequence[cst.CSTNode], literal: str) -> Set[str]:
+    """Names a plain statement of ``stmts`` assigns the literal ``literal`` (``True``)."""
+    out: Set[str] = set()
+    for stmt in stmts:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == literal:
+                out.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+    return out
+
+
 def _computed_from(expr: cst.BaseExpression, static: Set[str],
                    qualify: Optional[Callable[[cst.BaseExpression], Optional[str]]] = None,
                    local: Optional[Callable[[str], Optional[cst.BaseExpression]]] = None) -> bool:
@@ -851,6 +883,7 @@ class ModuleIndex:
         #: class name -> the attributes it declares static (its own, its bases' in this module, and
         #: properties computed from them)
         self.static_fields_by_class: Dict[str, Set[str]] = {}
+        self._jax_import_flags: Optional[Set[str]] = None
         self.static_fields: Set[str] = self._static_fields()
 
     def _calls_through_choices(self) -> Dict[str, List[cst.Call]]:
@@ -1958,6 +1991,33 @@ class ModuleIndex:
         if position is not None and info.last_statement > position and self._one_literal_value(name):
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
         return position is None or info.last_statement > position
+
+    def jax_import_flags(self) -> Set[str]:
+        """Module globals that say JAX could be imported: set to True in the body of a module-level
+        ``try`` that imports ``jax``, to False only in its handler of ``ImportError`` (or
+        ``ModuleNotFoundError``, ``Exception``, a bare ``except``), bound nowhere else.  Where code
+        is traced by JAX, the import succeeded: the flag is True there."""
+        if self._jax_import_flags is not None:
+            return self._jax_import_flags
+        found: Set[str] = set()
+        for stmt in self.module.body:
+            if not isinstance(stmt, cst.Try) or not _imports_jax(stmt.body):
+                continue
+            caught = [h for h in stmt.handlers if h.type is None or any(
+                (dotted_name(el.value) or "").rsplit(".", 1)[-1] in ("ImportError", "ModuleNotFoundError", "Exception")
+                for el in _handler_types(h))]
+            set_true = _flags_set(stmt.body.body, "True")
+            for name in set_true:
+                bindings = self.scope_model.module_scope.bindings_of(name)
+                if self.global_writers.get(name) or not caught:
+                    continue
+                false_in_handlers = {id(b.node) for h in caught for b in bindings if _holds(h, b.node, self.parents)}
+                if all(isinstance(b.value, cst.Name) and (
+                        (b.value.value == "True" and _holds(stmt.body, b.node, self.parents))
+                        or (b.value.value == "False" and id(b.node) in false_in_handlers)) for b in bindings):
+                    found.add(name)
+        self._jax_import_flags = found
+        return found
 
     def _one_literal_value(self, name: str) -> bool:
         """Every module-level binding of ``name`` is an assignment of the same literal (a number, a

@@ -1907,6 +1907,8 @@ class Analyzer:
                         value = Value(func=bound)
                     elif g.instance_of is not None and g.assignments == 1 and g.instance_of in self.index.classes:
                         value = Value(instance=self.index.classes[g.instance_of])
+                    elif name in self.index.jax_import_flags():
+                        value = constant(True)  # JAX imported: the code is being traced by it
                     elif g.jax_array:
                         value = Value(jax_array=True, is_array=True)
                     elif g.numpy_array:
