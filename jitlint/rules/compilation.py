@@ -1199,6 +1199,19 @@ def _used_in_closure(scope: FunctionInfo, names: Iterable[str], own: cst.CSTNode
     return False
 
 
+def _calls_on(stmts: Sequence[cst.CSTNode], receiver: str) -> bool:
+    """A statement of ``stmts`` calls a method of ``receiver`` (``self.step(x)``), which may run a
+    jit wrapper stored on it (not a function given to a transform, ``jax.jit(self.step)``)."""
+    stack: List[cst.CSTNode] = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == receiver:
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
     """The ``self.x`` attributes an assignment target stores to (tuples unpacked)."""
     for one in flat_targets(target):
@@ -1472,7 +1485,11 @@ class MutableStaticSelf(Rule):
                 return False
             sites.append(where)
         writes = [i for i, stmt in enumerate(body) if assigns_attribute(stmt, me, attr)]
-        if not sites or not writes or not all(i > max(writes) for i in sites):
+        if not sites or not writes:
+            return False
+        if not all(i > max(writes) for i in sites) and _calls_on(body[min(sites):max(writes) + 1], me):
+            # (a write after a wrapper is made still comes before its first trace when nothing in
+            # between calls a method: `self._a = jax.jit(self._a); self._b = jax.jit(self._b)`)
             return False
         guard = self._run_once_guard(cls, method_name, me, body)
         if guard is not None:
@@ -1487,6 +1504,8 @@ class MutableStaticSelf(Rule):
             chain = path_to(stmt, site)
             if chain is not None:
                 holder = chain[-2] if len(chain) >= 2 else None
+                if isinstance(holder, cst.IfExp) and site in (holder.body, holder.orelse) and len(chain) >= 3:
+                    site, holder = holder, chain[-3]  # `self._loss = jax.jit(a) if discrete else jax.jit(b)`
                 return isinstance(holder, cst.Assign) and holder.value is site and len(holder.targets) == 1 \
                     and isinstance(holder.targets[0].target, cst.Attribute) \
                     and isinstance(holder.targets[0].target.value, cst.Name) \
