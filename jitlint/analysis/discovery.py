@@ -22,6 +22,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    any_node,
     name_references,
     unpacked_targets,
     changes_in_place,
@@ -3160,14 +3161,8 @@ def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
 
 def _stores_into(node: cst.CSTNode, name: str) -> bool:
     """``name[key] = value`` somewhere in ``node``."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript) \
-                and isinstance(n.target.value, cst.Name) and n.target.value.value == name:
-            return True
-        stack.extend(iter_children(n))
-    return False
+    return any_node([node], lambda n: isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript)
+                    and isinstance(n.target.value, cst.Name) and n.target.value.value == name)
 
 
 def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:

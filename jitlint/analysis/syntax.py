@@ -66,6 +66,17 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def any_node(roots: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]) -> bool:
+    """Whether a node in ``roots`` (each with everything under it) ``matches``."""
+    stack: List[cst.CSTNode] = list(roots)
+    while stack:
+        node = stack.pop()
+        if matches(node):
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
 def none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
     """``x is None`` -> ("x", True); ``x is not None`` -> ("x", False); None for anything else."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):

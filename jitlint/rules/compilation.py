@@ -12,8 +12,8 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
-from jitlint.analysis.syntax import (assigned_names, call_argument, flat_targets, iter_children, name_references,
-                                     params_of, path_to, short_code, string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, flat_targets, iter_children,
+                                     name_references, params_of, path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -1202,14 +1202,8 @@ def _used_in_closure(scope: FunctionInfo, names: Iterable[str], own: cst.CSTNode
 def _calls_on(stmts: Sequence[cst.CSTNode], receiver: str) -> bool:
     """A statement of ``stmts`` calls a method of ``receiver`` (``self.step(x)``), which may run a
     jit wrapper stored on it (not a function given to a transform, ``jax.jit(self.step)``)."""
-    stack: List[cst.CSTNode] = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and isinstance(node.func.value, cst.Name) and node.func.value.value == receiver:
-            return True
-        stack.extend(iter_children(node))
-    return False
+    return any_node(stmts, lambda node: isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name) and node.func.value.value == receiver)
 
 
 def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:

@@ -11,8 +11,8 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, name_references, path_to, result_discarded,
-                                     returned_values, string_value)
+from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, name_references, path_to,
+                                     result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
