@@ -4,6 +4,7 @@ points where JAX starts tracing (decorators, transform call sites, lax bodies).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -515,6 +516,14 @@ def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call
     return value.visit(_Substitute(values)) if values else value
 
 
+def _assigned_values(fn: FunctionInfo, name: str) -> List[cst.BaseExpression]:
+    """Every value a local of ``fn`` is assigned (``x = ...`` each time); empty when it is bound any
+    other way too (a parameter, a loop target, an augmented assignment) or not a local."""
+    bindings = fn.scope.bindings_of(name) if name in fn.scope.local else []
+    values = [b.value for b in bindings if b.kind is BindingKind.ASSIGNMENT and b.value is not None]
+    return values if bindings and len(values) == len(bindings) else []
+
+
 def _handler_types(handler: cst.ExceptHandler) -> List[cst.Element]:
     """The exception types an ``except`` clause names, as elements (one for a single type)."""
     if handler.type is None:
@@ -549,11 +558,11 @@ def _flags_set(stmts: Sequence[cst.CSTNode], literal: str) -> Set[str]:
 
 def _computed_from(expr: cst.BaseExpression, static: Set[str],
                    qualify: Optional[Callable[[cst.BaseExpression], Optional[str]]] = None,
-                   local: Optional[Callable[[str], Optional[cst.BaseExpression]]] = None) -> bool:
+                   local: Optional[Callable[[str], Sequence[cst.BaseExpression]]] = None) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
     ``.shape``), and otherwise only literals, builtins, NumPy and ``math`` (given ``qualify``) and
-    the locals ``local`` gives the one value of, computed so too: its value is a Python value. The
-    shape, dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
+    the locals whose values ``local`` gives (every one assigned), computed so too: its value is a
+    Python value. The shape, dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
     stack: List[cst.CSTNode] = [expr]
     seen: Set[str] = set()
     while stack:
@@ -562,9 +571,9 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str],
             continue  # (a local whose value is being checked already)
         if isinstance(node, cst.Name) and local is not None:
             bound = local(node.value)
-            if bound is not None:
+            if bound:
                 seen.add(node.value)  # (`box = np.asarray(self.box_size)`: what it holds is checked)
-                stack.append(bound)
+                stack.extend(bound)
                 continue
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
             continue
@@ -1272,7 +1281,7 @@ class ModuleIndex:
             for name, returned in properties.items():
                 if name not in out and returned and all(
                         v is not None and _computed_from(v, static | out, self.qualify,
-                                                         lambda local, m=cls.methods[name]: self.single_value(local, m))
+                                                         partial(_assigned_values, cls.methods[name]))
                         for v in returned):
                     out.add(name)
                     grew = True
