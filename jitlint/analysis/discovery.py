@@ -1850,8 +1850,10 @@ class ModuleIndex:
                              or "__init_subclass__" in cls.methods):
             return False  # (`__init_subclass__` may register each subclass as a pytree)
         # (`typing.Generic`, subscripted in the class statement, adds type parameters only: no
-        # registration and no metaclass of its own)
-        return all(base == "object" or (node is not None and self.qualify(node) == "typing.Generic")
+        # registration and no metaclass of its own; `abc.ABC` registers no pytree, though its
+        # `register` may add virtual subclasses for `isinstance`)
+        plain_bases = ("typing.Generic", "abc.ABC") if not_a_pytree else ("typing.Generic",)
+        return all(base == "object" or (node is not None and self.qualify(node) in plain_bases)
                    or self.plain_class(base, not_a_pytree, depth + 1)
                    for base, node in zip(cls.bases, cls.base_nodes))
 
