@@ -1043,7 +1043,8 @@ class BadStaticArguments(Rule):
 
     def _check_plain_self(self, entry: EntryPoint) -> None:
         """``@jax.jit`` on a method of a plain class (not a pytree: no decorator, no metaclass, plain
-        bases -- ``object``, ``typing.Generic``, ``abc.ABC`` or plain classes -- never registered), ``self`` not static: ``obj.method(x)`` passes ``obj`` as a traced
+        bases -- ``object``, ``typing.Generic``, ``abc.ABC`` or plain classes -- never registered),
+        ``self`` not static: ``obj.method(x)`` passes ``obj`` as a traced
         argument, and JAX raises ``TypeError`` (it is not a JAX type) on every call."""
         fn = entry.function
         if not isinstance(entry.site, cst.Decorator) or not fn.is_method or entry.self_bound or fn.cls is None \
