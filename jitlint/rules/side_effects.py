@@ -18,6 +18,23 @@ from jitlint.rules.base import Rule, RuleContext, count_once
 
 _SETUP_METHODS = ("__init__", "setup", "__post_init__", "__new__", "__setattr__")
 
+#: host generators made from a seed: with a constant seed they give the same draws on every call
+_SEEDED_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.PCG64",
+                                "numpy.random.Philox", "numpy.random.SFC64", "numpy.random.MT19937",
+                                "numpy.random.Generator", "random.Random"})
+
+
+def _literal_seed(call: cst.Call) -> bool:
+    """The generator is made from a constant: an integer literal, or a bit generator made from one
+    (``np.random.Generator(np.random.PCG64(7))``)."""
+    if len(call.args) != 1 or call.args[0].star:
+        return False
+    seed = call.args[0].value
+    if isinstance(seed, cst.Call):
+        return _literal_seed(seed)
+    return isinstance(seed, cst.Integer)
+
+
 #: a host generator's global state: what reads it, what sets it, and what sets a read state back
 _RNG_STATE_READS = frozenset({"numpy.random.get_state", "random.getstate"})
 _RNG_STATE_WRITES = frozenset({"numpy.random.set_state", "numpy.random.seed", "random.setstate", "random.seed"})
@@ -1204,6 +1221,8 @@ class SideEffectInTracedCode(Rule):
                     return None  # saved and restored by the same call: nothing outlives it
                 what = "read of" if q in _RNG_STATE_READS else "change of"
                 return "random", f"{what} the global random state `{ctx.code(func)}()`"
+            if q in _SEEDED_GENERATORS and _literal_seed(node):
+                return None  # `np.random.default_rng(10)`: the same draws on every call, traced or not
             if head == "random" or q.startswith("numpy.random."):
                 return "random", f"random draw `{ctx.code(func)}()`"
             if q in ("builtins.open", "io.open") and _opens_for_reading(node):
