@@ -562,7 +562,8 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str],
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
     ``.shape``), and otherwise only literals, builtins, NumPy and ``math`` (given ``qualify``) and
     the locals whose values ``local`` gives (every one assigned), computed so too: its value is a
-    Python value. The shape, dtype... and ``len()`` of anything are too: a tracer's length is its static leading dimension."""
+    Python value. The shape, dtype... and ``len()`` of anything are too: a tracer's length is its
+    static leading dimension."""
     stack: List[cst.CSTNode] = [expr]
     seen: Set[str] = set()
     while stack:
@@ -2063,7 +2064,50 @@ class ModuleIndex:
         """A global that a function rebinds with ``global``, other than a registration API that this
         module's own code never calls (``register_type(t)``: used while importing), and than a
         function run at import time before ``reader`` is first used at module level."""
+        if reader is not None and self._bound_once_before_use(name, reader):
+            return False
         return self._changed_by_calls(self.global_writers.get(name, set()), reader)
+
+    def _bound_once_before_use(self, name: str, reader: FunctionInfo) -> bool:
+        """A global that only one function binds (``global optimize; optimize = optimizer.update`` in
+        ``main``), once, in a top-level statement of its body before anything there uses the function
+        that reads it (``reader``: by name, or through a function of this module that names it), that
+        function called once, from module level and not in a loop, and nothing binds it at module
+        level (``optimize: Callable`` declares it): the value a trace reads is the only one it has."""
+        top = reader
+        while top.parent is not None:
+            top = top.parent
+        writers = self.global_writers.get(name, set())
+        if len(writers) != 1:
+            return False
+        (writer,) = writers
+        node = writer.node
+        if writer.parent is not None or writer.cls is not None or not isinstance(node, cst.FunctionDef) \
+                or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        if any(b.binds_value for b in self.scope_model.module_scope.bindings_of(name)):
+            return False
+        calls = self.calls_by_name.get(writer.name, [])
+        if len(calls) != 1 or self.call_scopes.get(calls[0], (None, None))[0] is not None \
+                or calls[0] in self.calls_in_loops:
+            return False
+        body = list(node.body.body)
+        binding = [i for i, stmt in enumerate(body) if name in names_bound_in(stmt)]
+        if len(binding) != 1 or not isinstance(body[binding[0]], cst.SimpleStatementLine) \
+                or sum(1 for b in writer.scope.bindings_of(name) if b.binds_value) != 1:
+            return False
+        user = top.cls.name if top.cls is not None else top.name
+
+        def uses_reader(n: cst.CSTNode) -> bool:
+            if not isinstance(n, cst.Name):
+                return False
+            if n.value == user:
+                return True
+            called = self.functions.get(n.value)
+            return called is not None and called is not writer \
+                and any(True for _ in name_references(called.node, user))
+
+        return not any_node(body[:binding[0] + 1], uses_reader)
 
     def _changed_by_calls(self, mutators, reader: Optional[FunctionInfo] = None) -> bool:
         for fn in mutators:
