@@ -24,6 +24,7 @@ from jitlint.analysis.scopes import (
 )
 from jitlint.analysis.syntax import (
     any_node,
+    handler_catches,
     name_references,
     unpacked_targets,
     changes_in_place,
@@ -501,19 +502,23 @@ def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call
     of ``def _meta(static=False): return field(metadata={"static": static})`` gives
     ``field(metadata={"static": True})``."""
     params = params_of(fn.params)
-    literal = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
-
-    def plain(expr: Optional[cst.BaseExpression]) -> bool:
-        return isinstance(expr, literal) and (not isinstance(expr, cst.Name) or expr.value in ("True", "False", "None"))
-
-    values: Dict[str, cst.BaseExpression] = {p.name.value: p.default for p, _ in params if plain(p.default)}
+    values: Dict[str, cst.BaseExpression] = {p.name.value: p.default for p, _ in params
+                                             if _plain_literal(p.default)}
     for arg, param in bind_arguments(params, call.args):
         if param is not None:
-            if plain(arg.value):
+            if _plain_literal(arg.value):
                 values[param.name.value] = arg.value
             else:
                 values.pop(param.name.value, None)
     return value.visit(_Substitute(values)) if values else value
+
+
+def _plain_literal(expr: Optional[cst.BaseExpression]) -> bool:
+    """A number (also negated), a string, ``True``, ``False`` or ``None``."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"))
 
 
 def _assigned_values(fn: FunctionInfo, name: str) -> List[cst.BaseExpression]:
@@ -524,13 +529,8 @@ def _assigned_values(fn: FunctionInfo, name: str) -> List[cst.BaseExpression]:
     return values if bindings and len(values) == len(bindings) else []
 
 
-def _handler_types(handler: cst.ExceptHandler) -> List[cst.Element]:
-    """The exception types an ``except`` clause names, as elements (one for a single type)."""
-    if handler.type is None:
-        return []
-    if isinstance(handler.type, cst.Tuple):
-        return list(handler.type.elements)
-    return [cst.Element(handler.type)]
+#: what a failed import raises (a handler of ``Exception`` or a bare ``except`` catches it too)
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
 def _imports_jax(block: cst.BaseSuite) -> bool:
@@ -544,16 +544,6 @@ def _imports_jax(block: cst.BaseSuite) -> bool:
                     and (dotted_name(small.module) or "").split(".")[0] == "jax":
                 return True
     return False
-
-
-def _flags_set(stmts: Sequence[cst.CSTNode], literal: str) -> Set[str]:
-    """Names a plain statement of ``stmts`` assigns the literal ``literal`` (``True``)."""
-    out: Set[str] = set()
-    for stmt in stmts:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == literal:
-                out.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
-    return out
 
 
 def _computed_from(expr: cst.BaseExpression, static: Set[str],
@@ -2016,13 +2006,16 @@ class ModuleIndex:
         for stmt in self.module.body:
             if not isinstance(stmt, cst.Try) or not _imports_jax(stmt.body):
                 continue
-            caught = [h for h in stmt.handlers if h.type is None or any(
-                (dotted_name(el.value) or "").rsplit(".", 1)[-1] in ("ImportError", "ModuleNotFoundError", "Exception")
-                for el in _handler_types(h))]
-            set_true = _flags_set(stmt.body.body, "True")
+            caught = [h for h in stmt.handlers if handler_catches(h, _IMPORT_ERRORS)]
+            if not caught:
+                continue
+            set_true = {t.target.value for line in stmt.body.body if isinstance(line, cst.SimpleStatementLine)
+                        for small in line.body if isinstance(small, cst.Assign)
+                        and isinstance(small.value, cst.Name) and small.value.value == "True"
+                        for t in small.targets if isinstance(t.target, cst.Name)}
             for name in set_true:
                 bindings = self.scope_model.module_scope.bindings_of(name)
-                if self.global_writers.get(name) or not caught:
+                if self.global_writers.get(name):
                     continue
                 false_in_handlers = {id(b.node) for h in caught for b in bindings if _holds(h, b.node, self.parents)}
                 if all(isinstance(b.value, cst.Name) and (
@@ -2038,11 +2031,7 @@ class ModuleIndex:
         codes = set()
         for binding in self.scope_model.module_scope.bindings_of(name):
             value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
-            inner = value.expression if isinstance(value, cst.UnaryOperation) and isinstance(
-                value.operator, cst.Minus) else value
-            if not isinstance(binding.node, cst.Assign) or not (
-                    isinstance(inner, (cst.Integer, cst.Float, cst.SimpleString)) or (
-                    isinstance(inner, cst.Name) and inner.value in ("True", "False", "None"))):
+            if not isinstance(binding.node, cst.Assign) or not _plain_literal(value):
                 return False
             codes.add(self.module.code_for_node(value).strip())
         return len(codes) == 1
@@ -2673,7 +2662,7 @@ class ModuleIndex:
         root: Optional[cst.CSTNode] = scope.node if scope is not None else self.module
         if root is None or (scope is not None and not isinstance(root, cst.FunctionDef)):
             return {}
-        local = names_bound_in(root.body) | {p.name.value for p, _ in scope.params} if scope is not None else set()
+        local = scope.local_names if scope is not None else set()
         out: Dict[str, bool] = {}
         for parent, child in self._around(site, root):
             if isinstance(parent, cst.If) and child is not parent.test \

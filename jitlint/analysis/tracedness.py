@@ -1207,18 +1207,16 @@ class Analyzer:
         asks whether jit is disabled (``jax.config.jax_disable_jit``) in code that only a jit or a
         lax function traces: with jit disabled they run it eagerly, so where it is traced the answer
         is no (``vmap`` and ``grad`` trace either way)."""
-        if any(n.value in frame.env for n in name_references(test)):
-            return None
         negated = False
         while True:
             truth = self._guards.get(condition_key(self.index.module, test)) if self._guards else None
-            if truth is None and self._jit_on is not None and _asks_disable_jit(self.index.qualify, test):
-                self._jit_flag_readers.add(frame.fn)
-                if not self._jit_on:
-                    return None  # (a vmap or grad traces with jit disabled too)
-                truth = False
             if truth is not None:
-                return truth != negated
+                # (the same code naming a local of the code tested in is another condition)
+                return None if any(n.value in frame.env for n in name_references(test)) else truth != negated
+            if self._jit_on is not None and _asks_disable_jit(self.index.qualify, test):
+                self._jit_flag_readers.add(frame.fn)
+                # (a vmap or grad traces with jit disabled too: unknown there)
+                return negated if self._jit_on else None
             if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
                 return None
             test, negated = test.expression, not negated

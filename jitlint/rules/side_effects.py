@@ -24,14 +24,14 @@ _SEEDED_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.Random
                                 "numpy.random.Generator", "random.Random"})
 
 
-def _literal_seed(call: cst.Call) -> bool:
+def _literal_seed(call: cst.Call, qualify) -> bool:
     """The generator is made from a constant: an integer literal, or a bit generator made from one
     (``np.random.Generator(np.random.PCG64(7))``)."""
     if len(call.args) != 1 or call.args[0].star:
         return False
     seed = call.args[0].value
     if isinstance(seed, cst.Call):
-        return _literal_seed(seed)
+        return qualify(seed.func) in _SEEDED_GENERATORS and _literal_seed(seed, qualify)
     return isinstance(seed, cst.Integer)
 
 
@@ -1221,7 +1221,7 @@ class SideEffectInTracedCode(Rule):
                     return None  # saved and restored by the same call: nothing outlives it
                 what = "read of" if q in _RNG_STATE_READS else "change of"
                 return "random", f"{what} the global random state `{ctx.code(func)}()`"
-            if q in _SEEDED_GENERATORS and _literal_seed(node):
+            if q in _SEEDED_GENERATORS and _literal_seed(node, ctx.qualify):
                 return None  # `np.random.default_rng(10)`: the same draws on every call, traced or not
             if head == "random" or q.startswith("numpy.random."):
                 return "random", f"random draw `{ctx.code(func)}()`"
