@@ -25,6 +25,7 @@ from jitlint.engine import lint_bytes
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files  # noqa: F401 - re-exported
 from jitlint.files import DEFAULT_MAX_FILE_SIZE
 from jitlint.settings import resolve_config
+from jitlint.source import defer_collection
 from jitlint.files import read_source_file as _read_file
 from jitlint.runner import DEFAULT_FILE_TIMEOUT
 from jitlint.output import FORMATS, format_json, reads_edits, render  # noqa: F401 - format_json: used by callers
@@ -769,6 +770,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from jitlint.verify.command import run_verify
 
             return run_verify(args)
+        if argv is None:  # this process is jitlint's own (console script, `python -m`): it ends with the check
+            defer_collection()
         return run_check(args)
     except (UsageError, ConfigError) as exc:
         sys.stderr.write(f"jitlint: error: {exc}\n")

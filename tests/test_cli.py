@@ -359,6 +359,62 @@ def test_check_spares_the_last_collection_what_the_analysis_left(monkeypatch, ca
     assert run_cli(capsys, "rule", "JIT201").status == 0 and registered == [gc.freeze]
 
 
+def test_deferred_collection_frees_a_files_garbage_when_the_next_file_starts(monkeypatch):
+    """In a process that ends with its check, the garbage one paused block leaves (the analysis's
+    reference cycles) is collected when the next block starts, and the collector stays off in
+    between: the last block's garbage is never walked."""
+    import gc
+    import weakref
+
+    from jitlint import source
+
+    class Node:
+        pass
+
+    monkeypatch.setattr(source._Deferral, "on", True)
+    monkeypatch.setattr(source._Deferral, "depth", 0)
+    monkeypatch.setattr(source._Deferral, "pending", False)
+    was_enabled = gc.isenabled()
+    try:
+        with source.collector_paused():
+            with source.collector_paused():  # (a nested block: the outer one decides)
+                node = Node()
+                node.me = node  # a cycle: only the collector frees it
+                ref = weakref.ref(node)
+            assert source._Deferral.pending is False
+        del node
+        assert not gc.isenabled() and source._Deferral.pending
+        assert ref() is not None  # left for now
+        with source.collector_paused():
+            assert ref() is None  # freed before the next block's work
+        assert source._Deferral.pending
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_only_jitlints_own_process_defers_collection(monkeypatch, capsys):
+    """`main(argv)` (a caller's process: a test, a script) leaves the collector as it was."""
+    import gc
+
+    from jitlint import source
+
+    monkeypatch.setattr(source._Deferral, "on", False)
+    assert run_cli(capsys, "check", "--no-cache", str(HAZARDS)).status == 1
+    assert source._Deferral.on is False
+    monkeypatch.setattr(jitlint.cli.sys, "argv", ["jitlint", "rule", "JIT201"])
+    assert jitlint.cli.main() == 0 and source._Deferral.on is False  # not a check
+    monkeypatch.setattr(jitlint.cli.sys, "argv", ["jitlint", "check", "--no-cache", str(HAZARDS)])
+    monkeypatch.setattr(source._Deferral, "pending", False)
+    was_enabled = gc.isenabled()
+    try:
+        assert jitlint.cli.main() == 1 and source._Deferral.on is True
+        assert not gc.isenabled()  # the last file's garbage is left to the end of the process
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def test_output_of_a_check_is_whole_when_the_process_ends(tmp_path):
     """With the last collection skipped, everything written still reaches its file."""
     report = tmp_path / "report.json"
