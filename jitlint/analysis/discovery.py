@@ -24,6 +24,7 @@ from jitlint.analysis.scopes import (
 )
 from jitlint.analysis.syntax import (
     any_node,
+    ends_path,
     handler_catches,
     name_references,
     unpacked_targets,
@@ -629,19 +630,6 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
         if node is target:
             return True
         stack.extend(iter_children(node))
-    return False
-
-
-def _ends_path(block: cst.BaseSuite) -> bool:
-    """The block always leaves the function (its last statement returns or raises)."""
-    stmts = block.body
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
-    if isinstance(block, cst.SimpleStatementSuite):
-        return any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body)
     return False
 
 
@@ -2622,7 +2610,7 @@ class ModuleIndex:
             if _contains(stmt, site):
                 break
             test = stmt.test if isinstance(stmt, cst.If) and stmt.orelse is None else None
-            if test is not None and _ends_path(stmt.body):
+            if test is not None and ends_path(stmt.body):
                 tested = none_test(test)
                 name = tested[0] if tested is not None and tested[1] else None
                 if name is not None:
@@ -2673,7 +2661,7 @@ class ModuleIndex:
                 for stmt in parent.body:
                     if stmt is child:
                         break
-                    if isinstance(stmt, cst.If) and stmt.orelse is None and _ends_path(stmt.body) \
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and ends_path(stmt.body) \
                             and self._fixed_condition(stmt.test, local):
                         self._note_condition(stmt.test, False, out)
         return out

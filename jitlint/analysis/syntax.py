@@ -634,3 +634,16 @@ def guarded_not_none(path: Sequence[cst.CSTNode], name: str) -> bool:
                     and implies_not_none(before.test, name, False):
                 return True
     return False
+
+
+def ends_path(block: cst.BaseSuite) -> bool:
+    """The block always leaves the function (its last statement returns or raises)."""
+    stmts = block.body
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
+    if isinstance(block, cst.SimpleStatementSuite):
+        return any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body)
+    return False

@@ -24,7 +24,8 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, co
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, guarded_not_none, iter_children,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, ends_path, guarded_not_none,
+                                     iter_children,
                                      is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
@@ -283,6 +284,16 @@ def _bound_around(fn: Optional[FunctionInfo], name: str) -> bool:
             return True
         fn = fn.parent
     return False
+
+
+def _empty_display(node: cst.BaseExpression) -> bool:
+    """``()``, ``[]`` or ``{}``: an empty tuple, list or dict display."""
+    return isinstance(node, (cst.Tuple, cst.List, cst.Dict)) and not node.elements
+
+
+#: attributes every array has and no Python container or number has: ``hasattr(x, "shape")`` tells
+#: an array from a shape tuple, a list or a dict
+_ARRAY_ONLY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
 
 
 def _known_structure(value: Value) -> bool:
@@ -1224,7 +1235,27 @@ class Analyzer:
     def _exec_for(self, stmt: cst.For, frame: Frame) -> bool:
         iterable = self.ev(stmt.iter, frame)
         element = self.element_of(iterable, stmt.iter)
-        return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame))
+        return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame),
+                          completes=not self._ends_at_a_tracer(stmt, iterable))
+
+    def _ends_at_a_tracer(self, stmt: cst.For, iterable: Value) -> bool:
+        """``for leaf in jax.tree.leaves(t): if isinstance(leaf, Tracer): return True``: over values
+        among which is a tracer (the leaves of a pytree that holds one), a loop whose body is one
+        ``if`` on the element's type that holds for a tracer (decided as ``any(...)`` of the same test
+        is, see :meth:`_instance_test_of_each`), and whose block returns or raises, ends at the tracer:
+        it never runs to its end (what follows it runs only where nothing in it is a tracer)."""
+        body = stmt.body.body
+        if not iterable.yields_tracer or stmt.orelse is not None or not isinstance(stmt.target, cst.Name) \
+                or len(body) != 1 or not isinstance(body[0], cst.If) or body[0].orelse is not None \
+                or not ends_path(body[0].body):
+            return False
+        # the loop as the generator `any(test for leaf in leaves)` over the same values
+        gen = cst.GeneratorExp(elt=body[0].test, for_in=cst.CompFor(target=stmt.target, iter=stmt.iter))
+        self._generator_iterables[gen] = iterable
+        try:
+            return self._instance_test_of_each("any", gen) is True
+        finally:
+            del self._generator_iterables[gen]
 
     def _exec_while(self, stmt: cst.While, frame: Frame) -> bool:
         return self._loop(stmt, frame, lambda: self.ev(stmt.test, frame))
@@ -1506,12 +1537,21 @@ class Analyzer:
             when_true, when_false = self._concrete_names(body, inner_env)
             return (frozenset(renamed[p] for p in when_true if p in renamed),
                     frozenset(renamed[p] for p in when_false if p in renamed))
-        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("isinstance",
+                                                                                                   "hasattr")
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
             return _NOTHING, _NOTHING
         name = test.args[0].value.value
         if name not in env or env[name].kind is Kind.STATIC:
             return _NOTHING, _NOTHING
+        if test.func.value == "hasattr":
+            # `hasattr(x, "shape")` asks whether `x` is an array (a tuple, a dict or a number has no
+            # shape): where it fails, of a value of unknown structure the test's word is taken, as
+            # for `isinstance(x, jax.Array)` (`if hasattr(s, "shape"): s = s.shape` then `int(s[0])`)
+            asks_array = string_value(test.args[1].value) in _ARRAY_ONLY_ATTRIBUTES \
+                and self.facts.read_scope.get(test.func) == "builtin"
+            return (_NOTHING, frozenset((name,))) if asks_array and not _known_structure(env[name]) \
+                else (_NOTHING, _NOTHING)
         types = self._instance_types(test.args[1].value)
         if types == "concrete":
             return frozenset((name,)), _NOTHING
@@ -1603,7 +1643,9 @@ class Analyzer:
             return "jax array"
         return None
 
-    def _loop(self, stmt, frame: Frame, at_head) -> bool:
+    def _loop(self, stmt, frame: Frame, at_head, completes: bool = True) -> bool:
+        """A loop to its fixed point; without ``completes`` it never runs to its end (it is left by a
+        ``break``, or the function by a ``return``), so only its breaks lead past it."""
         head = dict(frame.env)
         breaks: List[Dict[str, Value]] = []
         exit_env = head
@@ -1620,6 +1662,12 @@ class Analyzer:
             if same_kinds(new_head, head):
                 break
             head = new_head
+        if not completes:
+            joined = self._join_envs(breaks)
+            if joined is None:
+                return False
+            frame.env = joined
+            return True
         frame.env = exit_env
         orelse_env = self._branch(stmt.orelse.body, frame, exit_env) if stmt.orelse is not None else exit_env
         joined = self._join_envs([orelse_env] + breaks)
@@ -2094,8 +2142,10 @@ class Analyzer:
                 static = True
             if isinstance(comp.comparator, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 static = True
-            if isinstance(comp.comparator, (cst.Tuple, cst.List)) and not comp.comparator.elements:
-                static = True  # `args == ()`: a test of a pytree's structure
+            if _empty_display(comp.comparator) or _empty_display(node.left):
+                # `args == ()`, `stats != {}`: a test of a pytree's structure (an empty container
+                # equals only an empty one of its type: no element is compared)
+                static = True
         sides = (node.left, node.comparisons[0].comparator)
         if len(values) == 2 and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)) and any(
                 isinstance(side, cst.Name) and side.value == "None" for side in sides):
