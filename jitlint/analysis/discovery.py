@@ -3056,11 +3056,22 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
     body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
     missing = set(missing)
     gets: Dict[str, str] = {}  # `hit = D.get(key)`: hit -> key
-    for stmt in body:
+    for i, stmt in enumerate(body):
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue  # its own function, with its own changes
         if isinstance(stmt, cst.If):
             miss = _missing_key(stmt.test, name, gets, module)
+            once = _once_guard(stmt, body[i + 1:], module) if miss is None else None
+            if once is not None:
+                # `if FLAG: return` / `if key in OTHER: return` whose block goes on to set FLAG /
+                # OTHER[key]: what follows runs once (for each key), so stores `name`'s entry once
+                if not _memo_block(stmt.body, name, missing, all_missing, module, whole):
+                    return False
+                if once == "":
+                    all_missing = True
+                else:
+                    missing.add(once)
+                continue
             if miss is not None and miss[0] == "filled" and _ends_in_return(stmt.body):
                 # `if D: return`: what follows in the block runs only while `D` is empty
                 if not _memo_block(stmt.body, name, missing, all_missing, module, whole) or (
@@ -3154,6 +3165,40 @@ def _ends_in_return(block: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         return isinstance(last.body[-1], (cst.Return, cst.Raise))
     return isinstance(last, (cst.Return, cst.Raise))
+
+
+def _once_guard(stmt: cst.If, rest: Sequence[cst.CSTNode], module: cst.Module) -> Optional[str]:
+    """For ``if FLAG: return`` whose block then sets ``FLAG`` (at its top, or in a ``with`` there),
+    "": what follows runs once; for ``if key in OTHER: return ...`` whose block then stores
+    ``OTHER[key]``, the key's code: what follows runs once for each key.  None otherwise."""
+    if stmt.orelse is not None or not _ends_in_return(stmt.body):
+        return None
+    test = stmt.test
+    if isinstance(test, cst.Name):
+        flag, key = test.value, None
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.In) and isinstance(test.comparisons[0].comparator, cst.Name):
+        flag, key = test.comparisons[0].comparator.value, module.code_for_node(test.left)
+    else:
+        return None
+    pending: List[cst.CSTNode] = list(rest)
+    while pending:
+        top = pending.pop()
+        if isinstance(top, cst.With):
+            pending.extend(top.body.body)
+            continue
+        if not isinstance(top, cst.SimpleStatementLine):
+            continue
+        for small in top.body:
+            for target in small.targets if isinstance(small, cst.Assign) else ():
+                t = target.target
+                if key is None and isinstance(t, cst.Name) and t.value == flag:
+                    return ""
+                if key is not None and isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) \
+                        and t.value.value == flag and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
+                        and module.code_for_node(t.slice[0].slice.value) == key:
+                    return key
+    return None
 
 
 def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],

@@ -1127,17 +1127,48 @@ class Analyzer:
         if live < len(stmts):
             self.facts.dead_blocks.update(stmts[live:])  # never run: nothing there is reported
             stmts = stmts[:live]
-        for i, stmt in enumerate(stmts):
-            self.facts.live_blocks.add(stmt)
-            try:
-                goes_on = self.exec_stmt(stmt, frame)
-            except _Terminated:
-                goes_on = False
-            if not goes_on:
-                # the rest of the block does not run here (in this trace: another may run it)
-                self.facts.dead_blocks.update(stmts[i + 1:])
-                return None
-        return frame.env
+        initialising = 0
+        try:
+            for i, stmt in enumerate(stmts):
+                self.facts.live_blocks.add(stmt)
+                try:
+                    goes_on = self.exec_stmt(stmt, frame)
+                except _Terminated:
+                    goes_on = False
+                if not goes_on:
+                    # the rest of the block does not run here (in this trace: another may run it)
+                    self.facts.dead_blocks.update(stmts[i + 1:])
+                    return None
+                if not initialising and type(stmt) is cst.If and self._returns_once_set(stmt, stmts[i + 1:], frame):
+                    initialising = 1
+                    self._initialising += 1
+                    self.facts.initialising.update(stmts[i + 1:])
+            return frame.env
+        finally:
+            self._initialising -= initialising
+
+    def _returns_once_set(self, stmt: cst.If, rest: Sequence[cst.CSTNode], frame: Frame) -> bool:
+        """``if G: return`` (``if G is not None: return G``, ``if key in G: return G[key]``) on a module
+        global ``G`` that the statements after it set (``G = True``, ``G[key] = ...``; also inside a
+        ``with``, which runs its body): they run while ``G`` is unset, and set it, so once -- a lazy
+        initialisation written as an early return, as ``if G is None: G = ...`` is one."""
+        if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
+            return False
+        test = stmt.test
+        if isinstance(test, cst.Name):
+            name, key = test.value, None
+        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+            if isinstance(op, cst.IsNot) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
+                    and right.value == "None":
+                name, key = test.left.value, None
+            elif isinstance(op, cst.In) and isinstance(right, cst.Name):
+                name, key = right.value, self.index.module.code_for_node(test.left)
+            else:
+                return False
+        else:
+            return False
+        return self._guarded_global(name, frame) and self._sets_global(rest, frame.fn, name, key, depth=0)
 
     def _branch(self, block: Optional[cst.CSTNode], frame: Frame, env: Dict[str, Value]) -> Optional[Dict[str, Value]]:
         saved = frame.env
@@ -1403,10 +1434,16 @@ class Analyzer:
         info = self.index.globals.get(name)
         return info is not None and info.kind == "value"
 
-    def _sets_global(self, block: cst.BaseSuite, fn: FunctionInfo, name: str, key: Optional[str], depth: int) -> bool:
-        """A statement at the top of ``block`` (in ``fn``) assigns global ``name`` (``name[key]``), or
-        calls a function of this module whose body does at its top."""
-        for stmt in block.body:
+    def _sets_global(self, block: Union[cst.BaseSuite, Sequence[cst.CSTNode]], fn: FunctionInfo, name: str,
+                     key: Optional[str], depth: int) -> bool:
+        """A statement at the top of ``block`` (in ``fn``; a block or its statements) assigns global
+        ``name`` (``name[key]``), or calls a function of this module whose body does at its top; the
+        body of a ``with`` there is at the top too (it runs whenever the ``with`` does)."""
+        for stmt in (block if isinstance(block, (list, tuple)) else block.body):
+            if isinstance(stmt, cst.With):
+                if self._sets_global(stmt.body, fn, name, key, depth):
+                    return True
+                continue
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:

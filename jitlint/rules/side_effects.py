@@ -116,7 +116,9 @@ class MutableGlobalRead(Rule):
     first call traced it), nor a memo (a dict every function of the module
     changes only by storing an entry whose key it has just found missing --
     `if key not in D:`, `hit = D.get(key); if hit is not None: return hit`,
-    anything under `if not D:` -- or by dropping entries: a read gives what
+    anything under `if not D:`, or after `if key in OTHER: return` / `if
+    LOADED: return` in a block that goes on to store `OTHER[key]` / set
+    `LOADED`, so that the store runs once for each key -- or by dropping entries: a read gives what
     computing the entry again gives, and what the entry is computed from is
     checked where it is read), nor `TABLE[key](...)` dispatch through such tables: jitlint
     cannot see changes made from other modules, and prefers silence there.
@@ -350,8 +352,11 @@ class OuterStateWrite(Rule):
     write of a value that is not traced to a global, in the branch of a test
     that the global is still unset (`if CACHE is None:` whose branch sets
     `CACHE`, `if key not in REGISTRY:` whose branch sets `REGISTRY[key]`, also
-    through a function of the module that the branch calls), or in a function
-    that traced code calls only from such a branch. The branch runs once, on
+    through a function of the module that the branch calls; or written as an
+    early return, `if _LOADED: return` / `if key in REGISTRY: return ...`
+    followed by code that sets `_LOADED` / `REGISTRY[key]`, also inside a
+    `with lock:`), or in a function that traced code calls only from such a
+    branch. The branch runs once, on
     the first call, whether the code is run eagerly or traced once and the
     trace kept, so the global ends up the same. The same holds for the entries
     of a memo dict (see JIT101) that are not traced, and for dropping its
