@@ -286,6 +286,20 @@ def _bound_around(fn: Optional[FunctionInfo], name: str) -> bool:
     return False
 
 
+def _state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Optional[Tuple[str, Optional[str]]]:
+    """``G is None`` / ``key not in G`` (``unset``), ``G is not None`` / ``key in G`` (not): the name
+    ``G`` and the code of the key (None for the first form); None for any other test."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if isinstance(op, cst.Is if unset else cst.IsNot) and isinstance(test.left, cst.Name) \
+            and isinstance(right, cst.Name) and right.value == "None":
+        return test.left.value, None
+    if isinstance(op, cst.NotIn if unset else cst.In) and isinstance(right, cst.Name):
+        return right.value, module.code_for_node(test.left)
+    return None
+
+
 def _empty_display(node: cst.BaseExpression) -> bool:
     """``()``, ``[]`` or ``{}``: an empty tuple, list or dict display."""
     return isinstance(node, (cst.Tuple, cst.List, cst.Dict)) and not node.elements
@@ -1155,19 +1169,10 @@ class Analyzer:
         if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
             return False
         test = stmt.test
-        if isinstance(test, cst.Name):
-            name, key = test.value, None
-        elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            op, right = test.comparisons[0].operator, test.comparisons[0].comparator
-            if isinstance(op, cst.IsNot) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
-                    and right.value == "None":
-                name, key = test.left.value, None
-            elif isinstance(op, cst.In) and isinstance(right, cst.Name):
-                name, key = right.value, self.index.module.code_for_node(test.left)
-            else:
-                return False
-        else:
+        found = (test.value, None) if isinstance(test, cst.Name) else _state_test(test, self.index.module, unset=False)
+        if found is None:
             return False
+        name, key = found
         return self._guarded_global(name, frame) and self._sets_global(rest, frame.fn, name, key, depth=0)
 
     def _branch(self, block: Optional[cst.CSTNode], frame: Frame, env: Dict[str, Value]) -> Optional[Dict[str, Value]]:
@@ -1380,13 +1385,10 @@ class Analyzer:
         if own is not None:
             # `if self._cache is None: self._cache = ...`: the object's lazy cache, filled on first use
             return self._sets_own_attribute(stmt.body, own)
-        if isinstance(op, cst.Is) and isinstance(test.left, cst.Name) and isinstance(right, cst.Name) \
-                and right.value == "None":
-            name, key = test.left.value, None
-        elif isinstance(op, cst.NotIn) and isinstance(right, cst.Name):
-            name, key = right.value, self.index.module.code_for_node(test.left)
-        else:
+        found = _state_test(test, self.index.module, unset=True)
+        if found is None:
             return False
+        name, key = found
         alias = frame.fn.scope.single_value(name) if frame.fn.scope.is_local(name) else None
         if isinstance(alias, cst.Name):
             name = alias.value  # `backend = _BACKEND` then `if backend is None:`
