@@ -83,7 +83,9 @@ def _trace_word_pattern(extra: Tuple[str, ...]) -> "re.Pattern[bytes]":
     if pattern is None:
         words = TRACE_WORDS + tuple(name.rsplit(".", 1)[-1] for name in extra)
         alternatives = b"|".join(re.escape(w.encode()) for w in words)
-        pattern = _WORD_PATTERNS[extra] = re.compile(rb"(?<![A-Za-z0-9])(?:" + alternatives + rb")(?![A-Za-z0-9])")
+        # (and `.at[`: a JAX array update whose result is dropped is reported wherever it is, see JIT105)
+        pattern = _WORD_PATTERNS[extra] = re.compile(rb"(?<![A-Za-z0-9])(?:" + alternatives + rb")(?![A-Za-z0-9])"
+                                                     rb"|\.at\[")
     return pattern
 
 

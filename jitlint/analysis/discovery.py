@@ -1525,6 +1525,10 @@ class ModuleIndex:
                     parents[id(child)] = node
                     push((child, scope, cls, loops, here))
 
+    def call_scope(self, call: cst.Call) -> Optional[Scope]:
+        """The scope a call of this module is made in (where the names it reads are looked up)."""
+        return self._call_here.get(call)
+
     def _calls_binding_of(self, entry: EntryPoint, name: str, call: cst.Call) -> bool:
         """Whether the bare-name call ``call`` of ``name`` may call what ``entry`` binds to that name:
         its arguments fit (see :meth:`EntryPoint.accepts`), and Python resolves the name from the

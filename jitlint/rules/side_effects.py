@@ -9,7 +9,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
-from jitlint.analysis.scopes import names_bound_in
+from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, name_references, path_to,
                                      result_discarded, returned_values, string_value)
@@ -1370,6 +1370,10 @@ def _opens_for_reading(call: cst.Call) -> bool:
     return text is not None and not any(letter in text for letter in "wax+")
 
 
+#: the update methods of JAX's ``x.at[i]``: each returns a new array
+_AT_UPDATES = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
+
+
 class InPlaceArrayUpdate(Rule):
     """## What it does
     Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, where `x`
@@ -1377,10 +1381,16 @@ class InPlaceArrayUpdate(Rule):
     A parameter that may be a dict or list pytree is not flagged: item
     assignment is legal on those.
 
+    Also flags, anywhere in the module (traced or not), an `.at[...]` update
+    whose result is thrown away: `x.at[i].add(v)` as a statement of its own
+    returns the updated array and leaves `x` as it was, silently.
+
     ## Why is this bad?
     JAX arrays are immutable, under jit and eagerly: `TypeError: JAX arrays
     are immutable and do not support in-place item assignment. Instead of
-    x[idx] = y, use x = x.at[idx].set(y)`. Under `jax.disable_jit()` with a
+    x[idx] = y, use x = x.at[idx].set(y)`. A discarded `x.at[idx].set(y)`
+    raises nothing: the update is lost (measured on JAX 0.10.2: the array is
+    unchanged after five such statements, eagerly and under jit). Under `jax.disable_jit()` with a
     NumPy input the same code silently mutates the caller's array. Where the
     index is a traced boolean mask, `x.at[mask].set(v)` fails under jit as well
     (`NonConcreteBooleanIndexError`): the message then advises
@@ -1442,6 +1452,52 @@ class InPlaceArrayUpdate(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             self._check(t.target, lambda: self.ctx.code(node.value, 24))
+
+    def check_module(self) -> None:
+        """``x.at[i].add(v)`` as a statement, ``x`` a name bound once to an array JAX makes: the updated
+        array it returns is dropped.  (A Pallas or state ref's ``.at[i].set(v)`` writes the ref: a ref
+        is not made by ``jnp``.)"""
+        index = self.ctx.index
+        for method in _AT_UPDATES:
+            for call in index.calls_by_name.get("." + method, ()):
+                holder = call.func.value
+                if not (type(holder) is cst.Subscript and type(holder.value) is cst.Attribute
+                        and holder.value.attr.value == "at" and type(index.parents.get(id(call))) is cst.Expr
+                        and type(holder.value.value) is cst.Name):
+                    continue
+                array = holder.value.value.value
+                here = index.call_scope(call)
+                home = here.resolve(array) if here is not None else None
+                if home is None or not self._array_name(array, home, 0):
+                    continue
+                self.report(call, f"`{self.ctx.code(call, 40)}` returns the updated array, and it is discarded: JAX "
+                                  f"arrays are immutable, so `{array}` is unchanged (assign it: `{array} = "
+                                  f"{array}.at[...].{method}(...)`)", subject=array)
+
+    def _array_name(self, name: str, scope, depth: int) -> bool:
+        """Every binding of ``name`` in ``scope`` assigns it an array JAX makes."""
+        bindings = scope.bindings.get(name) if not scope.declares(name) else None
+        return bool(bindings) and depth < 4 and all(
+            b.kind is BindingKind.ASSIGNMENT and self._makes_array(b.value, scope, depth + 1) for b in bindings)
+
+    def _makes_array(self, value: Optional[cst.BaseExpression], scope, depth: int) -> bool:
+        """``value`` is an array JAX makes: a call of ``jax.numpy`` / ``lax`` / ``random`` / ``nn``, an
+        ``.at[...]`` update, arithmetic on one, an element or slice of one, a name bound only to them."""
+        if isinstance(value, cst.BinaryOperation):
+            return self._makes_array(value.left, scope, depth) or self._makes_array(value.right, scope, depth)
+        if isinstance(value, cst.Subscript):
+            return self._makes_array(value.value, scope, depth)
+        if isinstance(value, cst.Name):
+            return scope.resolve(value.value) is scope and self._array_name(value.value, scope, depth)
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _AT_UPDATES and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at":
+            return True
+        if isinstance(func, cst.Attribute) and self._makes_array(func.value, scope, depth):
+            return True  # a method of an array (`jnp.stack(...).reshape(2, -1)`)
+        return (self.ctx.index.qualify(func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn."))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
