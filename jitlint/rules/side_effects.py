@@ -1383,7 +1383,9 @@ class InPlaceArrayUpdate(Rule):
 
     Also flags, anywhere in the module (traced or not), an `.at[...]` update
     whose result is thrown away: `x.at[i].add(v)` as a statement of its own
-    returns the updated array and leaves `x` as it was, silently.
+    returns the updated array and leaves `x` as it was, silently; and so does
+    `x.sort()` (in place for a NumPy array, a sorted copy for a JAX one), where
+    `x` is bound only to arrays JAX makes.
 
     ## Why is this bad?
     JAX arrays are immutable, under jit and eagerly: `TypeError: JAX arrays
@@ -1454,25 +1456,31 @@ class InPlaceArrayUpdate(Rule):
             self._check(t.target, lambda: self.ctx.code(node.value, 24))
 
     def check_module(self) -> None:
-        """``x.at[i].add(v)`` as a statement, ``x`` a name bound once to an array JAX makes: the updated
-        array it returns is dropped.  (A Pallas or state ref's ``.at[i].set(v)`` writes the ref: a ref
-        is not made by ``jnp``.)"""
+        """``x.at[i].add(v)`` (or ``x.sort()``, in place for NumPy) as a statement, ``x`` a name bound only
+        to arrays JAX makes: the new array it returns is dropped.  (A Pallas or state ref's
+        ``.at[i].set(v)`` writes the ref: a ref is not made by ``jnp``.)"""
         index = self.ctx.index
-        for method in _AT_UPDATES:
+        for method in _AT_UPDATES + ("sort",):
             for call in index.calls_by_name.get("." + method, ()):
                 holder = call.func.value
-                if not (type(holder) is cst.Subscript and type(holder.value) is cst.Attribute
-                        and holder.value.attr.value == "at" and type(index.parents.get(id(call))) is cst.Expr
-                        and type(holder.value.value) is cst.Name):
+                if method == "sort":
+                    base = holder  # `x.sort()`: NumPy sorts in place, JAX returns the sorted copy
+                elif type(holder) is cst.Subscript and type(holder.value) is cst.Attribute \
+                        and holder.value.attr.value == "at":
+                    base = holder.value.value
+                else:
                     continue
-                array = holder.value.value.value
+                if type(base) is not cst.Name or type(index.parents.get(id(call))) is not cst.Expr:
+                    continue
+                array = base.value
                 here = index.call_scope(call)
                 home = here.resolve(array) if here is not None else None
                 if home is None or not self._array_name(array, home, 0):
                     continue
-                self.report(call, f"`{self.ctx.code(call, 40)}` returns the updated array, and it is discarded: JAX "
-                                  f"arrays are immutable, so `{array}` is unchanged (assign it: `{array} = "
-                                  f"{array}.at[...].{method}(...)`)", subject=array)
+                how = f"{array}.sort()" if method == "sort" else f"{array}.at[...].{method}(...)"
+                self.report(call, f"`{self.ctx.code(call, 40)}` returns a new array, and it is discarded: JAX "
+                                  f"arrays are immutable, so `{array}` is unchanged (assign it: `{array} = {how}`)",
+                            subject=array)
 
     def _array_name(self, name: str, scope, depth: int) -> bool:
         """Every binding of ``name`` in ``scope`` assigns it an array JAX makes."""
