@@ -25,8 +25,7 @@ from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternat
                                      mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, ends_path, guarded_not_none,
-                                     iter_children,
-                                     is_docstring, literal_elements,
+                                     iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
                                      string_value)
