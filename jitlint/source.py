@@ -57,19 +57,22 @@ _BRACKETS_AND_SKIPPED = re.compile(r'''
     | (?P<close>[)\]}])
 ''', re.VERBOSE | re.DOTALL)
 
+#: comments, line continuations and strings (with their prefixes): skipped by the scans below
+_SKIPPED_TEXT = r'''(?P<skip>\#[^\r\n]*|\\\r?\n
+        |[rRbBuUfF]{0,2}(?:"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
+                         |"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'))'''
+_DELIMITERS = r"(?P<open>[(\[{]) | (?P<close>[)\]}]) | (?P<newline>\r\n?|\n)"
 #: what delimits statements and chains: comments, strings and line continuations (skipped),
 #: brackets, newlines, what separates (``,;:=``) and the operators and keywords that chain (the
 #: lookahead skips the characters no token starts with: a third of the time)
-_TOKEN = re.compile(r'''(?=[#\\"'()\[\]{}\r\n,;:=*/<>+\-%@&|^.~aoielrRbBuUfF])(?:
-      (?P<skip>\#[^\r\n]*|\\\r?\n
-        |[rRbBuUfF]{0,2}(?:"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
-                         |"(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'))
-    | (?P<open>[(\[{])
-    | (?P<close>[)\]}])
-    | (?P<newline>\r\n?|\n)
-    | (?P<separator>[,;:=])
-    | (?P<link>\*\*|//|<<|>>|[-+*/%@&|^.~]|\b(?:and|or|if|else)\b)
-)''', re.VERBOSE | re.DOTALL)
+_TOKEN = re.compile(r"(?=[#\\\"'()\[\]{}\r\n,;:=*/<>+\-%@&|^.~aoielrRbBuUfF])(?:" + _SKIPPED_TEXT + " | " + _DELIMITERS
+                    + r" | (?P<separator>[,;:=]) | (?P<link>\*\*|//|<<|>>|[-+*/%@&|^.~]|\b(?:and|or|if|else)\b))",
+                    re.VERBOSE | re.DOTALL)
+#: :data:`_TOKEN` without what separates and chains: what delimits statements alone
+_STATEMENT_TOKEN = re.compile(r"(?=[#\\\"'()\[\]{}\r\nrRbBuUfF])(?:" + _SKIPPED_TEXT + " | " + _DELIMITERS + ")",
+                              re.VERBOSE | re.DOTALL)
+#: what may be a link of a chain, wherever it is (in a string too: a count of them is an upper bound)
+_MAYBE_LINK = re.compile(r"\*\*|//|<<|>>|[-+*/%@&|^.~(\[{]|\b(?:and|or|if|else)\b")
 
 _PREFIX = r"(?:[-+~]|not\s|await\s|lambda\b[^:\r\n]*:)\s*"
 _PREFIX_RUN = re.compile(r"%s(?:%s){%d}" % (_PREFIX, _PREFIX, MAX_PREFIX_RUN - 1))
@@ -198,8 +201,41 @@ def _largest_statement(source: str) -> Tuple[int, int, int, int]:
     return longest[0], -longest[1], chain[0], -chain[1]
 
 
+def _statements_within_bounds(source: str) -> Optional[Tuple[int, int]]:
+    """(characters, offset) of the longest statement when no statement can hold a chain longer than
+    CHAIN_ON_CALLING_THREAD; None when one may (then :func:`_largest_statement` measures).
+
+    A chain has at most as many links as its statement has characters that may be links, and a
+    statement no longer than the limit cannot hold more: only the few long statements are counted
+    (strings and comments in them too, which only raises the count).  One pass over the brackets,
+    newlines, strings and comments, instead of one over every operator and separator as well."""
+    depth = start = 0
+    longest = (0, 0)
+    spans = []
+    for match in _STATEMENT_TOKEN.finditer(source):
+        kind = match.lastgroup
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            if depth:
+                depth -= 1
+        elif kind == "newline" and not depth:
+            spans.append((start, match.start()))
+            start = match.end()
+    spans.append((start, len(source)))
+    for start, end in spans:
+        longest = max(longest, (end - start, -start))
+        if end - start > CHAIN_ON_CALLING_THREAD \
+                and len(_MAYBE_LINK.findall(source, start, end)) > CHAIN_ON_CALLING_THREAD:
+            return None
+    return longest[0], -longest[1]
+
+
 def check_size(source: str) -> bool:
     """SourceError for a statement too long or a chain too deep to lint; True when the parse needs a large stack."""
+    bounded = _statements_within_bounds(source) if source.count("elif") <= CHAIN_ON_CALLING_THREAD else None
+    if bounded is not None and bounded[0] <= MAX_STATEMENT_CHARS:
+        return False
     chars, offset, links, chain_offset = _largest_statement(source)
     if chars > MAX_STATEMENT_CHARS:
         line, _ = _line_and_column(source, offset)
@@ -293,7 +329,7 @@ def collector_paused() -> Iterator[None]:
 
 def _deferred_pause() -> Iterator[None]:
     if _Deferral.depth == 0 and _Deferral.pending:
-        gc.collect()  # what the block before left
+        gc.collect(0)  # what the block before left (all of it young: the collector was off since)
         _Deferral.pending = False
     gc.disable()
     _Deferral.depth += 1
