@@ -11,7 +11,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (assigned_names, call_argument, iter_children, name_references, path_to,
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, iter_children, name_references, path_to,
                                      result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
@@ -137,6 +137,10 @@ class MutableGlobalRead(Rule):
     while the program is built, the same way each time. When eager code
     changes it too (a switch to mute records), or a change is not set back,
     the read is flagged.
+    Nor is an attribute of a global object that the traced function sets
+    itself before it reads it (`_ctx.total = Total(...)` at the top of its
+    body), or that the context function of a `with ctx():` around the read
+    sets before it yields: it holds what this call put there, in this trace.
     Nor is the test of an initialisation guard (`if key not in REGISTRY:`, see
     JIT102) in a function that traced code reaches only from the branch of
     another one: like the rest of that function, it runs once, on the first
@@ -251,7 +255,8 @@ class MutableGlobalRead(Rule):
             return  # traced only by vmap, which traces again on every call: the read is fresh
         if not ctx.body.kept_across_calls:
             return  # traced only by jit wrappers made anew on each call of the function around them
-        if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node):
+        if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node) \
+                or self._set_here_first(node):
             return
         if ctx.index.rebound_by_calls(node.value, ctx.function) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
@@ -264,6 +269,40 @@ class MutableGlobalRead(Rule):
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _set_here_first(self, node: cst.Name) -> bool:
+        """``G.attr`` read (or tested, ``hasattr(G, "attr")``, or dropped, ``delattr(G, "attr")``) after
+        the function's own ``G.attr = value`` in an earlier statement at the top of its body, or in
+        the block of a ``with ctx():`` whose context function of this module does that before it
+        yields (a context that puts a fresh object on a thread-local): what is read is what this
+        call, in this trace, put there, not state from outside the trace."""
+        ctx = self.ctx
+        parent = ctx.parent(node)
+        attr = None
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            attr = parent.attr.value
+        elif isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+                    and call.func.value in ("hasattr", "getattr", "delattr") and len(call.args) >= 2 \
+                    and call.args[0] is parent:
+                attr = string_value(call.args[1].value)
+        fn = ctx.function.node
+        if not isinstance(attr, str) or not isinstance(fn, cst.FunctionDef):
+            return False
+        current: Optional[cst.CSTNode] = node
+        while current is not None and current is not fn:
+            child, current = current, ctx.parent(current)
+            if current is fn:  # (the walk gives a statement of the body its function as parent)
+                return _assigns_attribute_first(fn, node.value, attr, lambda stmt: stmt is child)
+            if isinstance(current, cst.With) and child is current.body:
+                for item in current.items:
+                    entered = item.item.func if isinstance(item.item, cst.Call) else None
+                    callee = ctx.index.functions.get(entered.value) if isinstance(entered, cst.Name) else None
+                    if callee is not None and isinstance(callee.node, cst.FunctionDef) and _assigns_attribute_first(
+                            callee.node, node.value, attr, lambda stmt: any_node([stmt], _is_yield)):
+                        return True
+        return False
 
     def _changed_only_while_tracing(self, name: str) -> bool:
         """Every function that changes global ``name`` sets attributes of it that it sets back in a
@@ -1323,6 +1362,27 @@ class SideEffectInTracedCode(Rule):
             return True
         vmaps = [e for e in ctx.index.entries if e.function is ctx.function]
         return bool(vmaps) and all(e.scope is fn for e in vmaps)
+
+
+def _assigns_attribute_first(fn: cst.FunctionDef, name: str, attr: str, until: Callable[[cst.CSTNode], bool]) -> bool:
+    """A statement at the top of ``fn``'s body, before the first that ``until`` accepts, is ``name.attr =
+    value``."""
+    if not isinstance(fn.body, cst.IndentedBlock):
+        return False
+    for stmt in fn.body.body:
+        if until(stmt):
+            return False
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                    and t.target.value.value == name and t.target.attr.value == attr for t in small.targets)
+                for small in stmt.body):
+            return True
+    return False
+
+
+def _is_yield(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Yield)
 
 
 def _restores_attributes(fn: cst.CSTNode, name: str) -> bool:
