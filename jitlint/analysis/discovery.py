@@ -549,12 +549,14 @@ def _imports_jax(block: cst.BaseSuite) -> bool:
 
 def _computed_from(expr: cst.BaseExpression, static: Set[str],
                    qualify: Optional[Callable[[cst.BaseExpression], Optional[str]]] = None,
-                   local: Optional[Callable[[str], Sequence[cst.BaseExpression]]] = None) -> bool:
+                   local: Optional[Callable[[str], Sequence[cst.BaseExpression]]] = None,
+                   module: Optional[Callable[[str], Optional[Sequence[cst.BaseExpression]]]] = None) -> bool:
     """Whether ``expr`` reads ``self`` only through static fields (or static attributes such as
-    ``.shape``), and otherwise only literals, builtins, NumPy and ``math`` (given ``qualify``) and
-    the locals whose values ``local`` gives (every one assigned), computed so too: its value is a
-    Python value. The shape, dtype... and ``len()`` of anything are too: a tracer's length is its
-    static leading dimension."""
+    ``.shape``), and otherwise only literals, builtins, NumPy and ``math`` (given ``qualify``), the
+    locals whose values ``local`` gives (every one assigned) and the module's names whose values
+    ``module`` gives (a constant global: nothing; a function: what it returns), computed so too: its
+    value is a Python value. The shape, dtype... and ``len()`` of anything are too: a tracer's length
+    is its static leading dimension."""
     stack: List[cst.CSTNode] = [expr]
     seen: Set[str] = set()
     while stack:
@@ -566,6 +568,12 @@ def _computed_from(expr: cst.BaseExpression, static: Set[str],
             if bound:
                 seen.add(node.value)  # (`box = np.asarray(self.box_size)`: what it holds is checked)
                 stack.extend(bound)
+                continue
+        if isinstance(node, cst.Name) and module is not None:
+            given = module(node.value)
+            if given is not None:
+                seen.add(node.value)  # (`get_mesh()` returning the module's `_MESH`: what it returns is checked)
+                stack.extend(given)
                 continue
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
             continue
@@ -1260,11 +1268,29 @@ class ModuleIndex:
             for name, returned in properties.items():
                 if name not in out and returned and all(
                         v is not None and _computed_from(v, static | out, self.qualify,
-                                                         partial(_assigned_values, cls.methods[name]))
+                                                         partial(_assigned_values, cls.methods[name]),
+                                                         self._host_value_of)
                         for v in returned):
                     out.add(name)
                     grew = True
         return out
+
+    def _host_value_of(self, name: str) -> Optional[Sequence[cst.BaseExpression]]:
+        """What a module-level name read in a property stands for, to be checked as the property's own
+        value is (see :func:`_computed_from`): nothing for a global bound once at module level that no
+        function rebinds or changes (its value was made at import, eagerly: no tracer); the values a
+        module-level function returns, when every ``return`` gives one; None for anything else."""
+        info = self.globals.get(name)
+        if info is None:
+            return None
+        if info.kind == "value":
+            changed = info.assignments != 1 or name in self.global_written or self.mutated_in_functions.get(name)
+            return None if changed else ()
+        fn = self.functions.get(name)
+        if info.kind != "function" or fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.cls is not None:
+            return None
+        returned = returned_values(fn.node.body)
+        return returned if returned and all(v is not None for v in returned) else None
 
     def _registrations_through_helper(self, call: cst.Call) -> List[cst.Call]:
         """``register(Runtime, meta=("n",))`` at module level, ``register`` a function of this module
