@@ -358,6 +358,12 @@ STRUCTURAL_TESTS = frozenset({"hasattr", "isinstance", "type", "callable"})
 TRACER_LACKS = frozenset({"sharding", "device", "block_until_ready", "copy_to_host_async", "_value", "format",
                           "platform"})
 
+#: JAX functions that return a Python list of arrays (measured on JAX 0.10.2: ``type(jnp.split(x, 2))`` is
+#: ``list``), whose slots can be assigned
+LIST_OF_ARRAYS_FUNCTIONS = frozenset({"jax.numpy.split", "jax.numpy.array_split", "jax.numpy.hsplit",
+                                      "jax.numpy.vsplit", "jax.numpy.dsplit", "jax.numpy.meshgrid",
+                                      "jax.numpy.broadcast_arrays"})
+
 #: attributes an array tracer has, as a concrete array does (measured on JAX 0.10.2)
 TRACER_HAS = frozenset({"shape", "dtype", "ndim", "size", "aval", "weak_type", "nbytes", "itemsize", "T",
                         "astype", "reshape", "item", "tolist", "devices", "__jax_array__"})

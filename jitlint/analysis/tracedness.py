@@ -299,6 +299,25 @@ def _state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Op
     return None
 
 
+def _scalar_annotation(ann: cst.BaseExpression) -> bool:
+    """A shape-() array annotation: jaxtyping's ``Scalar`` / ``ScalarLike``, ``Int[Scalar, ""]``,
+    ``Float[Array, ""]`` (a dtype annotation with an empty shape)."""
+    def last(node: cst.BaseExpression) -> Optional[str]:
+        if isinstance(node, cst.Name):
+            return node.value
+        return node.attr.value if isinstance(node, cst.Attribute) else None
+
+    if last(ann) in ("Scalar", "ScalarLike"):
+        return True
+    if not (isinstance(ann, cst.Subscript) and last(ann.value) in ARRAY_ANNOTATIONS and len(ann.slice) == 2):
+        return False
+    array, shape = (el.slice.value if isinstance(el.slice, cst.Index) else None for el in ann.slice)
+    if array is not None and last(array) in ("Scalar", "ScalarLike"):
+        return True
+    dims = string_value(shape) if shape is not None else None
+    return isinstance(dims, str) and not dims.strip()
+
+
 def _empty_display(node: cst.BaseExpression) -> bool:
     """``()``, ``[]`` or ``{}``: an empty tuple, list or dict display."""
     return isinstance(node, (cst.Tuple, cst.List, cst.Dict)) and not node.elements
@@ -995,6 +1014,10 @@ class Analyzer:
         head = text.split("[")[0].split(".")[-1]
         if head in ("int", "float", "bool", "str"):
             return STATIC
+        if _scalar_annotation(ann):
+            # a filter transform traces what is an array when it is called: a shape-() annotation
+            # (`n: Int[Scalar, ""]`) fits a Python number as well, which it keeps static
+            return MAYBE
         if head in ARRAY_ANNOTATIONS:
             return traced(Reason(entry.site, f"parameter `{p.name.value}` of `{entry.function.label}` is an "
                                              f"array, which {entry.label} (line {{line}}) traces"), is_array=True)
@@ -1568,6 +1591,9 @@ class Analyzer:
         if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("any", "all") \
                 and len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
             return self._concrete_names_of_each(test.func.value, test.args[0].value, env)
+        exact = self._exact_type_test(test, env)
+        if exact is not None:
+            return exact
         predicate = self._type_predicate(test)
         if predicate is not None:  # `_has_tracer(w)`, a function of the module that returns a type test
             body, renamed = predicate
@@ -1596,6 +1622,28 @@ class Analyzer:
         if types == "tracer" or (types == "jax array" and not _known_structure(env[name])):
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
+
+    def _exact_type_test(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Optional[Tuple[frozenset, frozenset]]:
+        """``type(x) is str`` (``==``, ``in (int, float)``; ``is not``, ``!=``, ``not in`` the other way):
+        where the type of ``x`` is one that holds only concrete values, ``x`` is no tracer (a tracer's
+        type is JAX's tracer class), as ``isinstance(x, str)`` says."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.left, cst.Call) and isinstance(test.left.func, cst.Name)
+                and test.left.func.value == "type" and len(test.left.args) == 1
+                and isinstance(test.left.args[0].value, cst.Name)
+                and self.facts.read_scope.get(test.left.func) == "builtin"):
+            return None
+        name = test.left.args[0].value.value
+        op = test.comparisons[0].operator
+        if name not in env or env[name].kind is Kind.STATIC \
+                or self._instance_types(test.comparisons[0].comparator) != "concrete":
+            return None
+        proven = frozenset((name,))
+        if isinstance(op, (cst.Is, cst.Equal, cst.In)):
+            return proven, _NOTHING
+        if isinstance(op, (cst.IsNot, cst.NotEqual, cst.NotIn)):
+            return _NOTHING, proven
+        return None
 
     def _type_predicate(self, test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, Dict[str, str]]]:
         """``_has_tracer(w)``: a call, with names as arguments, of a module-level function whose body is
@@ -3311,8 +3359,12 @@ class Analyzer:
                                       "code is traced, even on constants", self._why_here())
             is_bool = q in jax_api.BOOLEAN_ARRAY_FUNCTIONS or casts_to_bool(
                 call, jax_api.DTYPE_CAST_FUNCTIONS.get(q), self.index.qualify, self.facts.read_scope)
-            return traced(reason, is_array=True, is_bool=is_bool,
-                          dtype_kind="b" if is_bool else self._result_dtype_kind(call, q))
+            array = traced(reason, is_array=True, is_bool=is_bool,
+                           dtype_kind="b" if is_bool else self._result_dtype_kind(call, q))
+            if q in jax_api.LIST_OF_ARRAYS_FUNCTIONS:
+                # `jnp.split(x, 2)` gives a Python list of arrays: `parts[i] = ...` rebinds a slot of it
+                return Value(Kind.TRACED, reason, container=True, element=array)
+            return array
         if q in ("jax.numpy.issubdtype", "numpy.issubdtype") and len(args) == 2:
             decided = self._issubdtype(args)
             if decided is not None:
