@@ -669,6 +669,12 @@ class Analyzer:
                 env[name] = MAYBE
                 continue
             if filter_static and not entry.all_traced:
+                if fn.is_method and positional and param is positional[0] and not entry.self_bound \
+                        and fn.cls is not None and self.index.plain_class(fn.cls.name, not_a_pytree=True):
+                    # an instance of a plain class is no pytree: one leaf, not an array, which a filter
+                    # transform keeps static (the caller's own object, and what is written to it stays)
+                    env[name] = STATIC
+                    continue
                 env[name] = self._filter_param(param, entry)
                 continue
             if fn.is_method and positional and param is positional[0] and not entry.self_bound and not entry.all_traced:
