@@ -25,6 +25,7 @@ from jitlint.analysis.scopes import (
 from jitlint.analysis.syntax import (
     any_node,
     ends_path,
+    is_docstring,
     handler_catches,
     name_references,
     unpacked_targets,
@@ -829,6 +830,9 @@ class ModuleIndex:
         self._lineages: Optional[List[List[ClassInfo]]] = None
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
         self._import_time_uses: Optional[List[Tuple[int, Set[str], Set[str]]]] = None
+        #: module-level function or wrapper -> the names it reads (see _first_trace_of), and its results
+        self._names_read: Optional[Dict[str, Set[str]]] = None
+        self._first_traces: Dict[str, Optional[int]] = {}
         self._memos: Dict[str, bool] = {}
         self._top_index: Optional[Dict[int, int]] = None
         self._binding_places: Dict[int, Tuple[Optional[int], bool]] = {}
@@ -2011,7 +2015,98 @@ class ModuleIndex:
         position = self.statement_index.get(node)
         if position is not None and info.last_statement > position and self._one_literal_value(name):
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
+        if top.cls is None and position is not None and info.last_statement > position:
+            first = self._first_trace_of(top.name)
+            if first is not None and info.last_statement < first:
+                return False  # (a script that sets its data up, then runs the jitted loss: traced after)
         return position is None or info.last_statement > position
+
+    def _makes_wrapper(self, func: cst.BaseExpression) -> bool:
+        """``func`` returns a wrapper of the function it is given and traces nothing (``jax.jit``,
+        ``jax.grad``, ``functools.partial``), also a module function whose body returns such a call of
+        its parameter (``def hessian(f): return jacfwd(jacrev(f))``)."""
+        if (self.qualify(func) or "") in jax_api.WRAPPER_MAKERS:
+            return True
+        fn = self.functions.get(func.value) if isinstance(func, cst.Name) else None
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.parent is not None or fn.cls is not None:
+            return False
+        returned = returned_values(fn.node.body)
+        statements = [st for st in fn.node.body.body if not is_docstring(st)] \
+            if isinstance(fn.node.body, cst.IndentedBlock) else []
+        value = returned[0] if len(returned) == 1 and len(statements) == 1 else None
+        while isinstance(value, cst.Call) and (self.qualify(value.func) or "") in jax_api.WRAPPER_MAKERS \
+                and value.args:
+            value = value.args[0].value
+        return isinstance(value, cst.Name) and any(p.name.value == value.value for p, _ in fn.params)
+
+    def _first_trace_of(self, name: str) -> Optional[int]:
+        """The index of the first module statement run at import time that may trace the module-level
+        function ``name``, or None when none may (its functions run when another module calls them).
+
+        The names that reach it are the functions and module-level wrappers that name it, or name one
+        that does.  Of those, calling a wrapper (``step = jax.jit(loss)``), a decorated function, or a
+        function whose body may trace it traces; calling a plain function runs it eagerly, tracing
+        nothing (``print(misfit(x))`` in a script).  So does calling what a call returns
+        (``jax.jit(loss)(x)``), and handing a name that reaches it to a JAX function that traces
+        what it is given (``lax.fori_loop(0, n, body, x)``), or a wrapper to anything."""
+        if name in self._first_traces:
+            return self._first_traces[name]
+        if self._names_read is None:
+            self._names_read = {}
+            for fn in self.functions.values():
+                if fn.parent is None and fn.cls is None:
+                    self._names_read[fn.name] = {n.value for n in name_references(fn.node)}
+            for stmt in self.module.body:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
+                        read = {n.value for n in name_references(small.value)}
+                        for t in small.targets:
+                            if isinstance(t.target, cst.Name):
+                                self._names_read.setdefault(t.target.value, set()).update(read)
+        users = {name}
+        grew = True
+        while grew:  # the functions and module-level wrappers that reach it, to a fixed point
+            grew = False
+            for reader, read in self._names_read.items():
+                if reader not in users and read & users:
+                    users.add(reader)
+                    grew = True
+        # the names whose call may trace it: wrappers (anything but a plain module function) and
+        # decorated functions among them, then the functions whose bodies call or hand on those
+        tracing = {n for n in users if n not in self.functions
+                   or (isinstance(self.functions[n].node, cst.FunctionDef) and self.functions[n].node.decorators)}
+
+        def may_trace(node: cst.CSTNode) -> bool:
+            if not isinstance(node, cst.Call):
+                return False
+            func = node.func
+            root = func
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in tracing:
+                return True  # `step(x)`, `step.lower(x)`
+            if isinstance(func, cst.Call) and any(n.value in users for n in name_references(func)):
+                return True  # `jax.jit(loss)(x)`
+            handed = [a.value.value for a in node.args if isinstance(a.value, cst.Name) and a.value.value in users]
+            if not handed or self._makes_wrapper(func):
+                return False
+            return (self.qualify(func) or "").startswith("jax.") or any(n in tracing for n in handed)
+
+        grew = True
+        while grew:
+            grew = False
+            for n in users - tracing:
+                fn = self.functions.get(n)
+                if fn is not None and any_node([fn.node.body], may_trace):
+                    tracing.add(n)
+                    grew = True
+        first: Optional[int] = None
+        for i, stmt in enumerate(self.module.body):
+            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace):
+                first = i
+                break
+        self._first_traces[name] = first
+        return first
 
     def jax_import_flags(self) -> Set[str]:
         """Module globals that say JAX could be imported: set to True in the body of a module-level

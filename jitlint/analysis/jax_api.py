@@ -160,6 +160,11 @@ RETRACES_EVERY_CALL = frozenset({"jax.vmap", "equinox.filter_vmap", "flax.nnx.vm
 #: gets, unchanged (``jax.named_call``: the call runs inside a name scope; jax 0.10.2)
 ARGUMENT_PRESERVING_WRAPPERS = frozenset({"jax.named_call"})
 
+#: calls that return a wrapper of the function they are given and trace nothing until it is called
+WRAPPER_MAKERS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | RETRACES_EVERY_CALL | ARGUMENT_PRESERVING_WRAPPERS \
+    | frozenset({"jax.checkpoint", "jax.remat", "jax.custom_jvp", "jax.custom_vjp", "jax.numpy.vectorize",
+                 "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_vmap", "functools.partial"})
+
 #: transforms that do not stage code out: Python control flow on values works there
 #: transforms that differentiate with respect to ``argnums`` and pass the other arguments through
 DIFFERENTIATING_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev",

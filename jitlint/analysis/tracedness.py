@@ -3000,6 +3000,13 @@ class Analyzer:
             if init is None:
                 return None
             carry = self._traced_like(init, reason)
+            if q == "jax.lax.scan":
+                # each step gets a slice of `xs` with the structure of `xs`: a tuple of arrays gives a
+                # tuple of slices (`pair == ignore` then compares a tuple with a number: False)
+                xs = self._lax_argument(call, args, 2, "xs")
+                sliced = self._traced_like(xs, reason) if xs is not None and xs.kind is Kind.TRACED and (
+                    xs.items is not None or xs.mapping) else None
+                return [carry, sliced]
             return {"jax.lax.fori_loop": [None, carry], "jax.lax.while_loop": [carry]}.get(q, [carry, None])
         if q in jax_api.LAX_OPERANDS:
             operands = [value for a, value in args if a.keyword is None][jax_api.LAX_OPERANDS[q]:]

@@ -1088,12 +1088,17 @@ class BadStaticArguments(Rule):
             return f"the string {ctx.code(value)}"
         if isinstance(value, cst.Lambda):
             return "a lambda"
-        if isinstance(value, cst.Name) and value.value in index.functions:
+        root = value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name):
             owner = index.owner_of(call)
             here = owner.scope if isinstance(owner, FunctionInfo) else index.scope_model.module_scope
+            if here.resolve(root.value) is not index.scope_model.module_scope:
+                return None  # a local (`beta = jnp.exp(log_beta)`) shadows the module's function or import
+        if isinstance(value, cst.Name) and value.value in index.functions:
             info = index.globals.get(value.value)
-            if here.resolve(value.value) is index.scope_model.module_scope and info is not None \
-                    and info.kind == "function" and info.assignments == 1:
+            if info is not None and info.kind == "function" and info.assignments == 1:
                 return f"the function `{value.value}`"
         q = ctx.qualify(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if q is not None and jax_api.is_array_api_function(q):
