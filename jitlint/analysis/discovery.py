@@ -1294,7 +1294,24 @@ class ModuleIndex:
         if info.kind != "function" or fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.cls is not None:
             return None
         returned = returned_values(fn.node.body)
-        return returned if returned and all(v is not None for v in returned) else None
+        if not returned or any(v is None for v in returned):
+            return None
+        if all(self._imported_attribute(v, fn) for v in returned):
+            return ()  # `from jax._src import mesh as mesh_lib; return mesh_lib.thread_resources.env.mesh`
+        return returned
+
+    def _imported_attribute(self, value: cst.BaseExpression, fn: "FunctionInfo") -> bool:
+        """``value`` is a name an import binds (in ``fn`` or at module level), or an attribute of one:
+        a module's object, made when it was imported, not a tracer."""
+        while isinstance(value, cst.Attribute):
+            value = value.value
+        if not isinstance(value, cst.Name):
+            return False
+        local = fn.scope.bindings_of(value.value) if fn.scope is not None else []
+        if local:
+            return all(b.kind is BindingKind.IMPORT for b in local)
+        info = self.globals.get(value.value)
+        return info is not None and info.kind == "import"
 
     def _registrations_through_helper(self, call: cst.Call) -> List[cst.Call]:
         """``register(Runtime, meta=("n",))`` at module level, ``register`` a function of this module
