@@ -3275,7 +3275,13 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
                     key = module.code_for_node(t.slice[0].slice.value)
                     if not all_missing and (whole or key not in missing):
                         return False
+            added = _added_keys(small, name)
+            # `SEEN.add(key)` (anywhere in the statement): a set's entry, stored as a dict's is
+            if added and not all_missing and (whole or any(module.code_for_node(k) not in missing for k in added)):
+                return False
             call = small.value if isinstance(small, cst.Expr) else None
+            if _adds_to(call, name) is not None:
+                continue
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == name \
                     and call.func.attr.value not in _DROPPING and call.func.attr.value not in ("get", "keys",
@@ -3326,12 +3332,15 @@ def _once_guard(stmt: cst.If, rest: Sequence[cst.CSTNode], module: cst.Module) -
     pending: List[cst.CSTNode] = list(rest)
     while pending:
         top = pending.pop()
-        if isinstance(top, cst.With):
+        if isinstance(top, (cst.With, cst.Try)):
             pending.extend(top.body.body)
             continue
         if not isinstance(top, cst.SimpleStatementLine):
             continue
         for small in top.body:
+            added = _adds_to(small.value, flag) if isinstance(small, cst.Expr) and key is not None else None
+            if added is not None and module.code_for_node(added) == key:
+                return key  # `REGISTERED.add(key)`
             for target in small.targets if isinstance(small, cst.Assign) else ():
                 t = target.target
                 if key is None and isinstance(t, cst.Name) and t.value == flag:
@@ -3379,9 +3388,31 @@ def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
 
 
 def _stores_into(node: cst.CSTNode, name: str) -> bool:
-    """``name[key] = value`` somewhere in ``node``."""
-    return any_node([node], lambda n: isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript)
-                    and isinstance(n.target.value, cst.Name) and n.target.value.value == name)
+    """``name[key] = value`` (or, of a set, ``name.add(key)``) somewhere in ``node``."""
+    return any_node([node], lambda n: (isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript)
+                                       and isinstance(n.target.value, cst.Name) and n.target.value.value == name)
+                    or _adds_to(n, name) is not None)
+
+
+def _added_keys(node: cst.CSTNode, name: str) -> List[cst.BaseExpression]:
+    """The keys of the ``name.add(key)`` calls in ``node``."""
+    out: List[cst.BaseExpression] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        key = _adds_to(item, name)
+        if key is not None:
+            out.append(key)
+        stack.extend(iter_children(item))
+    return out
+
+
+def _adds_to(node: Optional[cst.CSTNode], name: str) -> Optional[cst.BaseExpression]:
+    """The key of ``name.add(key)``, a call adding to a set; None for anything else."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "add" \
+            and isinstance(node.func.value, cst.Name) and node.func.value.value == name and len(node.args) == 1:
+        return node.args[0].value
+    return None
 
 
 def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:

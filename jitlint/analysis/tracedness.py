@@ -1192,7 +1192,7 @@ class Analyzer:
     def _returns_once_set(self, stmt: cst.If, rest: Sequence[cst.CSTNode], frame: Frame) -> bool:
         """``if G: return`` (``if G is not None: return G``, ``if key in G: return G[key]``) on a module
         global ``G`` that the statements after it set (``G = True``, ``G[key] = ...``; also inside a
-        ``with``, which runs its body): they run while ``G`` is unset, and set it, so once -- a lazy
+        ``with``, which runs its body, or a ``try``): they run while ``G`` is unset, and set it, so once -- a lazy
         initialisation written as an early return, as ``if G is None: G = ...`` is one."""
         if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
             return False
@@ -1470,7 +1470,9 @@ class Analyzer:
         ``name`` (``name[key]``), or calls a function of this module whose body does at its top; the
         body of a ``with`` there is at the top too (it runs whenever the ``with`` does)."""
         for stmt in (block if isinstance(block, (list, tuple)) else block.body):
-            if isinstance(stmt, cst.With):
+            if isinstance(stmt, (cst.With, cst.Try)):
+                # (a `try` body sets it too, when nothing before raises: a failed set leaves it unset,
+                # and the next call tries again, as it would eagerly)
                 if self._sets_global(stmt.body, fn, name, key, depth):
                     return True
                 continue
@@ -1488,6 +1490,11 @@ class Analyzer:
                                 and self.index.module.code_for_node(t.slice[0].slice.value) == key:
                             return True
                 call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+                if key is not None and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                        and call.func.attr.value == "add" and isinstance(call.func.value, cst.Name) \
+                        and call.func.value.value == name and len(call.args) == 1 \
+                        and self.index.module.code_for_node(call.args[0].value) == key:
+                    return True  # `REGISTERED.add(key)`: a set's entry
                 if not isinstance(call, cst.Call) or depth >= 3:
                     continue
                 callee, bound = self.index.resolve_function(call.func, fn, fn.cls)

@@ -141,6 +141,8 @@ class MutableGlobalRead(Rule):
     itself before it reads it (`_ctx.total = Total(...)` at the top of its
     body), or that the context function of a `with ctx():` around the read
     sets before it yields: it holds what this call put there, in this trace.
+    Nor is a read in a function that runs only while initialising (a loader
+    called only from such a branch): it runs once, eagerly too.
     Nor is the test of an initialisation guard (`if key not in REGISTRY:`, see
     JIT102) in a function that traced code reaches only from the branch of
     another one: like the rest of that function, it runs once, on the first
@@ -256,8 +258,8 @@ class MutableGlobalRead(Rule):
         if not ctx.body.kept_across_calls:
             return  # traced only by jit wrappers made anew on each call of the function around them
         if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node) \
-                or self._set_here_first(node):
-            return
+                or self._set_here_first(node) or not ctx.body.outside_initialisation:
+            return  # (a function that runs only while initialising runs once, eagerly too: it reads once)
         if ctx.index.rebound_by_calls(node.value, ctx.function) or (
                 info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
             why = "it is reassigned in this module"
@@ -331,13 +333,21 @@ class MutableGlobalRead(Rule):
         initialisation writes.  (The same test in code run on every call is frozen by the trace:
         eagerly it is asked again at each call.)"""
         ctx = self.ctx
-        if ctx.body.outside_initialisation:
-            return False
         test = ctx.parent(node)
         if isinstance(test, cst.ComparisonTarget):
             test = ctx.parent(test)  # `key not in G`
         guard = ctx.parent(test) if isinstance(test, cst.Comparison) else None
-        return isinstance(guard, cst.If) and guard.test is test and guard.body in ctx.facts.initialising
+        if not (isinstance(guard, cst.If) and guard.test is test and guard.body in ctx.facts.initialising):
+            return False
+        if not ctx.body.outside_initialisation:
+            return True
+        # a guard nested in code that itself runs once (after `if key in DONE: return`): asked once too
+        current: Optional[cst.CSTNode] = guard
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if current in ctx.facts.initialising:
+                return True
+            current = ctx.parent(current)
+        return False
 
     def _only_shown(self, node: cst.Name) -> bool:
         """The read is part of what a host ``print`` or log call shows (``print(f"{G.shape}")``): that
