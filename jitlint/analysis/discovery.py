@@ -3325,7 +3325,8 @@ def _once_guard(stmt: cst.If, rest: Sequence[cst.CSTNode], module: cst.Module) -
     if isinstance(test, cst.Name):
         flag, key = test.value, None
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
-            and isinstance(test.comparisons[0].operator, cst.In) and isinstance(test.comparisons[0].comparator, cst.Name):
+            and isinstance(test.comparisons[0].operator, cst.In) \
+            and isinstance(test.comparisons[0].comparator, cst.Name):
         flag, key = test.comparisons[0].comparator.value, module.code_for_node(test.left)
     else:
         return None

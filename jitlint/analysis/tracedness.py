@@ -1636,7 +1636,8 @@ class Analyzer:
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
 
-    def _exact_type_test(self, test: cst.BaseExpression, env: Dict[str, Value]) -> Optional[Tuple[frozenset, frozenset]]:
+    def _exact_type_test(self, test: cst.BaseExpression,
+                         env: Dict[str, Value]) -> Optional[Tuple[frozenset, frozenset]]:
         """``type(x) is str`` (``==``, ``in (int, float)``; ``is not``, ``!=``, ``not in`` the other way):
         where the type of ``x`` is one that holds only concrete values, ``x`` is no tracer (a tracer's
         type is JAX's tracer class), as ``isinstance(x, str)`` says."""

@@ -1570,7 +1570,8 @@ class InPlaceArrayUpdate(Rule):
         if not isinstance(value, cst.Call):
             return False
         func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _AT_UPDATES and isinstance(func.value, cst.Subscript) \
+        if isinstance(func, cst.Attribute) and func.attr.value in _AT_UPDATES \
+                and isinstance(func.value, cst.Subscript) \
                 and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at":
             return True
         if isinstance(func, cst.Attribute) and self._makes_array(func.value, scope, depth):
