@@ -3316,42 +3316,62 @@ def _ends_in_return(block: cst.BaseSuite) -> bool:
 
 
 def _once_guard(stmt: cst.If, rest: Sequence[cst.CSTNode], module: cst.Module) -> Optional[str]:
-    """For ``if FLAG: return`` whose block then sets ``FLAG`` (at its top, or in a ``with`` there),
+    """For ``if FLAG: return`` (``if FLAG is not None: return FLAG``) whose block then sets ``FLAG``,
     "": what follows runs once; for ``if key in OTHER: return ...`` whose block then stores
-    ``OTHER[key]``, the key's code: what follows runs once for each key.  None otherwise."""
+    ``OTHER[key]`` (or ``OTHER.add(key)``), the key's code: what follows runs once for each key.
+    None otherwise (see :func:`stores_state` for where the block may set it)."""
     if stmt.orelse is not None or not _ends_in_return(stmt.body):
         return None
     test = stmt.test
-    if isinstance(test, cst.Name):
-        flag, key = test.value, None
-    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
-            and isinstance(test.comparisons[0].operator, cst.In) \
-            and isinstance(test.comparisons[0].comparator, cst.Name):
-        flag, key = test.comparisons[0].comparator.value, module.code_for_node(test.left)
-    else:
+    found = (test.value, None) if isinstance(test, cst.Name) else state_test(test, module, unset=False)
+    if found is None:
         return None
-    pending: List[cst.CSTNode] = list(rest)
-    while pending:
-        top = pending.pop()
-        if isinstance(top, (cst.With, cst.Try)):
-            pending.extend(top.body.body)
-            continue
-        if not isinstance(top, cst.SimpleStatementLine):
-            continue
-        for small in top.body:
-            added = _adds_to(small.value, flag) if isinstance(small, cst.Expr) and key is not None else None
-            if added is not None and module.code_for_node(added) == key:
-                return key  # `REGISTERED.add(key)`
-            for target in small.targets if isinstance(small, cst.Assign) else ():
-                t = target.target
-                if key is None and isinstance(t, cst.Name) and t.value == flag:
-                    return ""
-                if key is not None and isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) \
-                        and t.value.value == flag and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
-                        and module.code_for_node(t.slice[0].slice.value) == key:
-                    return key
+    flag, key = found
+    if not any(stores_state(small, flag, key, module) for small in top_small_statements(rest)):
+        return None
+    return "" if key is None else key
+
+
+def state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Optional[Tuple[str, Optional[str]]]:
+    """``G is None`` / ``key not in G`` (``unset``), ``G is not None`` / ``key in G`` (not): the name
+    ``G`` and the code of the key (None for the first form); None for any other test."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if isinstance(op, cst.Is if unset else cst.IsNot) and isinstance(test.left, cst.Name) \
+            and isinstance(right, cst.Name) and right.value == "None":
+        return test.left.value, None
+    if isinstance(op, cst.NotIn if unset else cst.In) and isinstance(right, cst.Name):
+        return right.value, module.code_for_node(test.left)
     return None
 
+
+def top_small_statements(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.BaseSmallStatement]:
+    """The small statements at the top of ``stmts``: those that run whenever the block runs to its end,
+    the bodies of a ``with`` and a ``try`` there included (a failed ``try`` body raises, and the next
+    call runs it again, as it would eagerly)."""
+    for stmt in stmts:
+        if isinstance(stmt, (cst.With, cst.Try)):
+            yield from top_small_statements(stmt.body.body)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+
+
+def stores_state(small: cst.CSTNode, name: str, key: Optional[str], module: cst.Module) -> bool:
+    """``small`` binds ``name`` (``key`` None), or stores ``name[key]`` or adds ``key`` to the set ``name``."""
+    if key is not None and isinstance(small, cst.Expr):
+        added = _adds_to(small.value, name)
+        if added is not None and module.code_for_node(added) == key:
+            return True
+    for target in small.targets if isinstance(small, cst.Assign) else ():
+        t = target.target
+        if key is None and isinstance(t, cst.Name) and t.value == name:
+            return True
+        if key is not None and isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) \
+                and t.value.value == name and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
+                and module.code_for_node(t.slice[0].slice.value) == key:
+            return True
+    return False
 
 def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
                  module: cst.Module) -> Optional[Tuple[str, str]]:

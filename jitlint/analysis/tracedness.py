@@ -20,7 +20,8 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, condition_key, is_property
+from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, condition_key, is_property,
+                                        state_test, stores_state, top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -283,20 +284,6 @@ def _bound_around(fn: Optional[FunctionInfo], name: str) -> bool:
             return True
         fn = fn.parent
     return False
-
-
-def _state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Optional[Tuple[str, Optional[str]]]:
-    """``G is None`` / ``key not in G`` (``unset``), ``G is not None`` / ``key in G`` (not): the name
-    ``G`` and the code of the key (None for the first form); None for any other test."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return None
-    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
-    if isinstance(op, cst.Is if unset else cst.IsNot) and isinstance(test.left, cst.Name) \
-            and isinstance(right, cst.Name) and right.value == "None":
-        return test.left.value, None
-    if isinstance(op, cst.NotIn if unset else cst.In) and isinstance(right, cst.Name):
-        return right.value, module.code_for_node(test.left)
-    return None
 
 
 def _scalar_annotation(ann: cst.BaseExpression) -> bool:
@@ -1197,7 +1184,7 @@ class Analyzer:
         if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
             return False
         test = stmt.test
-        found = (test.value, None) if isinstance(test, cst.Name) else _state_test(test, self.index.module, unset=False)
+        found = (test.value, None) if isinstance(test, cst.Name) else state_test(test, self.index.module, unset=False)
         if found is None:
             return False
         name, key = found
@@ -1413,7 +1400,7 @@ class Analyzer:
         if own is not None:
             # `if self._cache is None: self._cache = ...`: the object's lazy cache, filled on first use
             return self._sets_own_attribute(stmt.body, own)
-        found = _state_test(test, self.index.module, unset=True)
+        found = state_test(test, self.index.module, unset=True)
         if found is None:
             return False
         name, key = found
@@ -1467,43 +1454,22 @@ class Analyzer:
     def _sets_global(self, block: Union[cst.BaseSuite, Sequence[cst.CSTNode]], fn: FunctionInfo, name: str,
                      key: Optional[str], depth: int) -> bool:
         """A statement at the top of ``block`` (in ``fn``; a block or its statements) assigns global
-        ``name`` (``name[key]``), or calls a function of this module whose body does at its top; the
-        body of a ``with`` there is at the top too (it runs whenever the ``with`` does)."""
-        for stmt in (block if isinstance(block, (list, tuple)) else block.body):
-            if isinstance(stmt, (cst.With, cst.Try)):
-                # (a `try` body sets it too, when nothing before raises: a failed set leaves it unset,
-                # and the next call tries again, as it would eagerly)
-                if self._sets_global(stmt.body, fn, name, key, depth):
-                    return True
+        ``name`` (``name[key]``, ``name.add(key)``), or calls a function of this module whose body does
+        at its top; the bodies of a ``with`` and a ``try`` there are at the top too."""
+        module = self.index.module
+        for small in top_small_statements(block if isinstance(block, (list, tuple)) else block.body):
+            if stores_state(small, name, key, module) and (key is not None or name in fn.global_names):
+                return True
+            call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if not isinstance(call, cst.Call) or depth >= 3:
                 continue
-            if not isinstance(stmt, cst.SimpleStatementLine):
+            callee, bound = self.index.resolve_function(call.func, fn, fn.cls)
+            if callee is None or isinstance(callee.node, cst.Lambda) or bound:
                 continue
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        t = target.target
-                        if key is None and isinstance(t, cst.Name) and t.value == name and name in fn.global_names:
-                            return True
-                        if key is not None and isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) \
-                                and t.value.value == name and len(t.slice) == 1 \
-                                and isinstance(t.slice[0].slice, cst.Index) \
-                                and self.index.module.code_for_node(t.slice[0].slice.value) == key:
-                            return True
-                call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-                if key is not None and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                        and call.func.attr.value == "add" and isinstance(call.func.value, cst.Name) \
-                        and call.func.value.value == name and len(call.args) == 1 \
-                        and self.index.module.code_for_node(call.args[0].value) == key:
-                    return True  # `REGISTERED.add(key)`: a set's entry
-                if not isinstance(call, cst.Call) or depth >= 3:
-                    continue
-                callee, bound = self.index.resolve_function(call.func, fn, fn.cls)
-                if callee is None or isinstance(callee.node, cst.Lambda) or bound:
-                    continue
-                inner_key = None if key is None else self._parameter_receiving(call, callee, key)
-                if (key is None or inner_key is not None) \
-                        and self._sets_global(callee.node.body, callee, name, inner_key, depth + 1):
-                    return True
+            inner_key = None if key is None else self._parameter_receiving(call, callee, key)
+            if (key is None or inner_key is not None) \
+                    and self._sets_global(callee.node.body, callee, name, inner_key, depth + 1):
+                return True
         return False
 
     def _parameter_receiving(self, call: cst.Call, callee: FunctionInfo, code: str) -> Optional[str]:
