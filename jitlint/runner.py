@@ -292,9 +292,11 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     def whole(source: str, module, fixes_now: bool):
         read: Dict[str, str] = {}
         silenced: Dict[str, Set[Tuple[int, str]]] = {}
-        found, _ = analyse_unit(path, source, module, config, roots=roots,
-                                load_source=_loader(overrides or {}, read, max_file_size),
-                                suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits)
+        found, project = analyse_unit(path, source, module, config, roots=roots,
+                                      load_source=_loader(overrides or {}, read, max_file_size),
+                                      suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits)
+        if build_fixes:  # nothing refers back to the analysis (the editor's deferred fixes would)
+            project.release()
         read.pop(os.path.realpath(path), None)
         return found, silenced, read
 

@@ -287,3 +287,53 @@ def test_numpy_property_of_static_fields_of_a_base_class_in_another_module():
     host value on a traced instance of a subclass in another module; one computed from a data field
     is traced (run on JAX 0.10.2: the first jits, the second raises ConcretizationTypeError)."""
     _check_package(FIELDS, ("shells.py", "core.py"))
+
+
+def test_a_released_project_is_freed_without_the_cyclic_collector(tmp_path):
+    """Once its findings are made, the analysis lets go of every module's tree by reference counting
+    alone: the collector would otherwise walk each tree (the analysis's facts link back to each other)
+    before freeing it, a twelfth of a check of the libraries corpus."""
+    import gc
+
+    import libcst
+
+    from jitlint.engine import analyse_unit
+
+    (tmp_path / "helpers.py").write_text(
+        "import jax.numpy as jnp\n\n\nclass Scaler:\n    def __init__(self, k):\n        self.k = k\n\n"
+        "    def __call__(self, x):\n        return self.k * x\n\n\n"
+        "def clip(x, limit):\n    def inner(y):\n        return jnp.minimum(y, limit)\n\n"
+        "    if x.sum() > limit:\n        print('clipping', x)\n    return inner(x)\n", encoding="utf-8")
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import jax\n\nfrom helpers import Scaler, clip\n\n\nclass Model:\n    def __init__(self):\n"
+        "        self.scale = Scaler(2.0)\n\n    def apply(self, x):\n        def twice(y):\n"
+        "            return self.scale(y) * 2\n\n        return twice(x)\n\n\n"
+        "@jax.jit\ndef step(x, limit):\n    return clip(Model().apply(x), limit)\n", encoding="utf-8")
+    trees = []
+
+    def load(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        tree = libcst.parse_module(text)
+        trees.append(id(tree))
+        return text, tree
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        source = main.read_text(encoding="utf-8")
+        module = libcst.parse_module(source)
+        trees.append(id(module))
+        found, project = analyse_unit(str(main), source, module, Config(), roots=[str(tmp_path)], load_source=load)
+        assert len(trees) == 2  # the helper module was read
+        assert "JIT201" in {d.code for ds in found.values() for d in ds}
+        del module
+        project.release()
+        del project
+        # (LibCST's nodes take no weak reference; the collector is off, so a tree left in a cycle is listed)
+        left = [o for o in gc.get_objects() if isinstance(o, libcst.Module) and id(o) in trees]
+        assert left == []  # the findings hold no node either
+    finally:
+        if was_enabled:
+            gc.enable()
