@@ -77,6 +77,12 @@ GRAPH_NODE_CLASSES = frozenset({"flax.nnx.Module", "flax.nnx.Object", "flax.nnx.
 NNX_VARIABLES = frozenset({"flax.nnx.Variable", "flax.nnx.Param", "flax.nnx.BatchStat", "flax.nnx.Cache",
                            "flax.nnx.Intermediate", "flax.nnx.Perturbation", "flax.nnx.RngKey", "flax.nnx.RngCount",
                            "flax.nnx.VariableState", "flax.nnx.Rngs", "flax.nnx.RngStream"})
+#: the members of a flax nnx ``Variable`` (flax 0.12.8) that give, hold or change its value, the one leaf
+#: of the pytree it is: its other attributes are its metadata (``sharding_names``, ``out_sharding``, a
+#: keyword given to ``nnx.Param(..., note=...)``), Python values under ``nnx.jit`` and ``jax.jit`` alike
+VARIABLE_VALUE_MEMBERS = frozenset({
+    "value", "raw_value", "_raw_value", "get_value", "get_raw_value", "set_value", "set_raw_value", "ref", "copy",
+    "copy_from", "replace", "to_state", "create_value", "hijax", "update_from_state", "add_axis", "remove_axis"})
 
 #: JAX's jit spells the same thing two ways in older code
 TRANSFORM_ALIASES = {

@@ -2415,6 +2415,9 @@ class Analyzer:
                 and attr in self._imported_static_fields():
             return STATIC
         if base.kind is Kind.TRACED:
+            if base.variable and attr not in jax_api.ARRAY_ATTRIBUTE_NAMES \
+                    and attr not in jax_api.VARIABLE_VALUE_MEMBERS:
+                return STATIC  # the Variable's metadata
             if attr not in jax_api.ARRAY_ATTRIBUTE_NAMES:
                 # an attribute no JAX array has (`item.kind`): the value is an object of the pytree,
                 # and what its attribute holds (a leaf, aux data, a property's result) is not known
@@ -2443,10 +2446,15 @@ class Analyzer:
         if kind is None:
             stores = owner.attribute_stores(node.attr.value)
             kinds = {self._stored_kind(value, method, where) for value, method, where in stores}
+            if kinds == {"variable", "state"}:
+                kinds = {"state"}  # a Variable here, an array there
             kind = kinds.pop() if len(kinds) == 1 else "unknown"
             self._graph_attributes[key] = kind
         if kind == "static":
             return STATIC
+        if kind == "variable":
+            return traced(Reason(node, f"`{{code}}` is a Variable of the nnx module `{owner.name}`: its value is a "
+                                       "leaf of the module's state, traced with it", base.reason), variable=True)
         if kind == "state":
             return traced(Reason(node, f"`{{code}}` is an array or Variable of the nnx module `{owner.name}`: a "
                                        "leaf of its state, traced with it", base.reason))
@@ -2457,8 +2465,8 @@ class Analyzer:
     @staticmethod
     def _stored_kind(value: Optional[cst.BaseExpression], method: FunctionInfo, where: Definition) -> str:
         """What a method of an nnx module stores in an attribute: ``static`` (a literal, a tuple of
-        them, a parameter annotated with a scalar type or ``str``), ``state`` (a Variable or an array
-        made by JAX), ``module`` (a module of flax nnx or a class of the code derived from one), or
+        them, a parameter annotated with a scalar type or ``str``), ``variable`` (a Variable), ``state``
+        (an array made by JAX, or an ``Rngs``), ``module`` (a module of flax nnx or a class of the code derived from one), or
         ``unknown``."""
         if value is None:
             return "unknown"
@@ -2477,6 +2485,8 @@ class Analyzer:
             return "unknown"
         if isinstance(value, cst.Call):
             q = where.index.qualify(value.func) or ""
+            if q in jax_api.NNX_VARIABLES and q not in ("flax.nnx.Rngs", "flax.nnx.RngStream"):
+                return "variable"
             if q in jax_api.NNX_VARIABLES or q.startswith(("jax.numpy.", "jax.random.")):
                 return "state"
             if q.startswith("flax.nnx.") and q.rpartition(".")[2][:1].isupper():

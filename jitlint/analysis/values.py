@@ -123,6 +123,9 @@ class Value:
     #: unsigned integer, "f" floating, "c" complex): of an array (``jax.nn.one_hot`` gives floats,
     #: ``x.astype(jnp.int32)`` integers), or of a dtype (``x.dtype``)
     dtype_kind: Optional[str] = None
+    #: a flax nnx ``Variable`` (a ``Param``, a ``BatchStat``...): a pytree whose one leaf is its value;
+    #: its other attributes (``sharding_names``, metadata given as keywords) are static
+    variable: bool = False
 
     @property
     def traced(self) -> bool:
