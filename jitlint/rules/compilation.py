@@ -27,6 +27,12 @@ _NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
 #: jax.numpy functions that do not return arrays
 _NOT_ARRAY_JAX_FUNCTIONS = frozenset({"jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.numpy.set_printoptions",
                                       "jax.numpy.printoptions", "jax.random.key_impl"})
+#: JAX and NumPy functions that join their inputs into one array: of a list that grows, or of the array
+#: itself and more, a longer array each time
+_JOINING = frozenset(prefix + name for prefix in ("jax.numpy.", "numpy.") for name in (
+    "concatenate", "append", "stack", "vstack", "hstack", "row_stack", "column_stack", "dstack", "array", "asarray"))
+#: list methods that make the list longer
+_LENGTHENING = frozenset({"append", "extend", "insert"})
 _FROZEN_DECORATORS = ("frozen=True", "struct.dataclass", "register_static", "register_dataclass",
                       "register_pytree_node_class", "register_pytree_with_keys_class")
 
@@ -177,6 +183,19 @@ class RecompilationHazard(Rule):
     every iteration (a loop counter, arithmetic on one, or a variable the
     loop reassigns, such as a decaying learning rate).
 
+    Also flagged: a traced argument whose *shape* changes on every iteration
+    of a loop around an eager call -- a slice with one bound that counts with
+    the loop and one that stays (`x[:t]`, `x[i:]`), a list the loop appends
+    to, an array the loop joins onto itself (`x = jnp.concatenate([x, y])`),
+    or one joined from either (`jnp.concatenate([context] + outs)`, the
+    autoregressive loop). The cache is keyed on argument shapes too, so each
+    iteration compiles anew. A window whose bounds move together
+    (`x[i:i + n]`), a list made anew in each iteration, sizes a literal loop
+    lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
+    size written with `.at[t].set` are not flagged; a wrapper of a function
+    the module cannot see (`jax.jit(model.apply)`) counts when it is made
+    without static options.
+
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
     flagged: the compilation cache is keyed on the function object. Neither
     is a wrapper made once per call and then applied in a loop or a
@@ -284,7 +303,8 @@ class RecompilationHazard(Rule):
     module with JIT101 findings. A static argument that changes on every
     iteration gets advice only (DISPLAY_ONLY): pass it traced when the
     function only computes with it, or keep its values few when it must be
-    static; which applies is the function's design.
+    static; which applies is the function's design. So does a shape that
+    changes: write into a buffer of the final size, or pad to a few sizes.
 
     The fix is always UNSAFE: every new wrapper traced the function afresh,
     reading the globals, attributes and closed-over values it uses as they
@@ -313,8 +333,10 @@ class RecompilationHazard(Rule):
                 continue  # inside traced code jit is inlined, not compiled per call
             self._fresh_wrapper(entry)
             self._changing_static(entry)
+            self._changing_shape(entry)
             self._fresh_static_function(entry)
         self._fresh_transform_chains(traced_scopes)
+        self._unseen_functions_changing_shape()
 
     def _fresh_wrapper(self, entry: EntryPoint) -> None:
         """A jit wrapper around a new function object each time, used once.
@@ -822,6 +844,142 @@ class RecompilationHazard(Rule):
             bindings = caller.scope.bindings_of(value.value)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.FUNCTION:
                 return f"`{value.value}` (a function defined in `{caller.label}`)"
+        return None
+
+    def _changing_shape(self, entry: EntryPoint) -> None:
+        """A traced argument whose shape changes on every iteration of a loop around an eager call: JAX
+        keys its compilation cache on the shapes (and the pytree structure) of the arguments."""
+        static = entry.static_params()
+        for call in entry.visible_calls():
+            if not self._eager_call_in_loop(call):
+                continue
+            for arg, param in entry.bind_args(call):
+                if arg.star or _argument_name(arg, param) in static:
+                    continue
+                if self._report_shape_change(call, arg, f"`{entry.function.name}`"):
+                    break
+
+    def _unseen_functions_changing_shape(self) -> None:
+        """The same for a wrapper of a function this module cannot see (``jax.jit(model.apply)``), made
+        without static options -- every argument traced -- and called in a loop, at once or through a
+        name bound to it once."""
+        index = self.ctx.index
+        for call in index.calls_in_loops:
+            site = call.func
+            if isinstance(site, cst.Name):
+                scope = index.owner_of(call)
+                if isinstance(scope, cst.ClassDef):
+                    continue
+                own = index.scope_model.module_scope if scope is None else scope.scope
+                bindings = [b for b in own.bindings_of(site.value) if b.binds_value]
+                site = bindings[0].value if len(bindings) == 1 else None
+            if not isinstance(site, cst.Call) or site in self._entry_at or not site.args \
+                    or index.qualify(site.func) not in jax_api.COMPILING_TRANSFORMS \
+                    or any(arg.keyword is not None and arg.keyword.value.startswith("static_") for arg in site.args) \
+                    or not self._eager_call_in_loop(call):
+                continue
+            for arg in call.args:
+                if not arg.star and self._report_shape_change(call, arg, f"`{self.ctx.code(site.args[0].value)}`"):
+                    break
+
+    def _eager_call_in_loop(self, call: cst.Call) -> bool:
+        caller = self.ctx.index.call_scopes.get(call, (None,))[0]
+        return bool(self.ctx.index.loops_of.get(call)) and (caller is None or caller not in self.ctx.facts.bodies)
+
+    def _report_shape_change(self, call: cst.Call, arg: cst.Arg, function: str) -> bool:
+        how = self._shape_change(arg.value, call)
+        if how is None:
+            return False
+        advice = Fix(Applicability.DISPLAY_ONLY,
+                     "Keep the shapes few: write into an array of the final size (`.at[t].set(...)`, "
+                     "`lax.dynamic_update_slice`) or pad to a few sizes, and pass the length traced", ())
+        self.report(call, f"argument `{self.ctx.code(arg.value)}` changes shape on every iteration ({how}): "
+                          f"each new shape traces and compiles {function} again", fix=advice,
+                    subject=self.ctx.code(arg.value))
+        return True
+
+    def _shape_change(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
+        """Why the shape of ``value``, passed in ``call``, changes from one iteration of a loop around the
+        call to the next, or None if it need not: a slice of which one bound moves with the loop
+        (``x[:t]``, ``t`` counting in ``range``) and the other stays; a list the loop lengthens, or an
+        array the loop joins onto itself (``x = jnp.concatenate([x, y])``), or one joined from such a
+        list or array (``jnp.concatenate([context] + outs)``, ``outs.append(...)`` in the loop)."""
+        index = self.ctx.index
+        scope = index.owner_of(call)
+        if isinstance(scope, cst.ClassDef):
+            return None
+        own = index.scope_model.module_scope if scope is None else scope.scope
+        loops = index.loops_of.get(call, ())
+        if isinstance(value, cst.Subscript):
+            return self._moving_slice(value, call, own, loops)
+        if isinstance(value, cst.Call):
+            return self._joins_growing(value, own, loops)
+        if not isinstance(value, cst.Name):
+            return None
+        grows = self._grows_in_loop(value.value, own, loops)
+        if grows is not None:
+            return grows
+        in_loop = [b for b in own.bindings_of(value.value) if b.binds_value and set(b.loops) & set(loops)]
+        if len(in_loop) == 1 and isinstance(in_loop[0].value, cst.Call):
+            return self._joins_growing(in_loop[0].value, own, loops)
+        return None
+
+    def _moving_slice(self, value: cst.Subscript, call: cst.Call, own: Scope,
+                      loops: Sequence[cst.CSTNode]) -> Optional[str]:
+        counters = {name for loop in loops for name in _counter_names(loop)}
+        for element in value.slice:
+            part = element.slice
+            if not isinstance(part, cst.Slice) or part.step is not None:
+                continue
+            bounds = [b for b in (part.lower, part.upper) if b is not None]
+            moving = [b for b in bounds if self._changes_per_iteration(b, call, counters, numbers_only=False)]
+            if len(moving) == 1 and all(b is moving[0] or self._same_each_iteration(b, own, loops, counters)
+                                        for b in bounds):
+                return f"a slice bounded by `{self.ctx.code(moving[0])}`"
+        return None
+
+    @staticmethod
+    def _same_each_iteration(bound: cst.BaseExpression, own: Scope, loops: Sequence[cst.CSTNode],
+                             counters: Set[str]) -> bool:
+        """Whether a bound reads nothing the loop changes: no counter, no name the loop binds."""
+        for name in _names_read(bound):
+            if name in counters or any(set(b.loops) & set(loops) for b in own.bindings_of(name)):
+                return False
+        return True
+
+    def _grows_in_loop(self, name: str, own: Scope, loops: Sequence[cst.CSTNode]) -> Optional[str]:
+        """How a loop around the call makes ``name`` longer on every iteration: a list it lengthens
+        (``name.append(...)``, ``+=``) and never binds anew, or an array it joins onto itself; None if
+        it does not.  The name must hold a value from before the loop."""
+        bindings = [b for b in own.bindings_of(name) if b.binds_value]
+        for loop in loops:
+            before = [b for b in bindings if loop not in b.loops]
+            inside = [b for b in bindings if loop in b.loops]
+            if not before:
+                continue
+            if not inside:
+                grown = _lengthened_in(loop, name)
+                if grown is not None:
+                    return f"`{name}` grows in the loop: `{self.ctx.code(grown)}`"
+                continue
+            for b in inside:
+                if isinstance(b.node, cst.AugAssign) and isinstance(b.node.operator, cst.AddAssign) \
+                        and isinstance(b.node.value, (cst.List, cst.Tuple, cst.ListComp)) \
+                        and all(isinstance(other.node, cst.AugAssign) for other in inside):
+                    return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
+                if isinstance(b.value, cst.Call) and self.ctx.index.qualify(b.value.func) in _JOINING \
+                        and name in _names_read(b.value) and len(inside) == 1:
+                    return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
+        return None
+
+    def _joins_growing(self, value: cst.Call, own: Scope, loops: Sequence[cst.CSTNode]) -> Optional[str]:
+        if self.ctx.index.qualify(value.func) not in _JOINING:
+            return None
+        for name in sorted(_names_read(value)):
+            grows = self._grows_in_loop(name, own, loops)
+            if grows is not None:
+                return f"joined from `{name}`, which grows in the loop" if not grows.startswith(f"`{name}` grows") \
+                    else grows
         return None
 
     def _changes_per_iteration(self, value: cst.BaseExpression, call: cst.Call, loop_vars: Set[str],
@@ -2015,6 +2173,31 @@ def _item_names(target: cst.BaseExpression, iterable: cst.BaseExpression) -> Set
         counter = {n.value for n in assigned_names(target.elements[0].value)}
         return {n for n in names if n not in counter}
     return set(names)
+
+
+def _counter_names(loop: cst.CSTNode) -> List[str]:
+    """The names a ``for`` loop counts with: its target over ``range(...)``, ``enumerate``'s index."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) or not isinstance(loop.iter.func, cst.Name):
+        return []
+    if loop.iter.func.value == "range":
+        return [n.value for n in assigned_names(loop.target)]
+    if loop.iter.func.value == "enumerate" and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+        return [n.value for n in assigned_names(loop.target.elements[0].value)]
+    return []
+
+
+def _lengthened_in(loop: cst.CSTNode, name: str) -> Optional[cst.Call]:
+    """A call in the loop's body that makes the list ``name`` longer (``name.append(...)``)."""
+    stack: List[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _LENGTHENING and isinstance(node.func.value, cst.Name) \
+                and node.func.value.value == name:
+            return node
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(iter_children(node))
+    return None
 
 
 def _counts(iterable: cst.BaseExpression) -> bool:
