@@ -430,7 +430,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
                         for a in sorted(result.applied, key=lambda a: a.line)]
         remaining = result.remaining if result is not None else ()
         results.append(FileResult(display, tuple(remaining), error=error,
-                                  source=result.fixed if result is not None else None))
+                                  source=result.fixed if result is not None else None, cells=outcome.cells))
     for result in results:
         if result.error is not None:
             sys.stderr.write(result.error.render() + "\n")

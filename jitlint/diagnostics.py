@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 
 #: characters that end a line or drive a terminal: never printed raw from a file name (a name holding
@@ -144,6 +144,14 @@ class Diagnostic:
     #: when the fix was not built with the finding (the editor builds a fix only for a code action):
     #: builds it, or gives None when the rule offers none here; never cached, never pickled
     deferred_fix: Optional[Callable[[], Optional[Fix]]] = field(default=None, compare=False, repr=False)
+    #: in a notebook: the cell (its place among all the notebook's cells, 1-based); ``line`` and
+    #: ``end_line`` are then lines of that cell
+    cell: Optional[int] = None
+
+    @property
+    def where(self) -> str:
+        """``line:column``, or ``cell N:line:column`` in a notebook."""
+        return f"{'' if self.cell is None else f'cell {self.cell}:'}{self.line}:{self.column}"
 
     def __getstate__(self) -> dict:
         """What is pickled (to and from a worker process): not ``deferred_fix``, a closure over the
@@ -176,7 +184,8 @@ class Diagnostic:
             "subject": self.subject,
             "reason": list(self.reason),
             "fix": fix,
-        }
+        } if self.cell is None else {"path": self.path, "cell": self.cell, **{
+            k: v for k, v in Diagnostic.to_json(replace(self, cell=None), unbuilt_edits).items() if k != "path"}}
 
 
 @dataclass(frozen=True)
@@ -191,10 +200,13 @@ class FileError:
     column: int
     message: str
     internal: bool = False
+    #: in a notebook: the cell ``line`` is a line of
+    cell: Optional[int] = None
 
     def render(self) -> str:
-        """The one line the user sees: ``path:line:col: error: reason``."""
-        return f"{printable(self.path)}:{self.line}:{self.column}: error: {printable(self.message)}"
+        """The one line the user sees: ``path:line:col: error: reason`` (``path:cell N:line:col`` in a notebook)."""
+        where = f"{'' if self.cell is None else f'cell {self.cell}:'}{self.line}:{self.column}"
+        return f"{printable(self.path)}:{where}: error: {printable(self.message)}"
 
 
 @dataclass(frozen=True)
@@ -209,3 +221,6 @@ class FileResult:
     diagnostics: Tuple[Diagnostic, ...] = ()
     error: Optional[FileError] = None
     source: Optional[str] = None
+    #: of a notebook: where each line of its module (``source``) is in its cells
+    #: (:class:`jitlint.notebook.CellMap`); the findings' lines are the module's
+    cells: Optional[Any] = None

@@ -236,8 +236,9 @@ class GitIgnore:
 
 
 def walk_python_files(root: str, config: Config,
-                      on_error: Optional[Callable[[str, OSError], None]] = None) -> Iterator[str]:
-    """Python files below ``root``, sorted, skipping excluded folders, virtual environments and (inside
+                      on_error: Optional[Callable[[str, OSError], None]] = None,
+                      notebooks: bool = True) -> Iterator[str]:
+    """Python files (and Jupyter notebooks) below ``root``, sorted, skipping excluded folders, virtual environments and (inside
     a git work tree, unless ``respect-gitignore = false``) what .gitignore ignores.
 
     A folder that cannot be listed is passed to ``on_error`` (it is never skipped silently).
@@ -247,6 +248,7 @@ def walk_python_files(root: str, config: Config,
             on_error(exc.filename or root, exc)
 
     gitignore = GitIgnore.around(root) if config.respect_gitignore else None
+    suffixes = (".py", ".pyi", ".ipynb") if notebooks else (".py", ".pyi")
 
     def skipped(path: str, is_folder: bool) -> bool:
         return config.is_excluded(path, root) or (gitignore is not None and gitignore.ignores(path, is_folder))
@@ -256,7 +258,7 @@ def walk_python_files(root: str, config: Config,
                          and not is_virtualenv(os.path.join(folder, d)))
         for name in sorted(files):
             path = os.path.join(folder, name)
-            if name.endswith((".py", ".pyi")) and not skipped(path, False):
+            if name.endswith(suffixes) and not skipped(path, False):
                 yield os.path.normpath(path)
 
 
@@ -320,11 +322,12 @@ def outermost_package(directory: str, never: Iterable[str] = ()) -> Optional[str
 
 
 def project_files(roots: Iterable[str], config: Config, limit: int = MAX_PROJECT_FILES) -> List[str]:
-    """The Python files of the projects at ``roots`` (excludes honoured), at most ``limit``."""
+    """The Python files of the projects at ``roots`` (excludes honoured), at most ``limit``: the modules
+    that can import each other (a notebook imports, but nothing imports it)."""
     out: List[str] = []
     seen: Set[str] = set()
     for root in roots:
-        for path in walk_python_files(root, config):
+        for path in walk_python_files(root, config, notebooks=False):
             real = os.path.realpath(path)
             if real in seen:
                 continue

@@ -25,7 +25,7 @@ import tempfile
 import time
 import tokenize
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from jitlint.config import Config
 from jitlint.diagnostics import Applicability, Diagnostic, Edit, FileError, Fix
@@ -349,6 +349,8 @@ class FileFixResult:
     new_bytes: Optional[bytes] = None
     #: the bytes the fix was computed from (None: not read)
     data: Optional[bytes] = None
+    #: of a notebook (checked, never fixed): where its findings are (:class:`jitlint.notebook.CellMap`)
+    cells: Optional[Any] = None
 
 
 def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe: bool = False,

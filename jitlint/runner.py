@@ -29,6 +29,7 @@ from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, er
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult
 from jitlint.files import DEFAULT_MAX_FILE_SIZE, project_files, project_root, read_source_file
+from jitlint.notebook import CellMap, NotebookError, in_cells, is_notebook, read_notebook
 from jitlint.fixing import (MAX_ROUNDS, AppliedFix, Encoded, FileFixResult, FixResult, decode_file, encode_file,
                             file_outcome, fix_round, is_allowed)
 
@@ -474,12 +475,22 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     read = read or (lambda p: read_source_file(p, max_file_size))
     datas: Dict[str, bytes] = {}
     results: Dict[str, FileResult] = {}
+    notebooks: Dict[str, CellMap] = {}
     for path in paths:
         real = os.path.realpath(path)
         try:
             datas[path] = overrides[real] if real in overrides else read(path)
         except OSError as exc:
             results[path] = FileResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+            continue
+        if is_notebook(path):  # its code cells, as one module (jitlint.notebook)
+            try:
+                text, notebooks[path] = read_notebook(datas[path])
+            except NotebookError as exc:
+                del datas[path]
+                results[path] = FileResult(path, error=FileError(path, 1, 1, str(exc)))
+                continue
+            datas[path] = text.encode("utf-8", "surrogatepass")
     cache = Cache(cache_dir) if cache_dir else None
     checked = {os.path.realpath(p): p for p in datas}
     digests = {os.path.realpath(p): digest(d) for p, d in datas.items()}
@@ -543,7 +554,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             cache.store(keys[path], _unit_to_json(result))
     if cache is not None:
         cache.prune()
-    return _merge(paths, units, done, results, datas, checked, config)
+    merged = _merge(paths, units, done, results, datas, checked, config)
+    return [in_cells(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r for r in merged]
 
 
 def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResult], results: Dict[str, FileResult],
@@ -823,6 +835,20 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     """
     from jitlint.engine import SourceError
 
+    if any(is_notebook(p) for p in paths):  # checked, not fixed: a notebook's file is JSON
+        plain = [p for p in paths if not is_notebook(p)]
+        out = fix_files(plain, config, unsafe=unsafe, jobs=jobs, cache_dir=cache_dir, roots=roots, overrides=overrides,
+                        context=context, max_rounds=max_rounds, max_file_size=max_file_size,
+                        timeout=timeout) if plain else {}
+        for result in lint_files([p for p in paths if is_notebook(p)], config, jobs=jobs, cache_dir=cache_dir,
+                                 roots=roots, context=context, max_file_size=max_file_size, timeout=timeout):
+            try:
+                data: Optional[bytes] = read_source_file(result.path, max_file_size)
+            except OSError:
+                data = None
+            same = FixResult(result.path, "", "", (), result.diagnostics, 0, True, result.error, result.diagnostics)
+            out[result.path] = FileFixResult(result.path, same, error=result.error, data=data, cells=result.cells)
+        return {p: out[p] for p in paths}
     if cache_dir is None:  # the rounds still share unit results: a unit whose modules did not change is not redone
         import tempfile
 

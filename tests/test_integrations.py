@@ -42,7 +42,10 @@ def test_hooks_manifest_is_valid_for_pre_commit():
     hooks = {hook["id"]: hook for hook in clientlib.load_manifest(str(REPO / ".pre-commit-hooks.yaml"))}
     assert set(hooks) == {"jitlint", "jitlint-fix"}
     for hook in hooks.values():
-        assert hook["language"] == "python" and hook["types"] == ["python"] and hook["require_serial"]
+        assert hook["language"] == "python" and hook["require_serial"]
+    # the check reads notebooks too; the fix hook writes only Python files (a notebook is never fixed)
+    assert hooks["jitlint"]["types_or"] == ["python", "jupyter"] and hooks["jitlint"]["types"] == ["file"]
+    assert hooks["jitlint-fix"]["types"] == ["python"]
     assert hooks["jitlint"]["entry"].startswith("jitlint check")
     assert "--fix --exit-non-zero-on-fix" in hooks["jitlint-fix"]["entry"]
     assert all("--force-exclude" in hook["entry"].split() for hook in hooks.values())
@@ -134,8 +137,8 @@ def test_documented_local_hooks_match_the_manifest():
     assert [hook["id"] for hook in local["hooks"]] == ["jitlint-fix", "jitlint"]  # fix first, then report
     for hook in local["hooks"]:
         shipped = manifest[hook["id"]]
-        assert (hook["entry"], hook["types"], hook["require_serial"]) == \
-            (shipped["entry"], shipped["types"], shipped["require_serial"])
+        assert (hook["entry"], hook.get("types", ["file"]), hook.get("types_or", []), hook["require_serial"]) == \
+            (shipped["entry"], shipped["types"], shipped["types_or"], shipped["require_serial"])
         assert hook["language"] == "system"
     (remote,) = [repo for config in configs for repo in config["repos"] if repo["repo"] != "local"]
     assert [hook["id"] for hook in remote["hooks"]] == ["jitlint-fix", "jitlint"]

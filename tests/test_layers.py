@@ -13,7 +13,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jitlint"
 
 #: lowest first; a module belongs to the layer of its longest matching prefix
 LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
-    ("base", ("jitlint.diagnostics", "jitlint.config", "jitlint.source", "jitlint.files", "jitlint.cache")),
+    ("base", ("jitlint.diagnostics", "jitlint.config", "jitlint.source", "jitlint.files", "jitlint.cache",
+              "jitlint.notebook")),
     ("analysis", ("jitlint.analysis",)),
     ("rules", ("jitlint.rules", "jitlint.registry")),
     ("fixes", ("jitlint.fixes",)),

@@ -5,7 +5,7 @@ and the fix follow the message on lines of their own (escaped as the runner want
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from jitlint.diagnostics import FileResult
 
@@ -26,14 +26,19 @@ def _command(path: str, line: int, col: int, title: str, message: str, end_line:
     return f"::error {','.join(props)}::{_data(message)}"
 
 
+def _in_cell(cell: Optional[int]) -> str:
+    """A notebook's finding says its cell (its line is a line of that cell, not of the file)."""
+    return "" if cell is None else f"cell {cell}: "
+
+
 def format_github(results: Sequence[FileResult]) -> str:
     lines: List[str] = []
     for result in results:
         if result.error is not None:
             e = result.error
-            lines.append(_command(e.path, e.line, e.column, "jitlint", e.message))
+            lines.append(_command(e.path, e.line, e.column, "jitlint", _in_cell(e.cell) + e.message))
         for d in result.diagnostics:
-            message = d.message
+            message = _in_cell(d.cell) + d.message
             if d.reason:
                 message += "\nwhy: " + "\n     ".join(d.reason)
             if d.fix is not None:

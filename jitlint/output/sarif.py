@@ -68,7 +68,7 @@ def _result(diag: Diagnostic, index: Dict[str, int], root: str) -> dict:
     artifact = _uri(diag.path, root)
     region = {"startLine": diag.line, "startColumn": diag.column,
               "endLine": diag.end_line, "endColumn": diag.end_column}
-    message = diag.message
+    message = diag.message if diag.cell is None else f"cell {diag.cell}: {diag.message}"
     if diag.reason:
         message += "\n" + "\n".join(f"- {link}" for link in diag.reason)
     result: dict = {
@@ -76,7 +76,7 @@ def _result(diag: Diagnostic, index: Dict[str, int], root: str) -> dict:
         "level": "error",
         "message": {"text": message},
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
-        "properties": {"reason": list(diag.reason)},
+        "properties": {"reason": list(diag.reason), **({} if diag.cell is None else {"cell": diag.cell})},
     }
     if diag.code in index:
         result["ruleIndex"] = index[diag.code]
@@ -102,7 +102,7 @@ def sarif_log(results: Sequence[FileResult], root: Optional[str] = None) -> dict
             continue
         notifications.append({
             "level": "error",
-            "message": {"text": r.error.message},
+            "message": {"text": r.error.message if r.error.cell is None else f"cell {r.error.cell}: {r.error.message}"},
             "locations": [{"physicalLocation": {
                 "artifactLocation": _uri(r.error.path, root),
                 "region": {"startLine": max(r.error.line, 1), "startColumn": max(r.error.column, 1)}}}],

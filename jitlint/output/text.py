@@ -67,18 +67,21 @@ def fix_note(diag: Diagnostic, style: Style = PLAIN) -> Optional[str]:
 
 
 def heading(diag: Diagnostic, style: Style = PLAIN) -> str:
-    where = f"{printable(diag.path)}:{diag.line}:{diag.column}:"
+    where = f"{printable(diag.path)}:{diag.where}:"
     return f"{style('location', where)} {style('code', diag.code)} {diag.message}"
 
 
 def format_text(results: Sequence[FileResult], with_reason: bool = True, style: Style = PLAIN) -> str:
-    """Every finding; with ``with_reason``, each in a block of its own with its source line and notes."""
+    """Every finding; with ``with_reason``, each in a block of its own with its source line and notes
+    (in a notebook, the line of its cell)."""
     blocks: List[str] = []
     for result in results:
         lines = (result.source or "").splitlines()
         for diag in result.diagnostics:
             block = [heading(diag, style)]
             if with_reason:
+                if diag.cell is not None and result.cells is not None:
+                    lines = result.cells.cell_text(diag.cell).splitlines()
                 block += source_excerpt(diag, lines, style) + reason_lines(diag, style)
                 note = fix_note(diag, style)
                 if note:

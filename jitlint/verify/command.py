@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.files import STDIN, UsageError, is_virtualenv, iter_files, project_root
+from jitlint.notebook import is_notebook
 from jitlint.verify.arguments import add_check_arguments, add_verify_arguments, add_verify_parser  # noqa: F401
 from jitlint.verify.options import VerifyOptions
 from jitlint.verify.report import NO_FIX, UNVERIFIED, FileReport, FunctionVerdict, format_json, format_text
@@ -167,7 +168,7 @@ def run_verify(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
     config = resolve_config(args)
-    files = list(iter_files(args.paths, config))
+    files = [f for f in iter_files(args.paths, config) if not is_notebook(f)]  # (a notebook is not imported)
     if args.fixed is not None and len(files) != 1:
         raise UsageError("--fixed needs exactly one PATH")
     options = replace(options, python=interpreter_for(args.python, args.paths, args.config or config.source,
