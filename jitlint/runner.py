@@ -162,14 +162,21 @@ class ImportGraph:
             self._direct[path] = out
         return self._direct[path]
 
-    def importers_of(self, targets: Iterable[str]) -> Set[str]:
-        """The files that import one of ``targets``, directly or not (the targets excluded)."""
+    def _importers(self) -> Dict[str, List[str]]:
         if self._reverse is None:
             self._reverse = {}
             for path in self.imports:
                 for target in self.direct(path):
                     self._reverse.setdefault(target, []).append(path)
-        reverse = self._reverse
+        return self._reverse
+
+    def direct_importers(self, target: str) -> List[str]:
+        """The files that import ``target`` themselves."""
+        return sorted(self._importers().get(target, ()))
+
+    def importers_of(self, targets: Iterable[str]) -> Set[str]:
+        """The files that import one of ``targets``, directly or not (the targets excluded)."""
+        reverse = self._importers()
         start = set(targets)
         seen: Set[str] = set()
         todo = list(start)
@@ -281,7 +288,7 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
 
 def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-             build_fixes: bool = True, edits: bool = True) -> UnitResult:
+             build_fixes: bool = True, edits: bool = True, importers: Sequence[str] = ()) -> UnitResult:
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
@@ -295,7 +302,8 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
         silenced: Dict[str, Set[Tuple[int, str]]] = {}
         found, project = analyse_unit(path, source, module, config, roots=roots,
                                       load_source=_loader(overrides or {}, read, max_file_size),
-                                      suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits)
+                                      suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits,
+                                      importers=importers)
         if build_fixes:  # nothing refers back to the analysis (the editor's deferred fixes would)
             project.release()
         read.pop(os.path.realpath(path), None)
@@ -322,9 +330,10 @@ _POOL_SHARED: Dict[str, object] = {}
 
 
 def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size,
-               owner: int, edits: bool = True) -> None:
+               owner: int, edits: bool = True, importers: Optional[Dict[str, Tuple[str, ...]]] = None) -> None:
     die_with(owner)
-    _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size, edits=edits)
+    _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size, edits=edits,
+                        importers=importers or {})
 
 
 def die_with(owner: int) -> None:
@@ -369,7 +378,8 @@ def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
     path, data = item
     return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["roots"],  # type: ignore[arg-type]
                     _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"],  # type: ignore[arg-type]
-                    edits=bool(_POOL_SHARED["edits"]))
+                    edits=bool(_POOL_SHARED["edits"]),
+                    importers=_POOL_SHARED["importers"].get(path, ()))  # type: ignore[union-attr]
 
 
 # --------------------------------------------------------------- the project
@@ -498,9 +508,10 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     unit_set = set(units)
     skipped = [p for p in paths if p in datas and p not in unit_set]
     roots = list(roots)
+    importers: Dict[str, Tuple[str, ...]] = {}
     if context and datas:
         callers, project_roots = _callers_in_project(datas, checked, digests, overrides, config, cache, roots,
-                                                     max_file_size)
+                                                     max_file_size, importers)
         roots += [r for r in project_roots if r not in roots]
         for caller, data in callers.items():
             datas[caller] = data
@@ -510,7 +521,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     if cache is not None:
         config_key = _config_key(config) + ("" if build_fixes else "\0fixes deferred") + ("" if edits else "\0no edits")
         for path in units:
-            keys[path] = unit_key(path, digests[os.path.realpath(path)], config_key)
+            keys[path] = unit_key(path, digests[os.path.realpath(path)],
+                                  config_key + "\0".join(("",) + importers.get(path, ())))
             hit = cache.load(keys[path], _unit_from_json)
             if hit is not None and _still_valid(hit, digests, overrides, max_file_size):
                 done[path] = hit
@@ -519,7 +531,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     tick = progress or (lambda n: None)
     own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
     tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
-    init = (config, roots, overrides, max_file_size, os.getpid(), edits)
+    init = (config, roots, overrides, max_file_size, os.getpid(), edits, importers)
     if jobs > 1 and len(work) >= 4 and build_fixes:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
@@ -545,7 +557,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                 computed[i] = _run_unit_alone(todo[i], datas[todo[i]], init, method, timeout)
     else:
         _quick_check_all(skipped, datas, results, cache)
-        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes, edits)
+        computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes, edits,
+                                                importers.get(p, ()))
                                   for p, d in work),
                                  tick, own))
     for path, result in zip(todo, computed):
@@ -617,8 +630,10 @@ def _still_valid(hit: UnitResult, digests: Dict[str, str], overrides: Dict[str, 
 
 def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digests: Dict[str, str],
                         overrides: Dict[str, bytes], config: Config, cache: Optional[Cache], roots: Sequence[str],
-                        limit: Optional[int]) -> Tuple[Dict[str, bytes], List[str]]:
-    """The other files of the projects around the checked ones whose traced code may reach them."""
+                        limit: Optional[int], importers: Optional[Dict[str, Tuple[str, ...]]] = None,
+                        ) -> Tuple[Dict[str, bytes], List[str]]:
+    """The other files of the projects around the checked ones whose traced code may reach them;
+    ``importers`` gets, for each unit, the files of the projects that import it themselves."""
     project_roots = sorted({r for r in (project_root(p) for p in datas) if r is not None})
     if not project_roots:
         return {}, []
@@ -639,7 +654,13 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     summaries.save()
     graph = _graph_of(imports, list(roots) + project_roots)
     out: Dict[str, bytes] = {}
-    for path in sorted(graph.importers_of(list(datas))):
+    callers = sorted(graph.importers_of(list(datas)))
+    if importers is not None:
+        for unit in list(datas) + [p for p in callers if traced.get(p)]:
+            found = tuple(graph.direct_importers(unit))
+            if found:
+                importers[unit] = found
+    for path in callers:
         if not traced.get(path):
             continue
         real = os.path.realpath(path)

@@ -337,3 +337,21 @@ def test_a_released_project_is_freed_without_the_cyclic_collector(tmp_path):
     finally:
         if was_enabled:
             gc.enable()
+
+
+IMPORTER = os.path.join(os.path.dirname(__file__), "fixtures", "project", "importer_pkg")
+
+
+def test_static_fields_of_classes_the_importers_build():
+    """On an `Any` jitted parameter, a field name that a class of a module importing this one -- or
+    imported by such a module -- declares static is a Python value: the importer builds the objects
+    this module's functions get.  Checked alone the module knows its importers too (the project
+    around it is listed).  A data field of that class, and a name static only in a module that is
+    neither, stay reported."""
+    names = ("cache_ops.py", "model.py", "serve.py", "unrelated.py", "__init__.py")
+    _check_package(IMPORTER, names)
+    path = os.path.join(IMPORTER, "cache_ops.py")
+    with open(path, encoding="utf-8") as fh:
+        source = fh.read()
+    alone, = lint_files([path], Config())
+    assert {(d.line, d.code) for d in alone.diagnostics} == _expected(source)

@@ -33,8 +33,11 @@ class ModuleState:
 
 class Project:
     def __init__(self, extra_jit: Sequence[str] = (), roots: Iterable[str] = (),
-                 load_source=None) -> None:
+                 load_source=None, importers: Optional[Dict[str, Sequence[str]]] = None) -> None:
         self.extra_jit = tuple(extra_jit)
+        #: by real path: the files of the project that import the module themselves (known for the
+        #: module a check analyses; its run lists the project's imports)
+        self.importers = {os.path.realpath(p): tuple(found) for p, found in (importers or {}).items()}
         self.states: Dict[str, Optional[ModuleState]] = {}
         #: every function of a loaded module -> that module's analyzer
         self._analyzer_of_function: Dict[object, Analyzer] = {}
@@ -169,6 +172,13 @@ class Project:
                         out.append(state)
                     break
         return out
+
+    def importing_modules(self, from_path: Optional[str]) -> List[ModuleState]:
+        """The modules of the project that import the module read from ``from_path`` (where known)."""
+        if from_path is None:
+            return []
+        states = (self.state_for(p) for p in self.importers.get(os.path.realpath(from_path), ()))
+        return [state for state in states if state is not None]
 
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))

@@ -2522,14 +2522,21 @@ class Analyzer:
         return self._own_data
 
     def _imported_static_fields(self) -> frozenset:
-        """Field names that classes of the checked modules this module imports declare static, and
-        that no class of those modules or of this one declares as a data field: read from a traced
-        object of unknown class (``agent: Any``), such a name is one of those classes' static fields,
-        a Python value (the module's own static fields count the same way, see ``_ev_attribute``)."""
+        """Field names that classes of the checked modules this module imports, or that import it (or
+        that those import), declare static, and that no class of those modules or of this one declares
+        as a data field:
+        read from a traced object of unknown class (``agent: Any``, ``cache: KVCache`` with
+        ``KVCache = Any``), such a name is one of those classes' static fields, a Python value -- the
+        objects this module's functions get are made here, by what it imports, or by its importers,
+        which call it, from what they import (the module's own static fields count the same way, see
+        ``_ev_attribute``)."""
         if self._imported_static is None:
             static: Set[str] = set()
             data = data_fields(self.index)
-            for state in self.project.imported_modules(self.path, self.index) if self.project is not None else ():
+            around = [] if self.project is None else self.project.imported_modules(self.path, self.index)
+            for importer in self.project.importing_modules(self.path) if self.project is not None else ():
+                around += [importer] + self.project.imported_modules(importer.path, importer.index)
+            for state in around:
                 static |= state.index.static_fields
                 data |= data_fields(state.index)
             self._imported_static = frozenset(static - data)
