@@ -212,6 +212,11 @@ class RecompilationHazard(Rule):
     that can repeat (`int(i % 2)`), and a closure over a fresh object
     (which could be passed traced instead) are still flagged.
 
+    Nor is a wrapper made in a loop whose options read a value the loop
+    changes (`jax.jit(stack, out_shardings=shardings[name])` for each group):
+    each iteration needs a wrapper configured its own way, which no one
+    wrapper made before the loop could be.
+
     Nor is a wrapper made once per item of an outer loop that reads a value
     that changes with the item (the loop's target, or what the loop builds
     from it: a training phase's rate or weight) and is called only in loops
@@ -398,6 +403,8 @@ class RecompilationHazard(Rule):
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
                 if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
+                if self._options_per_iteration(site, scope):
+                    return  # (one wrapper cannot take them: each iteration needs its own)
                 uses = self._wrapper_uses(site, scope, entry.call_names)
                 if self._compiles_anyway(site, uses, entry) \
                         or (scope is not None and self._amortised(site, scope, uses)):
@@ -505,6 +512,18 @@ class RecompilationHazard(Rule):
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
         return bool(loops) and bool(used & self._varying_names(loops[-1], scope))
+
+    def _options_per_iteration(self, site: cst.CSTNode, scope: Optional[FunctionInfo]) -> bool:
+        """The options of the jit made in the loop (``out_shardings=shardings[name]``, a static
+        spec, ...: every argument but the function) read a name whose value the innermost loop
+        changes: the wrappers are configured differently, and no one wrapper made before the loop
+        could stand for them."""
+        loops = self.ctx.index.loops_of.get(site)
+        if not isinstance(site, cst.Call) or not loops or scope is None:
+            return False
+        options = [arg.value for arg in site.args[1:]]
+        varying = self._varying_names(loops[-1], scope)
+        return any(_names_read(option) & varying for option in options)
 
     def _varying_names(self, loop: cst.CSTNode, scope: FunctionInfo) -> Set[str]:
         """The names of ``scope`` whose value changes from one iteration of ``loop`` to the next: its
