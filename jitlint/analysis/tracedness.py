@@ -3378,6 +3378,17 @@ class Analyzer:
             return constant(False)  # a tracer is not concrete: `if not is_concrete(x): raise` ends the path
         if jax_api.returns_python_value(q):
             return STATIC
+        if q in ("flax.nnx.split", "flax.nnx.graphdef") and args:
+            # a graph definition is the node's static structure (a Python object, no array); the states
+            # that follow it, one per filter, hold the node's arrays and Variables
+            if q == "flax.nnx.graphdef":
+                return STATIC
+            node = args[0][1]
+            state = Value(node.kind, node.reason)
+            filters = [a for a, _ in args[1:] if a.keyword is None]
+            if any(a.star for a, _ in args):
+                return Value(node.kind, node.reason, head=(STATIC,))
+            return Value(node.kind, node.reason, items=(STATIC,) + (state,) * max(len(filters), 1))
         if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
             tail = q.rsplit(".", 1)[-1]
             tree = args[0][1] if args else STATIC
