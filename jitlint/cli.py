@@ -368,6 +368,7 @@ def _write_source(data: bytes) -> None:
 def run_fix(args: argparse.Namespace, config: Config) -> int:
     """``--fix`` / ``--diff``: fix each file to a fixed point; write it (or print its diff); report the rest."""
     from jitlint.fixing import fix_bytes, unified_diff, write_atomic
+    from jitlint.notebook import cell_diffs, is_notebook
 
     results: List[FileResult] = []
     applied: List[str] = []
@@ -407,7 +408,8 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         unwritten = False
         if outcome.new_bytes is not None and result is not None:
             if args.diff:
-                diffs.append(unified_diff(printable(display), result.original, result.fixed))
+                diffs.append(cell_diffs(printable(display), data, outcome.new_bytes) if is_notebook(path)
+                             else unified_diff(printable(display), result.original, result.fixed))
             elif path == STDIN:
                 _write_source(outcome.new_bytes)
             else:
@@ -419,15 +421,17 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
         elif path == STDIN and not args.diff:
             _write_source(data)
         if unwritten and result is not None:  # nothing was fixed: the file's findings are what it had
-            results.append(FileResult(display, tuple(result.before), error=error, source=result.original))
+            results.append(FileResult(display, tuple(result.before), error=error, source=result.original,
+                                      cells=outcome.original_cells))
             continue
         if result is not None and not result.converged and not unwritten:
             sys.stderr.write(f"{printable(display)}: note: fixes remain after {result.rounds} rounds (deeply nested "
                              "rewrites); run --fix again\n")
         if result is not None and outcome.new_bytes is not None:
             changed += 1
-            applied += [f"{printable(display)}:{a.line}: {a.code} [{a.applicability.value}] {a.title}"
-                        for a in sorted(result.applied, key=lambda a: a.line)]
+            applied += [f"{printable(display)}:{'' if a.cell is None else f'cell {a.cell}:'}{a.line}: {a.code} "
+                        f"[{a.applicability.value}] {a.title}"
+                        for a in sorted(result.applied, key=lambda a: (a.cell or 0, a.line))]
         remaining = result.remaining if result is not None else ()
         results.append(FileResult(display, tuple(remaining), error=error,
                                   source=result.fixed if result is not None else None, cells=outcome.cells))
@@ -478,7 +482,7 @@ def _fix_outcomes(files: Sequence[str], args: argparse.Namespace, config: Config
     if not files:
         return {}
     try:
-        return fix_files(files, config, unsafe=args.unsafe_fixes, jobs=_jobs(args),
+        return fix_files(files, config, unsafe=args.unsafe_fixes, jobs=_jobs(args), fix_notebooks=not args.verify,
                          cache_dir=None if args.no_cache else (args.cache_dir or default_cache_dir()),
                          roots=[p for p in args.paths if p != STDIN and os.path.isdir(p)],
                          max_file_size=args.max_file_size, timeout=args.file_timeout)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 
@@ -170,11 +170,12 @@ class Diagnostic:
         fix = None
         if self.fix is not None:
             edits = None
-            if self.fix.edits_built or not unbuilt_edits:
+            if self.fix.edits_built or not (unbuilt_edits or self.cell is not None):  # (a notebook's: in its module)
                 edits = [{"start": e.start, "end": e.end, "content": e.replacement} for e in self.fix.edits]
             fix = {"applicability": self.fix.applicability.value, "title": self.fix.title, "edits": edits}
         return {
             "path": self.path,
+            **({} if self.cell is None else {"cell": self.cell}),
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -184,8 +185,7 @@ class Diagnostic:
             "subject": self.subject,
             "reason": list(self.reason),
             "fix": fix,
-        } if self.cell is None else {"path": self.path, "cell": self.cell, **{
-            k: v for k, v in Diagnostic.to_json(replace(self, cell=None), unbuilt_edits).items() if k != "path"}}
+        }
 
 
 @dataclass(frozen=True)

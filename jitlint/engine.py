@@ -84,7 +84,8 @@ def _shown_path(path: str) -> str:
 def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, roots: Sequence[str] = (),
                  load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
                  suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None, build_fixes: bool = True,
-                 edits: bool = True, importers: Sequence[str] = ()) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
+                 edits: bool = True, importers: Optional[Sequence[str]] = None,
+                 ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
     """The one analysis every front end runs: a module, with the project modules its traced code reaches.
 
     Returns the findings of every module the analysis reached (keyed by real
@@ -97,14 +98,15 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
     asked for (``Diagnostic.built_fix``), as the editor does for a code action.  Without ``edits``
     a fix is reported by its title and applicability, its edits left unbuilt where its builder
     can leave them (``Fix.without_edits``): what a report that shows no edits needs.  ``importers``:
-    the files of the project that import the module (their classes' instances reach its functions).
+    the files of the project that import the module (their classes' instances reach its functions; none:
+    nothing in its project imports it; None: not known).
     SourceError when the code is too deep to analyse.
     """
     from jitlint.analysis.project import Project
     from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
 
     project = Project(config.extend_jit_decorators, roots, load_source=load_source or (lambda p: None),
-                      importers={path: tuple(importers)})
+                      importers=None if importers is None else {path: tuple(importers)})
     own = project.add(path, source, module)
     own.analysed = True
     rules = selected_rules(config.select, config.ignore)

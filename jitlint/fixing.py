@@ -48,6 +48,8 @@ class AppliedFix:
     applicability: Applicability
     #: for each line of the text after this fix's round, the line of the original text it comes from
     origins: Tuple[int, ...] = field(default=(), compare=False, repr=False)
+    #: in a notebook: the cell ``line`` is a line of
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -349,8 +351,9 @@ class FileFixResult:
     new_bytes: Optional[bytes] = None
     #: the bytes the fix was computed from (None: not read)
     data: Optional[bytes] = None
-    #: of a notebook (checked, never fixed): where its findings are (:class:`jitlint.notebook.CellMap`)
+    #: of a notebook: where its findings are (:class:`jitlint.notebook.CellMap`), after the fixes and before
     cells: Optional[Any] = None
+    original_cells: Optional[Any] = None
 
 
 def fix_bytes(data: bytes, path: str, config: Optional[Config] = None, *, unsafe: bool = False,

@@ -29,6 +29,13 @@ _IPYTHON_LINE = re.compile(r"^([ \t]*)(?:[%!?]|[^#\n]*[^\s#]\?\??[ \t]*$)")
 #: ``x = !ls`` and ``x = %time f()``: an assignment from a magic or a shell escape
 _ASSIGNED_ESCAPE = re.compile(r"^([ \t]*)[A-Za-z_][\w., \t]*=[ \t]*[%!]")
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b(?! of )")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str) -> List[str]:
+    """The lines of a cell as Python reads them (broken at ``\\n``, ``\\r\\n`` and ``\\r`` only)."""
+    lines = _LINE_BREAK.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 class NotebookError(ValueError):
@@ -57,6 +64,9 @@ class CellMap:
     def cell_text(self, number: int) -> str:
         return self.texts[self.numbers.index(number)] if number in self.numbers else ""
 
+    def cell_lines(self, number: int) -> List[str]:
+        return _lines(self.cell_text(number))
+
     def in_reason(self, text: str) -> str:
         """A reason's "line N" (of this module) said as "line L of cell C"."""
         def place(match: "re.Match[str]") -> str:
@@ -76,7 +86,7 @@ def cell_source(cell: Any) -> str:
 
 def python_lines(text: str) -> List[str]:
     """A code cell's lines as Python reads them (see the module's docstring), one for each line."""
-    lines = text.splitlines()
+    lines = _lines(text)
     if not lines:
         return []
     first = lines[0].strip()
@@ -134,22 +144,13 @@ def read_notebook(data: bytes) -> Tuple[str, CellMap]:
     return "".join(part + "\n" for part in parts), CellMap(tuple(numbers), tuple(first_lines), tuple(texts))
 
 
-def located(cells: Optional[CellMap], line: int) -> Tuple[Optional[int], int]:
-    """(cell number or None, line) of a module line: the cell's line in a notebook."""
-    if cells is None:
-        return None, line
-    return cells.locate(line)
-
-
-def cell_lines(cells: CellMap, number: int) -> Sequence[str]:
-    return cells.cell_text(number).splitlines()
-
-
 def in_cells(result: Any) -> Any:
     """A notebook's :class:`~jitlint.diagnostics.FileResult` with its findings (and error) placed in
-    its cells: each finding's cell, its lines those of the cell, the lines its reasons name too; a
-    notebook's fixes are not applied (its file is JSON), so none is offered."""
+    its cells: each finding's cell, its lines those of the cell, the lines its reasons name too; a fix
+    keeps its title and safety, not its edits (offsets into the module of the cells, not the file)."""
     from dataclasses import replace
+
+    from jitlint.diagnostics import Fix
 
     cells: Optional[CellMap] = result.cells
     if cells is None:
@@ -159,11 +160,137 @@ def in_cells(result: Any) -> Any:
         cell, line = cells.locate(diag.line)
         end_cell, end_line = cells.locate(diag.end_line)
         end_line, end_column = (end_line, diag.end_column) if end_cell == cell else (line, diag.column)
+        fix = None if diag.fix is None else Fix.unbuilt(diag.fix.applicability, diag.fix.title)
         diagnostics.append(replace(diag, cell=cell, line=line, end_line=end_line, end_column=end_column,
-                                   reason=tuple(cells.in_reason(r) for r in diag.reason), fix=None,
-                                   deferred_fix=None))
+                                   reason=tuple(cells.in_reason(r) for r in diag.reason), fix=fix, deferred_fix=None))
     error = result.error
     if error is not None and not error.internal and error.line >= 1 and cells.numbers:
         cell, line = cells.locate(error.line)
         error = replace(error, line=line, cell=cell)
     return replace(result, diagnostics=tuple(diagnostics), error=error, source=None)
+
+
+@dataclass
+class NotebookSource:
+    """A notebook read to be fixed: its document and how it was written (so that what a fix does not
+    touch is written back byte for byte), and, for each line of its module, the code cell it is in and
+    the cell's own line where the module has a stand-in for it (``pass`` for a magic)."""
+
+    document: dict
+    indent: Optional[int]
+    ensure_ascii: bool
+    final_newline: bool
+    #: the index in ``document["cells"]`` of each code cell, in module order
+    code_cells: List[int]
+    #: per line of the module (0-based): its code cell (an index into ``code_cells``)
+    line_cells: List[int]
+    #: per line of the module: the cell's own line where the module has a stand-in, else None
+    originals: List[Optional[str]]
+    text: str
+    cells: CellMap
+
+
+def _dumped(document: Any, indent: Optional[int], ensure_ascii: bool, final_newline: bool) -> str:
+    return json.dumps(document, indent=indent, ensure_ascii=ensure_ascii) + ("\n" if final_newline else "")
+
+
+def notebook_source(data: bytes) -> Tuple[Optional[NotebookSource], str]:
+    """The notebook read to be fixed, or None and why not: only a notebook whose JSON this module
+    writes back exactly as it was read (nbformat's own layout) is fixed."""
+    text, cells = read_notebook(data)
+    raw = data.decode("utf-8-sig")
+    document = json.loads(raw)
+    lines = raw.split("\n", 2)
+    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if len(lines) > 1 and lines[1].startswith(" ") else None
+    for ensure_ascii in (False, True):
+        if _dumped(document, indent, ensure_ascii, raw.endswith("\n")) == raw and not data.startswith(b"\xef\xbb\xbf"):
+            break
+    else:
+        return None, "its JSON is not laid out as nbformat writes it, so it could not be written back unchanged"
+    code_cells: List[int] = []
+    line_cells: List[int] = []
+    originals: List[Optional[str]] = []
+    for index, cell in enumerate(document["cells"]):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        own = _lines(cell_source(cell))
+        for line, stand_in in zip(own, python_lines(cell_source(cell))):
+            line_cells.append(len(code_cells))
+            originals.append(line if line != stand_in else None)
+        code_cells.append(index)
+    source = NotebookSource(document, indent, ensure_ascii, raw.endswith("\n"), code_cells, line_cells, originals,
+                            text, cells)
+    if rebuild(source, text, range(1, len(line_cells) + 1))[0] != data:
+        return None, "its cells could not be written back unchanged"
+    return source, ""
+
+
+def rebuild(notebook: NotebookSource, text: str, origins: Sequence[int]) -> Tuple[Optional[bytes], str]:
+    """The notebook with its module's new ``text`` written back into its cells, or None and why not.
+
+    ``origins`` gives, for each line of ``text``, the module line (1-based) it comes from; a line goes
+    to the cell of its origin.  Refused when that would move code across cells out of order, or change
+    a line the module only stands in for (a magic)."""
+    from copy import deepcopy
+
+    new_lines = text.split("\n")
+    if new_lines and new_lines[-1] == "":
+        new_lines.pop()
+    if not notebook.code_cells:
+        return (None, "it has no code cell") if new_lines else (None, "nothing changed")
+    last_origin = len(notebook.line_cells) - 1
+    found = [min(max((origins[i] if i < len(origins) else last_origin + 1) - 1, 0), max(last_origin, 0))
+             for i in range(len(new_lines))]
+    stand_ins = notebook.text.split("\n")
+    firsts = {}  # the first module line of each code cell that has one
+    for line, cell in enumerate(notebook.line_cells):
+        firsts.setdefault(cell, line)
+    final = {o: i for i, o in enumerate(found)}  # the last new line from each module line: the line itself
+    per_cell: List[List[str]] = [[] for _ in notebook.code_cells]
+    restored = set()
+    last = 0
+    for i, line in enumerate(new_lines):
+        origin = found[i]
+        cell = notebook.line_cells[origin] if notebook.line_cells else 0
+        inserted = i < final[origin]  # a line a fix put before this module line
+        if inserted and firsts.get(cell) == origin and cell > 0:
+            cell = max(k for k in range(cell) if k in firsts or k == 0)  # (at a cell's top: the end of the one before)
+        if cell < last:
+            return None, "a fix would move code into an earlier cell"
+        last = cell
+        original = notebook.originals[origin] if notebook.line_cells else None
+        if original is not None and line == stand_ins[origin] and origin not in restored:
+            line = original
+            restored.add(origin)
+        per_cell[cell].append(line)
+    if any(o not in restored for o, original in enumerate(notebook.originals) if original is not None):
+        return None, "a fix would change a line IPython runs (a magic or a shell escape)"
+    document = deepcopy(notebook.document)
+    for k, index in enumerate(notebook.code_cells):
+        cell = document["cells"][index]
+        old = cell_source(cell)
+        new = "\n".join(per_cell[k]) + ("\n" if old.endswith("\n") and per_cell[k] else "")
+        if new == old:
+            continue
+        cell["source"] = new.splitlines(keepends=True) if isinstance(cell.get("source"), list) else new
+    out = _dumped(document, notebook.indent, notebook.ensure_ascii, notebook.final_newline)
+    return out.encode("utf-8"), ""
+
+
+def cell_diffs(path: str, before: bytes, after: bytes) -> str:
+    """``--diff`` of a notebook: a unified diff of each code cell a fix changed, headed ``path:cell N``."""
+    import difflib
+
+    old = json.loads(before.decode("utf-8-sig"))["cells"]
+    new = json.loads(after.decode("utf-8-sig"))["cells"]
+    out: List[str] = []
+    for number, (a, b) in enumerate(zip(old, new), 1):
+        a_text, b_text = cell_source(a), cell_source(b)
+        if a_text != b_text:
+            name = f"{path}:cell {number}"
+            out += difflib.unified_diff(_with_ends(a_text), _with_ends(b_text), name, name)
+    return "".join(out)
+
+
+def _with_ends(text: str) -> List[str]:
+    return [line + "\n" for line in text.splitlines()]

@@ -29,7 +29,8 @@ from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, er
 from jitlint.config import Config
 from jitlint.diagnostics import Diagnostic, FileError, FileResult
 from jitlint.files import DEFAULT_MAX_FILE_SIZE, project_files, project_root, read_source_file
-from jitlint.notebook import CellMap, NotebookError, in_cells, is_notebook, read_notebook
+from jitlint.notebook import (CellMap, NotebookError, NotebookSource, in_cells, is_notebook, notebook_source,
+                              read_notebook, rebuild)
 from jitlint.fixing import (MAX_ROUNDS, AppliedFix, Encoded, FileFixResult, FixResult, decode_file, encode_file,
                             file_outcome, fix_round, is_allowed)
 
@@ -288,7 +289,8 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
 
 def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-             build_fixes: bool = True, edits: bool = True, importers: Sequence[str] = ()) -> UnitResult:
+             build_fixes: bool = True, edits: bool = True,
+             importers: Optional[Sequence[str]] = None) -> UnitResult:
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
@@ -379,7 +381,7 @@ def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
     return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["roots"],  # type: ignore[arg-type]
                     _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"],  # type: ignore[arg-type]
                     edits=bool(_POOL_SHARED["edits"]),
-                    importers=_POOL_SHARED["importers"].get(path, ()))  # type: ignore[union-attr]
+                    importers=_POOL_SHARED["importers"].get(path))  # type: ignore[union-attr]
 
 
 # --------------------------------------------------------------- the project
@@ -463,7 +465,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
                max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
                timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, build_fixes: bool = True,
-               edits: bool = True) -> List[FileResult]:
+               edits: bool = True, place_cells: bool = True) -> List[FileResult]:
     """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
     Each checked file that can contain traced code is a unit; so is every other
@@ -522,7 +524,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         config_key = _config_key(config) + ("" if build_fixes else "\0fixes deferred") + ("" if edits else "\0no edits")
         for path in units:
             keys[path] = unit_key(path, digests[os.path.realpath(path)],
-                                  config_key + "\0".join(("",) + importers.get(path, ())))
+                                  config_key + ("" if path not in importers
+                                                else "\0imported by:" + "\0".join(importers[path])))
             hit = cache.load(keys[path], _unit_from_json)
             if hit is not None and _still_valid(hit, digests, overrides, max_file_size):
                 done[path] = hit
@@ -558,7 +561,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     else:
         _quick_check_all(skipped, datas, results, cache)
         computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes, edits,
-                                                importers.get(p, ()))
+                                                importers.get(p))
                                   for p, d in work),
                                  tick, own))
     for path, result in zip(todo, computed):
@@ -568,7 +571,13 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     if cache is not None:
         cache.prune()
     merged = _merge(paths, units, done, results, datas, checked, config)
-    return [in_cells(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r for r in merged]
+    # a notebook's findings placed in its cells (``place_cells``), or left in its module, with their fixes
+    return [(in_cells if place_cells else _same)(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r
+            for r in merged]
+
+
+def _same(result: FileResult) -> FileResult:
+    return result
 
 
 def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResult], results: Dict[str, FileResult],
@@ -633,7 +642,8 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
                         limit: Optional[int], importers: Optional[Dict[str, Tuple[str, ...]]] = None,
                         ) -> Tuple[Dict[str, bytes], List[str]]:
     """The other files of the projects around the checked ones whose traced code may reach them;
-    ``importers`` gets, for each unit, the files of the projects that import it themselves."""
+    ``importers`` gets, for each unit, the files of the projects that import it themselves (none: nothing
+    in its project imports it)."""
     project_roots = sorted({r for r in (project_root(p) for p in datas) if r is not None})
     if not project_roots:
         return {}, []
@@ -657,9 +667,7 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     callers = sorted(graph.importers_of(list(datas)))
     if importers is not None:
         for unit in list(datas) + [p for p in callers if traced.get(p)]:
-            found = tuple(graph.direct_importers(unit))
-            if found:
-                importers[unit] = found
+            importers[unit] = tuple(graph.direct_importers(unit))
     for path in callers:
         if not traced.get(path):
             continue
@@ -846,22 +854,26 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
               cache_dir: Optional[str] = None, roots: Sequence[str] = (),
               overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
               max_rounds: int = MAX_ROUNDS, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
-              timeout: Optional[float] = DEFAULT_FILE_TIMEOUT) -> Dict[str, FileFixResult]:
+              timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, fix_notebooks: bool = True) -> Dict[str, FileFixResult]:
     """Fix files to a fixed point with the findings :func:`lint_files` reports: ``--fix`` fixes what ``check`` shows.
 
     Each round lints every file still being fixed, with the texts fixed so far
     (a fix in a helper module and one in its caller see each other), and applies
     each file's allowed fixes.  Nothing is written: ``new_bytes`` is what a
-    file should hold (None: unchanged).
+    file should hold (None: unchanged).  A notebook is fixed as the module of its
+    cells, and written back cell by cell (:func:`jitlint.notebook.rebuild`); one whose
+    JSON could not be written back unchanged, or any with ``fix_notebooks`` off, is
+    checked and left as it is.
     """
     from jitlint.engine import SourceError
 
-    if any(is_notebook(p) for p in paths):  # checked, not fixed: a notebook's file is JSON
-        plain = [p for p in paths if not is_notebook(p)]
+    kept = [p for p in paths if is_notebook(p) and not (fix_notebooks and _rewritable(p, overrides, max_file_size))]
+    if kept:  # checked, not fixed
+        plain = [p for p in paths if p not in kept]
         out = fix_files(plain, config, unsafe=unsafe, jobs=jobs, cache_dir=cache_dir, roots=roots, overrides=overrides,
                         context=context, max_rounds=max_rounds, max_file_size=max_file_size,
                         timeout=timeout) if plain else {}
-        for result in lint_files([p for p in paths if is_notebook(p)], config, jobs=jobs, cache_dir=cache_dir,
+        for result in lint_files(kept, config, jobs=jobs, cache_dir=cache_dir,
                                  roots=roots, context=context, max_file_size=max_file_size, timeout=timeout):
             try:
                 data: Optional[bytes] = read_source_file(result.path, max_file_size)
@@ -876,15 +888,22 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
         with tempfile.TemporaryDirectory(prefix="jitlint-fix-") as scratch:
             return fix_files(paths, config, unsafe=unsafe, jobs=jobs, cache_dir=scratch, roots=roots,
                              overrides=overrides, context=context, max_rounds=max_rounds,
-                             max_file_size=max_file_size, timeout=timeout)
+                             max_file_size=max_file_size, timeout=timeout, fix_notebooks=fix_notebooks)
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     out: Dict[str, FileFixResult] = {}
     encoded: Dict[str, Encoded] = {}
     originals: Dict[str, bytes] = {}
+    notebooks: Dict[str, NotebookSource] = {}
     for path in paths:
         real = os.path.realpath(path)
         try:
             originals[path] = overrides[real] if real in overrides else read_source_file(path, max_file_size)
+            if is_notebook(path):
+                notebook, _ = notebook_source(originals[path])
+                assert notebook is not None  # (see _rewritable)
+                notebooks[path] = notebook
+                encoded[path] = Encoded(notebook.text, "utf-8", False)
+                continue
             encoded[path] = decode_file(originals[path])
         except OSError as exc:
             out[path] = FileFixResult(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
@@ -902,11 +921,14 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
     first: Dict[str, Tuple[Diagnostic, ...]] = {}
     for round_number in range(max_rounds + 1):
         for path in active:
+            if path in notebooks:  # the notebook as it would be written (its cells hold the fixed module)
+                texts[os.path.realpath(path)] = _notebook_bytes(notebooks[path], current[path], applied[path])
+                continue
             try:
                 texts[os.path.realpath(path)] = encode_file(current[path], encoded[path])
             except UnicodeEncodeError:  # reported when the file is written; analysed as UTF-8 meanwhile
                 texts[os.path.realpath(path)] = current[path].encode("utf-8", "surrogatepass")
-        linted = lint_files(list(current), config, overrides=texts, **lint_options)
+        linted = lint_files(list(current), config, overrides=texts, place_cells=False, **lint_options)
         latest = {r.path: r for r in linted}
         if round_number == 0:
             first = {path: result.diagnostics for path, result in latest.items()}
@@ -921,6 +943,11 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
             text, taken, error = fix_round(current[path], result.diagnostics, path, unsafe, applied[path])
             if error is not None:
                 errors[path] = error
+            if taken and path in notebooks:
+                _, why = rebuild(notebooks[path], text, taken[-1].origins)
+                if why:  # these fixes would not go back into the cells: the notebook keeps the last round's
+                    errors[path] = errors[path] or FileError(path, 1, 1, f"notebook fixes not applied: {why}")
+                    continue
             if taken:
                 current[path] = text
                 applied[path] += taken
@@ -933,5 +960,41 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
         remaining = result.diagnostics
         fixed = FixResult(path, encoded[path].text, text, tuple(applied[path]), tuple(remaining), rounds[path],
                           not any(is_allowed(d.fix, unsafe) for d in remaining), errors[path], first[path])
+        if path in notebooks:
+            out[path] = _notebook_outcome(path, fixed, notebooks[path], originals[path])
+            continue
         out[path] = file_outcome(path, fixed, encoded[path], originals[path])
     return {p: out[p] for p in paths}
+
+
+def _rewritable(path: str, overrides: Optional[Dict[str, bytes]], limit: Optional[int]) -> bool:
+    """A notebook whose JSON :func:`jitlint.notebook.rebuild` writes back unchanged where no fix goes."""
+    real = os.path.realpath(path)
+    try:
+        data = (overrides or {}).get(real) or read_source_file(path, limit)
+        return notebook_source(data)[0] is not None
+    except (OSError, NotebookError, ValueError):
+        return False
+
+
+def _notebook_bytes(notebook: NotebookSource, text: str, applied: Sequence[AppliedFix]) -> bytes:
+    origins = applied[-1].origins if applied else tuple(range(1, text.count("\n") + 2))
+    data, why = rebuild(notebook, text, origins)
+    assert data is not None, why  # (each round is taken only when it goes back into the cells)
+    return data
+
+
+def _notebook_outcome(path: str, fixed: FixResult, notebook: NotebookSource, original: bytes) -> FileFixResult:
+    """What fixing a notebook's module gives the notebook: its JSON with the fixed cells, and the findings
+    and fixes placed in their cells (the findings left, in the cells as they are after the fixes)."""
+    data = _notebook_bytes(notebook, fixed.fixed, fixed.applied) if fixed.changed else original
+    _, after = read_notebook(data)
+    placed = []
+    for a in fixed.applied:
+        cell, line = notebook.cells.locate(a.line)
+        placed.append(replace(a, line=line, cell=cell))
+    fixed = replace(fixed, applied=tuple(placed),
+                    remaining=in_cells(FileResult(path, fixed.remaining, cells=after)).diagnostics,
+                    before=in_cells(FileResult(path, fixed.before, cells=notebook.cells)).diagnostics)
+    return FileFixResult(path, fixed, error=fixed.error, new_bytes=data if data != original else None, data=original,
+                         cells=after, original_cells=notebook.cells)

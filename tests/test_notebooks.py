@@ -73,7 +73,8 @@ def test_findings_are_placed_in_their_cells(tmp_path):
     assert any(line.startswith("demo.ipynb:cell 3:7:8: JIT201") for line in lines)
     found = json.loads(_check(tmp_path, "--format", "json", "demo.ipynb").stdout)
     assert [(d["cell"], d["line"], d["code"]) for d in found] == [(3, 6, "JIT103"), (3, 7, "JIT201")]
-    assert all(d["fix"] is None for d in found)  # a notebook is never fixed: no fix is offered
+    # a fix keeps its title and safety; its edits are offsets into the module of the cells, not the file
+    assert [(d["fix"]["applicability"], d["fix"]["edits"]) for d in found] == [("safe", None), ("unsafe", None)]
 
 
 def test_cells_are_one_module_in_order(tmp_path):
@@ -99,19 +100,52 @@ def test_folders_list_notebooks_but_nothing_imports_one(tmp_path):
     assert [Path(p).name for p in project_files([str(tmp_path)], config)] == ["a.py"]
 
 
-def test_fix_leaves_a_notebook_as_it_is_and_fixes_the_modules_beside_it(tmp_path):
+def test_fix_writes_the_fixed_module_back_into_its_cells(tmp_path):
+    """--fix fixes the module of the cells and writes each line back to its cell: a fix in cell 3, the
+    import it needs at the top of cell 1; every other cell, the magics and the JSON layout unchanged;
+    a second --fix changes nothing; --diff shows each changed cell and writes nothing."""
     nb = tmp_path / "demo.ipynb"
-    nb.write_bytes(notebook(JITTED))
-    module = tmp_path / "step.py"
-    module.write_text("import jax\n\n\n@jax.jit\ndef g(x):\n    print(x)\n    return x\n")
+    nb.write_bytes(notebook("import jax\n", ("markdown", "# steps\n"), "%time t = 1\n" + JITTED.split("\n\n", 1)[1],
+                            "%%bash\necho hi\n", "y = f(2.0)\n"))
     before = nb.read_bytes()
-    run = _check(tmp_path, "--fix", "--unsafe-fixes", ".")
+    diff = _check(tmp_path, "--diff", "--unsafe-fixes", "demo.ipynb")
     assert nb.read_bytes() == before
-    assert "jax.debug.print" in module.read_text()
-    assert "demo.ipynb:cell 1:6:5: JIT103" in run.stdout and " 6 |     print('x is', x)" in run.stdout
-    outcomes = fix_files([str(nb)], Config(), unsafe=True)
-    assert outcomes[str(nb)].new_bytes is None and [d.code for d in outcomes[str(nb)].result.remaining] == [
-        "JIT103", "JIT201"]
+    assert "--- demo.ipynb:cell 3\n+++ demo.ipynb:cell 3\n" in diff.stdout and "+    jax.debug.print(" in diff.stdout
+    run = _check(tmp_path, "--fix", "--unsafe-fixes", "--show-fixes", "demo.ipynb")
+    assert "demo.ipynb:cell 3:4: JIT103 [safe]" in run.stdout, run.stdout + run.stderr
+    old, new = json.loads(before)["cells"], json.loads(nb.read_bytes())["cells"]
+    assert [c for i, c in enumerate(new) if i not in (0, 2)] == [c for i, c in enumerate(old) if i not in (0, 2)]
+    fixed = "".join(new[2]["source"])
+    assert fixed.startswith("%time t = 1\n@jax.jit\n") and "jax.debug.print(" in fixed and "jnp.where(" in fixed
+    assert "".join(new[0]["source"]).startswith("import jax")
+    assert nb.read_bytes() == json.dumps(json.loads(nb.read_bytes()), indent=1).encode()  # its layout kept
+    again = nb.read_bytes()
+    _check(tmp_path, "--fix", "--unsafe-fixes", "demo.ipynb")
+    assert nb.read_bytes() == again
+
+
+def test_a_notebook_whose_json_would_not_be_written_back_unchanged_is_only_checked(tmp_path):
+    nb = tmp_path / "compact.ipynb"
+    compact = json.dumps(json.loads(notebook(JITTED)), separators=(",", ":")).encode()
+    nb.write_bytes(compact)
+    run = _check(tmp_path, "--fix", "--unsafe-fixes", "compact.ipynb")
+    assert nb.read_bytes() == compact
+    assert "compact.ipynb:cell 1:6:5: JIT103" in run.stdout
+    outcome = fix_files([str(nb)], Config(), unsafe=True)[str(nb)]
+    assert outcome.new_bytes is None and [d.code for d in outcome.result.remaining] == ["JIT103", "JIT201"]
+
+
+def test_rebuild_refuses_what_would_not_go_back_into_the_cells():
+    from jitlint.notebook import notebook_source, rebuild
+
+    data = notebook("import jax\n!ls\n", "x = 1\n")
+    source, why = notebook_source(data)
+    assert source is not None and why == ""
+    same, _ = rebuild(source, source.text, [1, 2, 3])
+    assert same == data
+    assert rebuild(source, "import jax\nprint(1)\nx = 1\n", [1, 2, 3]) == (
+        None, "a fix would change a line IPython runs (a magic or a shell escape)")
+    assert rebuild(source, "x = 1\nimport jax\npass\n", [3, 1, 2])[0] is None  # code moved to an earlier cell
 
 
 def test_lint_files_reads_a_notebook_as_its_cells(tmp_path):
@@ -120,3 +154,40 @@ def test_lint_files_reads_a_notebook_as_its_cells(tmp_path):
     result, = lint_files([str(nb)], Config())
     assert result.error is None and result.cells is not None
     assert [(d.cell, d.line, d.code) for d in result.diagnostics] == [(2, 6, "JIT103"), (2, 7, "JIT201")]
+
+
+SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x * scale\n", "print(g(1.0))\n")
+
+
+@pytest.mark.parametrize("later, stale", [
+    (("scale = 3.0\n",), False),  # rebound after the last call: no trace runs with the old value
+    (("scale = 3.0\n", "print(g(1.0))\n"), True),  # called again: the kept trace gives 2.0, eagerly 3.0
+    (("scale = 3.0\n@jax.jit\ndef g(x):\n    return x * scale\n", "print(g(1.0))\n"), False),  # redefined: traced anew
+    (("scale = 3.0\n", "h = jax.jit(lambda x: x)\n", "print(jax.jit(g)(1.0))\n"), True),  # the same g: cache hit
+    (("y = g(2.0)\n", "scale = 3.0\n", "print(y)\n"), False),  # `y` holds what a call gave: no way to call g
+])
+def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_after(tmp_path, later, stale):
+    """Nothing imports a notebook: its jitted functions run only where its own cells call them, so a
+    global rebound after the last call of a kept trace (or together with a new definition of the
+    function) is never read stale (JAX 0.10.2: the cells run as a script print 2.0, then 3.0 where the
+    function is defined anew, and 2.0 again where the old trace runs). A module that others may import
+    is still reported: an importer can call the function after the rebinding."""
+    cells = SCALE_CELLS + later
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*cells))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+    (tmp_path / "mod.py").write_text("".join(cells))
+    found = json.loads(_check(tmp_path, "--format", "json", "mod.py").stdout)
+    assert "JIT101" in [d["code"] for d in found]
+
+
+def test_a_script_nothing_in_its_project_imports_is_read_as_a_notebook_is(tmp_path):
+    """A module of a project that no other module of it imports (an example program) runs as a script:
+    a global rebound after its last run of a kept trace is not stale; once another module imports it (a
+    caller may run the function after the rebinding), it is reported again."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "example.py").write_text("".join(SCALE_CELLS) + "scale = 3.0\n")
+    assert json.loads(_check(tmp_path, "--format", "json", "example.py").stdout) == []
+    (tmp_path / "user.py").write_text("from example import g\n\nprint(g(1.0))\n")
+    found = json.loads(_check(tmp_path, "--format", "json", "example.py").stdout)
+    assert [d["code"] for d in found] == ["JIT101"]

@@ -343,6 +343,8 @@ class GlobalInfo:
     instance_of: Optional[str] = None
     #: index in the module body of the last module-level statement that binds it
     last_statement: int = 0
+    #: the indices in the module body of every module-level statement that binds it
+    statements: List[int] = field(default_factory=list)
     numpy_array: bool = False
     #: a tuple, list or dict literal: indexing it with a tracer fails
     sequence: bool = False
@@ -354,6 +356,17 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
                                    cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally,
                                    cst.With, cst.FunctionDef, cst.ClassDef, cst.For, cst.While})
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
+
+
+def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls ``node`` makes when it is evaluated (not those in the code of its lambdas)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Call):
+            yield item
+        if not isinstance(item, cst.Lambda):
+            stack.extend(iter_children(item))
 
 
 def _module_level_definitions(stmt: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
@@ -751,8 +764,12 @@ class ModuleIndex:
     """Everything jitlint needs to know about a module before analysing values."""
 
     def __init__(self, module: cst.Module, extra_jit: Sequence[str] = (),
-                 resolve_function: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None) -> None:
+                 resolve_function: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None,
+                 never_imported: bool = False) -> None:
         self.module = module
+        #: nothing imports the module (a notebook; a script nothing in its project imports): its functions run
+        #: where its own statements call them, or after all of them ran
+        self.never_imported = never_imported
         #: the module (its index) and name of a module-level function of another module of the
         #: checked code, by qualified name (given by the project); None when checked alone
         self.resolve_function_elsewhere = resolve_function
@@ -976,6 +993,8 @@ class ModuleIndex:
                 names_here.setdefault(name, (node, value))
                 info = self.globals.setdefault(name, GlobalInfo(node=node))
                 info.last_statement = position
+                if not info.statements or info.statements[-1] != position:
+                    info.statements.append(position)
                 if isinstance(node, (cst.Assign, cst.AnnAssign)) and info.assignments:
                     # a module-level name has the kind of its last module-level binding
                     # (`TABLE = np.zeros(...)` ... `TABLE = jnp.array(TABLE)`)
@@ -2036,7 +2055,35 @@ class ModuleIndex:
             first = self._first_trace_of(top.name)
             if first is not None and info.last_statement < first:
                 return False  # (a script that sets its data up, then runs the jitted loss: traced after)
+            if self.never_imported and not any(self._traced_after(top.name, r)
+                                               for r in info.statements if r > position):
+                return False  # (a notebook, a script: no trace made before a rebinding runs after it)
         return position is None or info.last_statement > position
+
+    def _traced_after(self, name: str, rebinding: int) -> bool:
+        """In a module nothing imports (a notebook, a script: its own statements run it), whether a
+        statement after ``rebinding`` may run a trace of the module-level function ``name`` that JAX made
+        before it: one that calls the function object (its latest definition before that statement)
+        through a wrapper, when a statement between that definition and the rebinding may have traced
+        it already.  A function defined anew after the rebinding, or first traced after it, is traced
+        with the new value (a notebook cell that redefines the function with the value it reads)."""
+        _, tracing, may_trace = self._trace_model(name)
+        defined = self.globals[name].statements if name in self.globals else []
+        traced_at = [i for i, stmt in enumerate(self.module.body)
+                     if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace)]
+        for s in traced_at:
+            if s <= rebinding:
+                continue
+            latest = max((d for d in defined if d < s), default=-1)
+            called = {n.value for n in name_references(self.module.body[s])} & tracing - {name}
+            if any(not any(latest <= t < s for t in (self.globals[w].statements if w in self.globals else []))
+                   for w in called):
+                return True  # (a wrapper made before the function's latest definition)
+            if latest > rebinding:
+                continue  # defined anew after the rebinding: traced afresh
+            if any(latest < t < rebinding for t in traced_at):
+                return True  # traced before the rebinding, run again after it
+        return False
 
     def _makes_wrapper(self, func: cst.BaseExpression) -> bool:
         """``func`` returns a wrapper of the function it is given and traces nothing (``jax.jit``,
@@ -2068,6 +2115,18 @@ class ModuleIndex:
         what it is given (``lax.fori_loop(0, n, body, x)``), or a wrapper to anything."""
         if name in self._first_traces:
             return self._first_traces[name]
+        _, _, may_trace = self._trace_model(name)
+        first: Optional[int] = None
+        for i, stmt in enumerate(self.module.body):
+            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace):
+                first = i
+                break
+        self._first_traces[name] = first
+        return first
+
+    def _trace_model(self, name: str):
+        """For the module-level function ``name``: the names that reach it, those whose call may trace it,
+        and a test of whether a node is a call that may trace it (see :meth:`_first_trace_of`)."""
         if self._names_read is None:
             self._names_read = {}
             for fn in self.functions.values():
@@ -2076,7 +2135,9 @@ class ModuleIndex:
             for stmt in self.module.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
-                        read = {n.value for n in name_references(small.value)}
+                        # (`out = loss(x)` holds what the call gave, not a way to call it again)
+                        called = {id(c.func) for c in _calls_in(small.value) if isinstance(c.func, cst.Name)}
+                        read = {n.value for n in name_references(small.value) if id(n) not in called}
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
                                 self._names_read.setdefault(t.target.value, set()).update(read)
@@ -2117,13 +2178,7 @@ class ModuleIndex:
                 if fn is not None and any_node([fn.node.body], may_trace):
                     tracing.add(n)
                     grew = True
-        first: Optional[int] = None
-        for i, stmt in enumerate(self.module.body):
-            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace):
-                first = i
-                break
-        self._first_traces[name] = first
-        return first
+        return users, tracing, may_trace
 
     def jax_import_flags(self) -> Set[str]:
         """Module globals that say JAX could be imported: set to True in the body of a module-level

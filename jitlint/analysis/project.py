@@ -19,6 +19,7 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.fields import Definition
 from jitlint.analysis.tracedness import Analyzer
+from jitlint.notebook import is_notebook
 
 
 @dataclass(eq=False)
@@ -36,7 +37,7 @@ class Project:
                  load_source=None, importers: Optional[Dict[str, Sequence[str]]] = None) -> None:
         self.extra_jit = tuple(extra_jit)
         #: by real path: the files of the project that import the module themselves (known for the
-        #: module a check analyses; its run lists the project's imports)
+        #: module a check analyses; its run lists the project's imports; none: nothing imports it)
         self.importers = {os.path.realpath(p): tuple(found) for p, found in (importers or {}).items()}
         self.states: Dict[str, Optional[ModuleState]] = {}
         #: every function of a loaded module -> that module's analyzer
@@ -49,7 +50,11 @@ class Project:
     def add(self, path: str, source: str, module: cst.Module) -> ModuleState:
         key = os.path.realpath(path)
         self.states.setdefault(key, None)  # while its index is built, a module importing back gets nothing
-        index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified))
+        # a notebook, or a module nothing in its project imports (a script, an example): its functions run
+        # where its own statements call them, or after it has run (a caller in another project)
+        alone = is_notebook(path) or self.importers.get(os.path.realpath(path), None) == ()
+        index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified),
+                            never_imported=alone)
         state = ModuleState(path, source, module, index, None)  # type: ignore[arg-type]
         state.analyzer = Analyzer(index, project=self, path=path)
         for node in index.infos:

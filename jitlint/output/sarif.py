@@ -52,7 +52,7 @@ def rule_descriptor(rule) -> dict:
 
 def _fix(diag: Diagnostic, artifact: Dict[str, str]) -> Optional[dict]:
     fix = diag.fix
-    if fix is None or not fix.edits:
+    if fix is None or not fix.edits_built or not fix.edits:  # (a notebook's fix: its edits are in its module)
         return None
     return {
         "description": {"text": f"{fix.title} ({fix.applicability.value} fix)"},

@@ -81,7 +81,7 @@ def format_text(results: Sequence[FileResult], with_reason: bool = True, style: 
             block = [heading(diag, style)]
             if with_reason:
                 if diag.cell is not None and result.cells is not None:
-                    lines = result.cells.cell_text(diag.cell).splitlines()
+                    lines = result.cells.cell_lines(diag.cell)
                 block += source_excerpt(diag, lines, style) + reason_lines(diag, style)
                 note = fix_note(diag, style)
                 if note:
