@@ -4,10 +4,12 @@ A notebook runs its code cells in order in one namespace, as a script of its cel
 ``@jax.jit`` function defined in one cell and called in another, or a global rebound in a later
 cell, is what the module of the cells shows.  So the code cells, in order, make one module --
 each cell's lines as they are, except the lines IPython reads and Python does not (``%time f(x)``,
-``!pip install jax``, ``x?``), which become ``pass`` at the same indentation, so that every line
-of the module is the same line of its cell.  A cell magic that runs the cell as Python
-(``%%time``, ``%%timeit``, ``%%capture``) keeps its body; any other (``%%bash``, ``%%writefile``)
-makes the whole cell blank lines.  Markdown and raw cells are left out.
+``!pip install jax``, ``x?``, ``timeit -n 5 f(x)`` with automagic), which become ``pass`` at the same indentation, so that every line
+of the module is the same line of its cell; as IPython does, the indentation of a cell's first
+line is taken off every line that has it.  A cell magic that runs the cell as Python (``%%time``,
+``%%timeit``, ``%%capture``) keeps its body, and so does one jitlint does not know whose body
+parses as Python (a library's own, penzai's ``%%autovisualize``); IPython's others (``%%bash``,
+``%%writefile``) make the whole cell blank lines.  Markdown and raw cells are left out.
 
 Findings are reported where the notebook shows them: ``cell N`` (the cell's place among all the
 notebook's cells, markdown included, as an editor numbers them) and the line in that cell
@@ -24,8 +26,17 @@ from typing import Any, List, Optional, Sequence, Tuple
 SUFFIX = ".ipynb"
 #: cell magics whose body is Python that IPython runs as it is (timed, or with its output captured)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+#: IPython's cell magics whose body is another language or a file's text; a magic of neither list (one a
+#: library registers: penzai's ``%%autovisualize``) is read as Python where its body parses as Python
+OTHER_CELL_MAGICS = frozenset({"bash", "sh", "script", "html", "HTML", "javascript", "js", "latex", "markdown", "svg",
+                               "SVG", "writefile", "file", "perl", "ruby", "sql", "R", "sx", "system", "python2", "pypy"})
 #: a line IPython reads and Python does not: a line magic, a shell escape, help (``x?``, ``?x``)
 _IPYTHON_LINE = re.compile(r"^([ \t]*)(?:[%!?]|[^#\n]*[^\s#]\?\??[ \t]*$)")
+#: a line magic written without its ``%`` (IPython's automagic: ``timeit -n 5 f(x)``), where the line is not
+#: Python
+_AUTOMAGIC = re.compile(r"^([ \t]*)(?:timeit|time|pip|conda|cd|ls|pwd|env|load_ext|matplotlib|config|who|whos|run|"
+                        r"prun|history|reset|xmode|autoreload|alias|precision|pdb|save|store|sx|system)"
+                        r"[ \t]+(?![=.(\[,:)\]}]|[-+*/%<>!&|^@]=|[-+*/%<>&|^@] )")
 #: ``x = !ls`` and ``x = %time f()``: an assignment from a magic or a shell escape
 _ASSIGNED_ESCAPE = re.compile(r"^([ \t]*)[A-Za-z_][\w., \t]*=[ \t]*[%!]")
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b(?! of )")
@@ -92,14 +103,23 @@ def python_lines(text: str) -> List[str]:
     first = lines[0].strip()
     if first.startswith("%%"):
         magic = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        if magic not in PYTHON_CELL_MAGICS:
+        body = python_lines("\n".join(lines[1:])) if magic not in OTHER_CELL_MAGICS else None
+        if body is None or (magic not in PYTHON_CELL_MAGICS and not _parses("\n".join(body))):
             return ["" for _ in lines]
-        lines = ["pass"] + lines[1:]
+        return ["pass"] + body
+    # IPython takes the indentation of a cell's first line off every line that has it
+    indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
+    if indent and lines[0].strip():
+        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
     out = []
     depth = 0  # brackets open at the start of the line (a line inside them continues a statement)
     continued = False
     for line in lines:
         escape = _IPYTHON_LINE.match(line) or _ASSIGNED_ESCAPE.match(line)
+        if escape is None and depth == 0 and not continued:
+            escape = _AUTOMAGIC.match(line)
+            opened = sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+            escape = escape if escape is not None and opened <= 0 and not _parses(line.strip()) else None
         if escape is not None and depth == 0 and not continued and not _in_code_only(line):
             out.append(escape.group(1) + "pass")
             continue
@@ -108,6 +128,16 @@ def python_lines(text: str) -> List[str]:
         depth = max(depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"), 0)
         continued = code.rstrip().endswith("\\")
     return out
+
+
+def _parses(code: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _in_code_only(line: str) -> bool:
@@ -264,7 +294,7 @@ def rebuild(notebook: NotebookSource, text: str, origins: Sequence[int]) -> Tupl
             restored.add(origin)
         per_cell[cell].append(line)
     if any(o not in restored for o, original in enumerate(notebook.originals) if original is not None):
-        return None, "a fix would change a line IPython runs (a magic or a shell escape)"
+        return None, "a fix would change a line read otherwise than it is written (a magic, an escape, an indent)"
     document = deepcopy(notebook.document)
     for k, index in enumerate(notebook.code_cells):
         cell = document["cells"][index]

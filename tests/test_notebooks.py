@@ -36,6 +36,19 @@ def test_ipython_lines_become_pass_at_their_indentation():
 def test_a_cell_magic_keeps_a_python_body_and_blanks_any_other():
     assert python_lines("%%timeit\nf(1.0).block_until_ready()\n") == ["pass", "f(1.0).block_until_ready()"]
     assert python_lines("%%bash\necho hi\nls\n") == ["", "", ""]
+    # a magic of a library (penzai's): its body is Python where it parses as Python
+    assert python_lines("%%autovisualize\nmodel = f(x)\n") == ["pass", "model = f(x)"]
+    assert python_lines("%%custom\nSELECT * FROM t\n") == ["", ""]
+
+
+def test_a_line_magic_without_its_percent_is_one_where_the_line_is_not_python():
+    assert python_lines("timeit -n 5 f(x)\nls\ntime = 3\npip install jax\nconfig = make(\n  a)\nrun - 1\n") == [
+        "pass", "ls", "time = 3", "pass", "config = make(", "  a)", "run - 1"]
+
+
+def test_the_indentation_of_a_cells_first_line_is_taken_off_as_ipython_does():
+    assert python_lines(" x = 1\n y = x\n") == ["x = 1", "y = x"]
+    assert python_lines("  if x:\n      y = 1\n") == ["if x:", "    y = 1"]
 
 
 def test_the_module_of_a_notebook_and_where_its_lines_are():
@@ -144,7 +157,7 @@ def test_rebuild_refuses_what_would_not_go_back_into_the_cells():
     same, _ = rebuild(source, source.text, [1, 2, 3])
     assert same == data
     assert rebuild(source, "import jax\nprint(1)\nx = 1\n", [1, 2, 3]) == (
-        None, "a fix would change a line IPython runs (a magic or a shell escape)")
+        None, "a fix would change a line read otherwise than it is written (a magic, an escape, an indent)")
     assert rebuild(source, "x = 1\nimport jax\npass\n", [3, 1, 2])[0] is None  # code moved to an earlier cell
 
 
