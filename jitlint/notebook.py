@@ -97,13 +97,16 @@ def cell_source(cell: Any) -> str:
 
 def python_lines(text: str) -> List[str]:
     """A code cell's lines as Python reads them (see the module's docstring), one for each line."""
-    lines = _lines(text)
+    return _python_lines(_lines(text))
+
+
+def _python_lines(lines: List[str]) -> List[str]:
     if not lines:
         return []
     first = lines[0].strip()
     if first.startswith("%%"):
         magic = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        body = python_lines("\n".join(lines[1:])) if magic not in OTHER_CELL_MAGICS else None
+        body = _python_lines(lines[1:]) if magic not in OTHER_CELL_MAGICS else None
         if body is None or (magic not in PYTHON_CELL_MAGICS and not _parses("\n".join(body))):
             return ["" for _ in lines]
         return ["pass"] + body

@@ -39,6 +39,7 @@ def test_a_cell_magic_keeps_a_python_body_and_blanks_any_other():
     # a magic of a library (penzai's): its body is Python where it parses as Python
     assert python_lines("%%autovisualize\nmodel = f(x)\n") == ["pass", "model = f(x)"]
     assert python_lines("%%custom\nSELECT * FROM t\n") == ["", ""]
+    assert python_lines("%%time\nx = 1\n\n") == ["pass", "x = 1", ""]  # a line for each line of the cell
 
 
 def test_a_line_magic_without_its_percent_is_one_where_the_line_is_not_python():
@@ -204,3 +205,16 @@ def test_a_script_nothing_in_its_project_imports_is_read_as_a_notebook_is(tmp_pa
     (tmp_path / "user.py").write_text("from example import g\n\nprint(g(1.0))\n")
     found = json.loads(_check(tmp_path, "--format", "json", "example.py").stdout)
     assert [d["code"] for d in found] == ["JIT101"]
+
+
+@pytest.mark.parametrize("cell", [
+    "", "\n", "x = 1", "x = 1\n\n\n", "%%time\n\n", "%%bash\n", "%%timeit -n 3\n  f(x)\n\n", " a = 1\n\n b = 2\n",
+    "x = 1\r\ny = 2\r\n", "a = (1,\n%timeit\n)\n", "!ls\n?x\nx?\n", "timeit f(x)\n\n", "s = '''\nline?\n'''\n",
+])
+def test_every_line_of_a_cell_is_one_line_of_the_module(cell):
+    """The module of the cells keeps each cell's line count: a finding's line is its cell's line."""
+    from jitlint.notebook import _lines
+
+    assert len(python_lines(cell)) == len(_lines(cell))
+    text, cells = read_notebook(notebook("import jax\n", cell, "y = 2\n"))
+    assert cells.locate(text.count("\n")) == (3, 1)  # the last cell's line, after the cell above
