@@ -44,6 +44,7 @@ from jitlint.diagnostics import LINE_END as _LINE_END
 from jitlint.diagnostics import REASON_LINE as _LINE
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 from jitlint.incremental import Analysis, reanalysing
+from jitlint.notebook import is_notebook
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
@@ -226,7 +227,9 @@ class Analyser:
         from jitlint.runner import lint_files
 
         config, config_error = config_for(job.path)
-        if config is None:
+        if config is None or is_notebook(job.path):
+            # (a notebook opened as the text of its JSON: its findings are lines of cells, not of that text;
+            # an editor shows a notebook's cells as documents of their own)
             result = FileResult(job.path)
         else:
             with reparsing(self.parses), reanalysing(self.analyses):

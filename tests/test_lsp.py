@@ -85,6 +85,19 @@ async def test_open_reports_findings_with_code_link_and_reason_chain(client: Lan
 
 
 @pytest.mark.asyncio
+async def test_a_notebook_opened_as_its_json_text_gets_no_diagnostics(client: LanguageClient, tmp_path):
+    """Its findings are lines of its cells, not of the JSON an editor would show (`jitlint check` reads it)."""
+    import json
+
+    path = tmp_path / "demo.ipynb"
+    text = json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": SEEDED.splitlines(keepends=True)}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    path.write_text(text)
+    assert list(await open_document(client, path, text)) == []
+
+
+@pytest.mark.asyncio
 async def test_change_and_save_update_the_diagnostics(client: LanguageClient, tmp_path):
     path = tmp_path / "relu.py"
     assert len(await open_document(client, path, SEEDED)) == 1
