@@ -179,6 +179,11 @@ SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x *
     (("scale = 3.0\n@jax.jit\ndef g(x):\n    return x * scale\n", "print(g(1.0))\n"), False),  # redefined: traced anew
     (("scale = 3.0\n", "h = jax.jit(lambda x: x)\n", "print(jax.jit(g)(1.0))\n"), True),  # the same g: cache hit
     (("y = g(2.0)\n", "scale = 3.0\n", "print(y)\n"), False),  # `y` holds what a call gave: no way to call g
+    # a helper that calls g, run after the rebinding: the old trace runs (2.0); the helper defined anew not
+    # to call g does not run it
+    (("def run(x):\n    return g(x)\n", "run(1.0)\n", "scale = 3.0\n", "print(run(1.0))\n"), True),
+    (("def run(x):\n    return g(x)\n", "run(1.0)\n", "scale = 3.0\n", "def run(x):\n    return x + 1\n",
+      "print(run(1.0))\n"), False),
 ])
 def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_after(tmp_path, later, stale):
     """Nothing imports a notebook: its jitted functions run only where its own cells call them, so a

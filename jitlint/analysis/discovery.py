@@ -2067,15 +2067,26 @@ class ModuleIndex:
         through a wrapper, when a statement between that definition and the rebinding may have traced
         it already.  A function defined anew after the rebinding, or first traced after it, is traced
         with the new value (a notebook cell that redefines the function with the value it reads)."""
-        _, tracing, may_trace = self._trace_model(name)
+        users, tracing, may_trace = self._trace_model(name)
+        body = self.module.body
         defined = self.globals[name].statements if name in self.globals else []
-        traced_at = [i for i, stmt in enumerate(self.module.body)
+        traced_at = [i for i, stmt in enumerate(body)
                      if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace)]
+
+        def reaches(w: str, s: int) -> bool:
+            """The binding of ``w`` that statement ``s`` sees (its latest before ``s``) names the function
+            or one that reaches it (another definition of the same name may not: notebooks redefine)."""
+            t = max((t for t in (self.globals[w].statements if w in self.globals else []) if t < s), default=None)
+            return t is None or bool({n.value for n in name_references(body[t])} & (users | {name}) - {w})
+
         for s in traced_at:
             if s <= rebinding:
                 continue
+            seen = {n.value for n in name_references(body[s])}
+            called = {w for w in seen & tracing - {name} if reaches(w, s)}
+            if name not in seen and not called:
+                continue  # (it calls another definition of a name that once reached the function)
             latest = max((d for d in defined if d < s), default=-1)
-            called = {n.value for n in name_references(self.module.body[s])} & tracing - {name}
             if any(not any(latest <= t < s for t in (self.globals[w].statements if w in self.globals else []))
                    for w in called):
                 return True  # (a wrapper made before the function's latest definition)
