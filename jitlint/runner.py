@@ -33,6 +33,7 @@ from jitlint.notebook import (CellMap, NotebookError, NotebookSource, in_cells, 
                               read_notebook, rebuild)
 from jitlint.fixing import (MAX_ROUNDS, AppliedFix, Encoded, FileFixResult, FixResult, decode_file, encode_file,
                             file_outcome, fix_round, is_allowed)
+from jitlint.source import imported_modules  # noqa: F401 - (its home was here)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -95,28 +96,6 @@ def may_contain_traced_code(data: bytes, config: Config) -> bool:
     return _trace_word_pattern(tuple(config.extend_jit_decorators)).search(data) is not None
 
 
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#]+)|import[ \t]+([^\n#]+))", re.M)
-
-
-# --------------------------------------------------------------------- imports
-def imported_modules(data: bytes) -> List[str]:
-    """Module names a file imports (relative ones keep their dots), from its text."""
-    out: List[str] = []
-    for match in _IMPORT.finditer(data):
-        base, names, plain = match.group(1), match.group(2), match.group(3)
-        if base is not None:
-            base_s = base.decode("ascii", "replace")
-            out.append(base_s)
-            for name in names.decode("ascii", "replace").strip("()\\ \t").split(","):
-                name = name.strip().split(" as ")[0].strip()
-                if name and name != "*":
-                    out.append(base_s + name if base_s.endswith(".") else f"{base_s}.{name}")
-        else:
-            for name in plain.decode("ascii", "replace").split(","):
-                name = name.strip().split(" as ")[0].strip()
-                if name:
-                    out.append(name)
-    return out
 
 
 class ImportGraph:
@@ -270,7 +249,8 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
     """Reads a module for the analysis (an override first), noting its digest."""
     from jitlint.engine import SourceError, decode_source, parse
 
-    def load(path: str):
+    def peek(path: str) -> Optional[bytes]:
+        """The bytes of a module, read without parsing it (what was read is noted all the same)."""
         real = os.path.realpath(path)
         try:
             data = overrides[real] if real in overrides else read_source_file(path, limit)
@@ -278,12 +258,19 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
             digests[real] = MISSING
             return None
         digests[real] = digest(data)
+        return data
+
+    def load(path: str):
+        data = peek(path)
+        if data is None:
+            return None
         try:
             source = decode_source(data)
             return source, parse(source)
         except (SourceError, RecursionError):
             return None
 
+    load.peek = peek  # type: ignore[attr-defined]
     return load
 
 

@@ -396,3 +396,36 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> SourceError:
                                                              f"LibCST, jitlint's parser, rejects it ({message})")
     message = re.sub(r"^parser error: (error at \d+:\d+: )?", "", exc.message)
     return SourceError(exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")
+
+
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+([^\n#]+)|import[ \t]+([^\n#]+))", re.M)
+
+
+def imported_modules(data: bytes) -> List[str]:
+    """Module names a file imports (relative ones keep their dots), from its text."""
+    out: List[str] = []
+    for match in _IMPORT.finditer(data):
+        base, names, plain = match.group(1), match.group(2), match.group(3)
+        if base is not None:
+            base_s = base.decode("ascii", "replace")
+            out.append(base_s)
+            for name in names.decode("ascii", "replace").strip("()\\ \t").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name and name != "*":
+                    out.append(base_s + name if base_s.endswith(".") else f"{base_s}.{name}")
+        else:
+            for name in plain.decode("ascii", "replace").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name:
+                    out.append(name)
+    return out
+
+
+#: words without which a module's text cannot declare a static field of a pytree class (``field(static=True)``,
+#: ``metadata={"static": True}``, ``pytree_node=False``, ``register_dataclass(..., meta_fields=...)``, a
+#: ``static_field()`` helper)
+_STATIC_FIELD_WORDS = re.compile(rb"static|meta_fields|pytree_node")
+
+
+def may_declare_static_fields(data: bytes) -> bool:
+    return _STATIC_FIELD_WORDS.search(data) is not None

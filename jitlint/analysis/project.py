@@ -20,6 +20,7 @@ from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.fields import Definition
 from jitlint.analysis.tracedness import Analyzer
 from jitlint.notebook import is_notebook
+from jitlint.source import imported_modules, may_declare_static_fields
 
 
 @dataclass(eq=False)
@@ -179,11 +180,31 @@ class Project:
         return out
 
     def importing_modules(self, from_path: Optional[str]) -> List[ModuleState]:
-        """The modules of the project that import the module read from ``from_path`` (where known)."""
+        """The modules of the project that import the module read from ``from_path`` (where known), and the
+        modules they import: those whose text can declare a static field of a class (read, not parsed,
+        to know; parsed only then: a module's importers and theirs can be many)."""
         if from_path is None:
             return []
-        states = (self.state_for(p) for p in self.importers.get(os.path.realpath(from_path), ()))
-        return [state for state in states if state is not None]
+        peek = getattr(self._load_source, "peek", _read_bytes)
+        out: List[ModuleState] = []
+        seen = {os.path.realpath(from_path)}
+        for importer in self.importers.get(os.path.realpath(from_path), ()):
+            data = peek(importer)
+            if data is None:
+                continue
+            candidates = [importer] + [files[0] for name in imported_modules(data)
+                                       if not (name + ".").startswith(jax_api.EXTERNAL_PACKAGES)
+                                       for files in [self._module_files(importer, name)] if files]
+            for path in candidates:
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
+                text = data if path == importer else peek(path)
+                state = self.state_for(path) if text is not None and may_declare_static_fields(text) else None
+                if state is not None:
+                    out.append(state)
+        return out
 
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))
@@ -224,4 +245,12 @@ def _read_and_parse(path: str) -> Optional[Tuple[str, cst.Module]]:
             source = decode_source(fh.read())
         return source, parse(source)
     except (OSError, SourceError, RecursionError):
+        return None
+
+
+def _read_bytes(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
         return None

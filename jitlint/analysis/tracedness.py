@@ -2533,9 +2533,8 @@ class Analyzer:
         if self._imported_static is None:
             static: Set[str] = set()
             data = data_fields(self.index)
-            around = [] if self.project is None else self.project.imported_modules(self.path, self.index)
-            for importer in self.project.importing_modules(self.path) if self.project is not None else ():
-                around += [importer] + self.project.imported_modules(importer.path, importer.index)
+            around = [] if self.project is None else \
+                self.project.imported_modules(self.path, self.index) + self.project.importing_modules(self.path)
             for state in around:
                 static |= state.index.static_fields
                 data |= data_fields(state.index)
