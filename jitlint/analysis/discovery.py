@@ -850,6 +850,8 @@ class ModuleIndex:
         #: module-level function or wrapper -> the names it reads (see _first_trace_of), and its results
         self._names_read: Optional[Dict[str, Set[str]]] = None
         self._first_traces: Dict[str, Optional[int]] = {}
+        #: module-level function -> its trace model (see _trace_model), made once
+        self._trace_models: Dict[str, tuple] = {}
         self._memos: Dict[str, bool] = {}
         self._top_index: Optional[Dict[int, int]] = None
         self._binding_places: Dict[int, Tuple[Optional[int], bool]] = {}
@@ -2138,6 +2140,11 @@ class ModuleIndex:
     def _trace_model(self, name: str):
         """For the module-level function ``name``: the names that reach it, those whose call may trace it,
         and a test of whether a node is a call that may trace it (see :meth:`_first_trace_of`)."""
+        if name not in self._trace_models:
+            self._trace_models[name] = self._make_trace_model(name)
+        return self._trace_models[name]
+
+    def _make_trace_model(self, name: str):
         if self._names_read is None:
             self._names_read = {}
             for fn in self.functions.values():
