@@ -117,7 +117,13 @@ def _python_lines(lines: List[str]) -> List[str]:
     out = []
     depth = 0  # brackets open at the start of the line (a line inside them continues a statement)
     continued = False
+    in_escape = False  # the line before was an escape's, ended by a backslash: this one goes on with it
     for line in lines:
+        if in_escape:
+            # IPython joins an escape's lines ended by a backslash into one command (`!pip install a \`)
+            out.append("")
+            in_escape = line.endswith("\\")
+            continue
         escape = _IPYTHON_LINE.match(line) or _ASSIGNED_ESCAPE.match(line)
         if escape is None and depth == 0 and not continued:
             escape = _AUTOMAGIC.match(line)
@@ -125,6 +131,7 @@ def _python_lines(lines: List[str]) -> List[str]:
             escape = escape if escape is not None and opened <= 0 and not _parses(line.strip()) else None
         if escape is not None and depth == 0 and not continued and not _in_code_only(line):
             out.append(escape.group(1) + "pass")
+            in_escape = line.endswith("\\")
             continue
         out.append(line)
         code = line.split("#", 1)[0]

@@ -33,6 +33,15 @@ def test_ipython_lines_become_pass_at_their_indentation():
                                   "y = (a", "     % b)", "s = 'why?'  # really?"]
 
 
+def test_an_escape_continued_by_backslashes_is_one_command():
+    """IPython joins an escape line ended by a backslash with the next (`find_end_of_line`): its lines are the
+    command's, not Python (a shell command's arguments indented under it read as an unexpected indent)."""
+    cell = "if not ok:\n  !git clone --depth=1 \\\n     https://example.org/repo repo\nx = 1\n"
+    assert python_lines(cell) == ["if not ok:", "  pass", "", "x = 1"]
+    assert python_lines("!python main.py \\\n  --a=1 \\\n  --b=2\n") == ["pass", "", ""]
+    assert python_lines("%run script.py \\\n  -x\ny = 2 + \\\n  3\n") == ["pass", "", "y = 2 + \\", "  3"]
+
+
 def test_a_cell_magic_keeps_a_python_body_and_blanks_any_other():
     assert python_lines("%%timeit\nf(1.0).block_until_ready()\n") == ["pass", "f(1.0).block_until_ready()"]
     assert python_lines("%%bash\necho hi\nls\n") == ["", "", ""]
@@ -214,7 +223,7 @@ def test_a_script_nothing_in_its_project_imports_is_read_as_a_notebook_is(tmp_pa
 
 @pytest.mark.parametrize("cell", [
     "", "\n", "x = 1", "x = 1\n\n\n", "%%time\n\n", "%%bash\n", "%%timeit -n 3\n  f(x)\n\n", " a = 1\n\n b = 2\n",
-    "x = 1\r\ny = 2\r\n", "a = (1,\n%timeit\n)\n", "!ls\n?x\nx?\n", "timeit f(x)\n\n", "s = '''\nline?\n'''\n",
+    "x = 1\r\ny = 2\r\n", "a = (1,\n%timeit\n)\n", "!ls\n?x\nx?\n", "timeit f(x)\n\n", "!ls \\\n -l\n", "s = '''\nline?\n'''\n",
 ])
 def test_every_line_of_a_cell_is_one_line_of_the_module(cell):
     """The module of the cells keeps each cell's line count: a finding's line is its cell's line."""
