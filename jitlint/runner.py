@@ -245,9 +245,36 @@ MISSING = "missing"
 DEFAULT_FILE_TIMEOUT = 600.0
 
 
+#: modules parsed in this process, by their text, the latest last (at most :data:`PARSED_CHARACTERS` of
+#: text): the analysis of one file loads the project modules its traced code reaches, which are files of
+#: the same run and loaded again by their neighbours' analyses -- each is parsed once while it is among
+#: the latest.  A LibCST tree is immutable, and each analysis keeps its facts about one apart.
+_PARSED: Dict[str, object] = {}
+#: about 30 bytes of tree per character of text
+PARSED_CHARACTERS = 1_000_000
+_parsed_characters = 0
+
+
+def parse_once(source: str):
+    """The LibCST module of ``source``, parsed only if it is not among the latest parsed here."""
+    from jitlint.engine import parse
+
+    global _parsed_characters
+    module = _PARSED.pop(source, None)
+    if module is None:
+        module = parse(source)
+        _parsed_characters += len(source)
+    _PARSED[source] = module
+    while _parsed_characters > PARSED_CHARACTERS and len(_PARSED) > 1:
+        oldest = next(iter(_PARSED))
+        del _PARSED[oldest]
+        _parsed_characters -= len(oldest)
+    return module
+
+
 def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optional[int]):
     """Reads a module for the analysis (an override first), noting its digest."""
-    from jitlint.engine import SourceError, decode_source, parse
+    from jitlint.engine import SourceError, decode_source
 
     def peek(path: str) -> Optional[bytes]:
         """The bytes of a module, read without parsing it (what was read is noted all the same)."""
@@ -266,7 +293,7 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
             return None
         try:
             source = decode_source(data)
-            return source, parse(source)
+            return source, parse_once(source)
         except (SourceError, RecursionError):
             return None
 
@@ -301,7 +328,7 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     try:
         with collector_paused():  # see there: the tree and the analysis's facts live until the end
             source = decode_source(data)
-            module = parse_document(source, path)
+            module = parse_document(source, path, parse_once)
             if incremental.active() and not build_fixes:  # the editor: only what the edit can change
                 state = (_config_key(config), tuple(roots), max_file_size, edits)
                 found, silenced, digests = incremental.analyse(path, source, module, last_offsets(path), state, whole)

@@ -355,3 +355,16 @@ def test_static_fields_of_classes_the_importers_build():
         source = fh.read()
     alone, = lint_files([path], Config())
     assert {(d.line, d.code) for d in alone.diagnostics} == _expected(source)
+
+
+def test_an_importer_is_parsed_for_a_field_only_where_its_text_names_it():
+    """A module's importers are read, and parsed only where their text names the field asked about and
+    can declare a field static: no class of a module that never names ``length`` declares it."""
+    from jitlint.source import may_declare_static_fields
+
+    declares = b"class C:\n    length: int = eqx.field(static=True)\n"
+    assert may_declare_static_fields(declares, "length")
+    assert not may_declare_static_fields(declares, "len")  # (a whole word)
+    assert not may_declare_static_fields(b"class C:\n    length: int\n", "length")  # nothing static
+    assert not may_declare_static_fields(b"x = eqx.field(static=True)\nmax_length = 3\n", "length")
+

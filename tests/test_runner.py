@@ -65,6 +65,22 @@ def parsed(monkeypatch):
 
     monkeypatch.setattr(jitlint.engine, "parse", counting)
     monkeypatch.setattr(jitlint.analysis.reparse, "parse", counting)
+    monkeypatch.setattr(jitlint.runner, "_PARSED", {})  # (none of the modules parsed before this test)
+    monkeypatch.setattr(jitlint.runner, "_parsed_characters", 0)
+    return seen
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """The sources of the units the engine analyses during the test."""
+    seen = []
+    real = jitlint.engine.analyse_unit
+
+    def recording(path, source, *args, **kwargs):
+        seen.append(source)
+        return real(path, source, *args, **kwargs)
+
+    monkeypatch.setattr(jitlint.engine, "analyse_unit", recording)
     return seen
 
 
@@ -114,13 +130,13 @@ def test_warm_cache_parses_nothing_and_gives_the_same_findings(package, parsed, 
     assert [(r.path, r.diagnostics) for r in warm] == [(r.path, r.diagnostics) for r in cold]
 
 
-def test_editing_a_helper_invalidates_its_callers(package, parsed, tmp_path):
+def test_editing_a_helper_invalidates_its_callers(package, analysed, tmp_path):
     cache = str(tmp_path / "cache")
     assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == {("helpers.py", 5, "JIT201")}
     (package / "helpers.py").write_text(HELPER_GOOD)
-    parsed.clear()
+    analysed.clear()
     assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == set()
-    assert any("def step" in s for s in parsed), "the caller must be re-analysed"
+    assert any("def step" in s for s in analysed), "the caller must be re-analysed"
     (package / "helpers.py").write_text(HELPER_BAD)
     assert _codes(lint_files(_files(package), Config(), cache_dir=cache)) == {("helpers.py", 5, "JIT201")}
 
@@ -198,3 +214,16 @@ def test_warm_cache_skips_the_syntax_check_of_unchanged_skipped_files(tmp_path, 
     assert calls == []
     assert [r.error for r in second] == [r.error for r in first]
     assert second[1].error is not None and "syntax error" in second[1].error.message
+
+
+def test_a_module_is_parsed_once_while_it_is_among_the_latest(parsed):
+    """A module the analysis of one file loads (a helper it calls) is a file of the run too: parsed once
+    while it is among the latest parsed in the process, also when the same text is parsed again under
+    another name; a text pushed out by others is parsed again."""
+    from jitlint.runner import PARSED_CHARACTERS, parse_once
+
+    first = parse_once("def f(x):\n    return x\n")
+    assert parse_once("def f(x):\n    return x\n") is first and len(parsed) == 1
+    filler = "x = 1\n" * (PARSED_CHARACTERS // 6 + 1)
+    parse_once(filler)
+    assert parse_once("def f(x):\n    return x\n") is not first and len(parsed) == 3

@@ -179,10 +179,10 @@ class Project:
                     break
         return out
 
-    def importing_modules(self, from_path: Optional[str]) -> List[ModuleState]:
+    def importing_modules(self, from_path: Optional[str], field: str) -> List[ModuleState]:
         """The modules of the project that import the module read from ``from_path`` (where known), and the
-        modules they import: those whose text can declare a static field of a class (read, not parsed,
-        to know; parsed only then: a module's importers and theirs can be many)."""
+        modules they import: those whose text names ``field`` and can declare a static field of a class
+        (read, not parsed, to know; parsed only then: a module's importers and theirs can be many)."""
         if from_path is None:
             return []
         peek = getattr(self._load_source, "peek", _read_bytes)
@@ -201,7 +201,7 @@ class Project:
                     continue
                 seen.add(real)
                 text = data if path == importer else peek(path)
-                state = self.state_for(path) if text is not None and may_declare_static_fields(text) else None
+                state = self.state_for(path) if text is not None and may_declare_static_fields(text, field) else None
                 if state is not None:
                     out.append(state)
         return out

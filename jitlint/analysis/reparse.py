@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Dict, Iterator, List, NamedTuple, Optional
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional
 
 import libcst as cst
 
@@ -52,12 +52,12 @@ def reparsing(kept: Dict[str, Parsed]) -> Iterator[None]:
         _KEPT.reset(token)
 
 
-def parse_document(source: str, path: str) -> cst.Module:
+def parse_document(source: str, path: str, parse_whole: Callable[[str], cst.Module] = parse) -> cst.Module:
     """The module of ``source``: reparsed from the kept parse of ``path`` where one is kept and the edit
-    allows it, else parsed whole.  SourceError for code that is not valid Python."""
+    allows it, else parsed whole (by ``parse_whole``).  SourceError for code that is not valid Python."""
     kept = _KEPT.get()
     if kept is None:
-        return parse(source)
+        return parse_whole(source)
     previous = kept.get(path)
     done = reparse(previous, source) if previous is not None else None
     # a version that does not parse leaves the last one that did: the next edit is parsed against it

@@ -186,6 +186,24 @@ class Facts:
                 old, formats_tracer=value.formats_tracer)
 
 
+def _looks_up_by_element(stmt: cst.For) -> bool:
+    """Whether the loop's body subscripts what the loop iterates with the loop's variable (``d[k]``)."""
+    if not isinstance(stmt.target, cst.Name):
+        return False
+    name, iterated = stmt.target.value, stmt.iter
+    stack: List[cst.CSTNode] = [stmt.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                and isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value == name \
+                and node.value.deep_equals(iterated):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+    return False
+
+
 class _Terminated(Exception):
     """The statement being run raises here, in this trace: the rest of its block does not run
     (``int()`` of a tracer inside a ``try`` whose handler catches what it raises)."""
@@ -498,7 +516,7 @@ class Analyzer:
         #: the value iterated by the outer loop of a generator expression, where it was last evaluated
         self._generator_iterables: Dict[cst.GeneratorExp, Value] = {}
         #: see _imported_static_fields
-        self._imported_static: Optional[frozenset] = None
+        self._imported_static: Dict[str, bool] = {}
         #: see _own_data_fields
         self._own_data: Optional[frozenset] = None
         #: the last analyse() gave a result made for another call (the memo's)
@@ -703,14 +721,22 @@ class Analyzer:
             # JAX applies `static_argnames` by keyword, also to keywords that `**kwargs` collects
             collected = frozenset(entry.static_names or ()) - {_param_name(p) for p, _ in params} \
                 if kind == "varkw" else frozenset()
+            leaf = not container and (self._annotated_scalar(param) or self._passed_number(param, entry)
+                                      or self._never_a_container(param, fn))
+            facts = self._class_facts(param)
+            if not facts and not container and not leaf and entry.transform is not None \
+                    and entry.transform.name.startswith("flax.nnx.") and not self._annotated_array(param):
+                # an object handed to an nnx transform is a graph node (a module, an optimizer) or a pytree:
+                # of a graph node only the Variables are traced, its other attributes are its static
+                # structure (`range(model.num_layers)`); the class unknown, an attribute is not known traced
+                facts = {"graph_node": True}
             env[name] = traced(reason, container=container, is_array=self._annotated_array(param),
                                mapping=kind == "varkw", static_keys=collected,
                                element=STATIC if kind == "varkw" else None,  # its keys: strings
-                               leaf=not container and (self._annotated_scalar(param) or self._passed_number(
-                                   param, entry) or self._never_a_container(param, fn)),
+                               leaf=leaf,
                                not_none=not container and (self._annotated_not_none(param)
                                                            or self._passed_not_none(param, entry)),
-                               **self._class_facts(param))
+                               **facts)
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
@@ -1286,6 +1312,11 @@ class Analyzer:
     def _exec_for(self, stmt: cst.For, frame: Frame) -> bool:
         iterable = self.ev(stmt.iter, frame)
         element = self.element_of(iterable, stmt.iter)
+        if element.kind is Kind.TRACED and not iterable.traced_array and _looks_up_by_element(stmt):
+            # `for k in batch["inputs"]: ... batch["inputs"][k]`: what is looked up by its own elements is a
+            # mapping (an array indexed by its rows, a list by its items, is not code anyone writes), and the
+            # keys of a dict in a pytree are its structure: Python values
+            element = STATIC
         return self._loop(stmt, frame, lambda: self.bind(stmt.target, element, frame),
                           completes=not self._ends_at_a_tracer(stmt, iterable))
 
@@ -1457,7 +1488,18 @@ class Analyzer:
         ``name`` (``name[key]``, ``name.add(key)``), or calls a function of this module whose body does
         at its top; the bodies of a ``with`` and a ``try`` there are at the top too."""
         module = self.index.module
-        for small in top_small_statements(block if isinstance(block, (list, tuple)) else block.body):
+        statements = block if isinstance(block, (list, tuple)) else block.body
+        for stmt in statements:
+            # an `if` whose every branch sets it (`if backend == "gpu": G = a` / `else: G = b`) sets it
+            branch: Optional[cst.CSTNode] = stmt
+            branches = []
+            while isinstance(branch, cst.If):
+                branches.append(branch.body)
+                branch = branch.orelse
+            if branches and isinstance(branch, cst.Else) and all(
+                    self._sets_global(b, fn, name, key, depth) for b in branches + [branch.body]):
+                return True
+        for small in top_small_statements(statements):
             if stores_state(small, name, key, module) and (key is not None or name in fn.global_names):
                 return True
             call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
@@ -2171,7 +2213,16 @@ class Analyzer:
             if decided:
                 return left
             return self._ev_where(node.right, frame, self._right_env(node, frame))
-        right = self._ev_where(node.right, frame, self._right_env(node, frame))
+        # `impl = _CACHE or _select_and_cache()`, whose right side sets the global: it runs only while the
+        # global is unset -- on the first call, once, eagerly too (an initialisation guard, as `if G is None:`)
+        initialising = isinstance(node.operator, cst.Or) and isinstance(node.left, cst.Name) \
+            and self._guarded_global(node.left.value, frame) and self._sets_global(
+                [cst.SimpleStatementLine([cst.Expr(node.right)])], frame.fn, node.left.value, None, depth=0)
+        self._initialising += initialising
+        try:
+            right = self._ev_where(node.right, frame, self._right_env(node, frame))
+        finally:
+            self._initialising -= initialising
         if right.known and left.kind is Kind.STATIC and _gives_bool(node.left) \
                 and right.const is isinstance(node.operator, cst.Or):
             # `flag or True` is True whichever way a Python bool `flag` goes (`flag and False`: False)
@@ -2412,7 +2463,7 @@ class Analyzer:
             if computed is not None:
                 return computed
         if base.kind is Kind.TRACED and base.pytree_class is None and not base.traced_array \
-                and attr in self._imported_static_fields():
+                and self._imported_static_field(attr):
             return STATIC
         if base.kind is Kind.TRACED:
             if base.variable and attr not in jax_api.ARRAY_ATTRIBUTE_NAMES \
@@ -2521,25 +2572,26 @@ class Analyzer:
             self._own_data = frozenset(data_fields(self.index))
         return self._own_data
 
-    def _imported_static_fields(self) -> frozenset:
-        """Field names that classes of the checked modules this module imports, or that import it (or
-        that those import), declare static, and that no class of those modules or of this one declares
-        as a data field:
+    def _imported_static_field(self, attr: str) -> bool:
+        """Whether ``attr`` is a field name that classes of the checked modules this module imports, or that
+        import it (or that those import), declare static, and that no class of those modules or of this
+        one declares as a data field:
         read from a traced object of unknown class (``agent: Any``, ``cache: KVCache`` with
         ``KVCache = Any``), such a name is one of those classes' static fields, a Python value -- the
         objects this module's functions get are made here, by what it imports, or by its importers,
         which call it, from what they import (the module's own static fields count the same way, see
-        ``_ev_attribute``)."""
-        if self._imported_static is None:
-            static: Set[str] = set()
-            data = data_fields(self.index)
-            around = [] if self.project is None else \
-                self.project.imported_modules(self.path, self.index) + self.project.importing_modules(self.path)
-            for state in around:
-                static |= state.index.static_fields
-                data |= data_fields(state.index)
-            self._imported_static = frozenset(static - data)
-        return self._imported_static
+        ``_ev_attribute``).  Of the importers' side only the modules whose text names ``attr`` are
+        parsed: a field is declared by its name."""
+        known = self._imported_static.get(attr)
+        if known is None:
+            known = False
+            if self.project is not None and attr not in self._own_data_fields():
+                around = self.project.imported_modules(self.path, self.index) + \
+                    self.project.importing_modules(self.path, attr)
+                known = any(attr in state.index.static_fields for state in around) and \
+                    not any(attr in data_fields(state.index) for state in around)
+            self._imported_static[attr] = known
+        return known
 
     def _ev_slice(self, s: cst.BaseSlice, frame: Frame) -> Value:
         if isinstance(s, cst.Index):

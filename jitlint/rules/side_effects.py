@@ -143,6 +143,10 @@ class MutableGlobalRead(Rule):
     sets before it yields: it holds what this call put there, in this trace.
     Nor is a read in a function that runs only while initialising (a loader
     called only from such a branch): it runs once, eagerly too.
+    Nor is a global bound several times, all before the module statement
+    that makes the lambda reading it (`params = None`, `if params is None:
+    params = init(...)`, then `f = jax.jit(lambda x: apply(params, x))`): the
+    lambda exists only after the last binding.
     Nor is the test of an initialisation guard (`if key not in REGISTRY:`, see
     JIT102) in a function that traced code reaches only from the branch of
     another one: like the rest of that function, it runs once, on the first
@@ -404,8 +408,9 @@ class OuterStateWrite(Rule):
     through a function of the module that the branch calls; or written as an
     early return, `if _LOADED: return` / `if key in REGISTRY: return ...`
     followed by code that sets `_LOADED` / `REGISTRY[key]`, also inside a
-    `with lock:`), or in a function that traced code calls only from such a
-    branch. The branch runs once, on
+    `with lock:`, or as `impl = CACHE or select()` whose right side sets
+    `CACHE`, on every path of an `if`/`else` too), or in a function that
+    traced code calls only from such a branch. The branch runs once, on
     the first call, whether the code is run eagerly or traced once and the
     trace kept, so the global ends up the same. The same holds for the entries
     of a memo dict (see JIT101) that are not traced, and for dropping its
@@ -1089,11 +1094,15 @@ class SideEffectInTracedCode(Rule):
 
     A logging call is flagged when it logs a traced value (it records a
     tracer, once), and, when it logs static values only (constant text, a
-    shape), where it is in the function whose trace jit keeps (or a lax
-    body): its record is made on the first call only. In a helper that
-    function calls it is not: there it says what the helper does while the
-    program is built (a converter's `"Converting op %s"`), once per trace,
-    as designed.
+    static parameter), where it is in the function whose trace jit keeps
+    (or a lax body): its record is made on the first call only. In a helper
+    that function calls it is not: there it says what the helper does while
+    the program is built (a converter's `"Converting op %s"`), once per
+    trace, as designed. Nor is a record of what a traced value's structure
+    is (`x.shape`, `x.dtype`, `batch.keys()`, `len(xs)`, a tree of shapes),
+    wherever it is: that is how a trace is inspected (JAX's debugging guide
+    prints shapes while tracing), each new trace makes it again, and it is
+    complete, since a structure cannot change without a new trace.
 
     An iterator is from outside when no trace around the `next()` call made
     it. One that a jitted function makes (`keys = iter(jax.random.split(rng))`)
@@ -1216,7 +1225,7 @@ class SideEffectInTracedCode(Rule):
             shown = next((v for v in values if v.kind is Kind.TRACED or v.formats_tracer is not None), None)
             maybe = next((v for v in values if v.kind is Kind.MAYBE), None) if self.ctx.body.keeps_trace else None
             if shown is None and maybe is None:
-                if self.ctx.body.keeps_trace:
+                if self.ctx.body.keeps_trace and not any(self._describes_trace(arg.value) for arg in node.args):
                     self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
                 return
             self.report(node, f"{what} inside traced code "
@@ -1226,6 +1235,56 @@ class SideEffectInTracedCode(Rule):
                         (shown.reason or shown.formats_tracer) if shown is not None else _why_traced(self))
             return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+
+    _STRUCTURE_CALLS = frozenset({"len", "shape", "ndim", "tree_structure", "tree_flatten", "keys"})
+
+    def _describes_trace(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """Whether ``expr`` reads a static part of a value the trace has -- its structure (``x.shape``,
+        ``batch.keys()``, ``len(xs)``, ``jax.tree.map(jnp.shape, params)``) or a static field of it
+        (``mask.mask_fn``), also through a local bound to one (``B, S = x.shape``): a record of it says
+        what was traced, made again by every new trace -- what printing shapes while tracing shows, as
+        JAX's debugging guide does -- and complete, as that part cannot change without a new trace."""
+        value = self.ctx.value
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute) and value(node.value).kind is not Kind.STATIC \
+                    and value(node).kind is Kind.STATIC:
+                return True
+            if isinstance(node, cst.Call):
+                func = node.func
+                name = func.value if isinstance(func, cst.Name) else func.attr.value \
+                    if isinstance(func, cst.Attribute) else None
+                given = [arg.value for arg in node.args] + ([func.value] if isinstance(func, cst.Attribute) else [])
+                if name in self._STRUCTURE_CALLS and any(value(v).kind is not Kind.STATIC for v in given):
+                    return True  # (`len(xs)`, `batch.keys()`)
+                if any(isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "shape"
+                       for arg in node.args) and any(value(arg.value).kind is not Kind.STATIC for arg in node.args):
+                    return True  # `jax.tree.map(jnp.shape, tree)`
+                # (a method called is no part of the value: `bias.value()` is what the call gives)
+                stack.extend(arg.value for arg in node.args)
+                if isinstance(func, cst.Attribute):
+                    stack.append(func.value)
+                continue
+            if isinstance(node, cst.Name) and depth < 2 and value(node).kind is Kind.STATIC:
+                bound = self._local_values(node.value)
+                if bound and all(self._describes_trace(v, depth + 1) for v in bound):
+                    return True  # `B, S, M = x.shape`, then `B`
+            stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+        return False
+
+    def _local_values(self, name: str) -> List[cst.CSTNode]:
+        """The values the function's own assignments give ``name`` (empty when another binding gives it one)."""
+        scope = self.ctx.function.scope
+        out: List[cst.CSTNode] = []
+        for binding in scope.bindings_of(name) if scope is not None and scope.is_local(name) else ():
+            holder = binding.node
+            given = binding.value if binding.value is not None else (
+                holder.value if isinstance(holder, cst.Assign) else None)
+            if given is None:
+                return []
+            out.append(given)
+        return out
 
     def _reading_unused(self, node: cst.Call) -> bool:
         """``start = time.time()`` (a clock read, not ``sleep``) whose name nothing the trace runs
