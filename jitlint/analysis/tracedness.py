@@ -608,6 +608,14 @@ class Analyzer:
             given = {id(arg.value) for call in self.index.entries if call.scope is parent and call.all_traced
                      and isinstance(call.site, cst.Call) for arg in call.site.args}
             return bool(reads) and all(id(n) in given for n in reads)
+        if isinstance(entry.site, cst.Call) and entry.scope is parent:
+            # `jax.jit(convert)(w)` in the function that defines `convert`, the function read nowhere
+            # else there and the wrapper applied at once, outside any loop of that function: a new
+            # function object and a new trace at each call of it, used once
+            use = self.index.called_immediately.get(entry.site)
+            given = {id(arg.value) for arg in entry.site.args}
+            return use is not None and use not in self.index.calls_in_loops and bool(reads) \
+                and all(id(n) in given for n in reads)
         if not isinstance(entry.site, cst.Decorator):
             return False
         calls = {id(call.func) for call in self.index.scope_calls.get((parent, fn.name), ())}

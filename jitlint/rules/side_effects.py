@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Callable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -1102,7 +1102,10 @@ class SideEffectInTracedCode(Rule):
     is (`x.shape`, `x.dtype`, `batch.keys()`, `len(xs)`, a tree of shapes),
     wherever it is: that is how a trace is inspected (JAX's debugging guide
     prints shapes while tracing), each new trace makes it again, and it is
-    complete, since a structure cannot change without a new trace.
+    complete, since a structure cannot change without a new trace. Nor is a
+    log of static values in a function jitted by a wrapper made on every call
+    of the function around it and applied once there (`jax.jit(convert)(w)`):
+    each call traces anew, and logs, as eagerly.
 
     An iterator is from outside when no trace around the `next()` call made
     it. One that a jitted function makes (`keys = iter(jax.random.split(rng))`)
@@ -1225,7 +1228,8 @@ class SideEffectInTracedCode(Rule):
             shown = next((v for v in values if v.kind is Kind.TRACED or v.formats_tracer is not None), None)
             maybe = next((v for v in values if v.kind is Kind.MAYBE), None) if self.ctx.body.keeps_trace else None
             if shown is None and maybe is None:
-                if self.ctx.body.keeps_trace and not any(self._describes_trace(arg.value) for arg in node.args):
+                if self.ctx.body.keeps_trace and self.ctx.body.kept_across_calls \
+                        and not any(self._describes_trace(arg.value) for arg in node.args):
                     self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
                 return
             self.report(node, f"{what} inside traced code "
@@ -1514,7 +1518,10 @@ class InPlaceArrayUpdate(Rule):
     whose result is thrown away: `x.at[i].add(v)` as a statement of its own
     returns the updated array and leaves `x` as it was, silently; and so does
     `x.sort()` (in place for a NumPy array, a sorted copy for a JAX one), where
-    `x` is bound only to arrays JAX makes.
+    `x` is bound only to arrays JAX makes, or is a traced value where the
+    statement runs (a jitted function's argument, also when it is bound again
+    later; no Pallas kernel body is analysed as traced code, so a kernel's
+    refs, which take writes in place, are not).
 
     ## Why is this bad?
     JAX arrays are immutable, under jit and eagerly: `TypeError: JAX arrays
@@ -1604,28 +1611,45 @@ class InPlaceArrayUpdate(Rule):
                 array = base.value
                 here = index.call_scope(call)
                 home = here.resolve(array) if here is not None else None
-                if home is None or not self._array_name(array, home, 0):
+                if home is None or not (self._array_name(array, home, 0) or self._traced_here(base)):
                     continue
                 how = f"{array}.sort()" if method == "sort" else f"{array}.at[...].{method}(...)"
                 self.report(call, f"`{self.ctx.code(call, 40)}` returns a new array, and it is discarded: JAX "
                                   f"arrays are immutable, so `{array}` is unchanged (assign it: `{array} = {how}`)",
                             subject=array)
 
-    def _array_name(self, name: str, scope, depth: int) -> bool:
-        """Every binding of ``name`` in ``scope`` assigns it an array JAX makes."""
-        bindings = scope.bindings.get(name) if not scope.declares(name) else None
-        return bool(bindings) and depth < 4 and all(
-            b.kind is BindingKind.ASSIGNMENT and self._makes_array(b.value, scope, depth + 1) for b in bindings)
+    def _traced_here(self, base: cst.Name) -> bool:
+        """``base`` is a tracer where the statement runs: a value of traced code (a jitted function's
+        parameter), which no Pallas kernel or state ref is -- jitlint traces no kernel body, whose refs
+        take ``.at[i].set(v)`` in place -- so the update is lost as for an array JAX makes."""
+        value = self.ctx.facts.value(base)
+        return value.kind is Kind.TRACED and not value.container and not value.mapping and value.items is None
 
-    def _makes_array(self, value: Optional[cst.BaseExpression], scope, depth: int) -> bool:
+    def _array_name(self, name: str, scope, depth: int, checking: FrozenSet[str] = frozenset()) -> bool:
+        """Every binding of ``name`` in ``scope`` assigns it an array JAX makes (a binding from the name
+        itself, ``x = x.reshape(-1)``, is one where the others are: an array's method gives an array)."""
+        bindings = scope.bindings.get(name) if not scope.declares(name) else None
+        if not bindings or depth >= 4:
+            return False
+        inner = checking | {name}
+        own = [b for b in bindings if b.kind is BindingKind.ASSIGNMENT and b.value is not None
+               and name in {n.value for n in name_references(b.value)}]
+        return len(own) < len(bindings) and all(
+            b.kind is BindingKind.ASSIGNMENT and self._makes_array(b.value, scope, depth + 1, inner) for b in bindings)
+
+    def _makes_array(self, value: Optional[cst.BaseExpression], scope, depth: int,
+                     checking: FrozenSet[str] = frozenset()) -> bool:
         """``value`` is an array JAX makes: a call of ``jax.numpy`` / ``lax`` / ``random`` / ``nn``, an
         ``.at[...]`` update, arithmetic on one, an element or slice of one, a name bound only to them."""
         if isinstance(value, cst.BinaryOperation):
-            return self._makes_array(value.left, scope, depth) or self._makes_array(value.right, scope, depth)
+            return self._makes_array(value.left, scope, depth, checking) \
+                or self._makes_array(value.right, scope, depth, checking)
         if isinstance(value, cst.Subscript):
-            return self._makes_array(value.value, scope, depth)
+            return self._makes_array(value.value, scope, depth, checking)
         if isinstance(value, cst.Name):
-            return scope.resolve(value.value) is scope and self._array_name(value.value, scope, depth)
+            if value.value in checking:
+                return scope.resolve(value.value) is scope  # (the name being checked: an array if the rest are)
+            return scope.resolve(value.value) is scope and self._array_name(value.value, scope, depth, checking)
         if not isinstance(value, cst.Call):
             return False
         func = value.func
@@ -1633,7 +1657,7 @@ class InPlaceArrayUpdate(Rule):
                 and isinstance(func.value, cst.Subscript) \
                 and isinstance(func.value.value, cst.Attribute) and func.value.value.attr.value == "at":
             return True
-        if isinstance(func, cst.Attribute) and self._makes_array(func.value, scope, depth):
+        if isinstance(func, cst.Attribute) and self._makes_array(func.value, scope, depth, checking):
             return True  # a method of an array (`jnp.stack(...).reshape(2, -1)`)
         return (self.ctx.index.qualify(func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn."))
 
