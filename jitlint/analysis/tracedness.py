@@ -186,6 +186,22 @@ class Facts:
                 old, formats_tracer=value.formats_tracer)
 
 
+def _other_branch(a: cst.CSTNode, b: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> bool:
+    """``a`` and ``b`` are in different branches of one ``if`` (its body and its ``else``): never both run."""
+    arms: Dict[int, cst.CSTNode] = {}
+    child, parent = a, parents.get(id(a))
+    while parent is not None:
+        if isinstance(parent, cst.If):
+            arms[id(parent)] = child
+        child, parent = parent, parents.get(id(parent))
+    child, parent = b, parents.get(id(b))
+    while parent is not None:
+        if isinstance(parent, cst.If) and id(parent) in arms:
+            return arms[id(parent)] is not child and child is not parent.test and arms[id(parent)] is not parent.test
+        child, parent = parent, parents.get(id(parent))
+    return False
+
+
 def _looks_up_by_element(stmt: cst.For) -> bool:
     """Whether the loop's body subscripts what the loop iterates with the loop's variable (``d[k]``)."""
     if not isinstance(stmt.target, cst.Name):
@@ -614,8 +630,20 @@ class Analyzer:
             # function object and a new trace at each call of it, used once
             use = self.index.called_immediately.get(entry.site)
             given = {id(arg.value) for arg in entry.site.args}
-            return use is not None and use not in self.index.calls_in_loops and bool(reads) \
-                and all(id(n) in given for n in reads)
+            assign = self.index.parents.get(id(entry.site))
+            if use is None and isinstance(assign, cst.Assign) and assign.value is entry.site \
+                    and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                # `convert = jax.jit(convert)` then one call of it: the wrapper bound to a local, called once
+                bound = assign.targets[0].target
+                calls = self.index.scope_calls.get((parent, bound.value), [])
+                others = [n for n in name_references(parent.node.body, bound.value)
+                          if n is not bound and not (len(calls) == 1 and n is calls[0].func) and id(n) not in given]
+                if len(calls) == 1 and (bound.value == fn.name or not others):
+                    use = calls[0]
+                    given |= {id(bound), id(calls[0].func)}
+            return use is not None and use not in self.index.calls_in_loops and use not in self.index.per_element \
+                and bool(reads) and all(id(n) in given or _other_branch(n, entry.site, self.index.parents)
+                                        for n in reads)
         if not isinstance(entry.site, cst.Decorator):
             return False
         calls = {id(call.func) for call in self.index.scope_calls.get((parent, fn.name), ())}
