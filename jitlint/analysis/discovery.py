@@ -358,23 +358,6 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
 
 
-def written_out_sweep(call: cst.Call, index: "ModuleIndex") -> bool:
-    """Every loop and comprehension around the call goes over a collection written out in the code
-    (``for use_shard in (True, False)``): the call runs a fixed few times, once per setting -- a sweep
-    over configurations, not a step of a run (measured on JAX 0.10.2: a one-use jit made per call of a
-    function called for two settings compiles twice, once under the one that takes its branch)."""
-    iterables: List[cst.CSTNode] = []
-    for loop in index.loops_of.get(call, ()):
-        iterables.append(loop.iter if isinstance(loop, cst.For) else loop)
-    comprehension = index.per_element.get(call)
-    if comprehension is not None:
-        for_in = getattr(comprehension.node, "for_in", None)
-        while isinstance(for_in, cst.CompFor):
-            iterables.append(for_in.iter)
-            for_in = for_in.inner_for_in
-    return bool(iterables) and all(isinstance(it, (cst.Tuple, cst.List, cst.Set)) for it in iterables)
-
-
 def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
     """The calls ``node`` makes when it is evaluated (not those in the code of its lambdas)."""
     stack: List[cst.CSTNode] = [node]

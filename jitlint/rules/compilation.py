@@ -6,7 +6,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner, written_out_sweep
+from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
 from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
@@ -199,10 +199,7 @@ class RecompilationHazard(Rule):
     A wrapper made in a loop under an `if` whose branch changes what its own
     test reads (`if need_compile: step = jax.jit(...); need_compile = False`,
     `if n != last: ...; last = n`) and called outside it is made again only
-    when the configuration changes: not flagged. Nor is a one-use wrapper made
-    per call of a function that is called only in loops over a collection
-    written out in the code (`for use_shard in (True, False)`): a sweep over
-    a few settings, not a step of a run.
+    when the configuration changes: not flagged.
 
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
     flagged: the compilation cache is keyed on the function object. Neither
@@ -678,7 +675,7 @@ class RecompilationHazard(Rule):
             caller = self.ctx.index.call_scopes[call][0]
             if caller in path:
                 continue
-            if self._repeated(call) and not written_out_sweep(call, self.ctx.index):
+            if self._repeated(call):
                 return True
             if caller is not None and not _runs_once(caller) \
                     and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, path):
