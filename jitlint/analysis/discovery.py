@@ -784,7 +784,6 @@ class ModuleIndex:
         #: the parent of every node of the module that can hold code (the children ``iter_children``
         #: gives), by the node's id: noted by the one walk, so that the fixes need no walk of their own
         self.parents: Dict[int, cst.CSTNode] = {}
-        self._positions: Optional[Dict[int, int]] = None
         self.globals: Dict[str, GlobalInfo] = {}
         #: top-level def/class statement -> its index in the module body
         self.statement_index: Dict[cst.CSTNode, int] = {}
@@ -2425,9 +2424,9 @@ class ModuleIndex:
 
     def _body_positions(self) -> Dict[int, int]:
         """The index in the module body of each of its statements (by id)."""
-        if self._positions is None:
-            self._positions = {id(stmt): i for i, stmt in enumerate(self.module.body)}
-        return self._positions
+        if self._top_index is None:
+            self._top_index = {id(stmt): i for i, stmt in enumerate(self.module.body)}
+        return self._top_index
 
     def _top_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement of the module body that holds ``node``."""
@@ -2443,7 +2442,7 @@ class ModuleIndex:
         place = self._binding_places.get(key)
         if place is None:
             stmt = self._top_statement(binding.node) if not isinstance(binding.node, cst.Module) else None
-            at = self._top_index.get(id(stmt)) if stmt is not None and self._top_index is not None else None
+            at = self._body_positions().get(id(stmt)) if stmt is not None else None
             direct = stmt is binding.node or (isinstance(stmt, cst.SimpleStatementLine)
                                               and any(small is binding.node for small in stmt.body))
             place = self._binding_places[key] = (at, direct)
@@ -2461,10 +2460,8 @@ class ModuleIndex:
         bindings = [b for b in module.bindings_of(name) if b.binds_value]
         if len(bindings) < 2 or self.global_writers.get(name):
             return _UNKNOWN
-        if self._top_index is None:
-            self._top_index = {id(stmt): i for i, stmt in enumerate(self.module.body)}
         top = self._top_statement(read)
-        where = self._top_index.get(id(top)) if top is not None else None
+        where = self._body_positions().get(id(top)) if top is not None else None
         if where is None:
             return _UNKNOWN
         found = None

@@ -216,7 +216,7 @@ def _looks_up_by_element(stmt: cst.For) -> bool:
             return True
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+        stack.extend(iter_children(node))
     return False
 
 
@@ -1539,16 +1539,21 @@ class Analyzer:
             if stores_state(small, name, key, module) and (key is not None or name in fn.global_names):
                 return True
             call = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-            if not isinstance(call, cst.Call) or depth >= 3:
-                continue
-            callee, bound = self.index.resolve_function(call.func, fn, fn.cls)
-            if callee is None or isinstance(callee.node, cst.Lambda) or bound:
-                continue
-            inner_key = None if key is None else self._parameter_receiving(call, callee, key)
-            if (key is None or inner_key is not None) \
-                    and self._sets_global(callee.node.body, callee, name, inner_key, depth + 1):
+            if isinstance(call, cst.Call) and self._call_sets_global(call, fn, name, key, depth):
                 return True
         return False
+
+    def _call_sets_global(self, call: cst.Call, fn: FunctionInfo, name: str, key: Optional[str], depth: int) -> bool:
+        """``call`` (made in ``fn``) runs a function of this module that sets global ``name`` (see
+        :meth:`_sets_global`)."""
+        if depth >= 3:
+            return False
+        callee, bound = self.index.resolve_function(call.func, fn, fn.cls)
+        if callee is None or isinstance(callee.node, cst.Lambda) or bound:
+            return False
+        inner_key = None if key is None else self._parameter_receiving(call, callee, key)
+        return (key is None or inner_key is not None) \
+            and self._sets_global(callee.node.body, callee, name, inner_key, depth + 1)
 
     def _parameter_receiving(self, call: cst.Call, callee: FunctionInfo, code: str) -> Optional[str]:
         """The parameter of ``callee`` that ``call`` passes the expression ``code`` to."""
@@ -2252,8 +2257,8 @@ class Analyzer:
         # `impl = _CACHE or _select_and_cache()`, whose right side sets the global: it runs only while the
         # global is unset -- on the first call, once, eagerly too (an initialisation guard, as `if G is None:`)
         initialising = isinstance(node.operator, cst.Or) and isinstance(node.left, cst.Name) \
-            and self._guarded_global(node.left.value, frame) and self._sets_global(
-                [cst.SimpleStatementLine([cst.Expr(node.right)])], frame.fn, node.left.value, None, depth=0)
+            and isinstance(node.right, cst.Call) and self._guarded_global(node.left.value, frame) \
+            and self._call_sets_global(node.right, frame.fn, node.left.value, None, depth=0)
         self._initialising += initialising
         try:
             right = self._ev_where(node.right, frame, self._right_env(node, frame))

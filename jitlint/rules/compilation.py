@@ -625,8 +625,7 @@ class RecompilationHazard(Rule):
             child, parent = parent, parents.get(id(parent))
         if guard is None or branch is None or not (names_bound_in(branch) & _names_read(guard.test)):
             return False
-        inside = {id(node) for node in _all_nodes(guard)}
-        return any(id(use) not in inside for name in names
+        return any(path_to(guard, use) is None for name in names
                    for use in index.scope_calls.get((index.call_scopes.get(site, (None,))[0], name), []))
 
     def _kept_elements(self) -> set:
@@ -2356,20 +2355,9 @@ def _stored_name(site: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> Optional
 
 def _calls_method(node: cst.CSTNode, me: str, name: str) -> bool:
     """``<me>.<name>(...)`` somewhere in ``node``."""
-    for item in _all_nodes(node):
-        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
-                and isinstance(item.func.value, cst.Name) and item.func.value.value == me \
-                and item.func.attr.value == name:
-            return True
-    return False
-
-
-def _all_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        yield item
-        stack.extend(iter_children(item))
+    return any_node([node], lambda item: isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
+                    and isinstance(item.func.value, cst.Name) and item.func.value.value == me
+                    and item.func.attr.value == name)
 
 
 def _names_read(node: cst.CSTNode) -> Set[str]:

@@ -1274,7 +1274,7 @@ class SideEffectInTracedCode(Rule):
                 bound = self._local_values(node.value)
                 if bound and all(self._describes_trace(v, depth + 1) for v in bound):
                     return True  # `B, S, M = x.shape`, then `B`
-            stack.extend(child for child in node.children if isinstance(child, cst.CSTNode))
+            stack.extend(iter_children(node))
         return False
 
     def _local_values(self, name: str) -> List[cst.CSTNode]:
