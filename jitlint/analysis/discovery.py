@@ -40,6 +40,7 @@ from jitlint.analysis.syntax import (
     literal_elements,
     none_test,
     params_of,
+    path_to,
     reachable_count,
     string_value,
 )
@@ -187,6 +188,9 @@ class EntryPoint:
     self_bound: bool = False
     #: the arguments that functools.partial binds (after the function), in order
     partial_args: Tuple[cst.Arg, ...] = ()
+    #: the traced callable is a Flax module's ``apply`` (``jax.jit(model.apply)``), which runs ``__call__``:
+    #: its first positional argument is the variables, then come ``__call__``'s arguments
+    variables_first: bool = False
     #: every parameter is traced (lax bodies)
     all_traced: bool = False
     in_axes_static: Tuple[int, ...] = ()
@@ -242,7 +246,7 @@ class EntryPoint:
         positional = self.positional_params()
         out: Set[str] = set()
         for i in self.static_nums or ():
-            j = i + len(positional) if i < 0 else i
+            j = i + len(positional) if i < 0 else i - (1 if self.variables_first else 0)
             if 0 <= j < len(positional):
                 out.add(positional[j].name.value)
         return out
@@ -259,7 +263,7 @@ class EntryPoint:
         """The ``static_argnums`` past the positional parameters (JAX rejects them at the call)."""
         if not self.static_nums or any(kind == "vararg" for _, kind in self.function.params):
             return []
-        count = len(self.positional_params())
+        count = len(self.positional_params()) + (1 if self.variables_first else 0)
         return [i for i in self.static_nums if not -count <= i < count]
 
     def spec_rejected(self) -> bool:
@@ -282,7 +286,10 @@ class EntryPoint:
         positional = [p for p, kind in params if kind in ("posonly", "positional")]
         bound = (1 if self.self_bound else 0) + self.partial_positional + (1 if self.binds_self(call) else 0)
         skipped = set(positional[:bound])
-        return bind_arguments([(p, kind) for p, kind in params if p not in skipped], call.args)
+        args = call.args
+        if self.variables_first and args and args[0].keyword is None and not args[0].star:
+            args = args[1:]  # the variables, which ``apply`` takes itself
+        return bind_arguments([(p, kind) for p, kind in params if p not in skipped], args)
 
     def in_axes_length(self) -> Optional[int]:
         """How many entries the ``in_axes`` sequence of ``jax.vmap(f, in_axes=(...))`` has (None: not a
@@ -2056,6 +2063,9 @@ class ModuleIndex:
             # when the module statement holding it runs; bindings all before that one cannot make it stale
             holder = self._top_statement(node)
             made = self._body_positions().get(id(holder)) if holder is not None else None
+            if made is not None and info.last_statement >= made and isinstance(holder, cst.For) \
+                    and self._fresh_each_iteration(name, node, holder):
+                return False
             return made is None or info.last_statement >= made
         if position is not None and info.last_statement > position and self._one_literal_value(name):
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
@@ -2067,6 +2077,102 @@ class ModuleIndex:
                                                for r in info.statements if r > position):
                 return False  # (a notebook, a script: no trace made before a rebinding runs after it)
         return position is None or info.last_statement > position
+
+    def _fresh_each_iteration(self, name: str, made: cst.CSTNode, loop: cst.For) -> bool:
+        """A lambda made in a module-level ``for`` loop, whose every binding of ``name`` is a statement of the
+        loop's body before the one that makes the lambda, and whose wrapper is used only in that iteration:
+        it is called where it is made (``jax.jit(lambda x: ...)(y)``), or bound to a name only called,
+        and only in the loop (``apply = jax.jit(lambda x: model.apply(p, x))``, then ``apply(x)``).  Each
+        iteration makes a new function after binding ``name`` and traces it with that value; the wrappers
+        of earlier iterations are never called again."""
+        statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+        holder = next((i for i, stmt in enumerate(statements) if path_to(stmt, made) is not None), None)
+        if holder is None or loop.orelse is not None:
+            return False
+        for binding in self.scope_model.module_scope.bindings.get(name, ()):
+            if path_to(loop, binding.node) is None:
+                continue
+            at = next((i for i, stmt in enumerate(statements) if path_to(stmt, binding.node) is not None), None)
+            if at is None or at >= holder or not isinstance(statements[at], cst.SimpleStatementLine):
+                return False  # bound after the lambda, or under a condition or a nested block of the loop
+        wrapper = self.parents.get(id(made))
+        while isinstance(wrapper, cst.Arg):
+            call = self.parents.get(id(wrapper))
+            if not isinstance(call, cst.Call):
+                return False
+            outer = self.parents.get(id(call))
+            if isinstance(outer, cst.Call) and outer.func is call:
+                return True  # called where it is made
+            wrapper = outer
+        assign = wrapper
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        kept = assign.targets[0].target.value
+        assigned_at = next(i for i, stmt in enumerate(statements) if path_to(stmt, assign) is not None)
+        positions = self._body_positions()
+        start = positions.get(id(loop))
+        if start is None:
+            return False
+        rebound_later = any((positions.get(id(self._top_statement(b.node))) or 0) > start
+                            for b in self.scope_model.module_scope.bindings.get(name, ()))
+        for read in name_references(self.module, kept):
+            if read is assign.targets[0].target:
+                continue
+            parent = self.parents.get(id(read))
+            if isinstance(parent, cst.AssignTarget) and parent.target is read \
+                    or isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is read:
+                continue  # bound again (another wrapper), or a name a def or class binds
+            if not (isinstance(parent, cst.Call) and parent.func is read):
+                return False  # handed on (stored, passed): an old wrapper may be called after a rebinding
+            at = next((i for i, stmt in enumerate(statements) if path_to(stmt, read) is not None), None)
+            if at is not None:
+                if at <= assigned_at:
+                    return False  # called in the loop before this iteration makes it: the last iteration's
+                continue
+            top = self._top_statement(read)
+            where = positions.get(id(top))
+            if where is None or where < start:
+                if where is None or (self._in_function(read, top) and rebound_later):
+                    return False  # (a function that may run after a later rebinding of `name`)
+                continue  # run before the loop: an earlier binding
+            if not self._bound_before_in(kept, read, top, start):
+                return False  # after the loop, it may call this loop's last wrapper after a rebinding
+        return True
+
+    def _bound_before_in(self, name: str, read: cst.Name, top: cst.CSTNode, after: int) -> bool:
+        """``name`` is bound again, after module statement ``after``, before ``read`` runs: by a module
+        statement between them, or by a simple statement of the body of the loop ``top`` that holds
+        ``read``, before the statement holding it."""
+        positions = self._body_positions()
+        here = positions[id(top)]
+        for binding in self.scope_model.module_scope.bindings.get(name, ()):
+            stmt = self._top_statement(binding.node)
+            at = positions.get(id(stmt))
+            if at is None or at <= after:
+                continue
+            if at < here and stmt is binding.node or (isinstance(stmt, cst.SimpleStatementLine)
+                                                       and at < here):
+                return True
+            if stmt is top and isinstance(top, cst.For) and isinstance(top.body, cst.IndentedBlock):
+                body = list(top.body.body)
+                bound = next((i for i, s in enumerate(body) if path_to(s, binding.node) is not None), None)
+                used = next((i for i, s in enumerate(body) if path_to(s, read) is not None), None)
+                if bound is not None and used is not None and bound < used \
+                        and isinstance(body[bound], cst.SimpleStatementLine):
+                    return True
+        return False
+
+    def _in_function(self, node: cst.CSTNode, top: Optional[cst.CSTNode]) -> bool:
+        """Whether ``node`` is in a function or lambda within the module statement ``top``."""
+        if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        parent = self.parents.get(id(node))
+        while parent is not None and parent is not top:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+                return True
+            parent = self.parents.get(id(parent))
+        return False
 
     def _traced_after(self, name: str, rebinding: int) -> bool:
         """In a module nothing imports (a notebook, a script: its own statements run it), whether a
@@ -3219,6 +3325,8 @@ class ModuleIndex:
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
+        variables_first = bound and fn.name == "__call__" and isinstance(target, cst.Attribute) \
+            and target.attr.value == "apply"
         if (transform is None or transform.name.endswith("jit")) and self._jit_disabled_at(site):
             return  # under `jax.disable_jit()` a jit and lax control flow run their function eagerly
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
@@ -3226,7 +3334,7 @@ class ModuleIndex:
         fresh = isinstance(target, cst.Lambda) and fn.node is target and (
             all_traced or (outer is not None and not call_names))
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
-                                       partial_args=part_args,
+                                       partial_args=part_args, variables_first=variables_first,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
                                        both_static_kinds=both, scope=scope, spec_args=spec_args,

@@ -355,6 +355,10 @@ def _known_structure(value: Value) -> bool:
         or value.pytree_class is not None or value.instance is not None or bool(value.head or value.tail)
 
 
+#: the variables that a Flax module's ``apply`` takes before the arguments of ``__call__``
+_APPLY_VARIABLES = cst.Param(cst.Name("variables_of_apply"))
+
+
 def _type_alternatives(node: cst.BaseExpression) -> List[cst.BaseExpression]:
     """The types an ``isinstance`` test accepts: the elements of a tuple of them, nested, or of an
     ``A | B`` union."""
@@ -694,6 +698,9 @@ class Analyzer:
                        and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
         mapped = entry.in_axes_length()
+        shift = 1 if entry.variables_first else 0  # (``model.apply``'s variables come first)
+        if mapped is not None:
+            mapped -= shift
         for index, (param, kind) in enumerate(params):
             name = _param_name(param)
             if name in env:
@@ -703,7 +710,8 @@ class Analyzer:
                     Value(not_none=True) if self._annotated_not_none(param) or self._passed_not_none(param, entry)
                     else STATIC)
                 continue
-            if positional and index < len(positional) and param is positional[index] and index in entry.in_axes_static:
+            if positional and index < len(positional) and param is positional[index] \
+                    and index + shift in entry.in_axes_static:
                 env[name] = STATIC
                 continue
             if unknown_statics:
@@ -1617,12 +1625,28 @@ class Analyzer:
             narrowed = Value(Kind.TRACED, value.reason, container=True, mapping=True, element=STATIC,
                              pytree_class=value.pytree_class, static_keys=value.static_keys)
         else:
-            narrowed = self._as_instance(value, test.args[1].value)
+            narrowed = self._as_tested_instance(value, test.args[1].value)
         if narrowed is value:
             return env
         out = dict(env)
         out[name] = narrowed
         return out
+
+    def _as_tested_instance(self, value: Value, tested: cst.BaseExpression) -> Value:
+        """Where ``isinstance(x, C)`` holds, ``x`` is an instance of ``C``, whatever it was taken for
+        before the test (an instance of another class, the field of a wrapper read on one path and the
+        wrapper itself on the other, a container): the branch runs only for instances of ``C``, so its
+        static fields are what ``C`` declares."""
+        if value.kind is not Kind.TRACED:
+            return value
+        if value.pytree_class is None and not value.container and value.items is None:
+            return self._as_instance(value, tested)
+        facts = self._annotation_facts(tested)
+        if "pytree_class" not in facts or facts["pytree_class"] is value.pytree_class:
+            return value
+        return replace(value, static_attrs=facts["static_attrs"], pytree_class=facts["pytree_class"],
+                       graph_node=facts["graph_node"], is_array=False, leaf=False, container=False,
+                       mapping=False, items=None, head=(), tail=(), element=None, static_keys=frozenset())
 
     def _mapping_type(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.Name) and node.value == "dict":
@@ -2972,6 +2996,12 @@ class Analyzer:
             fn, bound = self.index.resolve_function(expr, frame.fn, frame.fn.cls)
             if fn is not None:
                 return fn, None, frame.env.get(expr.value.value, STATIC) if bound else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value not in frame.env:
+            # a method of an instance of a class of this module, bound to a name of an enclosing scope by
+            # its only binding (`net = Net()`; `net.apply` of a Flax module runs its `__call__`)
+            fn, bound = self.index.resolve_function(expr, frame.fn, None)
+            if fn is not None and bound:
+                return fn, None, STATIC
         if isinstance(expr, cst.Call) and self.index.qualify(expr.func) == "functools.partial" and expr.args:
             return self._function_of(expr.args[0].value, frame)
         return None
@@ -3183,6 +3213,9 @@ class Analyzer:
             if self_value is not None and params:
                 env[params[0][0].name.value] = self_value
                 params = params[1:]
+                if fn.name == "__call__" and isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "apply":
+                    # a Flax module's `apply(variables, *args)` runs `__call__(*args)`: the variables come first
+                    params = [(_APPLY_VARIABLES, "positional")] + params
             if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
                 inner_args = arg.value.args[1:]
                 bound_pos = [a for a in inner_args if a.keyword is None and not a.star]

@@ -156,8 +156,14 @@ class RuleContext:
         q = self.qualify(call.func)
         if q is not None:
             return q.startswith("jax.") or q == "functools.partial"
-        return isinstance(call.func, cst.Name) and call.func.value in self.index.classes \
-            and self.facts.read_scope.get(call.func) == "global"
+        if not (isinstance(call.func, cst.Name) and call.func.value in self.index.classes):
+            return False
+        scope = self.facts.read_scope.get(call.func)  # (recorded where traced code reads it)
+        if scope is not None:
+            return scope == "global"
+        # elsewhere: the class, unless the function the call is in binds the name itself
+        owner = self.index.owner_of(call)
+        return not isinstance(owner, FunctionInfo) or call.func.value not in owner.local_names
 
     def traced_mask(self, index: cst.BaseExpression) -> bool:
         """Whether the index ``index`` is a traced boolean array: a comparison, a name holding one,

@@ -408,6 +408,8 @@ class RecompilationHazard(Rule):
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
                 if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
+                if self._method_of_item_object(site, site.args[0].value if site.args else None):
+                    return
                 if self._options_per_iteration(site, scope):
                     return  # (one wrapper cannot take them: each iteration needs its own)
                 uses = self._wrapper_uses(site, scope, entry.call_names)
@@ -519,6 +521,33 @@ class RecompilationHazard(Rule):
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
         return bool(loops) and bool(used & self._varying_names(loops[-1], scope))
+
+    def _method_of_item_object(self, site: cst.CSTNode, inner: Optional[cst.BaseExpression]) -> bool:
+        """The callable made in a ``for`` loop is a method of an object the same iteration builds from
+        the loop's item (``env = make(game)``, then ``jax.jit(jax.vmap(env.step))``), a function made
+        from its methods (``jax.jit(auto_reset(env.step, env.init))``), or a lambda calling one
+        (``jax.jit(lambda x: model.apply(params, x))``, ``model = Net(graph)``, ``graph = Square(L)``):
+        each item has its own object, so each is its own function to JAX (a bound method keys the
+        cache on its object; the object's settings are its code): one compile per item is the least
+        any wrapper gives, and none made before the loop can stand for them.  A lambda or ``partial``
+        over the item's data alone is not this: the data can be arguments of one wrapper; nor a
+        method of one object rewrapped every iteration."""
+        loops = self.ctx.index.loops_of.get(site)
+        if not loops or not isinstance(loops[-1], cst.For):
+            return False
+        if isinstance(inner, cst.Call) and self.ctx.index.qualify(inner.func) != "functools.partial":
+            methods = [arg.value for arg in inner.args if isinstance(arg.value, cst.Attribute)]
+        elif isinstance(inner, cst.Lambda):
+            own = {p.name.value for p in inner.params.params}
+            methods = [n.func for n in _calls_in(inner.body) if isinstance(n.func, cst.Attribute)
+                       and isinstance(n.func.value, cst.Name) and n.func.value.value not in own]
+        else:
+            methods = [inner]
+        owners = {m.value.value for m in methods if isinstance(m, cst.Attribute) and isinstance(m.value, cst.Name)}
+        if not owners:
+            return False
+        made = _made_per_item(loops[-1])
+        return all(made.get(owner) is True for owner in owners)
 
     def _options_per_iteration(self, site: cst.CSTNode, scope: Optional[FunctionInfo]) -> bool:
         """The options of the jit made in the loop (``out_shardings=shardings[name]``, a static
@@ -734,6 +763,8 @@ class RecompilationHazard(Rule):
                 continue
             names = index.names_assigned(site)
             if site in index.calls_in_loops:
+                if self._method_of_item_object(site, inner):
+                    continue
                 if not (per_evaluation or in_loop) or scope is not None and _runs_once(scope) and (
                         self._configured_per_iteration(site, scope)):
                     continue
@@ -2358,6 +2389,57 @@ def _calls_method(node: cst.CSTNode, me: str, name: str) -> bool:
     return any_node([node], lambda item: isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
                     and isinstance(item.func.value, cst.Name) and item.func.value.value == me
                     and item.func.attr.value == name)
+
+
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    """The calls in ``node`` (not in functions or lambdas defined there)."""
+    out: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and item is not node:
+            continue
+        if isinstance(item, cst.Call):
+            out.append(item)
+        stack.extend(iter_children(item))
+    return out
+
+
+def _made_per_item(loop: cst.For) -> Dict[str, bool]:
+    """The names the loop's body binds (not in functions it defines), each with whether its only binding
+    there is ``name = <call>`` whose arguments read the loop's item or a name bound from it in the
+    same iteration (``graph = Square(L)``, then ``model = Net(graph)``): an object made for the item."""
+    items = {name.value for name in name_references(loop.target)}
+    bindings: Dict[str, List[cst.CSTNode]] = {}
+    stack: List[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(iter_children(node))
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.AsName):
+            targets = [node.name]
+        else:
+            continue
+        for target in targets:
+            for name in assigned_names(target):
+                bindings.setdefault(name.value, []).append(node)
+    varying = set(items)
+    changed = True
+    while changed:
+        changed = False
+        for name, nodes in bindings.items():
+            if name not in varying and any(isinstance(n, cst.Assign) and _names_read(n.value) & varying
+                                           for n in nodes):
+                varying.add(name)
+                changed = True
+    return {name: len(nodes) == 1 and isinstance(nodes[0], cst.Assign) and isinstance(nodes[0].value, cst.Call)
+            and bool(_names_read(nodes[0].value) & varying)
+            for name, nodes in bindings.items()}
 
 
 def _names_read(node: cst.CSTNode) -> Set[str]:
