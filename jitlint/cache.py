@@ -94,7 +94,8 @@ def checked_type(value: Any, kind: type) -> Any:
     return value
 
 
-def diagnostic_from_json(d: Any) -> Diagnostic:
+def diagnostic_from_json(d: Any, fix_decided: bool = False) -> Diagnostic:
+    """A finding read back; ``fix_decided``: its entry holds every finding's fix, or that it has none."""
     checked_type(d, dict)
     fix = d.get("fix")
     if fix is not None:
@@ -110,7 +111,8 @@ def diagnostic_from_json(d: Any) -> Diagnostic:
     subject = d.get("subject")
     return Diagnostic(checked_type(d["path"], str), checked_type(d["line"], int), checked_type(d["column"], int),
                       checked_type(d["end_line"], int), checked_type(d["end_column"], int), checked_type(d["code"], str),
-                      checked_type(d["message"], str), reason, fix, None if subject is None else checked_type(subject, str))
+                      checked_type(d["message"], str), reason, fix, None if subject is None else checked_type(subject, str),
+                      fix_decided=fix_decided and (fix is None or fix.edits_built))
 
 
 def error_from_json(e: Any) -> Optional[FileError]:

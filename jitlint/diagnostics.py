@@ -147,6 +147,9 @@ class Diagnostic:
     #: in a notebook: the cell (its place among all the notebook's cells, 1-based); ``line`` and
     #: ``end_line`` are then lines of that cell
     cell: Optional[int] = None
+    #: the fix (with its edits), or that there is none, is known without the analysis: read from a cache
+    #: entry the editor completed while idle (``jitlint.runner.lint_files``' ``store_fixes``)
+    fix_decided: bool = field(default=False, compare=False, repr=False)
 
     @property
     def where(self) -> str:

@@ -28,11 +28,14 @@ a 200,000-line module (load average about 2): 25.1 s on a thread; 0.27 s with th
 
 Diagnostics are published from a lint that builds no fix: the worker process keeps the last lint
 of each document, and builds a finding's fix when a code action asks for a range that holds it
-(the fix-all lint runs only when asked for).  Findings read from the results cache come without
-the means to build their fixes, and a worker process started after the lint does not hold it: that
-version of the document is then analysed again (its fixes still unbuilt) while nothing else waits,
-given up as soon as another lint or another document's request comes; a code action asked before
-that is done waits for it (or, when it was given up, makes it).
+(the fix-all lint runs only when asked for).  While nothing else waits, it then builds the fixes of
+that lint and stores them with its findings in the results cache, so that the same text opened again
+(a file closed and reopened, the editor started again) gets its findings and its fixes from the cache
+without an analysis.  Findings read from an entry without them (the analysis was stopped before it
+was done), and a worker process started after the lint, which does not hold it, need the analysis:
+that version of the document is then analysed again (its fixes still unbuilt) while nothing else
+waits, given up as soon as another lint or another document's request comes; a code action asked
+before that is done waits for it (or, when it was given up, makes it).
 
 Like ``jitlint check``, it never imports JAX or the code it reads. Needs pygls (jitlint's ``lsp`` extra).
 """
@@ -76,7 +79,7 @@ def may_have_fix(diag: Diagnostic) -> bool:
     builders (the findings the server holds carry neither their fixes nor the means to build them)."""
     from jitlint.fixes import FIXABLE_CODES
 
-    return diag.fix is not None or diag.code in FIXABLE_CODES
+    return diag.fix is not None or (diag.code in FIXABLE_CODES and not diag.fix_decided)
 
 
 if LanguageServer is not None:
@@ -223,6 +226,9 @@ if LanguageServer is not None:
             found = [(i, d, lsp) for i, (d, lsp) in enumerate(zip(linted.result.diagnostics, linted.diagnostics))
                      if _overlaps(lsp.range, params.range)]
             if only is None or asked(types.CodeActionKind.QuickFix):
+                for i, d, _ in found:  # read from a cache entry that holds the fixes
+                    if d.fix is not None and d.fix.edits_built:
+                        linted.fixes.setdefault(i, d.fix)
                 wanted = [i for i, d, _ in found if may_have_fix(d) and i not in linted.fixes]
                 if wanted:
                     linted.fixes.update(await self.on_worker(linted, "fixes", wanted) or {})

@@ -199,16 +199,24 @@ class _Lint:
     made while the server is idle (see :meth:`Analyser.prepare`), or by the first code action that
     needs a fix."""
 
-    def __init__(self, job: Job, config: Optional[Config], result: FileResult) -> None:
+    def __init__(self, job: Job, config: Optional[Config], result: FileResult,
+                 store_fixes: Optional[List[Callable[[], None]]] = None) -> None:
         self.job, self.config, self.result = job, config, result
         self.analysed: Optional[FileResult] = None
+        #: builds the fixes of this lint's findings and stores them in the results cache (while idle)
+        self.store_fixes = store_fixes or []
 
     def from_cache(self) -> bool:
         """Some finding whose rule has fix builders came without the means to build its fix."""
-        from jitlint.fixes import FIXABLE_CODES
+        return any(_needs_analysis(d) for d in self.result.diagnostics)
 
-        return any(d.fix is None and d.deferred_fix is None and d.code in FIXABLE_CODES
-                   for d in self.result.diagnostics)
+
+def _needs_analysis(diag: Diagnostic) -> bool:
+    """Read from the cache without its fix (or with its title only), when its rule has fix builders."""
+    from jitlint.fixes import FIXABLE_CODES
+
+    return diag.deferred_fix is None and not diag.fix_decided and diag.code in FIXABLE_CODES \
+        and (diag.fix is None or not (diag.fix.edits_built or diag.fix.pending))
 
 
 class Analyser:
@@ -227,6 +235,7 @@ class Analyser:
         from jitlint.runner import lint_files
 
         config, config_error = config_for(job.path)
+        store_fixes: List[Callable[[], None]] = []
         if config is None or is_notebook(job.path):
             # (a notebook opened as the text of its JSON: its findings are lines of cells, not of that text;
             # an editor shows a notebook's cells as documents of their own)
@@ -234,7 +243,8 @@ class Analyser:
         else:
             with reparsing(self.parses), reanalysing(self.analyses):
                 result, = lint_files([job.path], config, cache_dir=cache_dir_for(job.path),
-                                     overrides=job.overrides, context=os.path.isabs(job.path), build_fixes=False)
+                                     overrides=job.overrides, context=os.path.isabs(job.path), build_fixes=False,
+                                     store_fixes=store_fixes)
         snapshot = job.snapshot()
         diagnostics = []
         for diag in result.diagnostics:
@@ -242,7 +252,7 @@ class Analyser:
             diagnostics.append(to_lsp(snapshot, diag))
         if result.error is not None:  # code that does not parse (yet): one diagnostic where it stops
             diagnostics.append(error_to_lsp(snapshot, result.error))
-        self.lints[job.uri] = _Lint(job, config, result)
+        self.lints[job.uri] = _Lint(job, config, result, store_fixes)
         return result, diagnostics, config_error
 
     def _lint_of(self, job: Job) -> _Lint:
@@ -261,7 +271,7 @@ class Analyser:
         for i in indices:
             checkpoint()
             diag = lint.result.diagnostics[i]
-            if diag.fix is not None or diag.deferred_fix is not None:
+            if not _needs_analysis(diag):
                 out[i] = diag.built_fix()
                 continue
             # read from the cache: the fix of the same finding of the text analysed again
@@ -281,6 +291,19 @@ class Analyser:
             return False
         lint.analysed = self._analyse_again(lint)
         return True
+
+    def store_fixes(self, job: Job) -> bool:
+        """While the server is idle, after a lint that analysed (not read from the cache): build its
+        findings' fixes and store them with its findings in the results cache, so that the same text
+        opened again (a file reopened, the editor started again) gets its fixes without an analysis.  Stopped
+        by any other request, it goes on later where it stopped.  Whether it stored something."""
+        lint = self._lint_of(job)
+        stored = False
+        while lint.store_fixes:
+            lint.store_fixes[0]()
+            lint.store_fixes.pop(0)
+            stored = True
+        return stored
 
     def _analyse_again(self, lint: _Lint) -> FileResult:
         from jitlint.runner import lint_files
@@ -503,7 +526,12 @@ class Worker:
                   generation: int) -> None:
         if future is None:  # forget: nothing to do when no process holds anything
             if self._process is not None:
-                self._ask(request, uri, generation)
+                try:
+                    self._ask(request, uri, generation)
+                except Superseded:
+                    pass  # the document was opened again meanwhile: its new lint replaces what was kept
+                except _Failed as exc:
+                    _log.error("jitlint: forgetting %s failed: %s", uri, exc)
             return
         if not future.set_running_or_notify_cancel():
             return  # the request was cancelled before its turn came
@@ -528,14 +556,24 @@ class Worker:
         try:
             self._ask(("prepare", (job,)), job.uri, job.generation, idle=True)
         except Superseded:
-            pass  # other work came (or a new version): the first code action prepares it, if one comes
+            return  # other work came (or a new version): the first code action prepares it, if one comes
         except _Failed as exc:
             _log.error("jitlint: preparing %s for code actions failed: %s", job.uri, exc)
+            return
+        try:
+            self._ask(("store_fixes", (job,)), job.uri, job.generation, idle=True, for_any=True)
+        except Superseded:
+            with self._cond:  # made way for other work: it goes on when nothing else waits
+                if not self._superseded(job.uri, job.generation) and job.uri not in self.idle:
+                    self.idle[job.uri] = job
+        except _Failed as exc:
+            _log.error("jitlint: storing the fixes of %s failed: %s", job.uri, exc)
 
-    def _other_work(self, uri: str) -> bool:
+    def _other_work(self, uri: str, for_any: bool = False) -> bool:
         """Something waits that idle work on ``uri`` must make way for: a lint, or a request about
-        another document (one about this document waits for what the idle work makes)."""
-        return bool(self.waiting) or any(task[2] != uri for task in list(self._tasks))
+        another document (one about this document waits for what the idle work makes, unless
+        ``for_any``: work that no request waits for makes way for every request)."""
+        return bool(self.waiting) or any(for_any or task[2] != uri for task in list(self._tasks))
 
     def _ready(self) -> _Process:
         """The process to ask: the one in use, else the spare, else a new one; and a new spare."""
@@ -551,7 +589,7 @@ class Worker:
         process.kill()
         return _Failed("the worker process died")
 
-    def _ask(self, request: tuple, uri: str, generation: int, idle: bool = False) -> Any:
+    def _ask(self, request: tuple, uri: str, generation: int, idle: bool = False, for_any: bool = False) -> Any:
         """Send ``request`` to the worker process and wait for its answer, asking it to stop when the
         document moves on meanwhile, and killing it when it does not stop within :data:`GRACE`."""
         if self._superseded(uri, generation):
@@ -583,7 +621,8 @@ class Worker:
                 if status == "superseded":
                     raise Superseded()
                 raise _Failed(payload)
-            if asked_to_stop is None and (self._superseded(uri, generation) or (idle and self._other_work(uri))):
+            if asked_to_stop is None and (self._superseded(uri, generation)
+                                          or (idle and self._other_work(uri, for_any))):
                 process.stop.value = ident
                 asked_to_stop = time.monotonic()
             if asked_to_stop is not None and (

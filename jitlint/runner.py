@@ -24,10 +24,11 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
+from jitlint.analysis.cancel import checkpoint
 from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
                            summaries_from_json)
 from jitlint.config import Config
-from jitlint.diagnostics import Diagnostic, FileError, FileResult
+from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 from jitlint.files import DEFAULT_MAX_FILE_SIZE, project_files, project_root, read_source_file
 from jitlint.notebook import (CellMap, NotebookError, NotebookSource, in_cells, is_notebook, notebook_source,
                               read_notebook, rebuild)
@@ -205,7 +206,8 @@ def unit_key(path: str, text_digest: str, config_key: str) -> str:
 
 
 def _unit_from_json(raw: dict) -> "UnitResult":
-    diagnostics = {checked_type(p, str): tuple(diagnostic_from_json(d) for d in checked_type(ds, list))
+    decided = raw.get("fixes_built") is True  # each finding's fix, or that it has none, is in the entry
+    diagnostics = {checked_type(p, str): tuple(diagnostic_from_json(d, decided) for d in checked_type(ds, list))
                    for p, ds in checked_type(raw["diagnostics"], dict).items()}
     deps = {checked_type(p, str): checked_type(d, str) for p, d in checked_type(raw.get("deps", {}), dict).items()}
     suppressed = {checked_type(p, str): tuple((checked_type(line, int), checked_type(code, str)) for line, code in checked_type(pairs, list))
@@ -217,6 +219,30 @@ def _unit_to_json(result: "UnitResult") -> dict:
     return {"diagnostics": {p: [d.to_json(unbuilt_edits=True) for d in ds] for p, ds in result.diagnostics.items()},
             "error": error_to_json(result.error), "deps": result.deps,
             "suppressed": {p: [list(pair) for pair in pairs] for p, pairs in result.suppressed.items()}}
+
+
+class _StoreWithFixes:
+    """Stores the units' findings again under their keys, with their fixes built (edits included).
+    Stopped at a checkpoint, it goes on where it stopped when called again (the fixes built so far kept)."""
+
+    def __init__(self, cache: Cache, fresh: Sequence[Tuple[str, "UnitResult"]]) -> None:
+        self.cache, self.fresh = cache, list(fresh)
+        self.built: Dict[Tuple[int, str, int], Optional[Fix]] = {}
+
+    def __call__(self) -> None:
+        for n, (key, result) in enumerate(self.fresh):
+            diagnostics = {}
+            for path, found in result.diagnostics.items():
+                complete = []
+                for i, d in enumerate(found):
+                    if d.deferred_fix is not None:
+                        if (n, path, i) not in self.built:
+                            checkpoint()
+                            self.built[n, path, i] = d.built_fix()
+                        d = replace(d, fix=self.built[n, path, i], deferred_fix=None)
+                    complete.append(d)
+                diagnostics[path] = tuple(complete)
+            self.cache.store(key, dict(_unit_to_json(replace(result, diagnostics=diagnostics)), fixes_built=True))
 
 
 def _cacheable(result: "UnitResult") -> bool:
@@ -479,7 +505,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                overrides: Optional[Dict[str, bytes]] = None, context: bool = True,
                max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
                timeout: Optional[float] = DEFAULT_FILE_TIMEOUT, build_fixes: bool = True,
-               edits: bool = True, place_cells: bool = True) -> List[FileResult]:
+               edits: bool = True, place_cells: bool = True,
+               store_fixes: Optional[List[Callable[[], None]]] = None) -> List[FileResult]:
     """Lint files (not stdin), in the order given: the one project-level lint of every front end.
 
     Each checked file that can contain traced code is a unit; so is every other
@@ -496,6 +523,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     their fixes when asked (``Diagnostic.built_fix``); the units then run in this process, and their
     results are cached apart from those with fixes.  Without ``edits`` (a report that shows a fix's
     title, not its edits) a fix's edits are not built (``Fix.without_edits``); cached apart too.
+    ``store_fixes`` (with ``build_fixes`` off and a cache) gets a callable that builds the fixes of
+    the units analysed now and stores them with their findings (the editor calls it while idle): a
+    later lint of the same text, read from the cache, then comes with its fixes.
     """
     overrides = {os.path.realpath(p): d for p, d in (overrides or {}).items()}
     read = read or (lambda p: read_source_file(p, max_file_size))
@@ -584,6 +614,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
             cache.store(keys[path], _unit_to_json(result))
     if cache is not None:
         cache.prune()
+        fresh = [(keys[p], done[p]) for p in todo if _cacheable(done[p])]
+        if store_fixes is not None and not build_fixes and fresh:
+            store_fixes.append(_StoreWithFixes(cache, fresh))
     merged = _merge(paths, units, done, results, datas, checked, config)
     # a notebook's findings placed in its cells (``place_cells``), or left in its module, with their fixes
     return [(in_cells if place_cells else _same)(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r

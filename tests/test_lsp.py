@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
@@ -304,7 +305,8 @@ async def test_a_fix_is_built_for_a_finding_read_from_the_cache(client, tmp_path
 
 def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, monkeypatch):
     """``Analyser.prepare`` (run by the worker when nothing else waits) analyses a text whose findings
-    came from the cache, once; a code action after it builds its fix without analysing again."""
+    came from a cache entry without their fixes, once; a code action after it builds its fix without
+    analysing again."""
     from jitlint.lsp_worker import Analyser, Job
 
     text = HAZARDS.read_text()
@@ -312,8 +314,8 @@ def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, 
     path.write_text(text)
     job = Job(path.as_uri(), 1, text, {}, "utf-16")
     first = Analyser()
-    first.lint(job)  # analysed, and stored in the cache
-    assert not first.lints[job.uri].from_cache() and first.prepare(job) is False
+    first.lint(job)  # analysed, and stored in the cache (its fixes not built: it is never idle)
+    assert not first.lints[job.uri].from_cache()
     later = Analyser()  # a worker process started after that lint
     later.lint(job)
     assert later.lints[job.uri].from_cache()
@@ -326,6 +328,37 @@ def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, 
     fixes = later.fixes(job, wanted)
     assert wanted and all(fixes[i] is not None and fixes[i].edits for i in wanted)
     assert analysed == []
+
+
+def test_fixes_built_while_idle_are_stored_and_a_text_opened_again_needs_no_analysis(tmp_path, monkeypatch):
+    """After a lint that analysed, ``prepare`` builds its findings' fixes and stores them with the findings
+    in the cache: the same text linted by another worker process comes with every fix (and with the
+    knowledge of which findings have none), the same fixes the analysis builds, without analysing."""
+    from jitlint.lsp_worker import Analyser, Job
+
+    text = HAZARDS.read_text() + "\n\n@jax.jit\ndef unfixable(x):\n    return x[x > 0]\n"
+    path = tmp_path / "hazards.py"
+    path.write_text(text)
+    job = Job(path.as_uri(), 1, text, {}, "utf-16")
+    first = Analyser()
+    result, _, _ = first.lint(job)
+    expected = first.fixes(job, range(len(result.diagnostics)))
+    assert first.prepare(job) is False  # analysed: nothing to analyse again
+    assert first.store_fixes(job) is True  # the fixes built and stored
+    assert first.store_fixes(job) is False
+    later = Analyser()
+    cached, _, _ = later.lint(job)
+    assert [dataclasses.replace(d, fix=None) for d in cached.diagnostics] == list(result.diagnostics)
+    assert not later.lints[job.uri].from_cache() and later.prepare(job) is False
+    assert later.store_fixes(job) is False
+    monkeypatch.setattr(later, "_analyse_again", lambda lint: pytest.fail("analysed again"))
+    got = later.fixes(job, range(len(cached.diagnostics)))
+    assert got == expected
+    assert any(fix is None for fix in got.values()) and any(fix is not None for fix in got.values())
+    assert all(d.fix_decided for d in cached.diagnostics)
+    edited = text.replace("print(", "print( ", 1)
+    changed = Job(path.as_uri(), 2, edited, {str(path): edited.encode()}, "utf-16")
+    assert later.lint(changed)[0].diagnostics and later.lints[job.uri].store_fixes  # a new text: analysed
 
 
 @pytest.mark.asyncio
@@ -589,3 +622,66 @@ async def test_the_worker_processes_die_with_a_killed_server_also_in_the_middle_
         await until(lambda: not any(running(pid) for pid in workers), 60)
         assert time.perf_counter() - start < parse / 4, parse
         await asyncio.wait_for(client._server.wait(), 60)  # (which waits for the server's pipes: theirs too)
+
+
+def test_storing_fixes_stopped_midway_goes_on_where_it_stopped(tmp_path, monkeypatch):
+    """The idle work that stores a lint's fixes makes way for any request (stopped at a checkpoint); called
+    again it builds only the fixes it had not built, and stores them all."""
+    from jitlint.analysis.cancel import checking
+    from jitlint.diagnostics import Diagnostic
+    from jitlint.lsp_worker import Analyser, Job
+
+    text = HAZARDS.read_text()
+    path = tmp_path / "hazards.py"
+    path.write_text(text)
+    job = Job(path.as_uri(), 1, text, {}, "utf-16")
+    analyser = Analyser()
+    result, _, _ = analyser.lint(job)
+    builds = []
+    real = Diagnostic.built_fix
+    monkeypatch.setattr(Diagnostic, "built_fix", lambda d: builds.append(d.line) or real(d))
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_third() -> None:
+        if len(builds) == 2:
+            raise Stop()
+
+    with checking(stop_at_third), pytest.raises(Stop):
+        analyser.store_fixes(job)
+    assert len(builds) == 2 and analyser.lints[job.uri].store_fixes  # stopped, its work kept
+    assert analyser.store_fixes(job) is True
+    fixable = [d.line for d in result.diagnostics if d.deferred_fix is not None]
+    assert sorted(builds) == sorted(fixable) and len(fixable) > 2  # each built once
+    later = Analyser()
+    assert all(d.fix_decided for d in later.lint(job)[0].diagnostics)
+
+
+def test_a_document_closed_and_opened_again_before_the_worker_forgets_it_is_linted(tmp_path):
+    """A close (forget) still waiting when the document is opened again is superseded by the new lint;
+    the worker goes on and delivers that lint (before, the superseded forget stopped the worker's thread)."""
+    from jitlint.lsp_worker import Job, Worker
+
+    delivered: List[tuple] = []
+    arrived = threading.Condition()
+
+    def deliver(job: Job, outcome: object) -> None:
+        with arrived:
+            delivered.append((job.uri, job.version))
+            arrived.notify_all()
+
+    path = str(tmp_path / "relu.py")
+    uri = Path(path).as_uri()
+    worker = Worker(deliver)
+    try:
+        worker.lint(Job(uri, 1, SEEDED, {path: SEEDED.encode()}, "utf-16"))
+        with arrived:
+            assert arrived.wait_for(lambda: (uri, 1) in delivered, 600)
+        worker.lint(Job(uri, 2, DENSE, {path: DENSE.encode()}, "utf-16"))  # keeps the worker busy a while
+        worker.forget(uri)
+        worker.lint(Job(uri, 3, SEEDED + "\n", {path: (SEEDED + "\n").encode()}, "utf-16"))
+        with arrived:
+            assert arrived.wait_for(lambda: (uri, 3) in delivered, 120)
+    finally:
+        worker.stop(wait=True)
