@@ -111,7 +111,8 @@ def diagnostic_from_json(d: Any, fix_decided: bool = False) -> Diagnostic:
     subject = d.get("subject")
     return Diagnostic(checked_type(d["path"], str), checked_type(d["line"], int), checked_type(d["column"], int),
                       checked_type(d["end_line"], int), checked_type(d["end_column"], int), checked_type(d["code"], str),
-                      checked_type(d["message"], str), reason, fix, None if subject is None else checked_type(subject, str),
+                      checked_type(d["message"], str), reason, fix,
+                      None if subject is None else checked_type(subject, str),
                       fix_decided=fix_decided and (fix is None or fix.edits_built))
 
 

@@ -368,3 +368,11 @@ def test_an_importer_is_parsed_for_a_field_only_where_its_text_names_it():
     assert not may_declare_static_fields(b"class C:\n    length: int\n", "length")  # nothing static
     assert not may_declare_static_fields(b"x = eqx.field(static=True)\nmax_length = 3\n", "length")
 
+
+
+def test_a_model_rebuilt_from_classes_of_another_module_is_equal_each_run():
+    """JIT503: `self._model = model_class(width=self.width)`, the class one of two classes of another module
+    chosen by a fixed setting, stores an equal model at each run of the re-initialiser; a factory function
+    of that module is not known to (its result is not known to depend on its arguments only)."""
+    root = os.path.join(os.path.dirname(__file__), "fixtures", "project", "rebuild_pkg")
+    _check_package(root, ("workloads.py", "models.py", "__init__.py"))

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, List, Optional, Set
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import is_docstring, iter_children, unpacked_targets
+from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.syntax import any_node, is_docstring, iter_children, unpacked_targets
 
 if TYPE_CHECKING:
     from jitlint.analysis.scopes import Scope
@@ -446,6 +447,35 @@ def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changi
                       False, frozenset())
 
 
+def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:
+    """What the function's plain bindings of the local ``name`` store: its one value, or the value of each
+    branch of ``if``/``else`` tests that bind it (``model_class = A`` under ``if self.wide:``, ``= B`` under
+    ``else``), with those tests, which decide the value stored as much as the values do; None where another
+    kind of binding, or one in a loop or anywhere else, makes it something else."""
+    single = scope.single_value(name)
+    if single is not None:
+        return [single]
+    found = scope.bindings.get(name)
+    if not found or scope.declares(name) or any(b.kind is not BindingKind.ASSIGNMENT or b.value is None or b.loops
+                                                for b in found):
+        return None
+    holders = {id(b.node) for b in found}
+    out: List[cst.CSTNode] = [b.value for b in found]
+    stack: List[cst.CSTNode] = [scope.node.body] if isinstance(scope.node, cst.FunctionDef) else []
+    placed = 0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not scope.node:
+            continue
+        if isinstance(node, cst.If) and any_node([node.body] + ([node.orelse] if node.orelse else []),
+                                                  lambda n: id(n) in holders):
+            out.append(node.test)
+        if id(node) in holders:
+            placed += 1
+        stack.extend(iter_children(node))
+    return out if placed == len(found) else None
+
+
 def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], scope: "Scope",
                seen: frozenset, calls_ok, deferred: bool, shadowed: frozenset) -> bool:
     stack: List[cst.CSTNode] = [value]
@@ -474,9 +504,9 @@ def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set
                 continue  # the object, a lambda's parameter, or a global or builtin
             if name in others or name in seen:
                 return False
-            local = scope.single_value(name)
-            if local is None or not _from_self(local, self_name, moving, others, scope, seen | {name}, calls_ok,
-                                               False, shadowed):
+            values = _local_values(scope, name)
+            if values is None or not all(_from_self(v, self_name, moving, others, scope, seen | {name}, calls_ok,
+                                                    False, shadowed) for v in values):
                 return False
             continue
         stack.extend(iter_children(n))

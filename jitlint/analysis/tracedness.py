@@ -14,7 +14,7 @@ import builtins
 import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -120,6 +120,8 @@ class Facts:
         self.index = index
         self.values: Dict[cst.CSTNode, Value] = {}
         self.read_scope: Dict[cst.Name, str] = {}
+        #: whether an expression names a class of the checked code (set by the analysis)
+        self.names_class: Callable[[cst.BaseExpression], bool] = lambda expr: False
         self.bodies: Dict[FunctionInfo, BodyInfo] = {}
         #: branches of an ``if`` whose static test rules them out in some traced context, and those
         #: run in some traced context: a branch only ever ruled out is not traced code
@@ -496,6 +498,7 @@ class Analyzer:
         self.project = project
         self.path = path
         self.facts = Facts(index)
+        self.facts.names_class = self.names_class
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
         self._mapping_names: Dict[FunctionInfo, frozenset] = {}
@@ -1169,6 +1172,11 @@ class Analyzer:
             self._cached = outer_cached
         self.memo[key] = result
         return result
+
+    def names_class(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` (a name or dotted name read in this module) is a class of the checked code:
+        of this module, or of another module of the project it imports."""
+        return class_named(expr, self.index, self.path, self.project) is not None
 
     def _owner_of(self, fn: FunctionInfo) -> "Analyzer":
         """The analyzer of the module that defines ``fn``: this one, or another module's of the project."""
@@ -1859,6 +1867,14 @@ class Analyzer:
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                 and call.func.attr.value in ("update", "setdefault", "__setitem__"):
             self._forget_static_keys(call.func.value, None, frame)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and isinstance(call.func.value, cst.Subscript) \
+                and call.func.attr.value in ("append", "insert", "extend", "add", "update", "setdefault",
+                                             "__setitem__") \
+                and any(self.ev(arg.value, frame).kind is not Kind.STATIC for arg in call.args):
+            # `d["k"].append(x)`: the list under the key now holds what it was given
+            holder = call.func.value
+            self._forget_static_keys(holder.value, holder.slice, frame)
         self._note_added_element(small.value, frame)
         guarded = self._concreteness_guard(small.value, frame)
         if guarded is not None:
@@ -2030,6 +2046,9 @@ class Analyzer:
                     self._ev_slice(el.slice, frame)
                 self._forget_static_keys(target.value, target.slice, frame, value)
                 self._stored_in_dict(target, value, frame)
+                inner = target.value
+                if isinstance(inner, cst.Subscript) and value.kind is not Kind.STATIC:
+                    self._forget_static_keys(inner.value, inner.slice, frame)  # `d["k"][i] = x`
 
     def _stored_in_dict(self, target: cst.Subscript, value: Value, frame: Frame) -> None:
         """``res[key] = v`` with a traced ``v`` into a local Python dict (``res = {}``): the dict is
@@ -2059,7 +2078,7 @@ class Analyzer:
             return
         key = string_value(where[0].slice.value) if where is not None and len(where) == 1 \
             and isinstance(where[0].slice, cst.Index) else None
-        if key is not None and stored is not None and stored.kind is Kind.STATIC and not stored.container \
+        if key is not None and stored is not None and stored.kind is Kind.STATIC \
                 and value.container and value.mapping:
             if key not in value.static_keys:
                 frame.env[holder.value] = replace(value, static_keys=value.static_keys | {key})
@@ -2401,8 +2420,8 @@ class Analyzer:
             values.append(value)
             if isinstance(el, cst.DictElement):
                 key = string_value(el.key)
-                if key is not None and value.kind is Kind.STATIC and not value.container:
-                    static_keys.add(key)
+                if key is not None and value.kind is Kind.STATIC:
+                    static_keys.add(key)  # (a list of Python values too: what is added to it later is followed)
                 elif key is not None:
                     static_keys.discard(key)
             else:

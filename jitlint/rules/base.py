@@ -23,6 +23,7 @@ from typing import Callable, ClassVar, Dict, Iterator, List, Optional, Sequence,
 import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import handler_catches, iter_children, short_code
 from jitlint.analysis.tracedness import BodyInfo, Facts, casts_to_bool
@@ -151,19 +152,27 @@ class RuleContext:
 
     def builds_purely(self, call: cst.Call) -> bool:
         """A call whose result depends only on its arguments, as far as rebuilding a value goes: a JAX
-        function or transform (``jax.grad(self._loss)``), ``functools.partial``, or a class of the
-        module (``Buffer(self.size)``)."""
+        function or transform (``jax.grad(self._loss)``), ``functools.partial``, ``dataclasses.replace``
+        (a copy with the given fields), or a class of the checked code (``Buffer(self.size)``,
+        ``models.UNet(num_channels=self.num_channels)``)."""
         q = self.qualify(call.func)
         if q is not None:
-            return q.startswith("jax.") or q == "functools.partial"
-        if not (isinstance(call.func, cst.Name) and call.func.value in self.index.classes):
+            # a class of another module of the checked code builds from its arguments as one of this module
+            return q.startswith("jax.") or q in ("functools.partial", "dataclasses.replace") \
+                or self.facts.names_class(call.func)
+        if not isinstance(call.func, cst.Name):
+            return False
+        owner = self.index.owner_of(call)
+        if isinstance(owner, FunctionInfo) and call.func.value in owner.local_names:
+            # a local bound only to classes of the checked code (`model_class = models.ResNet` in one
+            # branch, `models.DenseNet` in the other): the class chosen is built from its arguments
+            bindings = owner.scope.bindings.get(call.func.value, ())
+            return bool(bindings) and all(b.kind is BindingKind.ASSIGNMENT and b.value is not None
+                                          and self.facts.names_class(b.value) for b in bindings)
+        if call.func.value not in self.index.classes:
             return False
         scope = self.facts.read_scope.get(call.func)  # (recorded where traced code reads it)
-        if scope is not None:
-            return scope == "global"
-        # elsewhere: the class, unless the function the call is in binds the name itself
-        owner = self.index.owner_of(call)
-        return not isinstance(owner, FunctionInfo) or call.func.value not in owner.local_names
+        return scope is None or scope == "global"
 
     def traced_mask(self, index: cst.BaseExpression) -> bool:
         """Whether the index ``index`` is a traced boolean array: a comparison, a name holding one,
