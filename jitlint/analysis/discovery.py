@@ -23,6 +23,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    any_between,
     any_node,
     ends_path,
     is_docstring,
@@ -34,13 +35,13 @@ from jitlint.analysis.syntax import (
     assigned_names,
     bind_arguments,
     call_argument,
+    calls_in,
     dotted_name,
     int_value,
     iter_children,
     literal_elements,
     none_test,
     params_of,
-    path_to,
     reachable_count,
     string_value,
 )
@@ -365,15 +366,10 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
 
 
-def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """The calls ``node`` makes when it is evaluated (not those in the code of its lambdas)."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.Call):
-            yield item
-        if not isinstance(item, cst.Lambda):
-            stack.extend(iter_children(item))
+def applies_module(callee: cst.BaseExpression, fn: "FunctionInfo") -> bool:
+    """``model.apply`` resolved to ``__call__`` (:meth:`ModuleIndex.resolve_function`): a Flax module's
+    ``apply(variables, *args)`` runs ``__call__(*args)``, so its first positional argument is the variables."""
+    return fn.name == "__call__" and isinstance(callee, cst.Attribute) and callee.attr.value == "apply"
 
 
 def _module_level_definitions(stmt: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
@@ -2086,13 +2082,13 @@ class ModuleIndex:
         iteration makes a new function after binding ``name`` and traces it with that value; the wrappers
         of earlier iterations are never called again."""
         statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
-        holder = next((i for i, stmt in enumerate(statements) if path_to(stmt, made) is not None), None)
+        holder = self._place_in(loop.body, made)
         if holder is None or loop.orelse is not None:
             return False
         for binding in self.scope_model.module_scope.bindings.get(name, ()):
-            if path_to(loop, binding.node) is None:
+            if loop not in binding.loops:
                 continue
-            at = next((i for i, stmt in enumerate(statements) if path_to(stmt, binding.node) is not None), None)
+            at = self._place_in(loop.body, binding.node)
             if at is None or at >= holder or not isinstance(statements[at], cst.SimpleStatementLine):
                 return False  # bound after the lambda, or under a condition or a nested block of the loop
         wrapper = self.parents.get(id(made))
@@ -2109,7 +2105,7 @@ class ModuleIndex:
                 and isinstance(assign.targets[0].target, cst.Name)):
             return False
         kept = assign.targets[0].target.value
-        assigned_at = next(i for i, stmt in enumerate(statements) if path_to(stmt, assign) is not None)
+        assigned_at = self._place_in(loop.body, assign)
         positions = self._body_positions()
         start = positions.get(id(loop))
         if start is None:
@@ -2125,9 +2121,9 @@ class ModuleIndex:
                 continue  # bound again (another wrapper), or a name a def or class binds
             if not (isinstance(parent, cst.Call) and parent.func is read):
                 return False  # handed on (stored, passed): an old wrapper may be called after a rebinding
-            at = next((i for i, stmt in enumerate(statements) if path_to(stmt, read) is not None), None)
+            at = self._place_in(loop.body, read)
             if at is not None:
-                if at <= assigned_at:
+                if assigned_at is None or at <= assigned_at:
                     return False  # called in the loop before this iteration makes it: the last iteration's
                 continue
             top = self._top_statement(read)
@@ -2155,24 +2151,25 @@ class ModuleIndex:
                                                        and at < here):
                 return True
             if stmt is top and isinstance(top, cst.For) and isinstance(top.body, cst.IndentedBlock):
-                body = list(top.body.body)
-                bound = next((i for i, s in enumerate(body) if path_to(s, binding.node) is not None), None)
-                used = next((i for i, s in enumerate(body) if path_to(s, read) is not None), None)
+                bound, used = self._place_in(top.body, binding.node), self._place_in(top.body, read)
                 if bound is not None and used is not None and bound < used \
-                        and isinstance(body[bound], cst.SimpleStatementLine):
+                        and isinstance(top.body.body[bound], cst.SimpleStatementLine):
                     return True
         return False
 
+    def _place_in(self, block: cst.BaseSuite, node: cst.CSTNode) -> Optional[int]:
+        """Where in ``block`` the statement holding ``node`` is (None: ``node`` is not in the block)."""
+        child, parent = node, self.parents.get(id(node))
+        while parent is not None and parent is not block:
+            child, parent = parent, self.parents.get(id(parent))
+        if parent is None:
+            return None
+        return next((i for i, stmt in enumerate(block.body) if stmt is child), None)
+
     def _in_function(self, node: cst.CSTNode, top: Optional[cst.CSTNode]) -> bool:
         """Whether ``node`` is in a function or lambda within the module statement ``top``."""
-        if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
-            return True
-        parent = self.parents.get(id(node))
-        while parent is not None and parent is not top:
-            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
-                return True
-            parent = self.parents.get(id(parent))
-        return False
+        return isinstance(top, (cst.FunctionDef, cst.ClassDef)) \
+            or any_between(self.parents, node, top, (cst.FunctionDef, cst.Lambda))
 
     def _traced_after(self, name: str, rebinding: int) -> bool:
         """In a module nothing imports (a notebook, a script: its own statements run it), whether a
@@ -2266,7 +2263,7 @@ class ModuleIndex:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
                         # (`out = loss(x)` holds what the call gave, not a way to call it again)
-                        called = {id(c.func) for c in _calls_in(small.value) if isinstance(c.func, cst.Name)}
+                        called = {id(c.func) for c in calls_in(small.value) if isinstance(c.func, cst.Name)}
                         read = {n.value for n in name_references(small.value) if id(n) not in called}
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
@@ -3325,8 +3322,7 @@ class ModuleIndex:
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
-        variables_first = bound and fn.name == "__call__" and isinstance(target, cst.Attribute) \
-            and target.attr.value == "apply"
+        variables_first = bound and applies_module(target, fn)
         if (transform is None or transform.name.endswith("jit")) and self._jit_disabled_at(site):
             return  # under `jax.disable_jit()` a jit and lax control flow run their function eagerly
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None

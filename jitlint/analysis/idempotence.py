@@ -15,13 +15,13 @@ attribute holds a random generator (bound from ``numpy.random`` or ``random``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Set
+from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import any_node, is_docstring, iter_children, unpacked_targets
+from jitlint.analysis.syntax import is_docstring, iter_children, unpacked_targets
 
 if TYPE_CHECKING:
     from jitlint.analysis.scopes import Scope
@@ -461,19 +461,20 @@ def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:
         return None
     holders = {id(b.node) for b in found}
     out: List[cst.CSTNode] = [b.value for b in found]
-    stack: List[cst.CSTNode] = [scope.node.body] if isinstance(scope.node, cst.FunctionDef) else []
+    tests: dict = {}  # the tests of the `if`s around a binding, by id (in one walk, each `if` noted as it is entered)
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.BaseExpression, ...]]] = \
+        [(scope.node.body, ())] if isinstance(scope.node, cst.FunctionDef) else []
     placed = 0
     while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not scope.node:
+        node, around = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        if isinstance(node, cst.If) and any_node([node.body] + ([node.orelse] if node.orelse else []),
-                                                  lambda n: id(n) in holders):
-            out.append(node.test)
         if id(node) in holders:
             placed += 1
-        stack.extend(iter_children(node))
-    return out if placed == len(found) else None
+            tests.update((id(test), test) for test in around)
+        inner = around + (node.test,) if isinstance(node, cst.If) else around
+        stack.extend((child, inner) for child in iter_children(node))
+    return out + list(tests.values()) if placed == len(found) else None
 
 
 def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], scope: "Scope",

@@ -66,6 +66,29 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def any_between(parents: Dict[int, cst.CSTNode], node: cst.CSTNode, outer: Optional[cst.CSTNode],
+                kinds: Tuple[type, ...]) -> bool:
+    """Whether a node of one of ``kinds`` stands between ``node`` and its ancestor ``outer`` (neither
+    counted; the root, when ``outer`` is None), by the ``parents`` map (node id -> parent)."""
+    parent = parents.get(id(node))
+    while parent is not None and parent is not outer:
+        if isinstance(parent, kinds):
+            return True
+        parent = parents.get(id(parent))
+    return False
+
+
+def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls the expression ``node`` makes when it is evaluated (not those in the code of its lambdas)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Call):
+            yield item
+        if not isinstance(item, cst.Lambda):
+            stack.extend(iter_children(item))
+
+
 def any_node(roots: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]) -> bool:
     """Whether a node in ``roots`` (each with everything under it) ``matches``."""
     stack: List[cst.CSTNode] = list(roots)

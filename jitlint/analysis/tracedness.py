@@ -20,8 +20,8 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, condition_key, is_property,
-                                        state_test, stores_state, top_small_statements)
+from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
+                                        is_property, state_test, stores_state, top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -1867,14 +1867,6 @@ class Analyzer:
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                 and call.func.attr.value in ("update", "setdefault", "__setitem__"):
             self._forget_static_keys(call.func.value, None, frame)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                and isinstance(call.func.value, cst.Subscript) \
-                and call.func.attr.value in ("append", "insert", "extend", "add", "update", "setdefault",
-                                             "__setitem__") \
-                and any(self.ev(arg.value, frame).kind is not Kind.STATIC for arg in call.args):
-            # `d["k"].append(x)`: the list under the key now holds what it was given
-            holder = call.func.value
-            self._forget_static_keys(holder.value, holder.slice, frame)
         self._note_added_element(small.value, frame)
         guarded = self._concreteness_guard(small.value, frame)
         if guarded is not None:
@@ -1883,7 +1875,14 @@ class Analyzer:
 
     def _note_added_element(self, value: cst.BaseExpression, frame: Frame) -> None:
         """``out.append(y)`` on a local list: the list now holds ``y`` (a list of tracers, which
-        ``np.array(out)`` cannot convert, like the display ``[y]``)."""
+        ``np.array(out)`` cannot convert, like the display ``[y]``).  ``d["k"].append(y)`` with ``y`` not
+        a Python value: the key no longer holds Python values only."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and isinstance(value.func.value, cst.Subscript) and value.func.attr.value in jax_api.MUTATING_METHODS \
+                and any(self.ev(arg.value, frame).kind is not Kind.STATIC for arg in value.args):
+            holder = value.func.value
+            self._forget_static_keys(holder.value, holder.slice, frame)
+            return
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
                 and isinstance(value.func.value, cst.Name) and value.func.attr.value in self._ADDS_ELEMENT):
             return
@@ -3232,9 +3231,8 @@ class Analyzer:
             if self_value is not None and params:
                 env[params[0][0].name.value] = self_value
                 params = params[1:]
-                if fn.name == "__call__" and isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "apply":
-                    # a Flax module's `apply(variables, *args)` runs `__call__(*args)`: the variables come first
-                    params = [(_APPLY_VARIABLES, "positional")] + params
+                if applies_module(arg.value, fn):
+                    params = [(_APPLY_VARIABLES, "positional")] + params  # (the variables come first)
             if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
                 inner_args = arg.value.args[1:]
                 bound_pos = [a for a in inner_args if a.keyword is None and not a.star]

@@ -25,7 +25,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import handler_catches, iter_children, short_code
+from jitlint.analysis.syntax import any_between, handler_catches, iter_children, short_code
 from jitlint.analysis.tracedness import BodyInfo, Facts, casts_to_bool
 from jitlint.analysis.values import Kind, Reason, Value
 
@@ -114,12 +114,7 @@ class RuleContext:
             yield after, statement, False
 
     def _loop_between(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-        parent = self.parents.get(id(node))
-        while parent is not None and parent is not outer:
-            if isinstance(parent, (cst.For, cst.While)):
-                return True
-            parent = self.parents.get(id(parent))
-        return False
+        return any_between(self.parents, node, outer, (cst.For, cst.While))
 
     def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement line holding ``node``."""

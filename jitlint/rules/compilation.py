@@ -12,7 +12,7 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, flat_targets, iter_children,
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, flat_targets, iter_children,
                                      name_references, params_of, path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
@@ -408,7 +408,7 @@ class RecompilationHazard(Rule):
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
                 if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
-                if self._method_of_item_object(site, site.args[0].value if site.args else None):
+                if self._method_of_item_object(site, site.args[0].value if site.args else None, scope):
                     return
                 if self._options_per_iteration(site, scope):
                     return  # (one wrapper cannot take them: each iteration needs its own)
@@ -520,9 +520,10 @@ class RecompilationHazard(Rule):
         if comprehension is not None:  # the element of a comprehension: its targets change
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
-        return bool(loops) and bool(used & self._varying_names(loops[-1], scope))
+        return bool(loops) and bool(used & self._varying_names(loops[-1], scope.scope))
 
-    def _method_of_item_object(self, site: cst.CSTNode, inner: Optional[cst.BaseExpression]) -> bool:
+    def _method_of_item_object(self, site: cst.CSTNode, inner: Optional[cst.BaseExpression],
+                               scope: Optional[FunctionInfo]) -> bool:
         """The callable made in a ``for`` loop is a method of an object the same iteration builds from
         the loop's item (``env = make(game)``, then ``jax.jit(jax.vmap(env.step))``), a function made
         from its methods (``jax.jit(auto_reset(env.step, env.init))``), or a lambda calling one
@@ -539,15 +540,23 @@ class RecompilationHazard(Rule):
             methods = [arg.value for arg in inner.args if isinstance(arg.value, cst.Attribute)]
         elif isinstance(inner, cst.Lambda):
             own = {p.name.value for p in inner.params.params}
-            methods = [n.func for n in _calls_in(inner.body) if isinstance(n.func, cst.Attribute)
+            methods = [n.func for n in calls_in(inner.body) if isinstance(n.func, cst.Attribute)
                        and isinstance(n.func.value, cst.Name) and n.func.value.value not in own]
         else:
             methods = [inner]
         owners = {m.value.value for m in methods if isinstance(m, cst.Attribute) and isinstance(m.value, cst.Name)}
         if not owners:
             return False
-        made = _made_per_item(loops[-1])
-        return all(made.get(owner) is True for owner in owners)
+        loop = loops[-1]
+        names = scope.scope if scope is not None else self.ctx.index.scope_model.module_scope
+        varying = self._varying_names(loop, names)
+        for owner in owners:
+            # made once an iteration, by a call whose arguments read the item (`env = make(game)`)
+            made = [b for b in names.bindings.get(owner, ()) if loop in b.loops and b.binds_value]
+            if owner not in varying or len(made) != 1 or made[0].kind is not BindingKind.ASSIGNMENT \
+                    or not isinstance(made[0].value, cst.Call):
+                return False
+        return True
 
     def _options_per_iteration(self, site: cst.CSTNode, scope: Optional[FunctionInfo]) -> bool:
         """The options of the jit made in the loop (``out_shardings=shardings[name]``, a static
@@ -558,17 +567,17 @@ class RecompilationHazard(Rule):
         if not isinstance(site, cst.Call) or not loops or scope is None:
             return False
         options = [arg.value for arg in site.args[1:]]
-        varying = self._varying_names(loops[-1], scope)
+        varying = self._varying_names(loops[-1], scope.scope)
         return any(_names_read(option) & varying for option in options)
 
-    def _varying_names(self, loop: cst.CSTNode, scope: FunctionInfo) -> Set[str]:
+    def _varying_names(self, loop: cst.CSTNode, scope: Scope) -> Set[str]:
         """The names of ``scope`` whose value changes from one iteration of ``loop`` to the next: its
         targets, and what the loop binds from them (an assignment whose value reads one, a def whose
         code does, any other binding in the loop: a nested loop's target, a ``with`` name).  A name
         the loop binds again to the same value every time (``optimizer = optax.adamw(lr)``, a ``def``
         reading only values from outside the loop) does not change what the iteration compiles."""
         index = self.ctx.index
-        in_loop = [(name, b) for name, bindings in scope.scope.bindings.items() for b in bindings
+        in_loop = [(name, b) for name, bindings in scope.bindings.items() for b in bindings
                    if loop in b.loops and b.binds_value and b.kind is not BindingKind.PARAMETER]
         varying: Set[str] = set()
         for name, b in in_loop:
@@ -763,7 +772,7 @@ class RecompilationHazard(Rule):
                 continue
             names = index.names_assigned(site)
             if site in index.calls_in_loops:
-                if self._method_of_item_object(site, inner):
+                if self._method_of_item_object(site, inner, scope):
                     continue
                 if not (per_evaluation or in_loop) or scope is not None and _runs_once(scope) and (
                         self._configured_per_iteration(site, scope)):
@@ -2389,57 +2398,6 @@ def _calls_method(node: cst.CSTNode, me: str, name: str) -> bool:
     return any_node([node], lambda item: isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
                     and isinstance(item.func.value, cst.Name) and item.func.value.value == me
                     and item.func.attr.value == name)
-
-
-def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    """The calls in ``node`` (not in functions or lambdas defined there)."""
-    out: List[cst.Call] = []
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and item is not node:
-            continue
-        if isinstance(item, cst.Call):
-            out.append(item)
-        stack.extend(iter_children(item))
-    return out
-
-
-def _made_per_item(loop: cst.For) -> Dict[str, bool]:
-    """The names the loop's body binds (not in functions it defines), each with whether its only binding
-    there is ``name = <call>`` whose arguments read the loop's item or a name bound from it in the
-    same iteration (``graph = Square(L)``, then ``model = Net(graph)``): an object made for the item."""
-    items = {name.value for name in name_references(loop.target)}
-    bindings: Dict[str, List[cst.CSTNode]] = {}
-    stack: List[cst.CSTNode] = [loop.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(iter_children(node))
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, cst.AsName):
-            targets = [node.name]
-        else:
-            continue
-        for target in targets:
-            for name in assigned_names(target):
-                bindings.setdefault(name.value, []).append(node)
-    varying = set(items)
-    changed = True
-    while changed:
-        changed = False
-        for name, nodes in bindings.items():
-            if name not in varying and any(isinstance(n, cst.Assign) and _names_read(n.value) & varying
-                                           for n in nodes):
-                varying.add(name)
-                changed = True
-    return {name: len(nodes) == 1 and isinstance(nodes[0], cst.Assign) and isinstance(nodes[0].value, cst.Call)
-            and bool(_names_read(nodes[0].value) & varying)
-            for name, nodes in bindings.items()}
 
 
 def _names_read(node: cst.CSTNode) -> Set[str]:
