@@ -174,6 +174,10 @@ class FunctionInfo:
 Owner = Union[FunctionInfo, cst.ClassDef, None]
 
 
+#: standard decorators whose result shows the decorated function's signature (``functools.update_wrapper``)
+_SIGNATURE_KEEPING_DECORATORS = frozenset({"functools.cache", "functools.lru_cache", "functools.wraps"})
+
+
 @dataclass(eq=False)
 class EntryPoint:
     """A place where JAX traces a function: what traces it and how."""
@@ -219,6 +223,9 @@ class EntryPoint:
     #: of the site makes a new function object, and JAX keys its trace caches on that object, so the
     #: trace is never reused and nothing it reads from outside is frozen across evaluations
     fresh: bool = False
+    #: a decorator below the jit's (``@partial(jax.jit, static_argnames=...)`` over ``@add_flag``) gives it
+    #: a function whose signature the code does not show: JAX checks the static spec against that one
+    signature_hidden: bool = False
 
     def visible_calls(self) -> Tuple[cst.Call, ...]:
         """Every call of the traced function this module shows: the wrapper called at once
@@ -255,14 +262,15 @@ class EntryPoint:
     def unknown_static_names(self) -> List[str]:
         """The ``static_argnames`` that name no parameter (JAX rejects them when ``jax.jit`` is called)."""
         kinds = {kind for _, kind in self.function.params}
-        if not self.static_names or "varkw" in kinds:
+        if not self.static_names or "varkw" in kinds or self.signature_hidden:
             return []
         names = {p.name.value for p, _ in self.function.params}
         return [n for n in self.static_names if n not in names]
 
     def out_of_range_static_nums(self) -> List[int]:
         """The ``static_argnums`` past the positional parameters (JAX rejects them at the call)."""
-        if not self.static_nums or any(kind == "vararg" for _, kind in self.function.params):
+        if not self.static_nums or any(kind == "vararg" for _, kind in self.function.params) \
+                or self.signature_hidden:
             return []
         count = len(self.positional_params()) + (1 if self.variables_first else 0)
         return [i for i in self.static_nums if not -count <= i < count]
@@ -2062,6 +2070,8 @@ class ModuleIndex:
             if made is not None and info.last_statement >= made and isinstance(holder, cst.For) \
                     and self._fresh_each_iteration(name, node, holder):
                 return False
+            if made is not None and info.last_statement >= made and self._replaced_before_use(name, holder, made):
+                return False
             return made is None or info.last_statement >= made
         if position is not None and info.last_statement > position and self._one_literal_value(name):
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
@@ -2072,7 +2082,64 @@ class ModuleIndex:
             if self.never_imported and not any(self._traced_after(top.name, r)
                                                for r in info.statements if r > position):
                 return False  # (a notebook, a script: no trace made before a rebinding runs after it)
+        if top.cls is not None and position is not None and info.last_statement > position:
+            first = self._first_use_of_class(top.cls.name, position)
+            if first is not None and info.last_statement < first:
+                return False  # (a notebook that defines a class, sets its data up, then makes the object)
         return position is None or info.last_statement > position
+
+    def _first_use_of_class(self, name: str, defined: int) -> Optional[int]:
+        """The index of the first module statement after the class ``name`` (defined at ``defined``) that
+        names it, or names a module-level function that names it (also through another such function):
+        no method of the class can run before an object of it is made or the class is read.  None when
+        no module statement does (another module uses the class)."""
+        if self._names_read is None:
+            self._trace_model(name)  # (fills the functions' names read)
+        reaching = {name}
+        changed = True
+        while changed:
+            changed = False
+            for fn_name, read in (self._names_read or {}).items():
+                if fn_name not in reaching and read & reaching:
+                    reaching.add(fn_name)
+                    changed = True
+        for i, stmt in enumerate(self.module.body):
+            if i <= defined or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            if any(n.value in reaching for n in name_references(stmt)):
+                return i
+        return None
+
+    def _replaced_before_use(self, name: str, holder: cst.CSTNode, made: int) -> bool:
+        """A module-level ``W = jax.jit(lambda ...: ...)`` (statement ``made``) whose name is bound again, to
+        another wrapper, before anything runs after ``name`` is: the module statements from the first
+        rebinding of ``name`` after it up to the one that binds ``W`` again make no call, and nothing
+        between reads ``W`` but to call it.  A notebook run as a script, a cell run again: every call of
+        the first wrapper comes before ``name`` changes, and the second wrapper is made after it."""
+        if not (isinstance(holder, cst.SimpleStatementLine) and len(holder.body) == 1
+                and isinstance(holder.body[0], cst.Assign) and len(holder.body[0].targets) == 1
+                and isinstance(holder.body[0].targets[0].target, cst.Name)):
+            return False
+        kept = holder.body[0].targets[0].target.value
+        body = self.module.body
+        rebound = [i for i in range(made + 1, len(body)) if self._binds_directly(body[i], name)]
+        replaced = next((i for i in range(made + 1, len(body)) if self._binds_directly(body[i], kept)), None)
+        if not rebound or replaced is None:
+            return False
+        for stmt in body[made + 1:replaced]:
+            for read in name_references(stmt, kept):
+                parent = self.parents.get(id(read))
+                if not (isinstance(parent, cst.Call) and parent.func is read):
+                    return False  # handed on: the old wrapper may outlive its name
+        first = rebound[0]
+        return first > replaced or not any_node(body[first:replaced], lambda n: isinstance(n, cst.Call))
+
+    @staticmethod
+    def _binds_directly(stmt: cst.CSTNode, name: str) -> bool:
+        """``stmt`` is ``name = ...`` (a module statement of one assignment)."""
+        return isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(part, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                 for t in part.targets) for part in stmt.body)
 
     def _fresh_each_iteration(self, name: str, made: cst.CSTNode, loop: cst.For) -> bool:
         """A lambda made in a module-level ``for`` loop, whose every binding of ``name`` is a statement of the
@@ -3152,8 +3219,33 @@ class ModuleIndex:
             self.entries.append(EntryPoint(info, label, dec, t, nums, names, in_axes_static=in_axes,
                                            call_names=tuple(calls), both_static_kinds=both,
                                            scope=info.parent, spec_args=self._spec_args(t, args),
-                                           shared_spec=shared))
+                                           shared_spec=shared, signature_hidden=not self._keeps_signature(info, dec)))
             self._wrapper_entries(info, dec, t, label, bool(nums or names))
+
+    def _keeps_signature(self, info: FunctionInfo, dec: cst.Decorator) -> bool:
+        """Whether what the decorators below ``dec`` make shows ``info``'s own signature to
+        ``inspect.signature``, which JAX checks a static spec against: JAX's own transforms and the
+        standard caches (``functools.wraps`` copies it), and a decorator of this module whose wrapper is
+        made by ``functools.wraps`` and that sets no ``__signature__``.  Another decorator may return a
+        function of any signature (one that adds a keyword and says so in ``__signature__``, or a plain
+        ``*args, **kwargs`` wrapper): JAX accepts any name there (measured on JAX 0.10.2)."""
+        assert isinstance(info.node, cst.FunctionDef)
+        below = list(info.node.decorators)
+        for inner in below[below.index(dec) + 1:]:
+            d = inner.decorator
+            func = d.func if isinstance(d, cst.Call) else d
+            q = self.qualify(func) or ""
+            if self.transform_of(d) is not None or self.transform_of(func) is not None \
+                    or q.startswith("jax.") or q in _SIGNATURE_KEEPING_DECORATORS:
+                continue
+            wrapper = self.decorator_wrapper(func)
+            if wrapper is None or not isinstance(wrapper.node, cst.FunctionDef) or not any(
+                    isinstance(w.decorator, cst.Call) and self.qualify(w.decorator.func) == "functools.wraps"
+                    for w in wrapper.node.decorators):
+                return False
+            if wrapper.parent is not None and "__signature__" in self.module.code_for_node(wrapper.parent.node):
+                return False
+        return True
 
     def jitted_by_decorator(self, info: FunctionInfo) -> bool:
         """Whether a decorator of the checked code jits ``info`` (see :meth:`_jitting_decorator`): it

@@ -2920,6 +2920,10 @@ class Analyzer:
         if receiver.numpy_array and method in jax_api.NUMPY_ARRAY_METHODS and best.kind is not Kind.TRACED:
             return Value(numpy_array=True)  # `a.sum(1)`, `a.astype(np.int32)` of a NumPy array: NumPy
         if receiver.kind is Kind.MAYBE:
+            if method == "items" and not call.args:
+                # a dict's keys are hashable, and a JAX array is not (`TypeError: unhashable type`): never
+                # tracers, whatever the values are
+                return Value(Kind.MAYBE, element=Value(Kind.MAYBE, items=(STATIC, MAYBE)))
             return MAYBE  # a tracer's method gives a tracer, a NumPy array's gives NumPy
         if method in jax_api.ARRAY_RESULT_METHODS and best.kind is Kind.TRACED:
             return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
@@ -3492,6 +3496,11 @@ class Analyzer:
                 # `lax.pmean({"loss": l, "rmse": r}, "batch")`: the same dict, each leaf reduced
                 return self._traced_like(tree, Reason(call, f"`{short}(...)` gives traced values with the "
                                                             "structure of what it is given", tree.reason))
+            if not (tree.is_array or tree.jax_array or tree.leaf or tree.numpy_array) and not self._eager_here():
+                # of a value whose structure is not known (a `jax.grad(f, has_aux=True)` auxiliary output, an
+                # attribute): the same structure comes back, traced leaves in it, not one array
+                return traced(Reason(call, f"`{short}(...)` gives traced values with the structure of what it "
+                                           "is given", tree.reason or self._why_here()))
         if jax_api.is_array_function(q):
             if best.kind is Kind.TRACED:
                 reason = Reason(call, f"`{short}(...)` of a traced value is traced", best.reason)
@@ -3531,6 +3540,14 @@ class Analyzer:
             if any(a.star for a, _ in args):
                 return Value(node.kind, node.reason, head=(STATIC,))
             return Value(node.kind, node.reason, items=(STATIC,) + (state,) * max(len(filters), 1))
+        if q in ("haiku.data_structures.traverse", "haiku.data_structures.tree_size") and args:
+            tree = args[0][1]
+            if q.endswith("tree_size"):
+                return STATIC  # a count of the parameters: their shapes say it
+            # (module name, parameter name, value) triples: the names are the mapping's keys, strings
+            triple = Value(tree.kind, tree.reason, items=(STATIC, STATIC, Value(tree.kind, tree.reason)),
+                           container=True)
+            return Value(tree.kind, tree.reason, element=triple, container=True)
         if q.startswith(("jax.tree_util.", "jax.tree.")) or q == "jax.tree_map":
             tail = q.rsplit(".", 1)[-1]
             tree = args[0][1] if args else STATIC

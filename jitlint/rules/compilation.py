@@ -1153,6 +1153,15 @@ class BadStaticArguments(Rule):
     called function's code sees Python values there in every case, so it is
     not checked as if the tracer reached it.
 
+    JAX checks the spec against the signature of what it is given. Under
+    another decorator (`@partial(jax.jit, static_argnames="with_summary")`
+    over `@add_with_summary`) that is the decorator's function, which may
+    take names the `def` does not (it sets `__signature__`, or takes
+    `*args, **kwargs`): the spec is checked against the `def` only when each
+    decorator below shows its signature -- JAX's transforms, `functools`'
+    caches, or one of this module made by `functools.wraps` that sets no
+    `__signature__`.
+
     While JAX rejects the spec (a name that is not a parameter, an index
     out of range), the function never runs as written, and which of its
     parameters are static is not known: the findings that follow from that

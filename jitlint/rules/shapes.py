@@ -314,7 +314,7 @@ class TracedShape(Rule):
             return
         positions = jax_api.AXIS_POSITIONS.get(q or "", ())
         if q is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in jax_api.AXIS_METHODS \
-                and not _is_at_update(node.func.value):
+                and not _is_at_update(node.func.value, ctx):
             positions = (0,)  # `x.min(axis)`: an array method's first argument is the axis
         for position in positions:
             arg = call_argument(node, position, None)
@@ -324,8 +324,13 @@ class TracedShape(Rule):
                 return
 
 
-def _is_at_update(receiver: cst.BaseExpression) -> bool:
-    """``x.at[i]``: its ``.min(v)`` / ``.max(v)`` are scatter updates with values, not reductions."""
+def _is_at_update(receiver: cst.BaseExpression, ctx: RuleContext) -> bool:
+    """``x.at[i]``, or a local bound once to it (``ref = x.at[i]``): its ``.min(v)`` / ``.max(v)`` are
+    scatter updates with values, not reductions (verified on JAX 0.10.2: ``ref.max(values)`` under jit
+    scatters ``values``)."""
+    if isinstance(receiver, cst.Name) and ctx.body is not None:
+        bound = ctx.index.single_value(receiver.value, ctx.function)
+        receiver = bound if bound is not None else receiver
     return isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Attribute) \
         and receiver.value.attr.value == "at"
 
