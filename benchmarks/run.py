@@ -352,12 +352,12 @@ def lsp_rows(times: Dict[str, List[float]]) -> List[str]:
             f"| LSP: code action on one finding (its fix built on demand) | {action:.2f} s "
             f"| {verdict(action, LSP_TARGETS['action'])} |",
             f"| LSP: code action on one finding at once after a cache hit, the text closed at once after its "
-            f"lint (its fixes not stored: it waits for the version's analysis) "
+            f"lint (its fixes not stored: built by an analysis around the finding's statement) "
             f"| {cached:.2f} s | {verdict(cached, LSP_TARGETS['action'])} |",
             f"| LSP: code action on one finding at once after a cache hit, the text left {STORE_PAUSE:g} s after "
             f"its lint (the server stored its fixes meanwhile) | {stored:.2f} s "
             f"| {verdict(stored, LSP_TARGETS['action'])} |",
-            f"| LSP: code action on one finding {IDLE_PAUSE:g} s after a cache hit (analysed meanwhile, while idle) "
+            f"| LSP: code action on one finding {IDLE_PAUSE:g} s after a cache hit (its fixes not stored) "
             f"| {idle_cached:.2f} s | {verdict(idle_cached, LSP_TARGETS['action'])} |",
             f"| LSP: slowest answer to a code action on another (analysed) file while the module is analysed "
             f"| {answer:.2f} s | - |",

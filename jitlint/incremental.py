@@ -437,6 +437,15 @@ def _fix_by_whole_analysis(source: str, module: cst.Module, run: Analyse, findin
     return None
 
 
+def fix_in_text(path: str, source: str, module: cst.Module, offsets: List[int], run: Analyse,
+                finding: Diagnostic) -> Optional[Fix]:
+    """The fix of ``finding``, a finding of ``source`` (at ``path``) known without its fix (read from the
+    results cache): a reduced analysis around its statement, as for a finding kept after an edit."""
+    if not offsets or len(offsets) != len(module.body) or not module.body or not source.endswith(("\n", "\r")):
+        return _fix_by_whole_analysis(source, module, run, finding)
+    return _fix_around(Analysis((), source, module, offsets, [], set()), run, os.path.realpath(path), finding)
+
+
 def _fix_around(analysis: Analysis, run: Analyse, own: str, finding: Diagnostic) -> Optional[Fix]:
     """The fix of a finding kept from an earlier analysis: a reduced analysis of its statement and
     what is linked to it."""

@@ -21,6 +21,7 @@ import re
 import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from jitlint import __version__
@@ -335,22 +336,11 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
     from jitlint.analysis.reparse import last_offsets, parse_document
-    from jitlint.engine import SourceError, analyse_unit, decode_source
+    from jitlint.engine import SourceError, decode_source
     from jitlint import incremental
     from jitlint.source import collector_paused
 
-    def whole(source: str, module, fixes_now: bool):
-        read: Dict[str, str] = {}
-        silenced: Dict[str, Set[Tuple[int, str]]] = {}
-        found, project = analyse_unit(path, source, module, config, roots=roots,
-                                      load_source=_loader(overrides or {}, read, max_file_size),
-                                      suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits,
-                                      importers=importers)
-        if build_fixes:  # nothing refers back to the analysis (the editor's deferred fixes would)
-            project.release()
-        read.pop(os.path.realpath(path), None)
-        return found, silenced, read
-
+    whole = _whole_analysis(path, config, roots, overrides, max_file_size, build_fixes, edits, importers)
     try:
         with collector_paused():  # see there: the tree and the analysis's facts live until the end
             source = decode_source(data)
@@ -366,6 +356,64 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
         return UnitResult({}, FileError(path, 1, 1, f"internal error: {type(exc).__name__}: {exc}", internal=True))
     return UnitResult({key: tuple(diags) for key, diags in found.items()}, None, digests,
                       {key: tuple(sorted(pairs)) for key, pairs in silenced.items() if pairs})
+
+
+def _whole_analysis(path: str, config: Config, roots: Sequence[str], overrides: Optional[Dict[str, bytes]],
+                    max_file_size: Optional[int], build_fixes: bool, edits: bool,
+                    importers: Optional[Sequence[str]]) -> Callable:
+    """The whole analysis of the unit ``path`` as ``incremental`` calls it: (source, module, build its fixes
+    now) -> (findings by real path, silenced by real path, the other modules read)."""
+    from jitlint.engine import analyse_unit
+
+    def whole(source: str, module, fixes_now: bool):
+        read: Dict[str, str] = {}
+        silenced: Dict[str, Set[Tuple[int, str]]] = {}
+        found, project = analyse_unit(path, source, module, config, roots=roots,
+                                      load_source=_loader(overrides or {}, read, max_file_size),
+                                      suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits,
+                                      importers=importers)
+        if build_fixes:  # nothing refers back to the analysis (the editor's deferred fixes would)
+            project.release()
+        read.pop(os.path.realpath(path), None)
+        return found, silenced, read
+
+    return whole
+
+
+def _fix_of_cached(path: str, data: bytes, config: Config, roots: Sequence[str], overrides: Dict[str, bytes],
+                   max_file_size: Optional[int], edits: bool, importers: Optional[Sequence[str]],
+                   finding: Diagnostic) -> Optional[Fix]:
+    """The fix of a finding of ``path`` read from the results cache without it (the editor, a file opened
+    again): built by an analysis of the finding's statement and what is linked to it, as after an edit
+    (``incremental``), not of the whole module; by the unit's whole analysis where that cannot be shown
+    to give the same."""
+    from jitlint import incremental
+    from jitlint.analysis.reparse import full_parse
+    from jitlint.engine import decode_source
+    from jitlint.source import collector_paused
+
+    whole = _whole_analysis(path, config, roots, overrides, max_file_size, False, edits, importers)
+    try:
+        with collector_paused():
+            parsed = full_parse(decode_source(data))
+            return incremental.fix_in_text(path, parsed.source, parsed.module, parsed.offsets, whole, finding)
+    except Exception:  # noqa: BLE001 - (it parsed and was analysed before): no fix rather than a crash
+        return None
+
+
+def _with_cached_fixes(hit: UnitResult, path: str, make: Callable[[Diagnostic], Callable[[], Optional[Fix]]]
+                       ) -> UnitResult:
+    """``hit`` (a unit read from the cache without its fixes) whose own findings can build theirs."""
+    from jitlint.fixes import FIXABLE_CODES
+
+    own = os.path.realpath(path)
+    diags = hit.diagnostics.get(own)
+    if not diags:
+        return hit
+    rebuilt = tuple(replace(d, fix=None, deferred_fix=make(d))
+                    if d.deferred_fix is None and not d.fix_decided and d.code in FIXABLE_CODES
+                    and (d.fix is None or not (d.fix.edits_built or d.fix.pending)) else d for d in diags)
+    return replace(hit, diagnostics={**hit.diagnostics, own: rebuilt})
 
 
 _POOL_SHARED: Dict[str, object] = {}
@@ -572,6 +620,11 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                                                 else "\0imported by:" + "\0".join(importers[path])))
             hit = cache.load(keys[path], _unit_from_json)
             if hit is not None and _still_valid(hit, digests, overrides, max_file_size):
+                if not build_fixes and incremental_active() and path not in notebooks:
+                    # (the editor: a finding's fix is built when asked, by an analysis around it)
+                    hit = _with_cached_fixes(hit, path, _defer(
+                        _fix_of_cached, path, datas[path], config, tuple(roots), overrides, max_file_size,
+                        edits, importers.get(path)))
                 done[path] = hit
     todo = [p for p in units if p not in done]
     work = [(p, datas[p]) for p in todo]
@@ -621,6 +674,16 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     # a notebook's findings placed in its cells (``place_cells``), or left in its module, with their fixes
     return [(in_cells if place_cells else _same)(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r
             for r in merged]
+
+
+def _defer(build: Callable[..., Optional[Fix]], *args) -> Callable[[Diagnostic], Callable[[], Optional[Fix]]]:
+    return lambda finding: partial(build, *args, finding)
+
+
+def incremental_active() -> bool:
+    from jitlint import incremental
+
+    return incremental.active()
 
 
 def _same(result: FileResult) -> FileResult:

@@ -303,10 +303,11 @@ async def test_a_fix_is_built_for_a_finding_read_from_the_cache(client, tmp_path
     assert cache_entries() == stored  # the same text analysed again, outside the cache
 
 
-def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, monkeypatch):
-    """``Analyser.prepare`` (run by the worker when nothing else waits) analyses a text whose findings
-    came from a cache entry without their fixes, once; a code action after it builds its fix without
-    analysing again."""
+def test_a_fix_of_a_finding_read_from_the_cache_is_built_around_its_statement(tmp_path, monkeypatch):
+    """A finding read from a cache entry without its fix builds it when asked, by an analysis of its
+    statement and what is linked to it (as after an edit), not of the whole module: nothing to analyse
+    again while idle, and the fix is the one a whole analysis builds."""
+    from jitlint import incremental
     from jitlint.lsp_worker import Analyser, Job
 
     text = HAZARDS.read_text()
@@ -315,19 +316,22 @@ def test_a_lint_read_from_the_cache_is_analysed_again_once_while_idle(tmp_path, 
     job = Job(path.as_uri(), 1, text, {}, "utf-16")
     first = Analyser()
     first.lint(job)  # analysed, and stored in the cache (its fixes not built: it is never idle)
-    assert not first.lints[job.uri].from_cache()
     later = Analyser()  # a worker process started after that lint
     later.lint(job)
-    assert later.lints[job.uri].from_cache()
-    assert later.prepare(job) is True
-    assert later.prepare(job) is False  # once
+    assert not later.lints[job.uri].from_cache()
+    assert later.prepare(job) is False
     analysed = []
     monkeypatch.setattr(later, "_analyse_again", lambda lint: analysed.append(lint))
+    whole = []
+    real_whole = incremental._fix_by_whole_analysis
+    monkeypatch.setattr(incremental, "_fix_by_whole_analysis", lambda *a: whole.append(a) or real_whole(*a))
     findings = later.lints[job.uri].result.diagnostics
-    wanted = [i for i, d in enumerate(findings) if d.code == "JIT103"]
+    wanted = [i for i, d in enumerate(findings) if d.code in ("JIT103", "JIT201")]
     fixes = later.fixes(job, wanted)
-    assert wanted and all(fixes[i] is not None and fixes[i].edits for i in wanted)
-    assert analysed == []
+    assert len(wanted) >= 2 and all(fixes[i] is not None and fixes[i].edits for i in wanted)
+    assert analysed == [] and whole == []
+    expected = {(d.line, d.code): d.fix for d in lint_source(text, str(path)).diagnostics}
+    assert all(fixes[i] == expected[(findings[i].line, findings[i].code)] for i in wanted)
 
 
 def test_fixes_built_while_idle_are_stored_and_a_text_opened_again_needs_no_analysis(tmp_path, monkeypatch):
