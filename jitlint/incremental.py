@@ -438,12 +438,17 @@ def _fix_by_whole_analysis(source: str, module: cst.Module, run: Analyse, findin
 
 
 def fix_in_text(path: str, source: str, module: cst.Module, offsets: List[int], run: Analyse,
-                finding: Diagnostic) -> Optional[Fix]:
+                finding: Diagnostic, key: tuple = ()) -> Optional[Fix]:
     """The fix of ``finding``, a finding of ``source`` (at ``path``) known without its fix (read from the
-    results cache): a reduced analysis around its statement, as for a finding kept after an edit."""
+    results cache): a reduced analysis around its statement, as for a finding kept after an edit (the
+    statements' summaries of the document's kept analysis reused when it is of the same text, ``key``)."""
     if not offsets or len(offsets) != len(module.body) or not module.body or not source.endswith(("\n", "\r")):
         return _fix_by_whole_analysis(source, module, run, finding)
-    return _fix_around(Analysis((), source, module, offsets, [], set()), run, os.path.realpath(path), finding)
+    own = os.path.realpath(path)
+    kept = _KEPT.get()
+    previous = kept.get(own) if kept is not None else None
+    summaries = previous.summaries if previous is not None and previous.key == key else {}
+    return _fix_around(Analysis(key, source, module, offsets, [], set(), summaries), run, own, finding)
 
 
 def _fix_around(analysis: Analysis, run: Analyse, own: str, finding: Diagnostic) -> Optional[Fix]:

@@ -38,13 +38,14 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from jitlint.analysis.cancel import checking, checkpoint
-from jitlint.analysis.reparse import Parsed, reparsing
+from jitlint.analysis.reparse import Parsed, parse_document, reparsing
 from jitlint.config import Config, ConfigError, find_config
 from jitlint.diagnostics import LINE_END as _LINE_END
 from jitlint.diagnostics import REASON_LINE as _LINE
 from jitlint.diagnostics import Diagnostic, FileError, FileResult, Fix
 from jitlint.incremental import Analysis, reanalysing
 from jitlint.notebook import is_notebook
+from jitlint.source import SourceError, parse
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
@@ -272,7 +273,8 @@ class Analyser:
             checkpoint()
             diag = lint.result.diagnostics[i]
             if not _needs_analysis(diag):
-                out[i] = diag.built_fix()
+                with reparsing(self.parses), reanalysing(self.analyses):  # (what a cached finding's fix reuses)
+                    out[i] = diag.built_fix()
                 continue
             # read from the cache: the fix of the same finding of the text analysed again
             if lint.analysed is None:
@@ -287,9 +289,20 @@ class Analyser:
         that text again (its fixes unbuilt), so that a code action asked later builds one fix, not the
         whole analysis.  Whether it analysed."""
         lint = self._lint_of(job)
-        if lint.analysed is not None or not lint.from_cache():
+        if lint.analysed is None and lint.from_cache():
+            lint.analysed = self._analyse_again(lint)
+            return True
+        kept = self.parses.get(job.path)
+        if lint.config is None or is_notebook(job.path) or (kept is not None and kept.source == job.text) \
+                or not any(d.deferred_fix is not None for d in lint.result.diagnostics):
             return False
-        lint.analysed = self._analyse_again(lint)
+        # read from the cache with fixes built around their statements when asked: the text parsed now (and
+        # kept), which is most of what building one costs when the worker never parsed it (a restart)
+        with reparsing(self.parses):
+            try:
+                parse_document(job.text, job.path, parse)
+            except SourceError:
+                return False
         return True
 
     def store_fixes(self, job: Job) -> bool:

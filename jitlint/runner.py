@@ -388,15 +388,24 @@ def _fix_of_cached(path: str, data: bytes, config: Config, roots: Sequence[str],
     (``incremental``), not of the whole module; by the unit's whole analysis where that cannot be shown
     to give the same."""
     from jitlint import incremental
-    from jitlint.analysis.reparse import full_parse
+    from jitlint.analysis.reparse import full_parse, keeping, last_offsets, parse_document
     from jitlint.engine import decode_source
     from jitlint.source import collector_paused
 
     whole = _whole_analysis(path, config, roots, overrides, max_file_size, False, edits, importers)
+    key = (_config_key(config), tuple(roots), max_file_size, edits)
     try:
         with collector_paused():
-            parsed = full_parse(decode_source(data))
-            return incremental.fix_in_text(path, parsed.source, parsed.module, parsed.offsets, whole, finding)
+            source = decode_source(data)
+            # (the editor's last parse and analysis of the document, kept around its lints, serve when
+            # they are of this text: a file closed and opened again)
+            if keeping():
+                module = parse_document(source, path, parse_once)
+                offsets = last_offsets(path) or []
+            else:  # (where each statement starts comes with a parse of its own)
+                parsed = full_parse(source)
+                module, offsets = parsed.module, parsed.offsets
+            return incremental.fix_in_text(path, source, module, offsets, whole, finding, key)
     except Exception:  # noqa: BLE001 - (it parsed and was analysed before): no fix rather than a crash
         return None
 

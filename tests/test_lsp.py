@@ -305,8 +305,8 @@ async def test_a_fix_is_built_for_a_finding_read_from_the_cache(client, tmp_path
 
 def test_a_fix_of_a_finding_read_from_the_cache_is_built_around_its_statement(tmp_path, monkeypatch):
     """A finding read from a cache entry without its fix builds it when asked, by an analysis of its
-    statement and what is linked to it (as after an edit), not of the whole module: nothing to analyse
-    again while idle, and the fix is the one a whole analysis builds."""
+    statement and what is linked to it (as after an edit), not of the whole module: while idle the worker
+    only parses the text, and the fix is the one a whole analysis builds."""
     from jitlint import incremental
     from jitlint.lsp_worker import Analyser, Job
 
@@ -319,7 +319,8 @@ def test_a_fix_of_a_finding_read_from_the_cache_is_built_around_its_statement(tm
     later = Analyser()  # a worker process started after that lint
     later.lint(job)
     assert not later.lints[job.uri].from_cache()
-    assert later.prepare(job) is False
+    assert later.prepare(job) is True  # (while idle: the text parsed, and kept)
+    assert later.prepare(job) is False  # once
     analysed = []
     monkeypatch.setattr(later, "_analyse_again", lambda lint: analysed.append(lint))
     whole = []

@@ -65,6 +65,11 @@ def parse_document(source: str, path: str, parse_whole: Callable[[str], cst.Modu
     return kept[path].module
 
 
+def keeping() -> bool:
+    """Whether parses are kept here (:func:`reparsing` is active)."""
+    return _KEPT.get() is not None
+
+
 def last_offsets(path: str) -> Optional[List[int]]:
     """Where each statement of the module :func:`parse_document` last gave for ``path`` starts (None
     when parses are not kept, or its code generation did not give back its text)."""
