@@ -2093,16 +2093,7 @@ class ModuleIndex:
         names it, or names a module-level function that names it (also through another such function):
         no method of the class can run before an object of it is made or the class is read.  None when
         no module statement does (another module uses the class)."""
-        if self._names_read is None:
-            self._trace_model(name)  # (fills the functions' names read)
-        reaching = {name}
-        changed = True
-        while changed:
-            changed = False
-            for fn_name, read in (self._names_read or {}).items():
-                if fn_name not in reaching and read & reaching:
-                    reaching.add(fn_name)
-                    changed = True
+        reaching = self._reaching(name)
         for i, stmt in enumerate(self.module.body):
             if i <= defined or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
@@ -2320,7 +2311,9 @@ class ModuleIndex:
             self._trace_models[name] = self._make_trace_model(name)
         return self._trace_models[name]
 
-    def _make_trace_model(self, name: str):
+    def _readers(self) -> Dict[str, Set[str]]:
+        """The names each module-level function reads, and those a module-level assignment's value reads
+        other than as a callee (``step = jax.jit(loss)``: the wrapper reaches ``loss``)."""
         if self._names_read is None:
             self._names_read = {}
             for fn in self.functions.values():
@@ -2335,14 +2328,23 @@ class ModuleIndex:
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
                                 self._names_read.setdefault(t.target.value, set()).update(read)
+        return self._names_read
+
+    def _reaching(self, name: str) -> Set[str]:
+        """``name`` and the module-level functions and names that reach it, to a fixed point."""
+        readers = self._readers()
         users = {name}
         grew = True
-        while grew:  # the functions and module-level wrappers that reach it, to a fixed point
+        while grew:
             grew = False
-            for reader, read in self._names_read.items():
+            for reader, read in readers.items():
                 if reader not in users and read & users:
                     users.add(reader)
                     grew = True
+        return users
+
+    def _make_trace_model(self, name: str):
+        users = self._reaching(name)  # the functions and module-level wrappers that reach it
         # the names whose call may trace it: wrappers (anything but a plain module function) and
         # decorated functions among them, then the functions whose bodies call or hand on those
         tracing = {n for n in users if n not in self.functions
@@ -3243,8 +3245,9 @@ class ModuleIndex:
                     isinstance(w.decorator, cst.Call) and self.qualify(w.decorator.func) == "functools.wraps"
                     for w in wrapper.node.decorators):
                 return False
-            if wrapper.parent is not None and "__signature__" in self.module.code_for_node(wrapper.parent.node):
-                return False
+            if wrapper.parent is not None and any_node(
+                    [wrapper.parent.node], lambda n: isinstance(n, cst.Attribute) and n.attr.value == "__signature__"):
+                return False  # (`wrapped.__signature__ = ...`: it shows the signature it sets)
         return True
 
     def jitted_by_decorator(self, info: FunctionInfo) -> bool:

@@ -235,7 +235,9 @@ class RecompilationHazard(Rule):
     A wrapper made once per call of the enclosing function is flagged only
     with evidence that the function runs many times: it is a `__call__`, or
     this module calls it in a loop or a comprehension (directly or through a
-    function that is). A setup function that builds its step functions once
+    function that is) -- a function by its bare name, a method through an
+    object (`CartPole.render(s)` in a loop is no call of a function `render`).
+    A setup function that builds its step functions once
     (`make_trainer()`, `init()`) is not a hazard, nor is a jit inside traced
     code (it is inlined into the outer trace), nor `jax.jit(f, inline=True)`,
     which says the wrapper runs inside an enclosing trace (called eagerly it
@@ -710,7 +712,7 @@ class RecompilationHazard(Rule):
                     by_name.setdefault(name, []).append(call)
         for call in by_name.get(scope.name, ()):
             caller = self.ctx.index.call_scopes[call][0]
-            if caller in path:
+            if caller in path or not self._may_call(call, scope):
                 continue
             if self._repeated(call):
                 return True
@@ -718,6 +720,14 @@ class RecompilationHazard(Rule):
                     and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, path):
                 return True
         return False
+
+    def _may_call(self, call: cst.Call, scope: FunctionInfo) -> bool:
+        """Whether ``call`` (found by the name of ``scope``) may call it: a method through an object or its
+        class (``self.render(...)``), a function by its bare name -- not ``CartPole.render(...)`` for a
+        function ``render``, nor ``render(...)`` for a method."""
+        if scope.cls is None:
+            return isinstance(call.func, cst.Name)
+        return isinstance(call.func, cst.Attribute) or scope.is_static_method
 
     def _immediate_uses(self, site: cst.Call) -> List[cst.Call]:
         """``jax.jit(f)(x)``, or ``jax.grad(jax.jit(f))(x)``: the one call that uses the wrapper."""
