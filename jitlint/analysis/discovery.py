@@ -3224,6 +3224,49 @@ class ModuleIndex:
                                            shared_spec=shared, signature_hidden=not self._keeps_signature(info, dec)))
             self._wrapper_entries(info, dec, t, label, bool(nums or names))
 
+    def exception_classes(self, name: str) -> Sequence[cst.BaseExpression]:
+        """The classes a module-level name of exception classes holds, for ``except NAME:``: the items of
+        the tuples and lists module code binds it to (``_ERRORS = (TypeError, ...)``, ``tuple(_found)``,
+        in either branch of an ``if``), and what module code appends to it (``_found.append(...)``).
+        Empty when it holds anything else."""
+        cache = self.__dict__.setdefault("_exception_classes", {})
+        if name in cache:
+            return cache[name]
+        cache[name] = []  # (a name built from itself)
+        held: List[cst.BaseExpression] = []
+        stack: List[cst.CSTNode] = list(self.module.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            bound = (isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                          for t in node.targets)) \
+                or (isinstance(node, cst.AnnAssign) and node.value is not None
+                    and isinstance(node.target, cst.Name) and node.target.value == name)
+            if bound:
+                value = node.value
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                        and value.func.value in ("tuple", "list") and len(value.args) == 1:
+                    value = value.args[0].value
+                if isinstance(value, (cst.Tuple, cst.List)):
+                    held.extend(e.value for e in value.elements)
+                elif isinstance(value, cst.Name):
+                    held.append(value)  # (another such name: expanded where it is read)
+                else:
+                    return cache.setdefault(name, [])
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and isinstance(node.func.value, cst.Name) and node.func.value.value == name \
+                    and node.func.attr.value in ("append", "extend") and len(node.args) == 1:
+                arg = node.args[0].value
+                if isinstance(arg, (cst.Tuple, cst.List)):
+                    held.extend(e.value for e in arg.elements)
+                else:
+                    held.append(arg)
+            else:
+                stack.extend(iter_children(node))
+        cache[name] = held
+        return held
+
     def _keeps_signature(self, info: FunctionInfo, dec: cst.Decorator) -> bool:
         """Whether what the decorators below ``dec`` make shows ``info``'s own signature to
         ``inspect.signature``, which JAX checks a static spec against: JAX's own transforms and the
@@ -3675,6 +3718,11 @@ def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
                 and guard.comparisons[0].comparator.value == "None" \
                 and module.code_for_node(guard.left) == found[1]:
             return found
+        # `hit is None and key not in D`: the branch runs only where the key is missing (and the rest holds)
+        for part in (test.left, test.right):
+            found = _missing_key(part, name, gets, module)
+            if found is not None and found[0] == "miss":
+                return found
         return None
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None

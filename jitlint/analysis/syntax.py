@@ -7,7 +7,7 @@ looking only at the fields that can hold code.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Type, Union
 
 import libcst as cst
 
@@ -420,15 +420,26 @@ def mapping_names(body: cst.CSTNode) -> frozenset:
     return frozenset(found)
 
 
-def handler_catches(handler: cst.ExceptHandler, classes: frozenset, broad: bool = True) -> bool:
+def handler_catches(handler: cst.ExceptHandler, classes: frozenset, broad: bool = True,
+                    named: Optional[Callable[[str], Sequence[cst.BaseExpression]]] = None) -> bool:
     """Whether an ``except`` clause catches an exception of one of ``classes`` (by the last
     part of the name), in a tuple too; with ``broad``, a bare ``except`` and ``except Exception``
-    count as well."""
+    count as well.  ``named(name)``: the classes a module-level name holds (``except _ERRORS:``)."""
     if handler.type is None:
         return broad
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    for t in types:
-        t = t.value if isinstance(t, cst.Element) else t
+    pending: List[cst.BaseExpression] = [handler.type]
+    seen: Set[str] = set()
+    while pending:
+        t = pending.pop()
+        if isinstance(t, (cst.Tuple, cst.List)):
+            pending.extend(e.value for e in t.elements)
+            continue
+        if named is not None and isinstance(t, cst.Name) and t.value not in seen:
+            seen.add(t.value)
+            held = named(t.value)
+            if held:
+                pending.extend(held)
+                continue
         last = (dotted_name(t) or "").rsplit(".", 1)[-1]
         if last in classes or (broad and last in ("Exception", "BaseException")):
             return True

@@ -1415,7 +1415,8 @@ class Analyzer:
         start = dict(frame.env)
         # `try: n = int(np.asarray(x)) except TypeError: return`: on a tracer the conversion
         # raises and the handler runs, so a conversion that goes on gave a concrete value
-        catches = any(handler_catches(h, jax_api.TYPE_ERRORS) for h in stmt.handlers)
+        catches = any(handler_catches(h, jax_api.TYPE_ERRORS, named=self.index.exception_classes)
+                      for h in stmt.handlers)
         self.conversions_caught += catches
         try:
             after_body = self._branch(stmt.body, frame, start)
@@ -1467,9 +1468,20 @@ class Analyzer:
         """``if G is None:`` / ``if key not in G:`` on a module global ``G``, whose branch sets ``G``
         (``G[key]``) in a statement of its own (not under another test), or calls a function of this
         module that does."""
-        test = stmt.test
-        while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            test = test.left  # `if not G and ...:` runs only while G is unset too
+        # `if not G and ...:`, `if hit is None and key not in G:`: a branch under `and` runs only while
+        # each conjunct holds, so a conjunct that tests G unset guards it as a test of its own does
+        conjuncts, pending = [], [stmt.test]
+        while pending:
+            test = pending.pop()
+            if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+                pending += [test.right, test.left]
+            else:
+                conjuncts.append(test)
+        return any(self._initialises_by(test, stmt, frame) for test in conjuncts)
+
+    def _initialises_by(self, test: cst.BaseExpression, stmt: cst.If, frame: Frame) -> bool:
+        """``test`` (``stmt``'s test, or a conjunct of it) says a global is unset, and ``stmt``'s branch
+        sets it (see :meth:`_initialises`)."""
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
                 and isinstance(test.expression, cst.Name):
             # `if not G: ...; G = True`: a latch, set on the first run (a warn-once flag)

@@ -139,7 +139,8 @@ class RuleContext:
         """Whether ``node`` runs in the body of a ``try`` whose handler catches one of ``classes``
         (or, with ``broad``, ``Exception`` or everything): the error JAX raises there is the code's
         own business."""
-        return any(part is stmt.body and any(handler_catches(h, classes, broad) for h in stmt.handlers)
+        return any(part is stmt.body and any(handler_catches(h, classes, broad, self.index.exception_classes)
+                                             for h in stmt.handlers)
                    for stmt, part in self.enclosing_tries(node))
 
     def code(self, node: cst.CSTNode, limit: int = 40) -> str:

@@ -407,7 +407,8 @@ class OuterStateWrite(Rule):
     assertions say which count they expect. Nor is a lazy initialisation: a
     write of a value that is not traced to a global, in the branch of a test
     that the global is still unset (`if CACHE is None:` whose branch sets
-    `CACHE`, `if key not in REGISTRY:` whose branch sets `REGISTRY[key]`, also
+    `CACHE`, `if key not in REGISTRY:` whose branch sets `REGISTRY[key]` (or
+    `SEEN.add(key)`; the test may be one conjunct of an `and`), also
     through a function of the module that the branch calls; or written as an
     early return, `if _LOADED: return` / `if key in REGISTRY: return ...`
     followed by code that sets `_LOADED` / `REGISTRY[key]`, also inside a
