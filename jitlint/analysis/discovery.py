@@ -864,6 +864,7 @@ class ModuleIndex:
         #: module-level function -> its trace model (see _trace_model), made once
         self._trace_models: Dict[str, tuple] = {}
         self._memos: Dict[str, bool] = {}
+        self._exception_classes: Dict[str, List[cst.BaseExpression]] = {}
         self._top_index: Optional[Dict[int, int]] = None
         self._binding_places: Dict[int, Tuple[Optional[int], bool]] = {}
         self._collect_imports(module)
@@ -3229,7 +3230,7 @@ class ModuleIndex:
         the tuples and lists module code binds it to (``_ERRORS = (TypeError, ...)``, ``tuple(_found)``,
         in either branch of an ``if``), and what module code appends to it (``_found.append(...)``).
         Empty when it holds anything else."""
-        cache = self.__dict__.setdefault("_exception_classes", {})
+        cache = self._exception_classes
         if name in cache:
             return cache[name]
         cache[name] = []  # (a name built from itself)
