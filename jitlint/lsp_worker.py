@@ -214,10 +214,9 @@ class _Lint:
 
 def _needs_analysis(diag: Diagnostic) -> bool:
     """Read from the cache without its fix (or with its title only), when its rule has fix builders."""
-    from jitlint.fixes import FIXABLE_CODES
+    from jitlint.runner import fix_unbuilt
 
-    return diag.deferred_fix is None and not diag.fix_decided and diag.code in FIXABLE_CODES \
-        and (diag.fix is None or not (diag.fix.edits_built or diag.fix.pending))
+    return fix_unbuilt(diag)
 
 
 class Analyser:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
-from jitlint import __version__
+from jitlint import __version__, incremental
 from jitlint.analysis.cancel import checkpoint
 from jitlint.cache import (Cache, checked_type, diagnostic_from_json, digest, error_from_json, error_to_json, keyed,
                            summaries_from_json)
@@ -337,7 +337,6 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
     without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
     from jitlint.analysis.reparse import last_offsets, parse_document
     from jitlint.engine import SourceError, decode_source
-    from jitlint import incremental
     from jitlint.source import collector_paused
 
     whole = _whole_analysis(path, config, roots, overrides, max_file_size, build_fixes, edits, importers)
@@ -387,7 +386,6 @@ def _fix_of_cached(path: str, data: bytes, config: Config, roots: Sequence[str],
     again): built by an analysis of the finding's statement and what is linked to it, as after an edit
     (``incremental``), not of the whole module; by the unit's whole analysis where that cannot be shown
     to give the same."""
-    from jitlint import incremental
     from jitlint.analysis.reparse import full_parse, keeping, last_offsets, parse_document
     from jitlint.engine import decode_source
     from jitlint.source import collector_paused
@@ -410,18 +408,23 @@ def _fix_of_cached(path: str, data: bytes, config: Config, roots: Sequence[str],
         return None
 
 
-def _with_cached_fixes(hit: UnitResult, path: str, make: Callable[[Diagnostic], Callable[[], Optional[Fix]]]
-                       ) -> UnitResult:
-    """``hit`` (a unit read from the cache without its fixes) whose own findings can build theirs."""
+def fix_unbuilt(diag: Diagnostic) -> bool:
+    """Read from the cache without its fix (or with its title only), when its rule has fix builders:
+    building it needs an analysis."""
     from jitlint.fixes import FIXABLE_CODES
 
+    return diag.deferred_fix is None and not diag.fix_decided and diag.code in FIXABLE_CODES \
+        and (diag.fix is None or not (diag.fix.edits_built or diag.fix.pending))
+
+
+def _with_cached_fixes(hit: UnitResult, path: str, build: Callable[[Diagnostic], Optional[Fix]]) -> UnitResult:
+    """``hit`` (a unit read from the cache without its fixes) whose own findings build theirs, when asked,
+    by ``build(finding)``."""
     own = os.path.realpath(path)
     diags = hit.diagnostics.get(own)
     if not diags:
         return hit
-    rebuilt = tuple(replace(d, fix=None, deferred_fix=make(d))
-                    if d.deferred_fix is None and not d.fix_decided and d.code in FIXABLE_CODES
-                    and (d.fix is None or not (d.fix.edits_built or d.fix.pending)) else d for d in diags)
+    rebuilt = tuple(replace(d, fix=None, deferred_fix=partial(build, d)) if fix_unbuilt(d) else d for d in diags)
     return replace(hit, diagnostics={**hit.diagnostics, own: rebuilt})
 
 
@@ -629,9 +632,9 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
                                                 else "\0imported by:" + "\0".join(importers[path])))
             hit = cache.load(keys[path], _unit_from_json)
             if hit is not None and _still_valid(hit, digests, overrides, max_file_size):
-                if not build_fixes and incremental_active() and path not in notebooks:
+                if not build_fixes and incremental.active() and path not in notebooks:
                     # (the editor: a finding's fix is built when asked, by an analysis around it)
-                    hit = _with_cached_fixes(hit, path, _defer(
+                    hit = _with_cached_fixes(hit, path, partial(
                         _fix_of_cached, path, datas[path], config, tuple(roots), overrides, max_file_size,
                         edits, importers.get(path)))
                 done[path] = hit
@@ -683,16 +686,6 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     # a notebook's findings placed in its cells (``place_cells``), or left in its module, with their fixes
     return [(in_cells if place_cells else _same)(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r
             for r in merged]
-
-
-def _defer(build: Callable[..., Optional[Fix]], *args) -> Callable[[Diagnostic], Callable[[], Optional[Fix]]]:
-    return lambda finding: partial(build, *args, finding)
-
-
-def incremental_active() -> bool:
-    from jitlint import incremental
-
-    return incremental.active()
 
 
 def _same(result: FileResult) -> FileResult:

@@ -2113,11 +2113,14 @@ class ModuleIndex:
                 and isinstance(holder.body[0].targets[0].target, cst.Name)):
             return False
         kept = holder.body[0].targets[0].target.value
-        body = self.module.body
-        rebound = [i for i in range(made + 1, len(body)) if self._binds_directly(body[i], name)]
-        replaced = next((i for i in range(made + 1, len(body)) if self._binds_directly(body[i], kept)), None)
+        module = self.scope_model.module_scope
+        rebound = sorted(at for at, _ in map(self._binding_place, module.bindings_of(name))
+                         if at is not None and at > made)
+        replaced = min((at for at, direct in map(self._binding_place, module.bindings_of(kept))
+                        if direct and at is not None and at > made), default=None)
         if not rebound or replaced is None:
             return False
+        body = self.module.body
         for stmt in body[made + 1:replaced]:
             for read in name_references(stmt, kept):
                 parent = self.parents.get(id(read))
@@ -2125,13 +2128,6 @@ class ModuleIndex:
                     return False  # handed on: the old wrapper may outlive its name
         first = rebound[0]
         return first > replaced or not any_node(body[first:replaced], lambda n: isinstance(n, cst.Call))
-
-    @staticmethod
-    def _binds_directly(stmt: cst.CSTNode, name: str) -> bool:
-        """``stmt`` is ``name = ...`` (a module statement of one assignment)."""
-        return isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(part, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
-                                                 for t in part.targets) for part in stmt.body)
 
     def _fresh_each_iteration(self, name: str, made: cst.CSTNode, loop: cst.For) -> bool:
         """A lambda made in a module-level ``for`` loop, whose every binding of ``name`` is a statement of the

@@ -260,6 +260,8 @@ STATIC_JAX_FUNCTIONS = frozenset(
         "jax.default_backend",
         "jax.eval_shape",
         "jax.typeof",
+        "haiku.data_structures.tree_size",  # (a count of parameters: their shapes say it)
+        "haiku.data_structures.tree_bytes",
         "jax.ShapeDtypeStruct",
         "jax.tree_util.tree_structure",
         "jax.tree.structure",

@@ -3552,10 +3552,8 @@ class Analyzer:
             if any(a.star for a, _ in args):
                 return Value(node.kind, node.reason, head=(STATIC,))
             return Value(node.kind, node.reason, items=(STATIC,) + (state,) * max(len(filters), 1))
-        if q in ("haiku.data_structures.traverse", "haiku.data_structures.tree_size") and args:
+        if q == "haiku.data_structures.traverse" and args:
             tree = args[0][1]
-            if q.endswith("tree_size"):
-                return STATIC  # a count of the parameters: their shapes say it
             # (module name, parameter name, value) triples: the names are the mapping's keys, strings
             triple = Value(tree.kind, tree.reason, items=(STATIC, STATIC, Value(tree.kind, tree.reason)),
                            container=True)

@@ -530,7 +530,8 @@ class OuterStateWrite(Rule):
             if isinstance(parent, cst.NameItem) or (isinstance(parent, cst.AssignTarget) and parent.target is ref):
                 continue  # `nonlocal n`, `n = 0`
             if isinstance(parent, cst.AugAssign) and parent.target is ref:
-                if _declares_nonlocal(self._function_around(parent, owner.node), name):
+                updater = self.ctx.index.scope_model.scopes.get(self._function_around(parent, owner.node))
+                if updater is not None and name in updater.nonlocals:
                     continue
                 return False
             if self._in_assertion(ref, owner.node):
@@ -892,21 +893,6 @@ class OuterStateWrite(Rule):
     def _result_unused(self, node: cst.Call) -> bool:
         """The call is run for its effect (see ``syntax.result_discarded``)."""
         return result_discarded(node, self.ctx.parent, node.func.attr.value in jax_api.NONE_RETURNING_METHODS)
-
-
-def _declares_nonlocal(fn: Optional[cst.FunctionDef], name: str) -> bool:
-    """``fn`` says ``nonlocal name`` in its own body."""
-    if fn is None:
-        return False
-    stack: List[cst.CSTNode] = list(fn.body.children)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Nonlocal):
-            if any(item.name.value == name for item in node.names):
-                return True
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(node.children)
-    return False
 
 
 def _pops_last(args: Sequence[cst.Arg]) -> bool:
@@ -1323,7 +1309,6 @@ class SideEffectInTracedCode(Rule):
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
 
     _STRUCTURE_CALLS = frozenset({"len", "shape", "ndim", "tree_structure", "tree_flatten", "keys"})
-
 
     def _describes_trace(self, expr: cst.CSTNode, depth: int = 0) -> bool:
         """Whether ``expr`` reads a static part of a value the trace has -- its structure (``x.shape``,
