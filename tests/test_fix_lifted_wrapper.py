@@ -114,3 +114,20 @@ def test_a_partial_called_at_once_in_a_loop():
     """)
     assert "JIT501" in codes
     assert "loss_jit = jax.jit(loss)" in fixed and "out.append(loss_jit(w, x, 2))" in fixed
+
+
+def test_a_named_partial_of_the_loop_variable_called_in_the_same_iteration():
+    """The value held is the loop's variable, which nothing rebinds between the wrapper and its call: the
+    call reads the same value, and passes it to one wrapper made at module level."""
+    source, codes, fixed = run("""
+    def f(w, xs, scales):
+        out = []
+        for scale in scales:
+            g = jax.jit(functools.partial(loss, n=scale))
+            out.append(g(w, xs))
+        return out
+    """)
+    assert "JIT501" in codes
+    assert "loss_jit = jax.jit(loss)" in fixed
+    assert "out.append(loss_jit(w, xs, n=scale))" in fixed
+    assert "functools.partial" not in fixed

@@ -4,6 +4,7 @@ import re
 
 from jitlint.config import Config
 from jitlint.engine import parse
+from jitlint import runner
 from jitlint.runner import lint_files
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "project", "pkg")
@@ -376,3 +377,32 @@ def test_a_model_rebuilt_from_classes_of_another_module_is_equal_each_run():
     of that module is not known to (its result is not known to depend on its arguments only)."""
     root = os.path.join(os.path.dirname(__file__), "fixtures", "project", "rebuild_pkg")
     _check_package(root, ("workloads.py", "models.py", "__init__.py"))
+
+
+_SCRIPT = """import jax
+
+
+def loss(x):
+    if x.sum() > 0:
+        return x.sum()
+    return -x.sum()
+
+
+FAST_LOSS = jax.jit(loss)
+print(loss(jax.numpy.ones(3)))
+"""
+
+
+def test_a_wrapper_that_nothing_in_a_script_reads_traces_nothing(tmp_path, monkeypatch):
+    """A script (a module nothing in its project imports) that makes `FAST_LOSS = jax.jit(loss)` and never
+    reads it calls `loss` eagerly only: making the wrapper traces nothing (JAX 0.10.2), so the Python `if`
+    in `loss` is not traced code.  Once another module imports the wrapper, a call of it may trace
+    `loss`, and the `if` is reported."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "script.py").write_text(_SCRIPT)
+    results = lint_files([str(tmp_path / "script.py")], Config())
+    assert [d.code for r in results for d in r.diagnostics] == []
+    (tmp_path / "use.py").write_text("from script import FAST_LOSS\n\nprint(FAST_LOSS(2.0))\n")
+    monkeypatch.setattr(runner, "_LISTINGS", {})  # (a listing is reused for a few seconds)
+    results = lint_files([str(tmp_path / "script.py")], Config())
+    assert [(d.line, d.code) for r in results for d in r.diagnostics] == [(5, "JIT201")]

@@ -1900,16 +1900,18 @@ class ModuleIndex:
             return info.instance_of
         return None
 
-    def plain_class(self, name: str, not_a_pytree: bool = False, depth: int = 0) -> bool:
+    def plain_class(self, name: str, not_a_pytree: bool = False, depth: int = 0, dataclasses_too: bool = False) -> bool:
         """A class of this module (the name bound once) with no metaclass or class keywords, whose
         bases are ``object``, ``typing.Generic`` or such classes: only its own instances and its
         subclasses' pass ``isinstance`` (no ABC or Protocol registers other types).  With
-        ``not_a_pytree``, also nothing makes it a pytree: no decorator, no ``__init_subclass__`` in it
+        ``not_a_pytree``, also nothing makes it a pytree: no decorator (with ``dataclasses_too``, but the
+        standard library's ``dataclass``, which registers nothing with JAX), no ``__init_subclass__`` in it
         or its bases, and its name given to no call of the module (``register_pytree_node(Cls, ...)``)."""
         cls = self.classes.get(name)
         if cls is None or depth > 8 or cls.node.keywords or self.single_value(name, None) is not None:
             return False
-        if not_a_pytree and (cls.decorators or name in self.names_given_to_calls()
+        decorators = [d for d in cls.decorators if not (dataclasses_too and self._stdlib_dataclass(d))]
+        if not_a_pytree and (decorators or name in self.names_given_to_calls()
                              or "__init_subclass__" in cls.methods):
             return False  # (`__init_subclass__` may register each subclass as a pytree)
         # (`typing.Generic`, subscripted in the class statement, adds type parameters only: no
@@ -1917,8 +1919,84 @@ class ModuleIndex:
         # `register` may add virtual subclasses for `isinstance`)
         plain_bases = ("typing.Generic", "abc.ABC") if not_a_pytree else ("typing.Generic",)
         return all(base == "object" or (node is not None and self.qualify(node) in plain_bases)
-                   or self.plain_class(base, not_a_pytree, depth + 1)
+                   or self.plain_class(base, not_a_pytree, depth + 1, dataclasses_too)
                    for base, node in zip(cls.bases, cls.base_nodes))
+
+    def never_called(self, entry: EntryPoint) -> bool:
+        """A wrapper made by a call (``W = jax.jit(f)``) whose name nothing reads: a local of the function
+        that makes it, or a global of a module nothing imports (a script, a notebook), read nowhere else
+        in its scope (no ``globals()``, ``eval`` or ``exec`` there either).  Making the wrapper traces
+        nothing; only a call of it does, and none can happen."""
+        site = entry.site
+        assign = self.parents.get(id(site))
+        if not (isinstance(site, cst.Call) and isinstance(assign, cst.Assign) and assign.value is site
+                and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        target = assign.targets[0].target
+        owner = self.owner_of(site)
+        if isinstance(owner, FunctionInfo):
+            if not owner.scope.is_local(target.value):
+                return False
+            root: cst.CSTNode = owner.node
+        elif owner is None and self.never_imported:
+            root = self.module
+        else:
+            return False
+        for node in name_references(root):
+            if node.value == target.value and node is not target:
+                return False
+            if node.value in ("globals", "locals", "vars", "eval", "exec"):
+                return False
+        return True
+
+    def _stdlib_dataclass(self, decorator: cst.BaseExpression) -> bool:
+        """``@dataclass`` / ``@dataclasses.dataclass(...)`` of the standard library, whose name every module-level
+        binding gives that meaning (not a ``chex.dataclass`` imported in the other branch of ``if
+        TYPE_CHECKING:``)."""
+        func = decorator.func if isinstance(decorator, cst.Call) else decorator
+        if self.qualify(func) != "dataclasses.dataclass":
+            return False
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        bindings = self.scope_model.module_scope.bindings.get(root.value, [])
+        return bool(bindings) and all(b.kind is BindingKind.IMPORT and (b.qualified or "") in (
+            "dataclasses", "dataclasses.dataclass") for b in bindings)
+
+    def concrete_final_class(self, name: str) -> bool:
+        """A class of this module that is no template for others: no abstract base (``abc.ABC``), no
+        ``@abstractmethod``, and no class of this module derives from it (a value annotated with it is an
+        instance of it, not of a subclass that may be a pytree)."""
+        todo, seen = [name], set()
+        while todo:
+            cls = self.classes.get(todo.pop())
+            if cls is None or cls.name in seen:
+                continue
+            seen.add(cls.name)
+            if any(node is not None and self.qualify(node) in ("abc.ABC", "abc.ABCMeta")
+                   for node in cls.base_nodes):
+                return False
+            for method in cls.methods.values():
+                if any(self.qualify(d.decorator) in ("abc.abstractmethod", "abc.abstractproperty")
+                       for d in getattr(method.node, "decorators", ())):
+                    return False
+            todo.extend(cls.bases)
+        return not any(name in other.bases for other in self.classes.values())
+
+    def class_defines(self, name: str, method: str) -> bool:
+        """The class ``name`` of this module, or a base class of it in this module, defines ``method``."""
+        todo, seen = [name], set()
+        while todo:
+            cls = self.classes.get(todo.pop())
+            if cls is None or cls.name in seen:
+                continue
+            if method in cls.methods:
+                return True
+            seen.add(cls.name)
+            todo.extend(cls.bases)
+        return False
 
     def keras_layer(self, cls: ClassInfo, depth: int = 0) -> bool:
         """A subclass of a Keras layer or model (through the classes of this module): Keras calls its

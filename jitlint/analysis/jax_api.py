@@ -154,6 +154,9 @@ CALLBACKS = frozenset(
 #: transforms that compile and cache per function object
 COMPILING_TRANSFORMS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap", "equinox.filter_jit",
                                   "equinox.filter_pmap", "flax.nnx.jit", "flax.linen.jit"})
+#: transforms whose every argument leaf must be an array or a Python scalar (a leaf of another type, not
+#: made static, raises TypeError before the trace starts; the filter transforms keep such leaves static)
+ARRAY_ONLY_TRANSFORMS = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "jax.pmap"})
 #: transforms that return a new function object on every call (``jax.jit(jax.grad(f))`` in a loop
 #: compiles every time; verified with jax 0.10.2; ``jax.checkpoint`` is cached and is not here)
 FRESH_FUNCTION_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jacfwd", "jax.jacrev",

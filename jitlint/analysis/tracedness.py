@@ -139,6 +139,9 @@ class Facts:
         #: makes static (the argument, the parameter's name, the function, the value): JAX hashes a
         #: static argument, and hashing a tracer raises, so the call raises
         self.traced_static_arguments: List[Tuple[cst.Arg, str, FunctionInfo, Value]] = []
+        #: jit wrappers that never trace their function (every call raises before the trace starts), with
+        #: the parameter no argument can fill and the class its annotation names (Analyzer.rejected_argument)
+        self.rejected_arguments: Dict[EntryPoint, Tuple[str, str]] = {}
 
     def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
         """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
@@ -580,6 +583,8 @@ class Analyzer:
             if entry.scope in always_traced and entry.function.parent is entry.scope \
                     and isinstance(entry.site, cst.Call):
                 continue
+            if self.rejected_argument(entry) is not None or self.index.never_called(entry):
+                continue  # every call raises before the trace starts; or no call can happen
             env = self.entry_signature(entry)
             t = entry.transform
             self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
@@ -671,6 +676,60 @@ class Analyzer:
         if len(found) != 1:
             return None
         return Value(func=self.index.functions[found.pop()])
+
+    def rejected_argument(self, entry: EntryPoint) -> Optional[str]:
+        """A parameter that no call of a ``jax.jit`` / ``jax.pmap`` wrapper can fill: required, not static, and
+        annotated with a class of the checked code that is no JAX type (a plain class, or one the standard
+        library's ``dataclass`` decorates, that nothing registers as a pytree and that has no
+        ``__jax_array__``).  JAX flattens the arguments before it traces, and an instance of such a class is
+        a leaf that is not an array: every call raises ``TypeError`` ("Error interpreting argument ... as an
+        abstract array"), so the wrapper never traces its function (run on JAX 0.10.2)."""
+        t = entry.transform
+        if t is None or t.name not in jax_api.ARRAY_ONLY_TRANSFORMS or entry.all_traced \
+                or entry.static_nums is None or entry.static_names is None:
+            return None
+        static = entry.static_params() | set(entry.partial_keywords)
+        positional = [param for param, kind in entry.function.params if kind in ("posonly", "positional")]
+        skipped = set(map(id, positional[: entry.partial_positional + (1 if entry.self_bound else 0)]))
+        for param, kind in entry.function.params:
+            name = _param_name(param)
+            if kind not in ("posonly", "positional", "kwonly") or param.default is not None or name in static \
+                    or id(param) in skipped or param.annotation is None:
+                continue
+            annotation = parsed(param.annotation.annotation)
+            if annotation is None or allows_none(annotation):
+                continue
+            found = class_named(annotation, self.index, self.path, self.project)
+            if found is not None and found.index.plain_class(found.name, not_a_pytree=True, dataclasses_too=True) \
+                    and found.index.concrete_final_class(found.name) \
+                    and not found.index.class_defines(found.name, "__jax_array__") \
+                    and self._calls_pass_instances(entry, param, found.name):
+                self.facts.rejected_arguments[entry] = (name, found.name)
+                return name
+        return None
+
+    def _calls_pass_instances(self, entry: EntryPoint, param: cst.Param, cls: str) -> bool:
+        """Every call of the wrapper seen here that fills ``param`` passes an instance the code makes of
+        ``cls`` (``Cfg(...)``, or a local name bound only to one): the annotation is confirmed, not
+        contradicted by what is passed (``rng: RandomState`` given an array of keys)."""
+        for call in entry.visible_calls():
+            arg = entry.argument_for(call, param)
+            if arg is None:
+                continue
+            value = arg.value
+            if isinstance(value, cst.Name):
+                scope = self.index.call_scopes.get(call, (None, None))[0]
+                names = scope.scope if scope is not None else self.index.scope_model.module_scope
+                bindings = [b for b in names.bindings.get(value.value, ()) if b.binds_value]
+                if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGNMENT or bindings[0].value is None:
+                    return False
+                value = bindings[0].value
+            made = value.func if isinstance(value, cst.Call) else None
+            spelled = made.attr.value if isinstance(made, cst.Attribute) else made.value \
+                if isinstance(made, cst.Name) else None
+            if spelled != cls:
+                return False
+        return True
 
     def entry_signature(self, entry: EntryPoint) -> Dict[str, Value]:
         fn = entry.function
@@ -2017,7 +2076,7 @@ class Analyzer:
             return
         frame.env[node.name.value] = Value(func=info, closure=self._closure(frame))
         for entry in self.index.entries:
-            if entry.function is info and entry.site in node.decorators:
+            if entry.function is info and entry.site in node.decorators and self.rejected_argument(entry) is None:
                 env = self.entry_signature(entry)
                 self.analyse(info, env, self._closure(frame), boundary=True, label=entry.label,
                              transform=entry.transform, depth=frame.depth + 1)
@@ -3552,6 +3611,14 @@ class Analyzer:
             if any(a.star for a, _ in args):
                 return Value(node.kind, node.reason, head=(STATIC,))
             return Value(node.kind, node.reason, items=(STATIC,) + (state,) * max(len(filters), 1))
+        if q == "jax.flatten_util.ravel_pytree" and args:
+            # (the tree's leaves joined in one 1-D array, the function that undoes it): traced leaves make
+            # a traced array
+            tree = args[0][1]
+            flat = traced(Reason(call, "`ravel_pytree(...)` of a traced tree gives one traced 1-D array of its "
+                                       "leaves", tree.reason), is_array=True) \
+                if tree.kind is Kind.TRACED else Value(tree.kind, tree.reason)
+            return Value(tree.kind, tree.reason, items=(flat, STATIC))
         if q == "haiku.data_structures.traverse" and args:
             tree = args[0][1]
             # (module name, parameter name, value) triples: the names are the mapping's keys, strings

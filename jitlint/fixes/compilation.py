@@ -40,18 +40,19 @@ inside it.
 from __future__ import annotations
 
 import builtins
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
-from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
+from jitlint.fixes.imports import removal
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.static_args import is_static_use
 
@@ -336,7 +337,7 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not calls:
         return None
     called_at_once = calls[0].func is node
-    lifted = _Lifting(target.value, ctx, function, called_at_once)
+    lifted = _Lifting(target.value, ctx, function, called_at_once, calls)
     statics = [a for a in options if a.keyword is not None and a.keyword.value in ("static_argnums", "static_argnames")]
     if lifted.callee is None or (statics and (lifted.what == "lambda" or lifted.partial_positional)):
         return None  # (static arguments name the lambda's parameters, count the partial's positions)
@@ -366,8 +367,11 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     at = _own_line_offset(before, ctx)
     nl = ctx.module.default_newline
     made = Edit(at, at, f"{name} = {ctx.code(wrapper)}" + nl * 3)
+    fresh = target.value
+    unused = removal(ctx, fresh.func.value, [fresh.func]) \
+        if isinstance(fresh, cst.Call) and isinstance(fresh.func, cst.Name) else None  # `partial`, used only here
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
-                   f"pass it the values the {lifted.what} held", (made, replaced))
+                   f"pass it the values the {lifted.what} held", (made, replaced) + ((unused,) if unused else ()))
 
 
 def _wrapper_calls(node: cst.Call, function: FunctionInfo, ctx: FixContext) -> List[cst.Call]:
@@ -434,9 +438,11 @@ class _Lifting:
     callee with each of its parameters as one whole argument, or a ``functools.partial`` of it."""
 
     def __init__(self, fresh: cst.BaseExpression, ctx: FixContext, function: FunctionInfo,
-                 called_at_once: bool) -> None:
+                 called_at_once: bool, calls: Sequence[cst.Call] = ()) -> None:
         self.ctx = ctx
         self.called_at_once = called_at_once
+        self.calls = calls
+        self.made = fresh
         self.callee: Optional[cst.BaseExpression] = None
         self.params: List[str] = []
         self.body_args: List[cst.Arg] = []
@@ -501,7 +507,32 @@ class _Lifting:
         if root.value not in function.local_names:
             return root.value in self.ctx.index.globals \
                 and _stable_global(root.value, self.ctx, _Parts(None, False), None)
-        return _unchanged_parameter(root.value, function, self.ctx)
+        return _unchanged_parameter(root.value, function, self.ctx) or self._unchanged_until_calls(root.value)
+
+    def _unchanged_until_calls(self, name: str) -> bool:
+        """Every call of the wrapper is in a later statement of the block whose statement makes it, and no
+        statement from there up to the call binds ``name``: the call reads the value the wrapper held (a
+        loop's variable, read by the calls of the same iteration)."""
+        made = _statement_of(self.made, self.ctx)
+        if made is None or not self.calls:
+            return False
+        block = self.ctx.parent(made)
+        statements = list(getattr(block, "body", ()))
+        if made not in statements:
+            return False
+        start = statements.index(made)
+        for call in self.calls:
+            holder = next((s for s in statements[start + 1:] if any(a is s for a in self.ctx.ancestors(call))), None)
+            if holder is None:
+                return False
+            end = statements.index(holder)
+            if any(name in names_bound_in(s) for s in statements[start:end]):
+                return False
+            if isinstance(holder, cst.SimpleStatementLine) and len(holder.body) == 1:
+                continue
+            if name in names_bound_in(holder):
+                return False
+        return True
 
     def arguments(self, call: cst.Call) -> Optional[List[cst.Arg]]:
         """The arguments of the callee for one call of the wrapper."""

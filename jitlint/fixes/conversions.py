@@ -4,7 +4,8 @@ array arithmetic -> the same value kept as a 0-d array.
 * ``int(x)`` -> ``jnp.asarray(x, dtype=int)``: the conversion truncates toward zero, as ``int()``
   does, for finite values in the range of the integer dtype;
 * ``float(x)`` -> ``jnp.asarray(x, dtype=float)``;
-* ``x.item()`` -> ``jnp.reshape(x, ())``: the one element, in ``x``'s own dtype.
+* ``x.item()`` -> ``jnp.reshape(x, ())``: the one element, in ``x``'s own dtype;
+* ``bool(x)`` -> ``jnp.asarray(x, dtype=bool)``, only where the value is returned (below).
 
 ``int`` and ``float`` as dtypes are JAX's default integer and float types: int32 and float32
 unless x64 is enabled, int64 and float64 when it is (no warning either way, unlike
@@ -16,14 +17,18 @@ is used only where an array serves the same purpose.  Followed from the conversi
 the original value is still a Python number, it may
 
 * be an operand of ``+ - * / // %`` (``**`` for a float) with a number literal, a constant the
-  analysis knows to be a number, another such conversion, or a traced array -- with an array the
-  original result is an array already, and the rest of the code sees what it saw;
+  analysis knows to be a number, a size (``x.shape[i]``, ``x.ndim`` of a traced ``x``, ``len(...)``),
+  another such conversion, or a traced array -- with an array the original result is an array
+  already, and the rest of the code sees what it saw;
 * be negated (``-``, ``+``);
 * be a positional operand of an element-wise ``jax.numpy`` function (``jnp.maximum``,
   ``jnp.where``, ``jnp.clip`` and its ``min=`` / ``max=``), the value of ``jnp.asarray`` /
   ``jnp.array``, or an element of the list or tuple given to ``jnp.array`` / ``jnp.stack``;
-* be returned (alone or in a returned tuple) by a function jitted where it is defined
-  (``@jax.jit``): outside, every result of ``jax.jit`` is an array anyway;
+* be returned (alone, or in a returned tuple, list or dict display, nested or not) by a function
+  every call of which goes through ``jax.jit`` -- jitted where it is defined (``@jax.jit``), or a
+  private module-level function whose name is read only to make jit wrappers (``step_jit =
+  jax.jit(_step)``):
+  outside, every result of ``jax.jit`` is an array anyway;
 * be bound to a local name, bound nowhere else in the function, whose every read (none of them in
   a nested function, lambda or comprehension) is one of these uses.
 
@@ -78,9 +83,10 @@ _DEPTH = 4
 
 
 def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseExpression]]:
-    """``("int" | "float" | "item", x)`` for ``int(x)``, ``float(x)``, ``x.item()`` of a traced ``x``."""
+    """``("int" | "float" | "bool" | "item", x)`` for ``int(x)``, ``float(x)``, ``bool(x)``, ``x.item()`` of a
+    traced ``x``."""
     func = call.func
-    if isinstance(func, cst.Name) and func.value in ("int", "float"):
+    if isinstance(func, cst.Name) and func.value in ("int", "float", "bool"):
         if ctx.facts.read_scope.get(func) != "builtin" or len(call.args) != 1:
             return None
         arg = call.args[0]
@@ -106,7 +112,7 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     kind, operand = found
     function = ctx.enclosing_def(node)
-    if function is None or not _array_use(node, ctx, function, kind == "float", 0):
+    if function is None or not _array_use(node, ctx, function, kind == "float", 0, kind == "bool"):
         return None
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
@@ -130,9 +136,20 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
 
 def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.FunctionDef, is_float: bool,
-               depth: int) -> bool:
-    """The Python number ``expr`` evaluates to is used only where an array does the same."""
+               depth: int, returned_only: bool = False) -> bool:
+    """The Python number ``expr`` evaluates to is used only where an array does the same (with
+    ``returned_only``, a ``bool``: only returned from the jitted function, or bound to a name that is)."""
     parent = ctx.parent(expr)
+    if isinstance(parent, (cst.Element, cst.DictElement)) and parent.value is expr \
+            and not (isinstance(parent, cst.Element) and _operand_sequence(parent, ctx)):
+        ret = _returned_holder(parent, ctx)
+        return ret is not None and _returned_from_jit(ret, ctx, function)
+    if isinstance(parent, cst.Return):
+        return _returned_from_jit(parent, ctx, function)
+    if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
+        return _name_use(parent, ctx, function, is_float, depth, returned_only)
+    if returned_only:
+        return False
     if isinstance(parent, cst.BinaryOperation):
         if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
             return False
@@ -151,20 +168,34 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, cst.Arg):
         return _operand_argument(parent, ctx)
     if isinstance(parent, cst.Element):
-        sequence = ctx.parent(parent)
-        holder = ctx.parent(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
-        if isinstance(holder, cst.Arg) and not holder.star and holder.keyword is None:
-            call = ctx.parent(holder)
-            return isinstance(call, cst.Call) and call.args[0] is holder \
-                and ctx.index.qualify(call.func) in _SEQUENCE_OF_OPERANDS
-        if isinstance(sequence, cst.Tuple) and isinstance(holder, cst.Return):
-            return _returned_from_jit(holder, ctx, function)
-        return False
-    if isinstance(parent, cst.Return):
-        return _returned_from_jit(parent, ctx, function)
-    if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
-        return _name_use(parent, ctx, function, is_float, depth)
+        return _operand_sequence(parent, ctx)
     return False
+
+
+def _operand_sequence(element: cst.Element, ctx: FixContext) -> bool:
+    """``element`` is an item of the list or tuple given to ``jnp.array`` / ``jnp.stack``."""
+    sequence = ctx.parent(element)
+    holder = ctx.parent(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
+    if isinstance(holder, cst.Arg) and not holder.star and holder.keyword is None:
+        call = ctx.parent(holder)
+        return isinstance(call, cst.Call) and call.args[0] is holder \
+            and ctx.index.qualify(call.func) in _SEQUENCE_OF_OPERANDS
+    return False
+
+
+def _returned_holder(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Return]:
+    """The ``return`` whose value holds ``element`` (an item of a tuple, list or dict display, a dict's
+    value), through displays nested in one another; None when the display is anything else."""
+    node = element
+    while isinstance(node, (cst.Element, cst.DictElement)):
+        display = ctx.parent(node)
+        if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
+            return None
+        holder = ctx.parent(display)
+        if isinstance(holder, cst.Return):
+            return holder
+        node = holder
+    return None
 
 
 def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
@@ -183,6 +214,8 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
     facts = ctx.facts.value(other)
     if facts.traced_array:
         return "array"
+    if facts.kind is Kind.STATIC and _size_of_array(other, ctx):
+        return "int"
     if isinstance(other, cst.Call):
         if ctx.index.qualify(other.func) in _ARRAY_OPERANDS:
             return "array"
@@ -200,6 +233,20 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
             return "array"
         return "float" if "float" in kinds or isinstance(other.operator, cst.Divide) else "int"
     return None
+
+
+def _size_of_array(node: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``x.shape[i]``, ``x.ndim``, ``x.size`` or ``len(x)``: an ``int`` (of an array, traced or not, a Python
+    value; of anything else, what the analysis says is static and is spelled so is taken for one)."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
+            and node.value.attr.value == "shape" and len(node.slice) == 1 \
+            and isinstance(node.slice[0].slice, cst.Index):
+        return True
+    if isinstance(node, cst.Attribute) and node.attr.value in ("ndim", "size") \
+            and ctx.facts.value(node.value).kind is Kind.TRACED:
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
+        and ctx.facts.read_scope.get(node.func) == "builtin" and len(node.args) == 1
 
 
 def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
@@ -220,17 +267,30 @@ def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
 
 
 def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionDef) -> bool:
-    """``ret`` returns from ``function`` itself, which is jitted where it is defined (a decorator):
-    every call goes through ``jax.jit``, whose results are arrays."""
+    """``ret`` returns from ``function`` itself, and every call of it goes through ``jax.jit``, whose
+    results are arrays: it is jitted where it is defined (a decorator), or it is a module-level function,
+    private to its module (or of a module nothing imports), whose name is read only to make jit wrappers
+    of it (``step_jit = jax.jit(_step)``)."""
     if ctx.enclosing_def(ret) is not function:
         return False
     info = ctx.index.infos.get(function)
-    return info is not None and any(
-        entry.function is info and isinstance(entry.site, cst.Decorator) and entry.transform is not None
-        and entry.transform.name in _COMPILING for entry in ctx.index.entries)
+    if info is None:
+        return False
+    entries = [entry for entry in ctx.index.entries if entry.function is info and entry.transform is not None
+               and entry.transform.name in _COMPILING]
+    if any(isinstance(entry.site, cst.Decorator) for entry in entries):
+        return True
+    if info.parent is not None or info.cls is not None or not entries:
+        return False
+    if not (info.name.startswith("_") or ctx.index.never_imported):
+        return False  # (another module may import the function and call it eagerly)
+    made_from = {id(arg.value) for entry in entries if isinstance(entry.site, cst.Call)
+                 for arg in entry.site.args[:1]}
+    return all(ref is function.name or id(ref) in made_from for ref in name_references(ctx.index.module, info.name))
 
 
-def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int) -> bool:
+def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int,
+              returned_only: bool = False) -> bool:
     """``n = int(x)``: ``n`` is bound only here in the function, and every read of it is an array use."""
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return False
@@ -242,7 +302,7 @@ def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is
             continue
         if ctx.facts.read_scope.get(ref) != "local" or not _plain_read(ref, ctx, function):
             return False  # bound again, declared global, or read from a nested scope
-        if not _array_use(ref, ctx, function, is_float, depth + 1):
+        if not _array_use(ref, ctx, function, is_float, depth + 1, returned_only):
             return False
     return True
 

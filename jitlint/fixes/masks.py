@@ -164,6 +164,9 @@ def _is_boolean(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bo
                 return True
             return ctx.index.qualify(dtype) in jax_api.BOOL_DTYPES or literal_value(dtype) in ("bool", "bool_")
         return ctx.index.qualify(expr.func) in _BOOLEAN
+    if isinstance(expr, cst.Name):
+        value = ctx.facts.value(expr)  # (a name bound to a boolean array: the analysis followed its value)
+        return value.kind is Kind.TRACED and value.is_bool
     return False
 
 

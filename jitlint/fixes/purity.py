@@ -224,6 +224,10 @@ class Purity:
             if self._is_array(func.value) or (root is not None and self._is_array(root)):
                 return self._function_args_pure(call, scope)
             return False
+        if isinstance(func, cst.Call) and (self.index.qualify(func.func) or "") in jax_api.WRAPPER_MAKERS | {
+                "functools.partial"}:
+            # `jax.grad(residual)(y)`: the transform of a pure function, called: pure when what it wraps is
+            return self._call(func, scope, staged, local_containers) and self._function_args_pure(call, scope)
         return False
 
     def _is_array(self, node: cst.CSTNode) -> bool:

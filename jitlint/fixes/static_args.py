@@ -163,8 +163,13 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> L
 
 
 def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
-    """Every read of ``name`` in the function sits where a static value is needed."""
+    """Every read of ``name`` in the function sits where a static value is needed -- or, where one read is
+    a shape (a Python int is needed there, so the argument is one number, and no traced value can stand for
+    it), where that number serves as well as the 0-d tracer it was: an operand of arithmetic with a traced
+    array (``jnp.ones(n) / n``), or an argument of a ``jax.numpy`` / ``jax.lax`` function."""
     found = False
+    sized = False
+    data: List[cst.Name] = []
     stack: List[cst.CSTNode] = list(block_statements(fn_node.body))
     while stack:
         n = stack.pop()
@@ -176,8 +181,12 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
             if isinstance(ctx.parent(n), cst.Arg) and ctx.parent(n).keyword is n:  # type: ignore[union-attr]
                 continue
             if not is_static_use(n, ctx):
-                return False
+                if not _number_use(n, ctx):
+                    return False
+                data.append(n)
+                continue
             found = True
+            sized = sized or _size_use(n, ctx)
             continue
         if isinstance(n, (cst.FunctionDef, cst.Lambda)):
             params = n.params
@@ -185,7 +194,46 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
                    + list(params.posonly_params)):
                 continue
         stack.extend(iter_children(n))
-    return found
+    return found and (sized or not data)
+
+
+def _number_use(name: cst.Name, ctx: FixContext) -> bool:
+    """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic) an
+    argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the tracer gave."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(child)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is child else parent.left
+            if ctx.facts.value(other).traced_array:
+                return True
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+        call = ctx.parent(parent)
+        q = ctx.index.qualify(call.func) if isinstance(call, cst.Call) else None
+        return q is not None and q.startswith(("jax.numpy.", "jax.lax."))
+    return False
+
+
+def _size_use(name: cst.Name, ctx: FixContext) -> bool:
+    """A static use of ``name`` that needs one Python int and that nothing traced can stand for: a shape
+    (a ``range()`` bound has ``lax.fori_loop``, a slice bound a mask, which keep the value traced)."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(child)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) or (
+            isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), (cst.Tuple, cst.List))):
+        child = ctx.parent(parent) if isinstance(parent, cst.Element) else parent
+        parent = ctx.parent(child)
+    if not isinstance(parent, cst.Arg):
+        return False
+    call = ctx.parent(parent)
+    if not isinstance(call, cst.Call):
+        return False
+    q = ctx.index.qualify(call.func)
+    if q in SHAPE_POSITIONS and parent.keyword is None:
+        position = [a for a in call.args if a.keyword is None].index(parent)
+        return position in SHAPE_POSITIONS[q]
+    return parent.keyword is not None and parent.keyword.value in ("shape", "length", "size", "num")
 
 
 def is_static_use(name: cst.Name, ctx: FixContext) -> bool:

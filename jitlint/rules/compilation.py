@@ -245,6 +245,14 @@ class RecompilationHazard(Rule):
     which says the wrapper runs inside an enclosing trace (called eagerly it
     would still compile on every call).
 
+    Code run once by design -- a test, `main`, an example or benchmark -- and
+    the private helpers only such code calls (`_run_checks(obj)` called from
+    tests alone, its name read nowhere else) compile what they make once per
+    run: nothing there is flagged as compiling again. A wrapper bound to a
+    name nothing reads (`fast = jax.jit(loss)`, its call commented out; or a
+    module-level one in a script nothing imports) traces and compiles
+    nothing at all, and its function is not traced code on its account.
+
     ## Why is this bad?
     The cache is keyed on the function object and the static arguments. A new
     lambda or partial each time is a new function: every call traces and
@@ -369,7 +377,7 @@ class RecompilationHazard(Rule):
             if fn.parent is None:
                 return
             if fn.defined_in_loop:
-                if _runs_once(fn.parent) and self._configured_per_iteration(fn.node, fn.parent):
+                if self._runs_once(fn.parent) and self._configured_per_iteration(fn.node, fn.parent):
                     return
                 if self._outlives_iteration(fn.node, [fn.name], fn.parent.node):
                     return  # one wrapper per item, kept to be called later
@@ -381,7 +389,7 @@ class RecompilationHazard(Rule):
                                   "is traced and compiled again")
                 return
             calls = index.scope_calls.get((fn.parent, fn.name), [])
-            if not _runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]) \
+            if not self._runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]) \
                     and self._called_repeatedly(fn.parent) and not _used_in_closure(fn.parent, [fn.name], fn.node):
                 self.report(site, f"`{fn.name}` is jitted anew on every call of `{fn.parent.label}` and used once: "
                                   "each new function object is traced and compiled again")
@@ -411,7 +419,7 @@ class RecompilationHazard(Rule):
             and not entry.partial_positional and not entry.partial_keywords
         if site in index.calls_in_loops:
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
-                if scope is not None and _runs_once(scope) and self._configured_per_iteration(site, scope):
+                if scope is not None and self._runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
                 if self._method_of_item_object(site, site.args[0].value if site.args else None, scope):
                     return
@@ -432,13 +440,14 @@ class RecompilationHazard(Rule):
         if scope is None:
             return
         if made_per_call and site in index.per_element:
-            if site in self._kept_elements() or (_runs_once(scope) and self._configured_per_iteration(site, scope)) \
+            if site in self._kept_elements() or (
+                    self._runs_once(scope) and self._configured_per_iteration(site, scope)) \
                     or self._compiles_anyway(site, self._wrapper_uses(site, scope, entry.call_names), entry):
                 return  # (a table of wrappers, one per element, built once and called later, is fine)
             self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} for every element of a "
                               "comprehension: a fresh callable is traced and compiled each time")
             return
-        if _runs_once(scope):
+        if self._runs_once(scope):
             return
         if any(name in scope.global_names for name in entry.call_names):
             return  # kept in a module global (`global CACHE; if CACHE is None: CACHE = jax.pmap(...)`)
@@ -701,6 +710,23 @@ class RecompilationHazard(Rule):
     def _repeated(self, call: cst.Call) -> bool:
         return call in self.ctx.index.calls_in_loops or call in self.ctx.index.per_element
 
+    def _runs_once(self, scope: FunctionInfo, path: FrozenSet[FunctionInfo] = frozenset()) -> bool:
+        """Code run once by design (:func:`_runs_once`: a test, ``main``, an example), or a helper of such
+        code: a module-level function private to its module (``_check_object``) or of a module nothing
+        imports, that this module calls only from code run once, and whose name is read nowhere else (not
+        handed on).  What a test's helper compiles, the test compiles."""
+        if _runs_once(scope):
+            return True
+        index = self.ctx.index
+        if scope.parent is not None or scope.cls is not None or scope in path or len(path) > 3 \
+                or not (scope.name.startswith("_") or index.never_imported):
+            return False
+        calls = [call for call in index.calls_by_name.get(scope.name, ()) if isinstance(call.func, cst.Name)]
+        if not calls or len(list(name_references(index.module, scope.name))) != len(calls) + 1:
+            return False  # (the name read other than to call it, or bound again)
+        return all(caller is not None and self._runs_once(caller, path | {scope})
+                   for caller in (index.call_scopes.get(call, (None, None))[0] for call in calls))
+
     def _called_repeatedly(self, scope: FunctionInfo, path: FrozenSet[FunctionInfo] = frozenset()) -> bool:
         """Evidence that a function runs many times, so that what it compiles per call is compiled
         again and again: it is ``__call__`` (a layer or model, called per step), or this module calls
@@ -730,7 +756,7 @@ class RecompilationHazard(Rule):
                 continue
             if self._repeated(call):
                 return True
-            if caller is not None and not _runs_once(caller) \
+            if caller is not None and not self._runs_once(caller) \
                     and caller not in self.ctx.facts.bodies and self._called_repeatedly(caller, path):
                 return True
         return False
@@ -781,7 +807,7 @@ class RecompilationHazard(Rule):
             if self._over_listed_functions(index, site, inner, scope.node if scope is not None else index.module):
                 # one compile per item is needed; but a chain evaluated anew is a new function each
                 # time, so a function that runs again and again compiles every item again
-                if layer is not None and scope is not None and not _runs_once(scope) \
+                if layer is not None and scope is not None and not self._runs_once(scope) \
                         and self._called_repeatedly(scope):
                     self.report(site, f"`{self.ctx.code(site.func)}` of a `{self.ctx.code(layer.func)}(...)` "
                                       f"result, made for each item on every call of `{scope.label}`: each call "
@@ -798,7 +824,7 @@ class RecompilationHazard(Rule):
             if site in index.calls_in_loops:
                 if self._method_of_item_object(site, inner, scope):
                     continue
-                if not (per_evaluation or in_loop) or scope is not None and _runs_once(scope) and (
+                if not (per_evaluation or in_loop) or scope is not None and self._runs_once(scope) and (
                         self._configured_per_iteration(site, scope)):
                     continue
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
@@ -813,12 +839,12 @@ class RecompilationHazard(Rule):
                 continue
             if site in index.per_element:
                 if per_evaluation and site not in self._kept_elements() and not (
-                        _runs_once(scope) and self._configured_per_iteration(site, scope)) and not (
+                        self._runs_once(scope) and self._configured_per_iteration(site, scope)) and not (
                         self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site))):
                     self.report(site, f"`{self.ctx.code(site.func)}` of {what} for every element of a comprehension: a fresh "
                                       "callable is traced and compiled each time")
                 continue
-            if _runs_once(scope):
+            if self._runs_once(scope):
                 continue
             if any(name in scope.global_names for name in names):
                 continue  # kept in a module global
@@ -930,7 +956,7 @@ class RecompilationHazard(Rule):
         index = self.ctx.index
         for call in entry.visible_calls():
             caller = index.call_scopes.get(call, (None,))[0]
-            if caller is None or caller in self.ctx.facts.bodies or _runs_once(caller):
+            if caller is None or caller in self.ctx.facts.bodies or self._runs_once(caller):
                 continue
             for arg, param in entry.bind_args(call):
                 name = _argument_name(arg, param)
@@ -1142,9 +1168,6 @@ class RecompilationHazard(Rule):
 
 #: transforms whose traced arguments must be arrays (or pytrees of them): a string or a function is
 #: rejected when the call is made (equinox's filter_jit and flax's nnx.jit hold such leaves static)
-_TYPED_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.pjit", "jax.experimental.pjit.pjit"})
-
-
 class BadStaticArguments(Rule):
     """## What it does
     Flags `static_argnames` naming a parameter that does not exist,
@@ -1164,6 +1187,17 @@ class BadStaticArguments(Rule):
     `TypeError: Error interpreting argument to ... as an abstract array`
     on every such call. `None` is an empty pytree, not flagged;
     `equinox.filter_jit` holds non-array leaves static itself.
+
+    So is a `jax.jit` / `jax.pmap` whose required parameter, not static, is
+    annotated with a class of the checked code that is no JAX type: a plain
+    class, or one the standard library's `dataclass` decorates, that nothing
+    registers as a pytree and that has no `__jax_array__`. JAX flattens the
+    arguments before it traces, and such an instance is a leaf that is not an
+    array: every call raises `TypeError` before the trace starts. Reported
+    once, where the wrapper is made (at the parameter for a decorator); the
+    function's body is not analysed as traced code there, since it never runs
+    in that trace (a solver taking a parsed input file, jitted beside its
+    eager use, is one finding, not one per line of the solver).
 
     An unhashable default is not flagged: a default that is not passed is
     never hashed.
@@ -1274,10 +1308,12 @@ class BadStaticArguments(Rule):
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
-            if entry.transform is not None and not entry.all_traced and entry.transform.name in _TYPED_ARGUMENTS \
+            if entry.transform is not None and not entry.all_traced \
+                    and entry.transform.name in jax_api.ARRAY_ONLY_TRANSFORMS \
                     and not entry.spec_rejected():
                 self._check_argument_types(entry)
                 self._check_plain_self(entry)
+                self._check_rejected_argument(entry)
             if entry.transform is None or entry.all_traced or not entry.spec_args:
                 continue
             self._check_spec(entry)
@@ -1361,6 +1397,26 @@ class BadStaticArguments(Rule):
                     fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance "
                             "must be hashable, and is compared by identity unless it defines `__eq__`), register "
                             f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ()), subject=first)
+
+    def _check_rejected_argument(self, entry: EntryPoint) -> None:
+        """A required parameter, not static, annotated with a class of the checked code that is no JAX type
+        (plain, or a standard-library dataclass, never registered as a pytree): JAX flattens the arguments
+        before it traces, finds a leaf that is not an array, and raises ``TypeError`` on every call, so the
+        function never runs jitted (its body is not analysed as traced there: Analyzer.rejected_argument)."""
+        rejected = self.ctx.facts.rejected_arguments.get(entry)
+        if rejected is None:
+            return
+        name, cls = rejected
+        fn = entry.function
+        where = next((p for p, _ in fn.params if p.name.value == name), None) \
+            if isinstance(entry.site, cst.Decorator) else entry.site
+        if where is None:
+            return
+        self.report(where, f"`{name}` of `{fn.label}` is traced by {entry.label}, but `{cls}` is no JAX type (not "
+                           "a pytree): every call raises `TypeError` before the trace starts",
+                    fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{name}` static (`static_argnames=(\"{name}\",)`: "
+                            f"the instance must be hashable), register `{cls}` as a pytree, or pass its array "
+                            "fields", ()), subject=name)
 
     def _not_a_jax_type(self, value: cst.BaseExpression, call: cst.Call) -> Optional[str]:
         """How a message names ``value`` when it is a string or a function, which are no JAX types."""
@@ -1580,6 +1636,11 @@ class MutableStaticSelf(Rule):
     or returned, when another `jax.jit` wrapper of the method exists, and for
     `jax.pmap`, which keeps its trace after the wrapper is gone.
 
+    A `unittest` test case runs each test method on an instance of its own,
+    made and set up afresh: a test method that changes the attribute but
+    never reaches the wrapper (stored as `self.<name>` in `setUp`) changes
+    what no call it makes can see.
+
     A read counts where its value can reach the trace. A property that
     returns a new instance of one class of the module (`Net(self._state)`),
     and that the method only tests with `hasattr`, `isinstance`, `type` or
@@ -1663,7 +1724,8 @@ class MutableStaticSelf(Rule):
             changes = self.ctx.index.changed_after_construction(cls)
             outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes)
                                     and not self._set_once_before_wrapped(fn, cls, m, attr)
-                                    and not self._initialiser_run_first(entry, cls, m, changes))
+                                    and not self._initialiser_run_first(entry, cls, m, changes)
+                                    and not self._other_test_instance(entry, cls, m))
                        for attr, methods in changes.items()}  # (a writer that stores the same each run: none)
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
@@ -1884,6 +1946,52 @@ class MutableStaticSelf(Rule):
             if assigns_attribute(other.node.body, other.node.params.params[0].name.value, flag):
                 return None  # another method may set the flag back
         return i
+
+    def _other_test_instance(self, entry: EntryPoint, cls, method_name: str, depth: int = 0) -> bool:
+        """A test method of a ``unittest`` test case that changes the attribute but never reaches the wrapper
+        (stored as ``self.<name>`` where it is made): unittest runs each test method on an instance of its
+        own, made afresh and set up again (``setUp`` makes the wrapper anew), so a change one test makes
+        is seen only by calls that same test makes."""
+        stored = _stored_name(entry.site, self.ctx.index.parents)
+        if stored is None or not method_name.startswith("test") or not self._test_case(cls):
+            return False
+        return not self._reaches_attribute(cls, method_name, stored, set())
+
+    def _reaches_attribute(self, cls, method_name: str, attr: str, seen: Set[str]) -> bool:
+        """Whether the method reads ``self.<attr>``, itself or through the methods of ``cls`` it calls on
+        ``self`` (a method not found in the class, of a base class elsewhere, is taken to read it)."""
+        if method_name in seen:
+            return False
+        seen.add(method_name)
+        method = cls.methods.get(method_name)
+        if method is None:
+            return not method_name.startswith("assert")  # (unittest's assertions read no attribute of it)
+        me = method.params[0][0].name.value if method.params else "self"
+        stack: List[cst.CSTNode] = [method.node.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(iter_children(node))
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me:
+                if node.attr.value == attr:
+                    return True
+                parent = self.ctx.index.parents.get(id(node))
+                if isinstance(parent, cst.Call) and parent.func is node \
+                        and self._reaches_attribute(cls, node.attr.value, attr, seen):
+                    return True
+        return False
+
+    def _test_case(self, cls, depth: int = 0) -> bool:
+        """A ``unittest`` test case: a class whose bases (through this module's classes) include one named
+        ``...TestCase`` (``unittest.TestCase``, ``absltest.TestCase``, ``parameterized.TestCase``)."""
+        index = self.ctx.index
+        for base, node in zip(cls.bases, cls.base_nodes):
+            q = index.qualify(node) if node is not None else None
+            if (q or base).rsplit(".", 1)[-1].endswith("TestCase"):
+                return True
+            local = index.classes.get(base)
+            if local is not None and local is not cls and depth < 8 and self._test_case(local, depth + 1):
+                return True
+        return False
 
     def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the

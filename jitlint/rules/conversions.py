@@ -66,19 +66,24 @@ class ConcretizeTracer(Rule):
     ## Fix safety
     When the Python number is only used as array data, the fix keeps it an
     array: `int(x)` -> `jnp.asarray(x, dtype=int)` (truncated toward zero, as
-    `int()` does), `float(x)` -> `jnp.asarray(x, dtype=float)`, `x.item()` ->
-    `jnp.reshape(x, ())`. `int` and `float` are JAX's default dtypes: int32 and
-    float32, int64 and float64 with x64 enabled. "Only as array data" is
-    proven from the code: followed upwards while it is still a Python number,
-    the value meets only `+ - * / // %` (`**` for a float) with number
-    literals, known numeric constants, other such conversions or traced arrays;
-    element-wise `jax.numpy` functions (`jnp.maximum`, `jnp.where`, `jnp.clip`
-    and its `min=` / `max=`), `jnp.asarray` / `jnp.array` / `jnp.stack`; a
-    `return` from a function jitted where it is defined (`@jax.jit`: its
-    results are arrays anyway); or a local name bound only there whose every
-    read is such a use. No fix when it reaches anything else: an `if`, a
-    comparison, `range`, a shape, an index, a string, a dict key, an argument
-    of another function, a `return` from a helper, a nested function or lambda.
+    `int()` does), `float(x)` -> `jnp.asarray(x, dtype=float)`, `bool(x)` ->
+    `jnp.asarray(x, dtype=bool)`, `x.item()` -> `jnp.reshape(x, ())`. `int`
+    and `float` are JAX's default dtypes: int32 and float32, int64 and float64
+    with x64 enabled. "Only as array data" is proven from the code: followed
+    upwards while it is still a Python number, the value meets only
+    `+ - * / // %` (`**` for a float) with number literals, known numeric
+    constants, sizes (`x.shape[i]`, `x.ndim`, `len(x)`), other such
+    conversions or traced arrays; element-wise `jax.numpy` functions
+    (`jnp.maximum`, `jnp.where`, `jnp.clip` and its `min=` / `max=`),
+    `jnp.asarray` / `jnp.array` / `jnp.stack`; a `return` -- alone, or in a
+    returned tuple, list or dict display -- from a function every call of which
+    goes through `jax.jit` (jitted where it is defined, or a private
+    module-level function whose name is read only to make jit wrappers of
+    it: its results are arrays anyway); or a local name bound only there whose every read is
+    such a use. A `bool(x)` is kept an array only where it is returned. No fix
+    when the value reaches anything else: an `if`, a comparison, `range`, a
+    shape, an index, a string, a dict key, an argument of another function, a
+    `return` from a helper, a nested function or lambda.
 
     The fix is always UNSAFE. The original never ran under `jax.jit`, so it is
     measured against eager execution, and differs from it: the result is a

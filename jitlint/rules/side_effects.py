@@ -423,6 +423,10 @@ class OuterStateWrite(Rule):
     `try`, or just before it, and `finally: STACK.pop()` or `.pop(-1)`), with no other change
     of it there: on every way out of the call it is as it was, so the pair run
     once per trace is the same as once per call (a context kept while tracing).
+    Nor is a global set and written back in a `finally`: set in the `try`, or
+    just before it (`old = G; G = size; try: yield; finally: G = old`, a
+    context manager's setting entered inside traced code), the `finally`
+    writing the same name: the call leaves it as it found it, traced or not.
     The same pop in straight-line code is flagged: under jit a conversion error
     can raise between the two where eager code goes on, and the push stays.
     A method whose `self` is a pytree argument of the jit (not static) gets a
@@ -571,15 +575,16 @@ class OuterStateWrite(Rule):
                 self._check_container_target(target, target.value)  # `del CACHE[key]`
 
     def _restored_in_finally(self, name: str) -> bool:
-        """The write sits in a ``try`` whose ``finally`` writes the same name back (or in that
-        ``finally``): state scoped to the trace, such as a nesting depth kept while tracing."""
+        """The write sits in a ``try`` whose ``finally`` writes the same name back, or in the statement
+        just before that ``try`` (``old = G; G = size; try: yield; finally: G = old``, a context manager's
+        setting), or in that ``finally`` after such a write: state scoped to the trace, such as a nesting
+        depth or a size read while tracing.  The call leaves it as it found it, traced or not."""
         if self.ctx.current is None:
             return False
-        for stmt, part in self.ctx.enclosing_tries(self.ctx.current):
-            if stmt.finalbody is not None:
-                other = stmt.body if part is stmt.finalbody else stmt.finalbody
-                if name in names_bound_in(other):
-                    return True
+        for stmt, before, in_cleanup in self.ctx.try_finally_around(self.ctx.current):
+            others = [stmt.body] + ([before] if before is not None else []) if in_cleanup else [stmt.finalbody]
+            if any(name in names_bound_in(other) for other in others):
+                return True
         return False
 
     def _once_flag(self, name: str, value: cst.BaseExpression) -> bool:
