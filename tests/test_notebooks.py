@@ -232,3 +232,20 @@ def test_every_line_of_a_cell_is_one_line_of_the_module(cell):
     assert len(python_lines(cell)) == len(_lines(cell))
     text, cells = read_notebook(notebook("import jax\n", cell, "y = 2\n"))
     assert cells.locate(text.count("\n")) == (3, 1)  # the last cell's line, after the cell above
+
+
+LAMBDA_CELLS = ("import jax\nscale = 2.0\n", "g = jax.jit(lambda x: x * scale)\n", "print(g(1.0))\n")
+
+
+@pytest.mark.parametrize("later, stale", [
+    (("scale = 3.0\n",), False),  # every call of the wrapper came before the rebinding
+    (("scale = 3.0\n", "print(g(1.0))\n"), True),  # called again: the kept trace gives 2.0, eagerly 3.0
+    (("h = g\n", "scale = 3.0\n", "print(h(1.0))\n"), True),  # handed on before it: called through another name
+])
+def test_a_jitted_lambda_of_a_notebook_is_stale_only_where_called_after_the_rebinding(tmp_path, later, stale):
+    """`g = jax.jit(lambda x: x * scale)` in a notebook: the lambda reads `scale` when a call of `g` traces it,
+    and a later call reuses that trace (JAX 0.10.2: 2.0 after `scale = 3.0`).  Where every call of `g` comes
+    before the rebinding, no trace runs with the old value (a tutorial's simulation run once)."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*(LAMBDA_CELLS + later)))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -406,3 +406,19 @@ def test_a_wrapper_that_nothing_in_a_script_reads_traces_nothing(tmp_path, monke
     monkeypatch.setattr(runner, "_LISTINGS", {})  # (a listing is reused for a few seconds)
     results = lint_files([str(tmp_path / "script.py")], Config())
     assert [(d.line, d.code) for r in results for d in r.diagnostics] == [(5, "JIT201")]
+
+
+def test_a_public_wrapper_of_a_package_module_is_its_api(tmp_path):
+    """In a package, a module-level `FAST_LOSS = jax.jit(loss)` that nothing in the project reads is still
+    there for other code to import and call (a library's API, as `jax.jit`-wrapped helpers are): `loss` is
+    traced code through it.  A private one, `_FAST_LOSS`, is not."""
+    (tmp_path / "pyproject.toml").write_text("")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "lib.py").write_text(_SCRIPT)
+    results = lint_files([str(pkg / "lib.py")], Config())
+    assert [(d.line, d.code) for r in results for d in r.diagnostics] == [(5, "JIT201")]
+    (pkg / "lib.py").write_text(_SCRIPT.replace("FAST_LOSS", "_FAST_LOSS"))
+    results = lint_files([str(pkg / "lib.py")], Config())
+    assert [d.code for r in results for d in r.diagnostics] == []

@@ -776,11 +776,14 @@ class ModuleIndex:
 
     def __init__(self, module: cst.Module, extra_jit: Sequence[str] = (),
                  resolve_function: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None,
-                 never_imported: bool = False) -> None:
+                 never_imported: bool = False, in_package: bool = False) -> None:
         self.module = module
         #: nothing imports the module (a notebook; a script nothing in its project imports): its functions run
         #: where its own statements call them, or after all of them ran
         self.never_imported = never_imported
+        #: the module is part of a package (an ``__init__.py`` beside it): its public names are there to be
+        #: imported, by code of other projects too
+        self.in_package = in_package
         #: the module (its index) and name of a module-level function of another module of the
         #: checked code, by qualified name (given by the project); None when checked alone
         self.resolve_function_elsewhere = resolve_function
@@ -1924,7 +1927,8 @@ class ModuleIndex:
 
     def never_called(self, entry: EntryPoint) -> bool:
         """A wrapper made by a call (``W = jax.jit(f)``) whose name nothing reads: a local of the function
-        that makes it, or a global of a module nothing imports (a script, a notebook), read nowhere else
+        that makes it, or a global of a module nothing imports (a script, a notebook; in a package, a private
+        one: the public names of a package's module are there for others to import), read nowhere else
         in its scope (no ``globals()``, ``eval`` or ``exec`` there either).  Making the wrapper traces
         nothing; only a call of it does, and none can happen."""
         site = entry.site
@@ -1938,8 +1942,8 @@ class ModuleIndex:
             if not owner.scope.is_local(target.value):
                 return False
             root: cst.CSTNode = owner.node
-        elif owner is None and self.never_imported:
-            root = self.module
+        elif owner is None and self.never_imported and (target.value.startswith("_") or not self.in_package):
+            root = self.module  # (a script's global; a public name of a package's module is its API)
         else:
             return False
         for node in name_references(root):
@@ -2151,6 +2155,9 @@ class ModuleIndex:
                 return False
             if made is not None and info.last_statement >= made and self._replaced_before_use(name, holder, made):
                 return False
+            if made is not None and info.last_statement >= made and self.never_imported \
+                    and self._wrapper_unused_after(holder, min(r for r in info.statements if r >= made)):
+                return False
             return made is None or info.last_statement >= made
         if position is not None and info.last_statement > position and self._one_literal_value(name):
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
@@ -2179,6 +2186,24 @@ class ModuleIndex:
             if any(n.value in reaching for n in name_references(stmt)):
                 return i
         return None
+
+    def _wrapper_unused_after(self, holder: cst.CSTNode, rebinding: int) -> bool:
+        """A notebook's or script's ``W = jax.jit(lambda ...)`` (the module statement ``holder``) whose name is
+        read only to call it, and by no module statement after ``rebinding``: every trace of the lambda, and
+        every run of it, comes before the global it reads changes (a tutorial's simulator run once)."""
+        if not (isinstance(holder, cst.SimpleStatementLine) and len(holder.body) == 1
+                and isinstance(holder.body[0], cst.Assign) and len(holder.body[0].targets) == 1
+                and isinstance(holder.body[0].targets[0].target, cst.Name)):
+            return False
+        wrapper = holder.body[0].targets[0].target
+        for i, stmt in enumerate(self.module.body):
+            for ref in name_references(stmt, wrapper.value):
+                if ref is wrapper:
+                    continue
+                call = self.parents.get(id(ref))
+                if i > rebinding or not (isinstance(call, cst.Call) and call.func is ref):
+                    return False
+        return True
 
     def _replaced_before_use(self, name: str, holder: cst.CSTNode, made: int) -> bool:
         """A module-level ``W = jax.jit(lambda ...: ...)`` (statement ``made``) whose name is bound again, to

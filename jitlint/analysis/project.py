@@ -55,7 +55,9 @@ class Project:
         # where its own statements call them, or after it has run (a caller in another project)
         alone = is_notebook(path) or self.importers.get(os.path.realpath(path), None) == ()
         index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified),
-                            never_imported=alone)
+                            never_imported=alone,
+                            in_package=os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)),
+                                                                   "__init__.py")))
         state = ModuleState(path, source, module, index, None)  # type: ignore[arg-type]
         state.analyzer = Analyzer(index, project=self, path=path)
         for node in index.infos:

@@ -224,7 +224,7 @@ class RecompilationHazard(Rule):
 
     Nor is a wrapper made once per item of an outer loop that reads a value
     that changes with the item (the loop's target, or what the loop builds
-    from it: a training phase's rate or weight) and is called only in loops
+    from it or an `if` on it chooses: a training phase's rate or weight) and is called only in loops
     inside that iteration: each phase compiles its own function once and
     every step of the phase reuses it. The same function made on every
     epoch (reading nothing the loop changes; its own parameters and name do
@@ -587,8 +587,9 @@ class RecompilationHazard(Rule):
 
     def _varying_names(self, loop: cst.CSTNode, scope: Scope) -> Set[str]:
         """The names of ``scope`` whose value changes from one iteration of ``loop`` to the next: its
-        targets, and what the loop binds from them (an assignment whose value reads one, a def whose
-        code does, any other binding in the loop: a nested loop's target, a ``with`` name).  A name
+        targets, and what the loop binds from them (an assignment whose value reads one, or that an ``if``
+        on one chooses, a def whose code does, any other binding in the loop: a nested loop's target, a
+        ``with`` name).  A name
         the loop binds again to the same value every time (``optimizer = optax.adamw(lr)``, a ``def``
         reading only values from outside the loop) does not change what the iteration compiles."""
         index = self.ctx.index
@@ -610,10 +611,22 @@ class RecompilationHazard(Rule):
                 if source is None:
                     continue
                 read = _names_read(source) - (_own_names(source, index) if b.kind is BindingKind.FUNCTION else set())
-                if read & varying:
+                if read & varying or self._chosen_by(b.node, loop, varying):
                     varying.add(name)
                     changed = True
         return varying
+
+    def _chosen_by(self, node: cst.CSTNode, loop: cst.CSTNode, varying: Set[str]) -> bool:
+        """``node`` (a binding) sits in a branch of an ``if`` inside ``loop`` whose test reads a name of
+        ``varying``: which value it binds changes with the iteration (``if constant: dt0 = 0.1`` / ``else:
+        dt0 = None`` in a loop over ``constant``)."""
+        parents = self.ctx.index.parents
+        child, parent = node, parents.get(id(node))
+        while parent is not None and parent is not loop:
+            if isinstance(parent, cst.If) and child is not parent.test and _names_read(parent.test) & varying:
+                return True
+            child, parent = parent, parents.get(id(parent))
+        return False
 
     def _amortised(self, made: cst.CSTNode, scope: FunctionInfo, uses: Sequence[cst.Call]) -> bool:
         """The callable made in a loop reads a name that loop rebinds (a training phase's rate: each
