@@ -1062,14 +1062,14 @@ PARAM_ADVICE_ONLY = {
         def run(x):
             return jax.grad(_f)(x)
         """,
-    "jitted at a call, not where it is defined": """
+    "jitted at a call, and also called as itself": """
         def _f(x):
             return x * SCALE
 
         _g = jax.jit(_f)
 
         def run(x):
-            return _g(x)
+            return _g(x) + _f(x)
         """,
     "read in a helper that calls the jitted function back": """
         def _helper(x, n):

@@ -165,7 +165,11 @@ def _is_boolean(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bo
             return ctx.index.qualify(dtype) in jax_api.BOOL_DTYPES or literal_value(dtype) in ("bool", "bool_")
         return ctx.index.qualify(expr.func) in _BOOLEAN
     if isinstance(expr, cst.Name):
-        value = ctx.facts.value(expr)  # (a name bound to a boolean array: the analysis followed its value)
+        # a name bound once in its function to a boolean array (the analysis followed its value)
+        scope = ctx.enclosing_function(expr)
+        if scope is None or len([b for b in scope.scope.bindings_of(expr.value) if b.binds_value]) != 1:
+            return False
+        value = ctx.facts.value(expr)
         return value.kind is Kind.TRACED and value.is_bool
     return False
 

@@ -80,7 +80,7 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     shown = ctx.code(read)
     advice = Fix(Applicability.DISPLAY_ONLY,
                  f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
-    caller = fn if _only_jit(fn, ctx) is not None else _only_caller(fn, ctx)
+    caller = fn if _only_jit(fn, ctx) is not None or _only_wrapper(fn, ctx) is not None else _only_caller(fn, ctx)
     if caller is None:
         return advice
     key = ("parameters", caller.node, shown)
@@ -130,7 +130,9 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     if static and kind == "array":
         return None  # an array cannot be static
     entry = _only_jit(fn, ctx)
-    if entry is None or (static and (entry.partial_positional or entry.partial_keywords)):
+    if entry is None:
+        return _through_wrapper(read, global_name, kind, static, reads, fn, ctx)
+    if static and (entry.partial_positional or entry.partial_keywords):
         return None
     calls = _editable_calls(fn, entry, global_name, ctx)
     if calls is None and not _can_wrap(fn, entry, ctx):
@@ -170,6 +172,122 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
         "it has no call in this module"
     return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` ({where})",
                    tuple(edits) + imports)
+
+
+def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoint, cst.SimpleStatementLine, str]]:
+    """``W = jax.jit(_f, ...)`` at module level, the one way ``_f`` is traced: a private module-level
+    function, not decorated, whose name the module reads only there. (The entry, the statement, ``W``.)"""
+    entries = [e for e in ctx.index.entries if e.function is fn]
+    node = fn.node
+    if len(entries) != 1 or not isinstance(node, cst.FunctionDef) or node.decorators or fn.parent is not None \
+            or fn.cls is not None or not fn.name.startswith("_"):
+        return None
+    entry = entries[0]
+    site = entry.site
+    t = entry.transform
+    if not isinstance(site, cst.Call) or t is None or t.name not in _JIT or entry.partial_positional \
+            or entry.partial_keywords or not site.args or site.args[0].star or site.args[0].keyword is not None \
+            or not isinstance(site.args[0].value, cst.Name) or site.args[0].value.value != fn.name:
+        return None
+    top = ctx.top_index(site)
+    statement = ctx.module.body[top] if top is not None else None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is site
+            and len(statement.body[0].targets) == 1 and isinstance(statement.body[0].targets[0].target, cst.Name)):
+        return None
+    if any(ref is not node.name and ref is not site.args[0].value for ref in name_references(ctx.module, fn.name)):
+        return None  # (also called, or handed on, as itself)
+    return entry, statement, statement.body[0].targets[0].target.value
+
+
+def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, static: bool,
+                     reads: List[cst.BaseExpression], fn: FunctionInfo, ctx: FixContext) -> Optional[Fix]:
+    """``def _f(x): ... G ...`` and ``W = jax.jit(_f)`` -> ``def _f(x, *, g): ... g ...`` and ``_W =
+    jax.jit(_f)`` behind ``def W(x): return _W(x, g=G)``: the name the module's callers (and other modules)
+    use keeps its signature and reads the value on every call.  A private ``W`` every use of which is a
+    call in this module keeps its jit, and its calls pass the value."""
+    found = _only_wrapper(fn, ctx)
+    if found is None:
+        return None
+    entry, statement, wrapper = found
+    node = fn.node
+    assert isinstance(node, cst.FunctionDef)
+    if node.asynchronous is not None or any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)):
+        return None
+    site = entry.site
+    assert isinstance(site, cst.Call)
+    base = _base_name(read, global_name)
+    if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
+                                   for r in name_references(node.body, base)):
+        param = base
+    else:
+        param = ctx.fresh_name(base, node)
+    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
+    changes[node.params] = _with_keyword_only(node.params, param)
+    def_edit = ctx.replace_many(changes)
+    if def_edit is None:
+        return None
+    jit_call = site
+    if static:
+        positional = [p.name.value for p, k in fn.params if k in ("posonly", "positional")]
+        merged = merged_static_args(list(site.args[1:]), [param], {}, positional, ctx, entry.transform)
+        if merged is None:
+            return None
+        jit_call = site.with_changes(args=[site.args[0]] + merged)
+    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    how = "static argument" if static else "argument"
+    uses = [ref for ref in name_references(ctx.module, wrapper) if ref is not statement.body[0].targets[0].target]
+    calls = [ctx.parent(ref) for ref in uses]
+    visible = wrapper.startswith("_") and not listed_in_all(ctx.module, wrapper) and all(
+        isinstance(call, cst.Call) and call.func is ref and not any(a.star == "**" for a in call.args)
+        and not _shadowed(wrapper, ctx.index.call_scopes.get(call, (None, None))[0])
+        and not _shadowed(global_name, ctx.index.call_scopes.get(call, (None, None))[0])
+        for ref, call in zip(uses, calls))
+    if visible and uses:
+        edits: List[Edit] = [def_edit]
+        by_top: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
+        if jit_call is not site:
+            by_top.setdefault(ctx.top_index(site), {})[site] = jit_call  # type: ignore[index]
+        for call in calls:
+            top = ctx.top_index(call)
+            if top is None or any(a in calls for a in ctx.ancestors(call)):
+                return None
+            by_top.setdefault(top, {})[call] = call.with_changes(args=_appended(call.args, argument))
+        for group in by_top.values():
+            call_edit = ctx.replace_many(group)
+            if call_edit is None:
+                return None
+            edits.append(call_edit)
+        return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` "
+                       f"(at the {len(calls)} call{'s' if len(calls) != 1 else ''} of `{wrapper}`)", tuple(edits))
+    forwarded = _forwarded(node.params)
+    if forwarded is None:
+        return None
+    private = ctx.fresh_name("_" + wrapper.lstrip("_") + "_jit", ctx.module, ctx.module_names())
+    nl = ctx.module.default_newline
+    assign = statement.with_changes(body=[statement.body[0].with_changes(
+        targets=[statement.body[0].targets[0].with_changes(target=cst.Name(private))], value=jit_call)])
+    forwarding = cst.FunctionDef(
+        name=cst.Name(wrapper), params=node.params.deep_clone(),
+        body=cst.IndentedBlock(body=[cst.SimpleStatementLine(
+            [cst.Return(cst.Call(cst.Name(private), args=_appended(forwarded, argument)))])]),
+        leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    top = ctx.top_index(site)
+    assert top is not None
+    old_code = ctx.top_code(top)
+    from jitlint.fixes.wrap import wrapped
+
+    _, assign_code = wrapped(ctx, old_code, assign)
+    _, def_code = wrapped(ctx, old_code, forwarding)
+    following = ctx.module.body[top + 1] if top + 1 < len(ctx.module.body) else None
+    blank = sum(1 for line in following.leading_lines if line.comment is None) if following is not None else 2
+    wrapper_edit = ctx.replace_top(top, assign_code + def_code.rstrip() + nl * (1 + max(0, 2 - blank)))
+    if wrapper_edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE,
+                   f"Keep `{wrapper}` as a plain function that passes `{ctx.code(read)}` on every call to the "
+                   f"jitted `{private}`, as the {how} `{param}`", (def_edit, wrapper_edit))
 
 
 def _only_caller(helper: FunctionInfo, ctx: FixContext) -> Optional[FunctionInfo]:
