@@ -131,3 +131,55 @@ def test_a_named_partial_of_the_loop_variable_called_in_the_same_iteration():
     assert "loss_jit = jax.jit(loss)" in fixed
     assert "out.append(loss_jit(w, xs, n=scale))" in fixed
     assert "functools.partial" not in fixed
+
+
+@pytest.mark.parametrize("body", [
+    # two statements: not one call the function only passes values on to
+    """
+    class M:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, x):
+            @jax.jit
+            def g(v):
+                v = v * 2.0
+                return loss(self.w, v, 2)
+
+            return g(x)
+    """,
+    # handed on, not only called: the caller may keep it
+    """
+    class M:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, x):
+            @jax.jit
+            def g(v):
+                return loss(self.w, v, 2)
+
+            return g
+    """,
+])
+def test_a_jitted_nested_function_is_lifted_only_when_it_only_passes_values_on(body):
+    source, codes, fixed = run(body)
+    assert "loss_jit" not in fixed
+
+
+def test_a_jitted_nested_function_that_passes_values_on_is_lifted():
+    source, codes, fixed = run("""
+    class M:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, x):
+            @jax.jit
+            def g(v):
+                return loss(self.w, v, 2)
+
+            return g(x)
+    """)
+    assert "JIT501" in codes
+    assert "loss_jit = jax.jit(loss)" in fixed and "return loss_jit(self.w, x, 2)" in fixed
+    assert "def g(" not in fixed

@@ -49,7 +49,7 @@ from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSF
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value
+from jitlint.fixes.common import comments_in, literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import reads
 from jitlint.fixes.imports import removal
@@ -372,6 +372,76 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         if isinstance(fresh, cst.Call) and isinstance(fresh.func, cst.Name) else None  # `partial`, used only here
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
                    f"pass it the values the {lifted.what} held", (made, replaced) + ((unused,) if unused else ()))
+
+
+@rewrites("JIT501")
+def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``@jax.jit def _apply(x): return mlp(self.params, x)`` made on every call of a method, then
+    ``_apply(x)`` -> ``mlp_jit(self.params, x)`` with ``mlp_jit = jax.jit(mlp)`` made once at module level: a
+    jitted nested function whose one statement returns a call of a stable function, its parameters and values
+    it held passed as they are, is the jitted lambda ``to_lifted_wrapper`` lifts."""
+    if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
+        return None
+    if ctx.findings.get("JIT101"):
+        return None
+    inner = ctx.parent(node)
+    if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
+        return None
+    info = ctx.index.infos.get(inner)
+    function = info.parent if info is not None else None
+    if function is None or not isinstance(function.node, cst.FunctionDef):
+        return None
+    body = inner.body.body if isinstance(inner.body, cst.IndentedBlock) else ()
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1 \
+            or not isinstance(body[0].body[0], cst.Return) or not isinstance(body[0].body[0].value, cst.Call):
+        return None
+    name = inner.name.value
+    uses = [ref for ref in name_references(function.node.body, name) if ref is not inner.name]
+    calls = [ctx.parent(ref) for ref in uses]
+    if not calls or any(not (isinstance(call, cst.Call) and call.func is ref) for ref, call in zip(uses, calls)) \
+            or len([b for b in function.scope.bindings_of(name) if b.binds_value]) != 1:
+        return None
+    lambda_form = cst.Lambda(params=inner.params, body=body[0].body[0].value)
+    lifted = _Lifting(lambda_form, ctx, function, False, calls)
+    if lifted.callee is None:
+        return None
+    new_calls = {}
+    for call in calls:
+        merged = lifted.arguments(call)
+        if merged is None:
+            return None
+        new_calls[call] = merged
+    parts = _Parts(None, allow_parameters=False)
+    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+        return None
+    before = ctx.top_index(node)
+    if before is None or any(ctx.index.globals[g].last_statement >= before for g in parts.globals):
+        return None
+    parts.transforms.append(ctx.code(node.decorator).rsplit(".", 1)[-1])
+    made_name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
+    changes: dict = {call: call.with_changes(func=cst.Name(made_name), args=args) for call, args in new_calls.items()}
+    changes[inner] = cst.RemovalSentinel.REMOVE
+    # the statement after the definition takes its comments (as lines above it) and, where the definition
+    # opened its block, loses the blank lines that set the definition off
+    block = ctx.block_of(inner)
+    if block is None or block[1] + 1 >= len(block[0].body):  # type: ignore[attr-defined]
+        return None
+    following = block[0].body[block[1] + 1]  # type: ignore[attr-defined]
+    moved = following
+    for old_node in [n for n in changes if following in ctx.ancestors(n)]:
+        moved = moved.deep_replace(old_node, changes.pop(old_node))
+    comments = [cst.EmptyLine(indent=True, comment=cst.Comment(c)) for c in comments_in(inner)]
+    kept = [ln for ln in following.leading_lines if ln.comment is not None or block[1] > 0]
+    changes[following] = moved.with_changes(leading_lines=comments + kept)
+    replaced = ctx.replace_many(changes)
+    if replaced is None:
+        return None
+    at = _own_line_offset(before, ctx)
+    nl = ctx.module.default_newline
+    wrapper = f"{ctx.code(node.decorator)}({ctx.code(lifted.callee)})"
+    made = Edit(at, at, f"{made_name} = {wrapper}" + nl * 3)
+    return ctx.fix(Applicability.UNSAFE, f"Make `{wrapper}` once, at module level, as `{made_name}`, and pass it the "
+                   f"values `{name}` held", (made, replaced))
 
 
 def _wrapper_calls(node: cst.Call, function: FunctionInfo, ctx: FixContext) -> List[cst.Call]:

@@ -315,12 +315,18 @@ class RecompilationHazard(Rule):
     fix is offered only when the function uses none of the parameters they
     go to where a static value is needed (a `range()` bound, an `if` test,
     a shape); a wrapper called through a name may hold only parameters
-    nothing rebinds. No fix for a callee of another module, a held value
-    computed in the lambda (`x * 2` would run outside the jit), static
-    argument options on a lambda (they name its parameters) or
-    `static_argnums` on a partial with positions bound.
+    nothing rebinds, or a name that nothing rebinds between the wrapper and
+    its calls (a loop's variable, read by the calls of the same iteration).
+    A nested `def` jitted by its decorator whose one statement returns such a
+    call (`@jax.jit def _apply(v): return mlp(self.params, v)`, then
+    `_apply(x)`) is lifted the same way: `mlp_jit(self.params, x)`, the
+    definition gone, its comments moved to the next statement. No fix for a
+    callee of another module, a held value computed in the lambda (`x * 2`
+    would run outside the jit), static argument options on a lambda (they
+    name its parameters) or `static_argnums` on a partial with positions
+    bound.
 
-    No fix either for a nested function, a bound method, an option that is
+    No fix either for another nested function, a bound method, an option that is
     not a literal, a hoist to module level of a name bound below it, or in a
     module with JIT101 findings. A static argument that changes on every
     iteration gets advice only (DISPLAY_ONLY): pass it traced when the
