@@ -341,22 +341,11 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     statics = [a for a in options if a.keyword is not None and a.keyword.value in ("static_argnums", "static_argnames")]
     if lifted.callee is None or (statics and (lifted.what == "lambda" or lifted.partial_positional)):
         return None  # (static arguments name the lambda's parameters, count the partial's positions)
-    new_calls = {}
-    for call in calls:
-        merged = lifted.arguments(call)
-        if merged is None:
-            return None
-        new_calls[call] = merged
-    parts = _Parts(None, allow_parameters=False)
-    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+    found = _lifted_calls(lifted, calls, node, ctx.code(node.func), ctx)
+    if found is None:
         return None
-    before = ctx.top_index(node)
-    if before is None or any(ctx.index.globals[name].last_statement >= before for name in parts.globals):
-        return None
-    parts.transforms.append(ctx.code(node.func).rsplit(".", 1)[-1])
-    name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
+    changes, name, before = found
     wrapper = node.with_changes(args=[target.with_changes(value=lifted.callee)] + options, lpar=[], rpar=[])
-    changes: dict = {call: call.with_changes(func=cst.Name(name), args=args) for call, args in new_calls.items()}
     if not called_at_once:
         assignment = _assignment_statement(node, ctx)
         if assignment is None or not _remove_keeping_comments(assignment, changes, ctx):
@@ -372,6 +361,28 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         if isinstance(fresh, cst.Call) and isinstance(fresh.func, cst.Name) else None  # `partial`, used only here
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
                    f"pass it the values the {lifted.what} held", (made, replaced) + ((unused,) if unused else ()))
+
+
+def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNode, transform: str,
+                  ctx: FixContext) -> Optional[Tuple[dict, str, int]]:
+    """The calls of a lifted wrapper rewritten to call ``<callee>_jit`` with the held values: (the changes,
+    the new module-level name, the module statement it goes above); None where the callee cannot be
+    jitted once at module level or a held value cannot be traced."""
+    new_calls = {}
+    for call in calls:
+        merged = lifted.arguments(call)
+        if merged is None:
+            return None
+        new_calls[call] = merged
+    parts = _Parts(None, allow_parameters=False)
+    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+        return None
+    before = ctx.top_index(node)
+    if before is None or any(ctx.index.globals[g].last_statement >= before for g in parts.globals):
+        return None
+    parts.transforms.append(transform.rsplit(".", 1)[-1])
+    name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
+    return {call: call.with_changes(func=cst.Name(name), args=args) for call, args in new_calls.items()}, name, before
 
 
 @rewrites("JIT501")
@@ -405,21 +416,10 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     lifted = _Lifting(lambda_form, ctx, function, False, calls)
     if lifted.callee is None:
         return None
-    new_calls = {}
-    for call in calls:
-        merged = lifted.arguments(call)
-        if merged is None:
-            return None
-        new_calls[call] = merged
-    parts = _Parts(None, allow_parameters=False)
-    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+    found = _lifted_calls(lifted, calls, node, ctx.code(node.decorator), ctx)
+    if found is None:
         return None
-    before = ctx.top_index(node)
-    if before is None or any(ctx.index.globals[g].last_statement >= before for g in parts.globals):
-        return None
-    parts.transforms.append(ctx.code(node.decorator).rsplit(".", 1)[-1])
-    made_name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
-    changes: dict = {call: call.with_changes(func=cst.Name(made_name), args=args) for call, args in new_calls.items()}
+    changes, made_name, before = found
     changes[inner] = cst.RemovalSentinel.REMOVE
     # the statement after the definition takes its comments (as lines above it) and, where the definition
     # opened its block, loses the blank lines that set the definition off
