@@ -427,6 +427,11 @@ class OuterStateWrite(Rule):
     just before it (`old = G; G = size; try: yield; finally: G = old`, a
     context manager's setting entered inside traced code), the `finally`
     writing the same name: the call leaves it as it found it, traced or not.
+    Nor is a Python value (not a tracer) stashed in a global that only the
+    writing function and the functions nested in it read, none of them before
+    the write (`global flag_g; flag_g = flag`, read by a nested loss
+    function): the trace reads back what it wrote, and is keyed by the static
+    arguments the value comes from, as eager code reads back its own value.
     The same pop in straight-line code is flagged: under jit a conversion error
     can raise between the two where eager code goes on, and the push stays.
     A method whose `self` is a pytree argument of the jit (not static) gets a
@@ -587,6 +592,40 @@ class OuterStateWrite(Rule):
                 return True
         return False
 
+    def _trace_temporary(self, name: str) -> bool:
+        """The global is read only by the function writing it (and the functions nested in it) and by no
+        other module statement, function or ``__all__``: a Python value stashed there is read back by the same
+        call; under jit the trace writes it and reads it back, keyed by the static arguments the value comes
+        from, so each call reads what its own values wrote, as eagerly (a flag from a static argument
+        handed to a nested loss function)."""
+        index = self.ctx.index
+        writer = self.ctx.function.node
+        if name in index.globals and index.globals[name].kind != "value" or "__all__" in index.globals:
+            return False  # (a module with `__all__` may export it)
+        for ref in name_references(index.module, name):
+            parent = index.parents.get(id(ref))
+            if isinstance(parent, (cst.AssignTarget, cst.NameItem)):
+                continue  # a binding (module-level initial value) or a `global` declaration
+            if path_to(writer, ref) is None:
+                return False
+        # in the writer, no read comes before a write: nothing reads what an earlier call left (a counter's
+        # `+= 1`, a warn-once flag's test)
+        written = False
+        stack: List[cst.CSTNode] = [writer.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name) and node.value == name:
+                parent = index.parents.get(id(node))
+                while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+                    parent = index.parents.get(id(parent))  # (an unpacking target: `a, b = None, None`)
+                if isinstance(parent, cst.AssignTarget):
+                    written = True
+                elif not isinstance(parent, cst.NameItem) and not written:
+                    return False
+                continue
+            stack.extend(reversed(list(iter_children(node))))
+        return written
+
     def _once_flag(self, name: str, value: cst.BaseExpression) -> bool:
         """``G = True`` behind a guard on ``G`` (``if G or ...: return`` before it in the function's
         body, or the write inside ``if not G:``), where the module sets ``G`` to False and nothing sets
@@ -649,6 +688,8 @@ class OuterStateWrite(Rule):
             return  # a lazy default, stored once: eagerly too
         if name.value in fn.global_names and self._once_flag(name.value, value):
             return  # a warn-once flag: its block runs once per process, traced or not
+        if name.value in fn.global_names and not self.ctx.is_traced(value) and self._trace_temporary(name.value):
+            return  # a Python value stashed for the trace's own reads, as eager code reads it back
         if name.value in fn.global_names:
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
