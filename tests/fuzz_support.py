@@ -386,13 +386,18 @@ def _is_helper_definition(edit: Edit, fix: Fix) -> bool:
 
 
 def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
-    """The edit's statement calls a function defined by a statement holding one of the findings: a fix
-    that gives a function a parameter passes it at the calls (JIT101)."""
+    """The edit's statement calls a function defined by a statement holding one of the findings, or makes
+    or calls a module-level jit wrapper of it (``W = jax.jit(_f)``): a fix that gives a function a parameter
+    passes it at the calls, through the wrapper too (JIT101)."""
     defined = set()
     for a, b in spans:
         if any(a <= at < b for at in starts):
             defined.update(re.findall(r"^def (\w+)", text[a:b], re.MULTILINE))
-    return any(re.search(rf"\b{name}\(", text[a:b]) for a, b in holders for name in defined)
+    made = [rf"jax\.jit\({name}\b" for name in defined]
+    defined |= {wrapper for name in list(defined)
+                for wrapper in re.findall(rf"^(\w+) = jax\.jit\({name}\b", text, re.MULTILINE)}
+    return any(re.search(rf"\b{name}\(", text[a:b]) for a, b in holders for name in defined) \
+        or any(re.search(pattern, text[a:b]) for a, b in holders for pattern in made)
 
 
 @contextmanager
