@@ -249,3 +249,16 @@ def test_a_jitted_lambda_of_a_notebook_is_stale_only_where_called_after_the_rebi
     (tmp_path / "nb.ipynb").write_bytes(notebook(*(LAMBDA_CELLS + later)))
     found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
     assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+@pytest.mark.parametrize("later, stale", [
+    # called through a function whose calls all come before the rebinding
+    (("def acc(x):\n    return g(x)\n", "print(acc(1.0))\n", "scale = 3.0\n"), False),
+    (("def acc(x):\n    return g(x)\n", "print(acc(1.0))\n", "scale = 3.0\n", "print(acc(1.0))\n"), True),
+])
+def test_a_jitted_lambda_called_through_a_function_of_the_notebook(tmp_path, later, stale):
+    """A notebook function that calls the jitted lambda runs it where the function is called: stale only
+    where that is after the rebinding (JAX 0.10.2: 2.0 from the last call of `acc`, eagerly 3.0)."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*(LAMBDA_CELLS[:2] + later)))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -2196,12 +2196,24 @@ class ModuleIndex:
                 and isinstance(holder.body[0].targets[0].target, cst.Name)):
             return False
         wrapper = holder.body[0].targets[0].target
+        return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0)
+
+    def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int) -> bool:
+        """Every read of the module-level ``name`` calls it, in a module statement before ``rebinding`` -- or
+        in a module-level function whose own calls all are (``def get_accuracy(): ... W(...)``, run in cells
+        before the rebinding only)."""
         for i, stmt in enumerate(self.module.body):
-            for ref in name_references(stmt, wrapper.value):
-                if ref is wrapper:
+            for ref in name_references(stmt, name):
+                if ref is binding:
                     continue
                 call = self.parents.get(id(ref))
-                if i > rebinding or not (isinstance(call, cst.Call) and call.func is ref):
+                if not (isinstance(call, cst.Call) and call.func is ref):
+                    return False
+                if isinstance(stmt, cst.FunctionDef) and ref is not stmt.name:
+                    if depth > 2 or stmt.name.value == name \
+                            or not self._only_called_before(stmt.name.value, rebinding, stmt.name, depth + 1):
+                        return False
+                elif i > rebinding or isinstance(stmt, cst.ClassDef):
                     return False
         return True
 
