@@ -681,9 +681,11 @@ class Analyzer:
         """A parameter that no call of a ``jax.jit`` / ``jax.pmap`` wrapper can fill: required, not static, and
         annotated with a class of the checked code that is no JAX type (a plain class, or one the standard
         library's ``dataclass`` decorates, that nothing registers as a pytree and that has no
-        ``__jax_array__``).  JAX flattens the arguments before it traces, and an instance of such a class is
-        a leaf that is not an array: every call raises ``TypeError`` ("Error interpreting argument ... as an
-        abstract array"), so the wrapper never traces its function (run on JAX 0.10.2)."""
+        ``__jax_array__``), concrete and no template of others (an instance of it, not of a subclass that may
+        be a pytree), and every call seen here passes an instance made of it.  JAX flattens the arguments
+        before it traces, and such an instance is a leaf that is not an array: every call raises
+        ``TypeError`` ("Error interpreting argument ... as an abstract array"), so the wrapper never traces its
+        function (run on JAX 0.10.2)."""
         t = entry.transform
         if t is None or t.name not in jax_api.ARRAY_ONLY_TRANSFORMS or entry.all_traced \
                 or entry.static_nums is None or entry.static_names is None:
