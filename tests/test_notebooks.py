@@ -241,6 +241,7 @@ LAMBDA_CELLS = ("import jax\nscale = 2.0\n", "g = jax.jit(lambda x: x * scale)\n
     (("scale = 3.0\n",), False),  # every call of the wrapper came before the rebinding
     (("scale = 3.0\n", "print(g(1.0))\n"), True),  # called again: the kept trace gives 2.0, eagerly 3.0
     (("h = g\n", "scale = 3.0\n", "print(h(1.0))\n"), True),  # handed on before it: called through another name
+    (("for _ in range(2):\n    print(g(1.0))\n    scale = scale + 1.0\n",), True),  # the loop calls it after, too
 ])
 def test_a_jitted_lambda_of_a_notebook_is_stale_only_where_called_after_the_rebinding(tmp_path, later, stale):
     """`g = jax.jit(lambda x: x * scale)` in a notebook: the lambda reads `scale` when a call of `g` traces it,

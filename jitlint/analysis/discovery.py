@@ -2199,9 +2199,9 @@ class ModuleIndex:
         return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0)
 
     def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int) -> bool:
-        """Every read of the module-level ``name`` calls it, in a module statement before ``rebinding`` -- or
-        in a module-level function whose own calls all are (``def get_accuracy(): ... W(...)``, run in cells
-        before the rebinding only)."""
+        """Every read of the module-level ``name`` calls it, in a module statement before the one at
+        ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
+        W(...)``, run in cells before the rebinding only)."""
         for i, stmt in enumerate(self.module.body):
             for ref in name_references(stmt, name):
                 if ref is binding:
@@ -2213,8 +2213,8 @@ class ModuleIndex:
                     if depth > 2 or stmt.name.value == name \
                             or not self._only_called_before(stmt.name.value, rebinding, stmt.name, depth + 1):
                         return False
-                elif i > rebinding or isinstance(stmt, cst.ClassDef):
-                    return False
+                elif i >= rebinding or isinstance(stmt, cst.ClassDef):
+                    return False  # (a call in the statement that rebinds it, a loop, runs after it too)
         return True
 
     def _replaced_before_use(self, name: str, holder: cst.CSTNode, made: int) -> bool:
