@@ -857,6 +857,7 @@ class ModuleIndex:
         self._mutations: List[Tuple[str, FunctionInfo, Scope, Dict[str, Set[FunctionInfo]]]] = []
         self._declared: Optional[Set[str]] = None
         self._private_references: Optional[Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]]] = None
+        self._mentions: Optional[Dict[str, List[cst.Name]]] = None
         self._construction_helpers: Dict[ClassInfo, Set[str]] = {}
         self._lineages: Optional[List[List[ClassInfo]]] = None
         self._names_of: Optional[Dict[cst.BaseExpression, List[str]]] = None
@@ -1946,12 +1947,24 @@ class ModuleIndex:
             root = self.module  # (a script's global; a public name of a package's module is its API)
         else:
             return False
+        if root is self.module:
+            mentions = [n for dynamic in ("globals", "locals", "vars", "eval", "exec") for n in self.mentions(dynamic)]
+            return not mentions and all(n is target for n in self.mentions(target.value))
         for node in name_references(root):
             if node.value == target.value and node is not target:
                 return False
             if node.value in ("globals", "locals", "vars", "eval", "exec"):
                 return False
         return True
+
+    def mentions(self, name: str) -> List[cst.Name]:
+        """Every ``Name`` node of the module spelled ``name`` (:func:`name_references`, read or bound, in any
+        scope), from one walk of the module."""
+        if self._mentions is None:
+            self._mentions = {}
+            for node in name_references(self.module):
+                self._mentions.setdefault(node.value, []).append(node)
+        return self._mentions.get(name, [])
 
     def _stdlib_dataclass(self, decorator: cst.BaseExpression) -> bool:
         """``@dataclass`` / ``@dataclasses.dataclass(...)`` of the standard library, whose name every module-level
@@ -1973,34 +1986,21 @@ class ModuleIndex:
         """A class of this module that is no template for others: no abstract base (``abc.ABC``), no
         ``@abstractmethod``, and no class of this module derives from it (a value annotated with it is an
         instance of it, not of a subclass that may be a pytree)."""
-        todo, seen = [name], set()
-        while todo:
-            cls = self.classes.get(todo.pop())
-            if cls is None or cls.name in seen:
-                continue
-            seen.add(cls.name)
-            if any(node is not None and self.qualify(node) in ("abc.ABC", "abc.ABCMeta")
-                   for node in cls.base_nodes):
+        cls = self.classes.get(name)
+        if cls is None:
+            return False
+        for here in self.ancestors(cls):
+            if any(node is not None and self.qualify(node) in ("abc.ABC", "abc.ABCMeta") for node in here.base_nodes):
                 return False
-            for method in cls.methods.values():
-                if any(self.qualify(d.decorator) in ("abc.abstractmethod", "abc.abstractproperty")
-                       for d in getattr(method.node, "decorators", ())):
-                    return False
-            todo.extend(cls.bases)
+            if any(self.qualify(d.decorator) in ("abc.abstractmethod", "abc.abstractproperty")
+                   for method in here.methods.values() for d in getattr(method.node, "decorators", ())):
+                return False
         return not any(name in other.bases for other in self.classes.values())
 
     def class_defines(self, name: str, method: str) -> bool:
         """The class ``name`` of this module, or a base class of it in this module, defines ``method``."""
-        todo, seen = [name], set()
-        while todo:
-            cls = self.classes.get(todo.pop())
-            if cls is None or cls.name in seen:
-                continue
-            if method in cls.methods:
-                return True
-            seen.add(cls.name)
-            todo.extend(cls.bases)
-        return False
+        cls = self.classes.get(name)
+        return cls is not None and any(method in here.methods for here in self.ancestors(cls))
 
     def keras_layer(self, cls: ClassInfo, depth: int = 0) -> bool:
         """A subclass of a Keras layer or model (through the classes of this module): Keras calls its

@@ -421,18 +421,9 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     changes, made_name, before = found
     changes[inner] = cst.RemovalSentinel.REMOVE
-    # the statement after the definition takes its comments (as lines above it) and, where the definition
-    # opened its block, loses the blank lines that set the definition off
-    block = ctx.block_of(inner)
-    if block is None or block[1] + 1 >= len(block[0].body):  # type: ignore[attr-defined]
-        return None
-    following = block[0].body[block[1] + 1]  # type: ignore[attr-defined]
-    moved = following
-    for old_node in [n for n in changes if following in ctx.ancestors(n)]:
-        moved = moved.deep_replace(old_node, changes.pop(old_node))
     comments = [cst.EmptyLine(indent=True, comment=cst.Comment(c)) for c in comments_in(inner)]
-    kept = [ln for ln in following.leading_lines if ln.comment is not None or block[1] > 0]
-    changes[following] = moved.with_changes(leading_lines=comments + kept)
+    if not _onto_following(inner, comments, changes, ctx, opens_block=True):
+        return None
     replaced = ctx.replace_many(changes)
     if replaced is None:
         return None
@@ -478,16 +469,22 @@ def _remove_keeping_comments(line: cst.SimpleStatementLine, changes: dict, ctx: 
     trailing = line.trailing_whitespace.comment
     if trailing is not None:
         comments.append(cst.EmptyLine(indent=True, comment=trailing))
-    if not comments:
-        return True
-    block = ctx.block_of(line)
+    return not comments or _onto_following(line, comments, changes, ctx, opens_block=False)
+
+
+def _onto_following(removed: cst.CSTNode, comments: List[cst.EmptyLine], changes: dict, ctx: FixContext,
+                    opens_block: bool) -> bool:
+    """The statement after ``removed`` in its block takes ``comments`` as lines above it (its own changes
+    folded in); with ``opens_block``, a removed first statement of its block, it also loses the blank lines
+    that set the removed one off.  False when nothing follows ``removed``."""
+    block = ctx.block_of(removed)
     if block is None or block[1] + 1 >= len(block[0].body):  # type: ignore[attr-defined]
         return False
     following = block[0].body[block[1] + 1]  # type: ignore[attr-defined]
     moved = following
     for old in [old for old in changes if following in ctx.ancestors(old)]:
         moved = moved.deep_replace(old, changes.pop(old))
-    blank = [ln for ln in following.leading_lines if ln.comment is None]
+    blank = [ln for ln in following.leading_lines if ln.comment is None and not (opens_block and block[1] == 0)]
     changes[following] = moved.with_changes(
         leading_lines=blank + comments + [ln for ln in following.leading_lines if ln.comment is not None])
     return True

@@ -218,26 +218,23 @@ def _number_use(name: cst.Name, ctx: FixContext) -> bool:
 def _size_use(name: cst.Name, ctx: FixContext) -> bool:
     """A static use of ``name`` that needs one Python int and that nothing traced can stand for: a shape
     (a ``range()`` bound has ``lax.fori_loop``, a slice bound a mask, which keep the value traced)."""
-    child: cst.CSTNode = name
-    parent = ctx.parent(child)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) or (
-            isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), (cst.Tuple, cst.List))):
-        child = ctx.parent(parent) if isinstance(parent, cst.Element) else parent
-        parent = ctx.parent(child)
-    if not isinstance(parent, cst.Arg):
-        return False
-    call = ctx.parent(parent)
-    if not isinstance(call, cst.Call):
-        return False
-    q = ctx.index.qualify(call.func)
-    if q in SHAPE_POSITIONS and parent.keyword is None:
-        position = [a for a in call.args if a.keyword is None].index(parent)
-        return position in SHAPE_POSITIONS[q]
-    return parent.keyword is not None and parent.keyword.value in ("shape", "length", "size", "num")
+    return _static_slot(name, ctx) == "shape"
 
 
 def is_static_use(name: cst.Name, ctx: FixContext) -> bool:
     """``name`` sits in an ``if``/``while`` test, a ``range()`` bound, a shape, a slice bound or ``axis=``."""
+    return _static_slot(name, ctx) is not None
+
+
+#: keywords that give a shape or a size
+_SHAPE_KEYWORDS = frozenset({"shape", "length", "size", "num"})
+
+
+def _static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
+    """Where ``name`` (through arithmetic, comparisons, static builtins and tuples of sizes) needs a static
+    value: ``"test"`` (an ``if`` / ``while`` / ``assert`` test), ``"slice"``, ``"range"``, ``"shape"`` (a
+    shape argument or keyword, a ``reshape``-like method) or ``"keyword"`` (``axis=`` and the like); None
+    for no such place."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
     while True:
@@ -253,25 +250,26 @@ def is_static_use(name: cst.Name, ctx: FixContext) -> bool:
         else:
             break
     if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is child:
-        return True
+        return "test"
     if isinstance(parent, cst.Slice):
-        return True
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        if not isinstance(call, cst.Call):
-            return False
-        if isinstance(call.func, cst.Name) and call.func.value == "range" \
-                and ctx.facts.read_scope.get(call.func) == "builtin":
-            return True
-        if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
-            return True
-        q = ctx.index.qualify(call.func)
-        if q in SHAPE_POSITIONS and parent.keyword is None:
-            position = [a for a in call.args if a.keyword is None].index(parent)
-            return position in SHAPE_POSITIONS[q]
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in SHAPE_METHODS and q is None:
-            return True
-    return False
+        return "slice"
+    if not isinstance(parent, cst.Arg):
+        return None
+    call = ctx.parent(parent)
+    if not isinstance(call, cst.Call):
+        return None
+    if isinstance(call.func, cst.Name) and call.func.value == "range" \
+            and ctx.facts.read_scope.get(call.func) == "builtin":
+        return "range"
+    if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
+        return "shape" if parent.keyword.value in _SHAPE_KEYWORDS else "keyword"
+    q = ctx.index.qualify(call.func)
+    if q in SHAPE_POSITIONS and parent.keyword is None:
+        position = [a for a in call.args if a.keyword is None].index(parent)
+        return "shape" if position in SHAPE_POSITIONS[q] else None
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in SHAPE_METHODS and q is None:
+        return "shape"
+    return None
 
 
 def _static_builtin_call(call: Optional[cst.CSTNode], ctx: FixContext) -> bool:

@@ -741,7 +741,7 @@ class RecompilationHazard(Rule):
                 or not (scope.name.startswith("_") or index.never_imported):
             return False
         calls = [call for call in index.calls_by_name.get(scope.name, ()) if isinstance(call.func, cst.Name)]
-        if not calls or len(list(name_references(index.module, scope.name))) != len(calls) + 1:
+        if not calls or len(index.mentions(scope.name)) != len(calls) + 1:
             return False  # (the name read other than to call it, or bound again)
         return all(caller is not None and self._runs_once(caller, path | {scope})
                    for caller in (index.call_scopes.get(call, (None, None))[0] for call in calls))

@@ -602,7 +602,7 @@ class OuterStateWrite(Rule):
         writer = self.ctx.function.node
         if name in index.globals and index.globals[name].kind != "value" or "__all__" in index.globals:
             return False  # (a module with `__all__` may export it)
-        for ref in name_references(index.module, name):
+        for ref in index.mentions(name):
             parent = index.parents.get(id(ref))
             if isinstance(parent, (cst.AssignTarget, cst.NameItem)):
                 continue  # a binding (module-level initial value) or a `global` declaration
