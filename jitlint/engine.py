@@ -85,6 +85,7 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
                  load_source: Optional[Callable[[str], Optional[Tuple[str, cst.Module]]]] = None,
                  suppressed: Optional[Dict[str, Set[Tuple[int, str]]]] = None, build_fixes: bool = True,
                  edits: bool = True, importers: Optional[Sequence[str]] = None,
+                 graph_importers: Optional[Dict[str, Tuple[str, ...]]] = None,
                  ) -> Tuple[Dict[str, List[Diagnostic]], "Project"]:
     """The one analysis every front end runs: a module, with the project modules its traced code reaches.
 
@@ -99,14 +100,16 @@ def analyse_unit(path: str, source: str, module: cst.Module, config: Config, *, 
     a fix is reported by its title and applicability, its edits left unbuilt where its builder
     can leave them (``Fix.without_edits``): what a report that shows no edits needs.  ``importers``:
     the files of the project that import the module (their classes' instances reach its functions; none:
-    nothing in its project imports it; None: not known).
+    nothing in its project imports it; None: not known); ``graph_importers``: the same for every module of
+    the project, by real path (the analysis records the lists it reads: ``Project.consulted_importers``).
     SourceError when the code is too deep to analyse.
     """
     from jitlint.analysis.project import Project
     from jitlint.fixes import attach_fixes  # every front end gets the fixes the rules' builders offer
 
     project = Project(config.extend_jit_decorators, roots, load_source=load_source or (lambda p: None),
-                      importers=None if importers is None else {path: tuple(importers)})
+                      importers=None if importers is None else {path: tuple(importers)},
+                      graph_importers=graph_importers)
     own = project.add(path, source, module)
     own.analysed = True
     rules = selected_rules(config.select, config.ignore)

@@ -331,15 +331,17 @@ def _loader(overrides: Dict[str, bytes], digests: Dict[str, str], limit: Optiona
 def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
              overrides: Optional[Dict[str, bytes]] = None, max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE,
              build_fixes: bool = True, edits: bool = True,
-             importers: Optional[Sequence[str]] = None) -> UnitResult:
+             importers: Optional[Sequence[str]] = None,
+             graph: Optional[Dict[str, Tuple[str, ...]]] = None) -> UnitResult:
     """Analyse one file with the project modules its traced code reaches; never raises.  Without
     ``build_fixes`` fixes are built when asked for (see ``Diagnostic.built_fix``): in-process only;
-    without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``)."""
+    without ``edits`` a fix is reported by its title and applicability (``Fix.without_edits``).
+    ``graph``: by real path, the files of the project that import each module (see ``importers_key``)."""
     from jitlint.analysis.reparse import last_offsets, parse_document
     from jitlint.engine import SourceError, decode_source
     from jitlint.source import collector_paused
 
-    whole = _whole_analysis(path, config, roots, overrides, max_file_size, build_fixes, edits, importers)
+    whole = _whole_analysis(path, config, roots, overrides, max_file_size, build_fixes, edits, importers, graph)
     try:
         with collector_paused():  # see there: the tree and the analysis's facts live until the end
             source = decode_source(data)
@@ -359,9 +361,11 @@ def run_unit(path: str, data: bytes, config: Config, roots: Sequence[str] = (),
 
 def _whole_analysis(path: str, config: Config, roots: Sequence[str], overrides: Optional[Dict[str, bytes]],
                     max_file_size: Optional[int], build_fixes: bool, edits: bool,
-                    importers: Optional[Sequence[str]]) -> Callable:
+                    importers: Optional[Sequence[str]], graph: Optional[Dict[str, Tuple[str, ...]]] = None
+                    ) -> Callable:
     """The whole analysis of the unit ``path`` as ``incremental`` calls it: (source, module, build its fixes
-    now) -> (findings by real path, silenced by real path, the other modules read)."""
+    now) -> (findings by real path, silenced by real path, the other modules read, and the lists of
+    importers it asked for, under ``importers_key``)."""
     from jitlint.engine import analyse_unit
 
     def whole(source: str, module, fixes_now: bool):
@@ -370,7 +374,9 @@ def _whole_analysis(path: str, config: Config, roots: Sequence[str], overrides: 
         found, project = analyse_unit(path, source, module, config, roots=roots,
                                       load_source=_loader(overrides or {}, read, max_file_size),
                                       suppressed=silenced, build_fixes=build_fixes or fixes_now, edits=edits,
-                                      importers=importers)
+                                      importers=importers, graph_importers=graph)
+        for real, found_importers in project.consulted_importers.items():
+            read[importers_key(real)] = importers_digest(found_importers)
         if build_fixes:  # nothing refers back to the analysis (the editor's deferred fixes would)
             project.release()
         read.pop(os.path.realpath(path), None)
@@ -432,10 +438,11 @@ _POOL_SHARED: Dict[str, object] = {}
 
 
 def _pool_init(config: Config, roots: Sequence[str], overrides: Dict[str, bytes], max_file_size,
-               owner: int, edits: bool = True, importers: Optional[Dict[str, Tuple[str, ...]]] = None) -> None:
+               owner: int, edits: bool = True, importers: Optional[Dict[str, Tuple[str, ...]]] = None,
+               graph: Optional[Dict[str, Tuple[str, ...]]] = None) -> None:
     die_with(owner)
     _POOL_SHARED.update(config=config, roots=roots, overrides=overrides, max_file_size=max_file_size, edits=edits,
-                        importers=importers or {})
+                        importers=importers or {}, graph=graph)
 
 
 def die_with(owner: int) -> None:
@@ -481,7 +488,8 @@ def _run_unit_in_pool(item: Tuple[str, bytes]) -> UnitResult:
     return run_unit(path, data, _POOL_SHARED["config"], _POOL_SHARED["roots"],  # type: ignore[arg-type]
                     _POOL_SHARED["overrides"], _POOL_SHARED["max_file_size"],  # type: ignore[arg-type]
                     edits=bool(_POOL_SHARED["edits"]),
-                    importers=_POOL_SHARED["importers"].get(path))  # type: ignore[union-attr]
+                    importers=_POOL_SHARED["importers"].get(path),  # type: ignore[union-attr]
+                    graph=_POOL_SHARED.get("graph"))  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------- the project
@@ -615,9 +623,12 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     skipped = [p for p in paths if p in datas and p not in unit_set]
     roots = list(roots)
     importers: Dict[str, Tuple[str, ...]] = {}
+    graph: Dict[str, Tuple[str, ...]] = {}
     if context and datas:
         callers, project_roots = _callers_in_project(datas, checked, digests, overrides, config, cache, roots,
-                                                     max_file_size, importers)
+                                                     max_file_size, importers, graph)
+        for real, found_importers in graph.items():  # (what a cached analysis that asked for them checks)
+            digests[importers_key(real)] = importers_digest(found_importers)
         roots += [r for r in project_roots if r not in roots]
         for caller, data in callers.items():
             datas[caller] = data
@@ -643,7 +654,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     tick = progress or (lambda n: None)
     own = [p in set(paths) for p in todo]  # a caller from the project around is not on the progress bar
     tick(len(paths) - sum(own))  # unreadable, pre-filtered out, or cached: done already
-    init = (config, roots, overrides, max_file_size, os.getpid(), edits, importers)
+    init = (config, roots, overrides, max_file_size, os.getpid(), edits, importers, graph)
     if jobs > 1 and len(work) >= 4 and build_fixes:  # a pool costs more than a few small files
         # fork is cheapest; but never fork a process that has imported jax (its threads can deadlock)
         method = "forkserver" if "jax" in sys.modules else "fork"
@@ -670,7 +681,7 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
     else:
         _quick_check_all(skipped, datas, results, cache)
         computed = list(_ticking((_time_limited(timeout, run_unit, p, d, *init[:4], build_fixes, edits,
-                                                importers.get(p))
+                                                importers.get(p), graph)
                                   for p, d in work),
                                  tick, own))
     for path, result in zip(todo, computed):
@@ -734,6 +745,16 @@ def _merge(paths: Sequence[str], units: Sequence[str], done: Dict[str, UnitResul
     return out
 
 
+def importers_key(real: str) -> str:
+    """The key, among the modules a unit's analysis read, of the list of files importing ``real`` it asked
+    for: a cached result is still valid while the project's imports give the same list."""
+    return "\0importers of " + real
+
+
+def importers_digest(importers: Sequence[str]) -> str:
+    return digest("\n".join(sorted(importers)).encode("utf-8", "surrogatepass"))
+
+
 def _still_valid(hit: UnitResult, digests: Dict[str, str], overrides: Dict[str, bytes],
                  limit: Optional[int]) -> bool:
     """Every module the cached analysis read still has the text it had then."""
@@ -752,10 +773,12 @@ def _still_valid(hit: UnitResult, digests: Dict[str, str], overrides: Dict[str, 
 def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digests: Dict[str, str],
                         overrides: Dict[str, bytes], config: Config, cache: Optional[Cache], roots: Sequence[str],
                         limit: Optional[int], importers: Optional[Dict[str, Tuple[str, ...]]] = None,
+                        graph_importers: Optional[Dict[str, Tuple[str, ...]]] = None,
                         ) -> Tuple[Dict[str, bytes], List[str]]:
     """The other files of the projects around the checked ones whose traced code may reach them;
     ``importers`` gets, for each unit, the files of the projects that import it themselves (none: nothing
-    in its project imports it)."""
+    in its project imports it), and ``graph_importers`` the same for every file of the projects, by real
+    path."""
     project_roots = sorted({r for r in (project_root(p) for p in datas) if r is not None})
     if not project_roots:
         return {}, []
@@ -780,6 +803,9 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     if importers is not None:
         for unit in list(datas) + [p for p in callers if traced.get(p)]:
             importers[unit] = tuple(graph.direct_importers(unit))
+    if graph_importers is not None:
+        for path in imports:
+            graph_importers[os.path.realpath(path)] = tuple(graph.direct_importers(path))
     for path in callers:
         if not traced.get(path):
             continue

@@ -422,3 +422,112 @@ def test_a_public_wrapper_of_a_package_module_is_its_api(tmp_path):
     (pkg / "lib.py").write_text(_SCRIPT.replace("FAST_LOSS", "_FAST_LOSS"))
     results = lint_files([str(pkg / "lib.py")], Config())
     assert [d.code for r in results for d in r.diagnostics] == []
+
+
+_CONFIG_MODULE = """import jax
+import jax.numpy as jnp
+
+_SCALE = 1.0
+
+
+def load_config(value):
+    global _SCALE
+    _SCALE = float(value)
+
+
+def scale():
+    return _SCALE
+
+
+@jax.jit
+def step(x):
+    return x * scale()
+"""
+
+_MAIN = """import sys
+
+from config import load_config, step
+
+
+def read_value(argv):
+    return argv[1] if len(argv) > 1 else "2.0"
+
+
+def train():
+    return step(1.0)
+
+
+def main(argv):
+{body}
+
+
+if __name__ == "__main__":
+    main(sys.argv)
+"""
+
+
+def _startup_project(tmp_path, body, cache_dir=None):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "config.py").write_text(_CONFIG_MODULE)
+    (tmp_path / "main.py").write_text(_MAIN.format(body=body))
+    results = lint_files([str(tmp_path / "config.py")], Config(), cache_dir=cache_dir)
+    return [(d.line, d.code) for r in results for d in r.diagnostics]
+
+
+def test_a_global_set_only_while_the_program_starts_is_read_as_set(tmp_path, monkeypatch):
+    """JIT101: a module's setting (`_SCALE`, set by `load_config`) read in traced code is not stale when every
+    call of the setter, in the project, runs at the start of the program: in `main` (run by `if __name__ ==
+    "__main__":`) before anything that may trace, after nothing but calls outside the project and plain
+    helpers (JAX 0.10.2: the jitted step gives the eager value).  Set after a traced call, in a loop, or by
+    a setter nothing in the project calls (its callers unknown), the read is stale and reported; the
+    cache follows the importers' text."""
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    assert _startup_project(tmp_path, "    load_config(read_value(argv))\n    print(train())") == []
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    nested = "    if len(argv) > 2:\n        print(argv)\n    else:\n        load_config(read_value(argv))\n    train()"
+    assert _startup_project(tmp_path, nested) == []
+    stale = [(13, "JIT101")]
+    for body in ("    print(train())\n    load_config(read_value(argv))\n    print(train())",
+                 "    for value in argv[1:]:\n        load_config(value)\n        print(train())",
+                 "    print(train(), load_config(read_value(argv)))",
+                 "    print(argv)"):
+        monkeypatch.setattr(runner, "_LISTINGS", {})
+        assert _startup_project(tmp_path, body) == stale, body
+    # handed to a JAX transform, not run once: `main` runs in each trace, after the traced calls
+    (tmp_path / "config.py").write_text(_CONFIG_MODULE)
+    (tmp_path / "main.py").write_text(_MAIN.format(body="    load_config(argv)\n    return train()").replace(
+        "    main(sys.argv)", "    import jax\n    print(jax.jit(main)(2.0))"))
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    assert stale[0] in [(d.line, d.code) for r in lint_files([str(tmp_path / "config.py")], Config())
+                        for d in r.diagnostics]  # (with the write in the trace, JIT102)
+    cache = str(tmp_path / "cache")
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    assert _startup_project(tmp_path, "    load_config(read_value(argv))\n    print(train())", cache) == []
+    (tmp_path / "sweep.py").write_text("from config import load_config\nfrom main import train\n\n"
+                                       "for v in (1.0, 2.0):\n    load_config(v)\n    train()\n")
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    results = lint_files([str(tmp_path / "config.py")], Config(), cache_dir=cache)
+    assert [(d.line, d.code) for r in results for d in r.diagnostics] == stale  # (a new importer)
+
+
+def test_a_cached_result_that_read_another_modules_importers_follows_them(tmp_path, monkeypatch):
+    """The jitted step lives in `model.py` and reads `config.py`'s setting: whether the read is stale
+    depends on who imports `config.py`, which the cache of `model.py`'s analysis records: a new module
+    that sets the value between traced calls makes the read reported on the next cached run."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "config.py").write_text(_CONFIG_MODULE.split("\n\n@jax.jit")[0] + "\n")
+    (tmp_path / "model.py").write_text("import jax\n\nfrom config import scale\n\n\n@jax.jit\ndef step(x):\n"
+                                       "    return x * scale()\n")
+    (tmp_path / "main.py").write_text(_MAIN.format(body="    load_config(read_value(argv))\n    print(train())")
+                                      .replace("from config import load_config, step",
+                                               "from config import load_config\nfrom model import step"))
+    cache = str(tmp_path / "cache")
+    files = [str(tmp_path / name) for name in ("config.py", "model.py", "main.py")]
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    assert [d.code for r in lint_files(files, Config(), cache_dir=cache) for d in r.diagnostics] == []
+    (tmp_path / "sweep.py").write_text("from config import load_config\nfrom main import train\n\n"
+                                       "for v in (1.0, 2.0):\n    load_config(v)\n    train()\n")
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    results = lint_files(files, Config(), cache_dir=cache)
+    assert [(os.path.basename(r.path), d.line, d.code) for r in results for d in r.diagnostics] == [
+        ("config.py", 13, "JIT101")]

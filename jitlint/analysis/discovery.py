@@ -1957,6 +1957,11 @@ class ModuleIndex:
                 return False
         return True
 
+    @property
+    def main_calls(self) -> Set[cst.Call]:
+        """The calls in the module's ``if __name__ == "__main__":`` blocks."""
+        return self._main_calls
+
     def mentions(self, name: str) -> List[cst.Name]:
         """Every ``Name`` node of the module spelled ``name`` (:func:`name_references`, read or bound, in any
         scope), from one walk of the module."""
@@ -2897,7 +2902,9 @@ class ModuleIndex:
         A method never called here is not a helper either: who calls it cannot be seen.
 
         ``self.name`` in a class that defines ``name`` itself and shares no instance with ``cls`` (see
-        _share_instances) means that class's own method, so it does not count.
+        _share_instances) means that class's own method, so it does not count; nor does
+        ``super().name`` in a method of ``cls`` or of a class sharing no instance with it (a base
+        class's method, reached by an override that runs its parent's setup first).
 
         Start from every private method and drop, until none changes, those with a mention outside
         construction and the remaining helpers; so helpers that call only one another stay in."""
@@ -2915,7 +2922,14 @@ class ModuleIndex:
             return scope.name in CONSTRUCTION_METHODS or (scope.cls is cls and scope.name in helpers)
 
         def elsewhere(name: str, node: cst.CSTNode, owner: Optional[ClassInfo]) -> bool:
-            """``self.name`` in another class's method that reaches that class's own ``name``."""
+            """``self.name`` in another class's method that reaches that class's own ``name``, or
+            ``super().name`` in a method of ``cls`` or of a class that shares no instance with it:
+            the lookup starts past the method's class in its method resolution order, so it
+            reaches a base class's ``name``, never ``cls``'s own (an override that runs its
+            parent's setup first)."""
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Call) \
+                    and isinstance(node.value.func, cst.Name) and node.value.func.value == "super":
+                return owner is not None and (owner is cls or not self._share_instances(owner, cls))
             return (owner is not None and owner is not cls and isinstance(node, cst.Attribute)
                     and isinstance(node.value, cst.Name) and node.value.value == "self"
                     and self.find_method(owner, name) is not None and not self._share_instances(owner, cls))

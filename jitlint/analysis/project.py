@@ -35,11 +35,16 @@ class ModuleState:
 
 class Project:
     def __init__(self, extra_jit: Sequence[str] = (), roots: Iterable[str] = (),
-                 load_source=None, importers: Optional[Dict[str, Sequence[str]]] = None) -> None:
+                 load_source=None, importers: Optional[Dict[str, Sequence[str]]] = None,
+                 graph_importers: Optional[Dict[str, Sequence[str]]] = None) -> None:
         self.extra_jit = tuple(extra_jit)
         #: by real path: the files of the project that import the module themselves (known for the
         #: module a check analyses; its run lists the project's imports; none: nothing imports it)
         self.importers = {os.path.realpath(p): tuple(found) for p, found in (importers or {}).items()}
+        #: by real path: the files that import each module of the project (from the run's import graph)
+        self._graph_importers = dict(graph_importers or {})
+        #: the lists of importers the analysis asked for (importers_of): what its result depends on
+        self.consulted_importers: Dict[str, Tuple[str, ...]] = {}
         self.states: Dict[str, Optional[ModuleState]] = {}
         #: every function of a loaded module -> that module's analyzer
         self._analyzer_of_function: Dict[object, Analyzer] = {}
@@ -83,6 +88,17 @@ class Project:
                 held.__dict__.clear()
         self.states.clear()
         self._analyzer_of_function.clear()
+
+    def importers_of(self, path: str) -> Optional[Tuple[str, ...]]:
+        """The files of the project that import the module at ``path`` themselves; None: not known."""
+        real = os.path.realpath(path)
+        found = self.importers.get(real)
+        if found is None:
+            graph = self._graph_importers.get(real)
+            found = None if graph is None else tuple(graph)
+        if found is not None:
+            self.consulted_importers[real] = found
+        return found
 
     def analyzer_of(self, fn: FunctionInfo) -> Optional[Analyzer]:
         """The analyzer of the project module that defines ``fn`` (a function value passed from one

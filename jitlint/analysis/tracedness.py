@@ -14,11 +14,11 @@ import builtins
 import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from jitlint.analysis import jax_api
+from jitlint.analysis import jax_api, startup
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
                                         is_property, state_test, stores_state, top_small_statements)
@@ -142,6 +142,9 @@ class Facts:
         #: jit wrappers that never trace their function (every call raises before the trace starts), with
         #: the parameter no argument can fill and the class its annotation names (Analyzer.rejected_argument)
         self.rejected_arguments: Dict[EntryPoint, Tuple[str, str]] = {}
+        #: whether functions of this module that change a global are called, in the project, only
+        #: while the program starts, before anything can trace (set by the analysis: startup.py)
+        self.set_at_startup: Callable[[Set[FunctionInfo]], bool] = lambda writers: False
 
     def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
         """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
@@ -502,6 +505,8 @@ class Analyzer:
         self.path = path
         self.facts = Facts(index)
         self.facts.names_class = self.names_class
+        self.facts.set_at_startup = self._set_at_startup
+        self._startup: Dict[FrozenSet[int], bool] = {}
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
         self._mapping_names: Dict[FunctionInfo, frozenset] = {}
@@ -2182,6 +2187,8 @@ class Analyzer:
             return iterable.element
         if iterable.items is not None:
             return join_all(iterable.items)
+        if iterable.kind is Kind.TRACED and iterable.graph_node:
+            return self._graph_member(iterable, node)
         if iterable.kind is Kind.TRACED:
             return traced(Reason(node, "iterating over traced `{code}` (line {line}) yields traced values",
                                  iterable.reason))
@@ -2666,8 +2673,46 @@ class Analyzer:
             return traced(Reason(node, f"`{{code}}` is an array or Variable of the nnx module `{owner.name}`: a "
                                        "leaf of its state, traced with it", base.reason))
         if kind == "module":
+            held = {self._held_kind(value, method, where) for value, method, where in owner.attribute_stores(
+                node.attr.value)}
+            if held <= {"variable", "state"} and held:
+                element = traced(Reason(node, f"`{{code}}` holds the Variables of the nnx module `{owner.name}`: "
+                                              "leaves of its state, traced with it", base.reason),
+                                 variable=held == {"variable"})
+                return traced(base.reason, graph_node=True, element=element)
             return traced(base.reason, graph_node=True)
         return MAYBE
+
+    @staticmethod
+    def _held_kind(value: Optional[cst.BaseExpression], method: FunctionInfo, where: Definition) -> str:
+        """What the elements of an nnx container a method stores are (``_stored_kind`` of each):
+        ``nnx.List([nnx.Param(a), nnx.Param(b)])``, ``nnx.List([nnx.Param(w) for w in ws])``,
+        ``nnx.Sequential(m1, m2)``; ``unknown`` for anything else."""
+        if not isinstance(value, cst.Call):
+            return "unknown"
+        q = where.index.qualify(value.func) or ""
+        if q not in ("flax.nnx.List", "flax.nnx.Sequential"):
+            return "unknown"
+        parts: List[Optional[cst.BaseExpression]] = []
+        if q == "flax.nnx.Sequential":
+            parts = [arg.value for arg in value.args if not arg.star and arg.keyword is None]
+        elif len(value.args) == 1 and isinstance(value.args[0].value, (cst.List, cst.Tuple)):
+            parts = [el.value if isinstance(el, cst.Element) else None for el in value.args[0].value.elements]
+        elif len(value.args) == 1 and isinstance(value.args[0].value, cst.ListComp):
+            parts = [value.args[0].value.elt]
+        kinds = {Analyzer._stored_kind(part, method, where) for part in parts}
+        return kinds.pop() if len(kinds) == 1 else "unknown"
+
+    @staticmethod
+    def _graph_member(container: Value, node: cst.CSTNode) -> Value:
+        """An element of a flax nnx graph node (``for block in model.blocks`` over an ``nnx.List``,
+        ``layers[0]`` of an ``nnx.Sequential``) whose elements are not known to be Variables
+        (``_graph_attribute``): a module or a Variable of the container's graph, of a class the
+        container does not tell.  Its Variables and arrays are leaves, its other attributes static
+        structure, so what an attribute holds is not known here: it is never taken for a traced leaf
+        (``one_hot(idx, block.num_experts)`` on an int attribute runs under ``nnx.jit``, flax 0.12.8)."""
+        return traced(Reason(node, "`{code}` is an element of the traced nnx graph node (line {line})",
+                             container.reason), graph_node=True)
 
     @staticmethod
     def _stored_kind(value: Optional[cst.BaseExpression], method: FunctionInfo, where: Definition) -> str:
@@ -2719,6 +2764,14 @@ class Analyzer:
             return replace(result, reason=Reason(node, f"`{{code}}` is a property of `{owner.name}` computed from "
                                                        "a traced value", base.reason))
         return result
+
+    def _set_at_startup(self, writers: Set[FunctionInfo]) -> bool:
+        """See startup.set_at_startup (cached per set of writers)."""
+        key = frozenset(id(w.node) for w in writers)
+        found = self._startup.get(key)
+        if found is None:
+            found = self._startup[key] = startup.set_at_startup(self.project, self.path, self.index, writers)
+        return found
 
     def _own_data_fields(self) -> frozenset:
         """The fields that a class of this module declares as data (see ``data_fields``): on a traced
@@ -2780,6 +2833,8 @@ class Analyzer:
         if base.static_keys and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
                 and string_value(node.slice[0].slice.value) in base.static_keys:
             return STATIC
+        if base.kind is Kind.TRACED and base.graph_node and not base.mapping:
+            return self._graph_member(base, node)
         if base.kind is Kind.TRACED and base.mapping and base.pytree_class is not None:
             held = base.pytree_class  # a dict annotated `Mapping[str, C]`: its values are C's
             return traced(base.reason, static_attrs=held.static_attrs, pytree_class=held)

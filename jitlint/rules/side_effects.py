@@ -143,6 +143,15 @@ class MutableGlobalRead(Rule):
     sets before it yields: it holds what this call put there, in this trace.
     Nor is a read in a function that runs only while initialising (a loader
     called only from such a branch): it runs once, eagerly too.
+    Nor is a global that functions of its module set, where every call of
+    them in the project runs while the program starts: in `main` (run by
+    `if __name__ == "__main__":`) or a function only such code calls, not in
+    a loop, after nothing but calls of code outside the project, of plain
+    helpers that call no more than that, and of those setters
+    (`load_config(FLAGS.config)` at the top of `main`): no trace can have
+    run before, so a trace reads the only value the program gives it. A
+    setter nothing in the project calls is an API whose callers are unknown,
+    and is reported.
     Nor is a global bound several times, all before the module statement
     that makes the lambda reading it (`params = None`, `if params is None:
     params = init(...)`, then `f = jax.jit(lambda x: apply(params, x))`): the
@@ -264,17 +273,33 @@ class MutableGlobalRead(Rule):
         if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node) \
                 or self._set_here_first(node) or not ctx.body.outside_initialisation:
             return  # (a function that runs only while initialising runs once, eagerly too: it reads once)
-        if ctx.index.rebound_by_calls(node.value, ctx.function) or (
-                info.assignments >= 2 and ctx.index.rebound_after(node.value, ctx.function)):
+        index = ctx.index
+        if info.assignments >= 2 and index.rebound_after(node.value, ctx.function):
             why = "it is reassigned in this module"
-        elif ctx.index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
-                and not ctx.index.memo_only(node.value) and not self._changed_only_while_tracing(node.value):
+        elif index.rebound_by_calls(node.value, ctx.function):
+            if self._set_at_startup(node.value):
+                return
+            why = "it is reassigned in this module"
+        elif index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
+                and not index.memo_only(node.value) and not self._changed_only_while_tracing(node.value):
+            if self._set_at_startup(node.value):
+                return
             why = "a function of this module changes it" if not info.mutable_container else \
                 "it is a module-level container that a function of this module changes"
         else:
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _set_at_startup(self, name: str) -> bool:
+        """Every function of this module that changes global ``name`` is called in the project only
+        while the program starts (``load_config(FLAGS.config)`` at the top of ``main``, run by ``if
+        __name__ == "__main__":``), after nothing that may trace (analysis.startup): a trace can only
+        read the value they leave."""
+        index = self.ctx.index
+        writers = set(index.global_writers.get(name, ())) | set(index.mutated_in_functions.get(name, ())) \
+            | set(index.attribute_mutated_in_functions.get(name, ()))
+        return bool(writers) and self.ctx.facts.set_at_startup(writers)
 
     def _set_here_first(self, node: cst.Name) -> bool:
         """``G.attr`` read (or tested, ``hasattr(G, "attr")``, or dropped, ``delattr(G, "attr")``) after
