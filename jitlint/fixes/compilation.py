@@ -44,7 +44,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from jitlint.analysis.discovery import FunctionInfo
+from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import name_references
@@ -226,6 +226,15 @@ def _stable_global(name: str, ctx: FixContext, parts: _Parts, function: Optional
         return False
     parts.globals.append(name)
     return True
+
+
+def _module_constant(name: str, ctx: FixContext) -> bool:
+    """A module-level name bound once, to a literal (``LR = 0.1``), and rebound nowhere (no ``global``
+    of it): read at the call, it is the value the fresh callable held."""
+    info = ctx.index.globals.get(name)
+    return info is not None and info.kind == "value" and info.assignments == 1 \
+        and isinstance(info.node, cst.Assign) and literal_value(info.node.value) is not None \
+        and name not in ctx.index.declared_names and name not in ctx.index.global_written
 
 
 def _unchanged_parameter(name: str, function: FunctionInfo, ctx: FixContext) -> bool:
@@ -558,7 +567,7 @@ class _Lifting:
         """A value the fresh callable held that the call site can read instead: a literal, or a
         name (with attributes and constant items): for a wrapper called where it is made, any name
         (nothing runs in between); for a wrapper called through a name, a parameter nothing
-        rebinds or a stable module-level name."""
+        rebinds, a stable module-level name or a module constant (``LR = 0.1``)."""
         if literal_value(value) is not None:
             return True
         root = value
@@ -573,7 +582,8 @@ class _Lifting:
             return True
         if root.value not in function.local_names:
             return root.value in self.ctx.index.globals \
-                and _stable_global(root.value, self.ctx, _Parts(None, False), None)
+                and (_stable_global(root.value, self.ctx, _Parts(None, False), None)
+                     or _module_constant(root.value, self.ctx))
         return _unchanged_parameter(root.value, function, self.ctx) or self._unchanged_until_calls(root.value)
 
     def _unchanged_until_calls(self, name: str) -> bool:
@@ -655,3 +665,116 @@ def _passed_values_can_be_traced(lifted: _Lifting, ctx: FixContext) -> bool:
         if isinstance(arg.value, cst.Name) and arg.value.value in lifted.params:
             names.pop()  # a value the call passes: traced already
     return not any(is_static_use(use, ctx) for name in names for use in name_references(fn.node.body, name))
+
+
+# ------------------------------------------------------------------ a method's wrapper made with the object
+
+
+@rewrites("JIT501")
+def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``jax.jit(self._forward)`` made on every call of a method -> ``self._forward_jit``, made once
+    at the end of the class's own ``__init__``: the wrapper goes with the object, as a bound method
+    does, and its trace is kept.
+
+    Preconditions: the wrapper wraps a method of the class (no property), given no other argument
+    than constant options; ``__init__`` is defined in the class and has no ``return``; the new
+    attribute's name is used nowhere in the module; and nothing changes, once the object is built,
+    an attribute the method reads -- directly or through the methods it calls on ``self`` --
+    (``changed_after_construction``), nor does code outside the class store an attribute of that
+    name on any object: the trace kept then computes what a fresh one would.
+    UNSAFE: an object made without ``__init__`` (``copy``, ``__new__``) lacks the wrapper, and a
+    change made from outside the class, which the analysis cannot see, is no longer seen."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
+        return None
+    function = ctx.index.owner_of(node)
+    if not isinstance(function, FunctionInfo) or function.cls is None or not function.params \
+            or function.name == "__init__" or not isinstance(function.node, cst.FunctionDef):
+        return None
+    me = function.params[0][0].name.value
+    target = _function_argument(node)
+    if target is None or any(a is not target and (a.star or a.keyword is None or not _constant(a.value))
+                             for a in node.args):
+        return None
+    bound = target.value
+    if not (isinstance(bound, cst.Attribute) and isinstance(bound.value, cst.Name) and bound.value.value == me):
+        return None
+    cls = function.cls
+    method = cls.methods.get(bound.attr.value)
+    init = cls.methods.get("__init__")
+    if method is None or init is None or not isinstance(method.node, cst.FunctionDef) or is_property(method.node) \
+            or method.is_static_method or not isinstance(init.node, cst.FunctionDef) \
+            or not isinstance(init.node.body, cst.IndentedBlock) or not init.params:
+        return None
+    if any(isinstance(n, cst.Return) for n in _walk_own(init.node.body)):
+        return None
+    changed = ctx.index.changed_after_construction(cls)
+    read = _attributes_read(cls, method, set())
+    if set(changed) & read or _stored_outside(read, cls, ctx):
+        return None
+    attr = f"{bound.attr.value.lstrip('_')}_jit"
+    attr = "_" + attr
+    if any(isinstance(n, cst.Attribute) and n.attr.value == attr for n in _walk_own(ctx.module)) \
+            or attr in ctx.module_names():
+        return None
+    init_self = init.params[0][0].name.value
+    made = cst.parse_statement(f"{init_self}.{attr} = {ctx.code(node.func)}("
+                               + ", ".join([f"{init_self}.{bound.attr.value}"]
+                                           + [ctx.code(a).rstrip(", ") for a in node.args if a is not target])
+                               + ")" + ctx.module.default_newline)
+    last = init.node.body.body[-1]
+    changes = {node: cst.Attribute(cst.Name(me), cst.Name(attr)).with_changes(lpar=node.lpar, rpar=node.rpar),
+               last: cst.FlattenSentinel([last, made])}
+    edit = ctx.replace_many(changes)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(node)}` once, in `__init__`, as `{me}.{attr}`: "
+                   "nothing changes what the method reads once the object is built", (edit,))
+
+
+def _stored_outside(attributes: set, cls, ctx: FixContext) -> bool:
+    """Code of the module outside the class stores one of ``attributes`` on some object
+    (``model.params = new``): it may be an instance of the class."""
+    stack: List[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        if node is cls.node:
+            continue
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for part in ([target] if not isinstance(target, (cst.Tuple, cst.List)) else
+                         [el.value for el in target.elements]):
+                if isinstance(part, cst.Attribute) and part.attr.value in attributes:
+                    return True
+        stack.extend(node.children)
+    return False
+
+
+def _walk_own(root: cst.CSTNode):
+    """``root`` and the nodes under it, not inside a nested function, class or lambda."""
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in node.children
+                     if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+
+
+def _attributes_read(cls, method: FunctionInfo, seen: set) -> set:
+    """The attributes of ``self`` that ``method`` reads, and the methods of the class it calls on
+    ``self`` read, a few levels deep."""
+    if id(method) in seen or len(seen) > 8 or not method.params or not isinstance(method.node, cst.FunctionDef):
+        return set()
+    seen.add(id(method))
+    me = method.params[0][0].name.value
+    found = set()
+    for node in _walk_own(method.node.body):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me:
+            found.add(node.attr.value)
+            called = cls.methods.get(node.attr.value)
+            if called is not None:
+                found |= _attributes_read(cls, called, seen)
+    return found

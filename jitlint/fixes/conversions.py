@@ -29,10 +29,13 @@ the original value is still a Python number, it may
   private module-level function whose name is read only to make jit wrappers (``step_jit =
   jax.jit(_step)``):
   outside, every result of ``jax.jit`` is an array anyway;
+* for an ``int``, be the whole index of a JAX array (``table[int(jnp.argmax(q))]``, the table
+  traced): a 0-d integer array selects the same element (a negative position counts from the end,
+  one past the end is clamped, in both);
 * be bound to a local name, bound nowhere else in the function, whose every read (none of them in
   a nested function, lambda or comprehension) is one of these uses.
 
-Anything else -- a comparison, an ``if``, ``range``, a shape, an index, a string, a dict key, an
+Anything else -- a comparison, an ``if``, ``range``, a shape, an index of a list, a string, a dict key, an
 argument of any other call, a ``return`` from a function that is not jitted where it is defined --
 may need the Python number, and the conversion is left as it is.
 
@@ -169,7 +172,20 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
         return _operand_argument(parent, ctx)
     if isinstance(parent, cst.Element):
         return _operand_sequence(parent, ctx)
+    if isinstance(parent, cst.Index) and not is_float:
+        return _array_index(parent, ctx)
     return False
+
+
+def _array_index(index: cst.Index, ctx: FixContext) -> bool:
+    """The whole index of a JAX array (``table[i]``, the table traced or a module's ``jnp`` array): a 0-d integer array indexes it as the Python int did, negative positions counted
+    from the end alike, and a position past the end clamped in both (JAX's gather)."""
+    element = ctx.parent(index)
+    subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
+    if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1 or subscript.slice[0] is not element:
+        return False
+    value = ctx.facts.value(subscript.value)
+    return (value.kind is Kind.TRACED and value.traced_array) or value.jax_array
 
 
 def _operand_sequence(element: cst.Element, ctx: FixContext) -> bool:

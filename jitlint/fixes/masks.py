@@ -33,7 +33,8 @@ Preconditions, each proven from the code or no fix is written:
   ``jnp.where(m.T, v, x.T).T``; a reduction over axis 0 of the selection sums the first
   ``m.ndim`` axes: ``jnp.where(m.T, x.T, 0).T.sum(axis=tuple(range(m.ndim)))``.  ``x`` is then a
   name or an attribute of one;
-* the value written is a number (``0``, ``-1.0``, ``jnp.nan``), a constant the analysis knows, or
+* the value written is a number (``0``, ``-1.0``, ``jnp.nan``), a constant the analysis knows, one
+  value of an array (a reduction over every axis, ``jnp.median(x)``, or a name bound once to one), or
   (for a mask of ``x``'s shape) ``y[m]`` with the same mask (``x[m] = y[m]`` -> ``jnp.where(m, y, x)``): anything else may be an
   array of the selected size, which ``jnp.where`` cannot place.  Otherwise the fix is display-only;
 * an expression the rewrite writes twice (``x`` of ``.at[m].add(v)``, the mask of a mean, the
@@ -57,7 +58,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import call_argument, name_references
+from jitlint.analysis.syntax import call_argument, int_value, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
@@ -238,6 +239,30 @@ def _is_number(value: cst.BaseExpression, ctx: FixContext) -> bool:
     return isinstance(bare_value, cst.Name) and _module_number(bare_value, ctx)
 
 
+#: ``jax.numpy`` reductions: given only the array, each gives one value (a 0-d array)
+_FULL_REDUCTIONS = frozenset({"sum", "mean", "median", "max", "min", "amax", "amin", "std", "var", "prod",
+                              "nansum", "nanmean", "nanmedian", "nanmax", "nanmin", "nanstd", "nanvar"})
+
+
+def _is_scalar(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bool:
+    """A number, or one value of an array: a reduction over every axis (``jnp.median(x)``, ``x.sum()``
+    of a traced array) or a local name bound once, in the function, to one.  ``jnp.where`` broadcasts
+    a 0-d array as it does a number."""
+    if _is_number(value, ctx):
+        return True
+    inner = bare(value)
+    if isinstance(inner, cst.Call) and not inner.args:
+        func = inner.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _FULL_REDUCTIONS \
+            and ctx.facts.value(func.value).traced_array
+    if isinstance(inner, cst.Call) and len(inner.args) == 1 and inner.args[0].keyword is None \
+            and not inner.args[0].star:
+        q = ctx.index.qualify(inner.func) or ""
+        return q.startswith("jax.numpy.") and q.rpartition(".")[2] in _FULL_REDUCTIONS
+    held = _mask_definition(inner, ctx) if depth < 3 else None
+    return held is not None and _is_scalar(held, ctx, depth + 1)
+
+
 def _module_number(name: cst.Name, ctx: FixContext) -> bool:
     """A module-level name assigned once, to a number, and declared ``global`` nowhere."""
     if ctx.facts.read_scope.get(name) != "global":
@@ -268,8 +293,9 @@ def _walk(root: cst.CSTNode):
 
 def _written_value(value: cst.BaseExpression, mask: cst.BaseExpression,
                    ctx: FixContext) -> Optional[cst.BaseExpression]:
-    """What ``jnp.where`` takes where the mask holds: a number as it is, ``y`` for ``y[mask]``."""
-    if _is_number(value, ctx):
+    """What ``jnp.where`` takes where the mask holds: a number or one value as it is, ``y`` for
+    ``y[mask]``."""
+    if _is_scalar(value, ctx):
         return value
     inner = bare(value)
     if isinstance(inner, cst.Subscript) and len(inner.slice) == 1 and isinstance(inner.slice[0].slice, cst.Index) \
@@ -314,6 +340,94 @@ def to_masked_select(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if found is None:
         return None
     return _select(*found, ctx)
+
+
+#: positions of what is selected, their number depending on the values unless ``size=`` is given
+_POSITION_FUNCTIONS = frozenset({"jax.numpy.nonzero", "jax.numpy.argwhere", "jax.numpy.flatnonzero"})
+
+
+@rewrites("JIT401")
+def to_leading_positions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: ``jnp.nonzero`` / ``jnp.argwhere`` / ``jnp.flatnonzero`` whose result is read only at
+    fixed leading positions (``rows, cols = jnp.nonzero(grid == GOAL)`` then ``rows[0]``, ``cols[0]``;
+    ``jnp.argwhere(m)[0]``) -> ``size=`` one past the last position read: the same first positions,
+    of fixed shape.  Each read is a literal index ``[k]`` (``k >= 0``, or ``[k, j]`` of an argwhere's
+    rows) of the call, of one of its parts (``[i]``) or of a local name bound once to either, read
+    nowhere else.  UNSAFE: where fewer positions are found, eager indexing raised ``IndexError`` and
+    the sized call gives the fill value, 0."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in _POSITION_FUNCTIONS or not node.args \
+            or any(a.keyword is not None and a.keyword.value == "size" for a in node.args) \
+            or any(a.star for a in node.args) or ctx.enclosing_function(node) is None:
+        return None
+    wanted = _leading_reads(node, ctx, tuple_parts=ctx.index.qualify(node.func) == "jax.numpy.nonzero")
+    if not wanted:
+        return None
+    size = max(wanted) + 1
+    new = node.with_changes(args=[*node.args[:-1], node.args[-1].with_changes(comma=_COMMA),
+                                  cst.Arg(cst.Integer(str(size)), keyword=cst.Name("size"),
+                                          equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                cst.SimpleWhitespace("")))])
+    edit = ctx.replace(node, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass `size={size}`: only the first {size} position"
+                   f"{'s are' if size > 1 else ' is'} read (where fewer are found, the rest is filled with 0 "
+                   "where indexing raised)", (edit,))
+
+
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _leading_reads(expr: cst.BaseExpression, ctx: FixContext, tuple_parts: bool, depth: int = 0) -> List[int]:
+    """The literal leading positions read from ``expr`` (a call of ``_POSITION_FUNCTIONS``, one of its
+    parts, or a name bound to one); empty when any use is something else."""
+    parent = ctx.parent(expr)
+    if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return _reads_of_name(target, ctx, tuple_parts, depth)
+        if tuple_parts and isinstance(target, (cst.Tuple, cst.List)) and all(
+                isinstance(el, cst.Element) and isinstance(el.value, cst.Name) for el in target.elements):
+            found: List[int] = []
+            for el in target.elements:
+                reads = _reads_of_name(el.value, ctx, False, depth)  # type: ignore[arg-type]
+                if not reads:
+                    return []
+                found += reads
+            return found
+        return []
+    if not isinstance(parent, cst.Subscript) or parent.value is not expr or depth > 2:
+        return []
+    subscript = parent
+    first = subscript.slice[0].slice
+    k = int_value(first.value) if isinstance(first, cst.Index) else None
+    if k is None or k < 0:
+        return []
+    if tuple_parts and len(subscript.slice) == 1:  # `jnp.nonzero(m)[0]`: the first axis's positions
+        return _leading_reads(subscript, ctx, False, depth + 1)
+    if len(subscript.slice) > 2 or any(not isinstance(el.slice, cst.Index) or int_value(el.slice.value) is None
+                                       for el in subscript.slice[1:]):
+        return []
+    return [k]
+
+
+def _reads_of_name(target: cst.Name, ctx: FixContext, tuple_parts: bool, depth: int) -> List[int]:
+    """Every read of the local name ``target`` (bound only there, in the same function) is a literal
+    leading position."""
+    scope = ctx.enclosing_def(target)
+    if scope is None or len(_store_positions(scope, target.value, ctx)) != 1:
+        return []
+    found: List[int] = []
+    for ref in name_references(scope, target.value):
+        if ref is target:
+            continue
+        if ctx.enclosing_def(ref) is not scope or ctx.facts.read_scope.get(ref) != "local":
+            return []
+        reads = _leading_reads(ref, ctx, tuple_parts, depth + 1)
+        if not reads:
+            return []
+        found += reads
+    return found
 
 
 def _held_where(node: cst.CSTNode, ctx: FixContext
@@ -403,7 +517,7 @@ def _update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.BaseEx
     if fits is None and not (_is_boolean(mask, ctx) and _is_pure_reference(base)):
         return None
     value = _written_value(written, mask, ctx) if fits is not None else (
-        written if _is_number(written, ctx) else None)  # `y[m]` fits `x` only through a mask of its shape
+        written if _is_scalar(written, ctx) else None)  # `y[m]` fits `x` only through a mask of its shape
     if value is None:
         return _display_only(ctx, subscript, base)
     spelled = _jnp(ctx)

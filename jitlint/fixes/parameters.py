@@ -436,8 +436,9 @@ def _bound_by(node: cst.CSTNode) -> Optional[cst.CSTNode]:
     return None
 
 
-def _literal_kind(value: cst.BaseExpression, ctx: FixContext) -> Optional[str]:
-    """``"number"``, ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy array), or None."""
+def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
+    """``"number"``, ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy array), an item of a module
+    table of one of those, or None."""
     lit = literal_value(value)
     if isinstance(lit, (bool, str)):
         return "flag"
@@ -448,7 +449,25 @@ def _literal_kind(value: cst.BaseExpression, ctx: FixContext) -> Optional[str]:
         if q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _ARRAY_FACTORIES \
                 or q in _KEY_FACTORIES:
             return "array"
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and depth < 2:
+        return _table_kind(value.value.value, ctx, depth)
     return None
+
+
+def _table_kind(name: str, ctx: FixContext, depth: int) -> Optional[str]:
+    """An item of the module's table ``name`` (``PLANETS["mars"]``, with ``PLANETS = {"earth": -9.81,
+    ...}`` bound once and changed nowhere): the one kind of its values."""
+    info = ctx.index.globals.get(name)
+    if info is None or info.assignments != 1 or info.mutable_container and name in ctx.index.mutated_in_functions \
+            or name in ctx.index.global_written or not isinstance(info.node, cst.Assign) \
+            or not isinstance(info.node.value, (cst.Dict, cst.List, cst.Tuple)):
+        return None
+    table = info.node.value
+    items = [e.value for e in table.elements if isinstance(e, (cst.DictElement, cst.Element))]
+    if not items or len(items) != len(table.elements):
+        return None
+    kinds = {_literal_kind(item, ctx, depth + 1) for item in items}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 _ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye"})

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
+from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import int_value, iter_children, literal_elements, name_references, string_value
 from jitlint.analysis.values import Kind
@@ -39,16 +40,23 @@ STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "
                              "total_repeat_length", "repeats", "ndim", "dtype", "indices_or_sections",
                              "max_length", "fill_value_size", "N", "M", "n"})
 
-#: functions -> positions of their arguments that are shapes, sizes or counts
-SHAPE_POSITIONS = {
-    "jax.numpy.zeros": (0,), "jax.numpy.ones": (0,), "jax.numpy.empty": (0,), "jax.numpy.full": (0,),
-    "jax.numpy.arange": (0, 1, 2), "jax.numpy.eye": (0, 1, 2), "jax.numpy.identity": (0,),
-    "jax.numpy.tri": (0, 1, 2), "jax.numpy.linspace": (2,), "jax.numpy.broadcast_to": (1,),
-    "jax.numpy.reshape": (1,), "jax.numpy.tile": (1,), "jax.numpy.repeat": (1,),
-    "jax.random.normal": (1,), "jax.random.uniform": (1,), "jax.random.split": (1,),
-    "jax.random.randint": (1,), "jax.random.bernoulli": (2,), "jax.nn.one_hot": (1,),
-    "jax.lax.dynamic_slice": (2,),
-}
+#: positional arguments that must be static beyond the analysis's table of shapes and sizes
+#: (``jax_api.SHAPE_ARGUMENTS``): the diagonal ``k`` of ``eye``/``tri``, the count of ``repeat``
+_MORE_SHAPE_POSITIONS = {"jax.numpy.eye": (2,), "jax.numpy.tri": (2,), "jax.numpy.repeat": (1,)}
+
+
+def _positional_slot(q: str, position: int) -> Optional[str]:
+    """What the argument at ``position`` of the function ``q`` needs: ``"shape"`` (a shape, a size, a
+    count: one Python int), ``"keyword"`` (an axis), or None."""
+    for at, keyword in jax_api.SHAPE_ARGUMENTS.get(q, ()):
+        if at == position:
+            return "keyword" if keyword == "axis" else "shape"
+    if position in _MORE_SHAPE_POSITIONS.get(q, ()):
+        return "shape"
+    if position in jax_api.AXIS_POSITIONS.get(q, ()):
+        return "keyword"
+    return None
+
 
 #: array methods whose arguments are shapes or axes
 SHAPE_METHODS = frozenset({"reshape", "transpose", "sum", "mean", "max", "min", "any", "all", "swapaxes",
@@ -264,9 +272,11 @@ def _static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
     if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
         return "shape" if parent.keyword.value in _SHAPE_KEYWORDS else "keyword"
     q = ctx.index.qualify(call.func)
-    if q in SHAPE_POSITIONS and parent.keyword is None:
+    if q is not None and parent.keyword is None and not parent.star:
         position = [a for a in call.args if a.keyword is None].index(parent)
-        return "shape" if position in SHAPE_POSITIONS[q] else None
+        found = _positional_slot(q, position)
+        if found is not None:
+            return found
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in SHAPE_METHODS and q is None:
         return "shape"
     return None
@@ -505,8 +515,10 @@ def _sequence_use(node: cst.BaseExpression, ctx: FixContext) -> bool:
 
 def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:
     """Each name that is not a parameter replaced by the single parameter ``difflib`` finds close
-    to it (cutoff 0.8), or dropped when that parameter is listed already; no fix when a name has
-    none or several."""
+    to it (cutoff 0.8) -- or, with none that close, the single parameter the body uses where a
+    static value is needed (an ``if`` test, a shape) that starts the name, is started by it, or is
+    close to it at 0.6 (``"reduce"`` for ``reduction``, tested by ``if reduction == "sum"``) -- or
+    dropped when that parameter is listed already; no fix when a name has none or several."""
     import difflib
 
     fn = entry.function
@@ -527,6 +539,10 @@ def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[
         if name in params:
             continue
         close = difflib.get_close_matches(name, params, n=2, cutoff=0.8)  # type: ignore[arg-type]
+        if not close:  # a looser spelling, of a parameter the body needs static (`"reduce"`: `reduction`)
+            close = [p for p in params if p not in names and _needs_static(fn, p, ctx) and (
+                p.startswith(name) or name.startswith(p)  # type: ignore[arg-type]
+                or difflib.SequenceMatcher(None, name, p).ratio() >= 0.6)]
         if len(close) != 1 or close[0] in chosen:
             return None
         chosen.append(close[0])
@@ -543,6 +559,15 @@ def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, "`static_argnames`: " + "; ".join(said), (edit,))
+
+
+def _needs_static(fn: FunctionInfo, name: str, ctx: FixContext) -> bool:
+    """A read of parameter ``name`` in ``fn``'s own body sits where a static value is needed."""
+    node = fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    return any(ctx.facts.read_scope.get(ref) == "local" and is_static_use(ref, ctx)
+               for ref in name_references(node.body, name))
 
 
 def _sequence_with(value: cst.BaseExpression, replaced: Dict[cst.CSTNode, cst.BaseExpression],
@@ -637,4 +662,73 @@ def _without_argument(node: cst.Arg, title: str, ctx: FixContext) -> Optional[Fi
     return ctx.fix(Applicability.UNSAFE, title, [edit] + edits)
 
 
-__all__ = ["static_argnames_fix", "to_static_argnames", "to_valid_static_spec"]
+@rewrites("JIT501")
+def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT501, a static argument given a new value on every iteration (the call is the finding): the
+    parameter taken out of ``static_argnames`` / ``static_argnums`` where the function only computes
+    with it -- every read an operand of arithmetic with a traced array or an argument of a
+    ``jax.numpy`` / ``jax.lax`` function, none where a static value is needed, none in a nested
+    function, never rebound -- so one compile serves every value.  UNSAFE: a Python number becomes a
+    weakly typed 0-d array (``x / t`` keeps ``x``'s dtype either way).  Otherwise advice."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) in jax_api.COMPILING_TRANSFORMS:
+        return None
+    entries = [e for e in ctx.index.entries if any(c is node for c in e.visible_calls())]
+    if len(entries) != 1 or entries[0].static_names is None or entries[0].static_nums is None:
+        return None
+    entry = entries[0]
+    static = entry.static_params()
+    changing = []
+    for arg, param in entry.bind_args(node):
+        name = param.name.value if param is not None else arg.keyword.value if arg.keyword is not None else None
+        if name in static and literal_value(arg.value) is None and name not in changing:
+            changing.append(name)
+    if not changing:
+        return None
+    advice = Fix(Applicability.DISPLAY_ONLY, f"Pass `{changing[0]}` traced if the function only computes with it; "
+                 "if it must be static (a shape, a loop count, a branch), keep the values it takes few", ())
+    fn = entry.function
+    if len(changing) != 1 or not isinstance(fn.node, cst.FunctionDef) or entry.shared_spec:
+        return advice
+    name = changing[0]
+    if name in assigned_in(block_statements(fn.node.body)) or not _data_only(fn.node, name, ctx):
+        return advice
+    edit = _spec_without(entry, fn, name, ctx)
+    return edit if edit is not None else advice
+
+
+def _data_only(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
+    """Every read of parameter ``name`` in the function is array data (``_number_use``), in its own
+    scope, and there is one."""
+    refs = [ref for ref in name_references(fn_node.body, name)]
+    return bool(refs) and all(ctx.facts.read_scope.get(ref) == "local" and not is_static_use(ref, ctx)
+                              and _number_use(ref, ctx) for ref in refs)
+
+
+def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContext) -> Optional[Fix]:
+    """The entry's static spec with parameter ``name`` taken out: its string from ``static_argnames``,
+    its index from ``static_argnums`` (a keyword left empty goes, and ``partial(jax.jit)`` with it)."""
+    positions = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
+    title = f"Take `{name}` out of the static arguments (`static_argnames`/`static_argnums`): `{fn.label}` " \
+            "only computes with it, so one compile serves every value"
+    edits: List[Edit] = []
+    for spec in entry.spec_args:
+        elements = [spec.value] if (string_value(spec.value) is not None or int_value(spec.value) is not None) \
+            else literal_elements(spec.value)
+        if elements is None:
+            return None
+        dropped = [el for el in elements if string_value(el) == name
+                   or (int_value(el) is not None and name in positions and int_value(el) == positions.index(name))]
+        if not dropped:
+            continue
+        if len(dropped) == len(elements):
+            fix = _without_argument(spec, title, ctx)
+            return fix if len(entry.spec_args) == 1 else None
+        value = _sequence_with(spec.value, {}, dropped)
+        edit = ctx.replace(spec.value, value) if value is not None else None
+        if edit is None:
+            return None
+        edits.append(edit)
+    return ctx.fix(Applicability.UNSAFE, title, edits) if edits else None
+
+
+__all__ = ["static_argnames_fix", "to_static_argnames", "to_traced_argument", "to_valid_static_spec"]

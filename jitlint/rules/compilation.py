@@ -953,12 +953,9 @@ class RecompilationHazard(Rule):
                 if name not in static and not filter_static:
                     continue
                 how = self._changes_per_iteration(arg.value, call, loop_vars, numbers_only=name not in static)
-                if how is not None:
-                    advice = Fix(Applicability.DISPLAY_ONLY,
-                                 f"Pass `{name}` traced if the function only computes with it; if it must be "
-                                 "static (a shape, a loop count, a branch), keep the values it takes few", ())
+                if how is not None:  # (its fix: fixes.static_args.to_traced_argument)
                     self.report(call, f"static argument `{name}` changes on every iteration ({how}): "
-                                      "each new value compiles the function again", fix=advice)
+                                      "each new value compiles the function again", subject=name)
                     break  # one finding per call
 
     def _fresh_static_function(self, entry: EntryPoint) -> None:

@@ -79,11 +79,14 @@ class ConcretizeTracer(Rule):
     returned tuple, list or dict display -- from a function every call of which
     goes through `jax.jit` (jitted where it is defined, or a private
     module-level function whose name is read only to make jit wrappers of
-    it: its results are arrays anyway); or a local name bound only there whose every read is
-    such a use. A `bool(x)` is kept an array only where it is returned. No fix
-    when the value reaches anything else: an `if`, a comparison, `range`, a
-    shape, an index, a string, a dict key, an argument of another function, a
-    `return` from a helper, a nested function or lambda.
+    it: its results are arrays anyway); for an `int`, the whole index of a
+    JAX array (`table[int(jnp.argmax(q))]`: a 0-d integer array selects the
+    same element, negative positions and clamping alike); or a local name
+    bound only there whose every read is such a use. A `bool(x)` is kept an
+    array only where it is returned. No fix when the value reaches anything
+    else: an `if`, a comparison, `range`, a shape, an index of a list, a
+    string, a dict key, an argument of another function, a `return` from a
+    helper, a nested function or lambda.
 
     The fix is always UNSAFE. The original never ran under `jax.jit`, so it is
     measured against eager execution, and differs from it: the result is a

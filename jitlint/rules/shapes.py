@@ -67,17 +67,23 @@ class ValueDependentShape(Rule):
     of unknown rank (`X[labels == j]`) covers the leading axes of `x`: mask
     and array are reversed so that `jnp.where` broadcasts it over the others
     (`jnp.where(m.T, x.T, 0).T.sum(axis=tuple(range(m.ndim)))` for
-    `.sum(axis=0)`). The value written must be a number, a module constant, or
-    `y[m]` with a mask of `x`'s shape (else the fix is display-only: a value
-    of the selected size has no fixed shape).
+    `.sum(axis=0)`). The value written must be a number, a module constant,
+    one value of an array (a reduction over every axis, `jnp.median(x)`, or a
+    name bound once to one: broadcast as a number is), or `y[m]` with a mask
+    of `x`'s shape (else the fix is display-only: a value of the selected
+    size has no fixed shape).
 
     The masked `.sum()` with the mask in place is SAFE: the same elements
     are added, zeros standing for the others. The rest is UNSAFE: `x[m] = v`
     ran only on a NumPy array, changed in place for every name bound to it;
     `jnp.where` promotes where an indexed write casts (`0.5` into an int
     array); a `float16` mean is summed in `float16`; a named mask is checked
-    where it is assigned. `size=` is never added: the padding it introduces
-    must be handled by the code that follows.
+    where it is assigned. `size=` is added only where the code reads fixed
+    leading positions and nothing else of `jnp.nonzero` / `jnp.argwhere` /
+    `jnp.flatnonzero` (`rows, cols = jnp.nonzero(grid == GOAL)`, then
+    `rows[0]`, `cols[0]`: `size=1`): UNSAFE, where fewer positions are found
+    eager indexing raised `IndexError` and the sized call gives 0. Elsewhere
+    the padding `size=` brings must be handled by the code that follows.
 
     ## References
     - [`NonConcreteBooleanIndexError`](https://docs.jax.dev/en/latest/errors.html)
@@ -222,8 +228,8 @@ class TracedShape(Rule):
     the slice has no step and `x` is a name. UNSAFE: a negative bound counts
     from the end in a slice but not in the mask. Otherwise a traced size or
     bound that is a parameter used only where a static value is needed
-    (`jax.random.normal(key, (n,))`) is made static (`static_argnames`):
-    UNSAFE, it recompiles for every new value.
+    (`jax.random.normal(key, (n,))`, the `k` of `lax.top_k(x, k)`) is made
+    static (`static_argnames`): UNSAFE, it recompiles for every new value.
 
     ## References
     - [Static arguments in `jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
