@@ -1526,3 +1526,57 @@ def test_a_function_of_another_module_is_not_selected_by_a_rewrite(tmp_path):
     assert "law = dust.ccm\n" in after and "law = odd\n" in after and "law = dust.ccm if w.sum() > 0 else dust.odd" in after
     assert "where(w.sum() > 0, w * 2, w)" in after, (proc.stdout, proc.stderr)  # an array: still rewritten
     assert after != before
+
+
+# ------------------------------------------------------- JIT102: an append moved into a host callback
+
+
+def test_appended_values_reach_the_list_on_every_call(tmp_path):
+    """`HISTORY.append(energy)` in a jitted step -> `jax.debug.callback(HISTORY.append, energy)`: after four
+    jitted calls the list holds the four energies eager code appends (NumPy arrays, equal values); the
+    original under jit holds one tracer.  Not offered when traced code also reads the list, or for a list
+    that a function binds anew."""
+    jax = pytest.importorskip("jax")
+    import importlib.util
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "fix", "log_list_append")
+
+    def load(suffix, name):
+        spec = importlib.util.spec_from_file_location(name, fixture + suffix)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    x0 = jax.numpy.array([0.0, 2.0, -1.0])
+    original, rewritten = load(".in.py", "append_in"), load(".out.py", "append_out")
+    with jax.disable_jit():
+        _, eager = original.relax(x0)
+    _, jitted = rewritten.relax(x0)
+    assert len(jitted) == 4 and bool(jax.numpy.allclose(eager, jitted))
+    original.relax.__globals__["HISTORY"].clear()
+    with pytest.raises(Exception):
+        original.relax(x0)  # the original under jit: one tracer in the list, which leaks
+    read_too = """
+        HISTORY = []
+
+        @jax.jit
+        def step(x):
+            HISTORY.append(x.sum())
+            return x * len(HISTORY)
+        """
+    reported = [d for d in findings(read_too)[1] if d.code == "JIT102"]
+    assert reported and all(d.fix is None or not d.fix.edits for d in reported)
+    rebound = """
+        HISTORY = []
+
+        def reset():
+            global HISTORY
+            HISTORY = []
+
+        @jax.jit
+        def step(x):
+            HISTORY.append(x.sum())
+            return x
+        """
+    reported = [d for d in findings(rebound)[1] if d.code == "JIT102"]
+    assert reported and all(d.fix is None or not d.fix.edits for d in reported)

@@ -3984,7 +3984,9 @@ class Analyzer:
                                    yields_tracer=any(v.traced_array for v in extra_pos))
             elif kind == "varkw":
                 b = strongest(extra_kw)
-                env[pname] = Value(b.kind, b.reason, container=True)
+                # a dict of the keyword arguments: its keys are their names, strings (iterating it,
+                # `set(kwargs)`, `sorted(kwargs)` give Python values), its values what was passed
+                env[pname] = Value(b.kind, b.reason, container=True, mapping=True, element=STATIC)
             elif unknown:
                 b = strongest(extra_pos + extra_kw)
                 env[pname] = MAYBE if b.kind else STATIC

@@ -430,6 +430,57 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                    "Log from `jax.debug.callback`, which runs on every call with the values", (edit,) + import_edits)
 
 
+@rewrites("JIT102")
+def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``HISTORY.append(loss)`` in traced code -> ``jax.debug.callback(HISTORY.append, loss)``: the host
+    list gets the value on every call of the compiled function, not a tracer once per trace.
+
+    Preconditions: a statement of its own (the result unused) appending one traced value to a
+    module-level list bound once, to a list display, that no traced code reads otherwise (a
+    ``len(HISTORY)`` there would still see the trace's list): only the code that runs eagerly reads it.
+    UNSAFE: the list gets NumPy arrays, not ``jax.Array``s; they arrive when the compiled call runs,
+    which JAX may finish after it returns (``jax.effects_barrier()`` waits for them); under ``vmap``
+    one call appends the batch."""
+    if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
+        return None
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+        return None
+    target = func.value
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, cst.Expr) or stmt.value is not node \
+            or ctx.facts.read_scope.get(target) != "global" or ctx.facts.value(node.args[0].value).kind is not Kind.TRACED:
+        return None
+    info = ctx.index.globals.get(target.value)
+    if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
+            or not isinstance(info.node.value, cst.List) or target.value in ctx.index.global_written:
+        return None
+    for traced_fn in ctx.facts.bodies:
+        fn_node = traced_fn.node
+        if not isinstance(fn_node, (cst.FunctionDef, cst.Lambda)):
+            return None
+        for ref in name_references(fn_node, target.value):
+            if ctx.facts.read_scope.get(ref) != "global":
+                continue
+            attribute = ctx.parent(ref)
+            call = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if not (isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == "append"
+                    and isinstance(ctx.parent(call), cst.Expr)):
+                return None  # read in traced code: the list it sees is the trace's
+    spelled = ctx.import_name("jax.debug.callback")
+    if spelled is None:
+        return None
+    func_text, import_edits = spelled
+    new = cst.Call(func=cst.parse_expression(func_text),
+                   args=[cst.Arg(func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                         cst.Arg(node.args[0].value)], lpar=node.lpar, rpar=node.rpar)
+    edit = ctx.replace(node, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Append from `jax.debug.callback`, which runs on every call with the "
+                   f"value (`{target.value}` gets NumPy arrays)", (edit,) + import_edits)
+
+
 def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
     func = node.func

@@ -143,6 +143,9 @@ class MutableGlobalRead(Rule):
     sets before it yields: it holds what this call put there, in this trace.
     Nor is a read in a function that runs only while initialising (a loader
     called only from such a branch): it runs once, eagerly too.
+    Nor is a method of a global object given to a host callback
+    (`jax.debug.callback(HISTORY.append, x)`) where the global is bound once:
+    the host calls it on that one object at every run, whatever it holds then.
     Nor is a global that functions of its module set, where every call of
     them in the project runs while the program starts: in `main` (run by
     `if __name__ == "__main__":`) or a function only such code calls, not in
@@ -271,7 +274,8 @@ class MutableGlobalRead(Rule):
         if not ctx.body.kept_across_calls:
             return  # traced only by jit wrappers made anew on each call of the function around them
         if self._is_write_context(node) or self._initialisation_test(node) or self._only_shown(node) \
-                or self._set_here_first(node) or not ctx.body.outside_initialisation:
+                or self._set_here_first(node) or not ctx.body.outside_initialisation \
+                or self._callback_method(node, info):
             return  # (a function that runs only while initialising runs once, eagerly too: it reads once)
         index = ctx.index
         if info.assignments >= 2 and index.rebound_after(node.value, ctx.function):
@@ -392,6 +396,19 @@ class MutableGlobalRead(Rule):
             current, parent = parent, ctx.parent(parent)
         return False
 
+    def _callback_method(self, node: cst.Name, info) -> bool:
+        """``jax.debug.callback(G.append, x)``: the trace keeps the method of the object ``G`` is bound
+        to, and the host calls it on every run with the values, so what the object holds then counts,
+        not what it held while tracing; stale only if ``G`` is bound to another object, which nothing
+        does (one module-level binding, no ``global`` write)."""
+        ctx = self.ctx
+        attribute = ctx.parent(node)
+        arg = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) and attribute.value is node else None
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and bool(call.args) and call.args[0] is arg and arg.keyword is None \
+            and jax_api.is_callback(ctx.qualify(call.func)) and info.assignments == 1 \
+            and node.value not in ctx.index.global_written
+
     def _is_dispatch(self, node: cst.Name) -> bool:
         """``REGISTRY[key](...)``: a table of functions, filled in to register them."""
         parent = self.ctx.parent(node)
@@ -505,7 +522,15 @@ class OuterStateWrite(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: the value has to be returned and stored by the caller.
+    One rewrite, UNSAFE: a traced value appended, as a statement of its own,
+    to a module-level list bound once and read by no traced code
+    (`HISTORY.append(loss)`) moves into a host callback,
+    `jax.debug.callback(HISTORY.append, loss)`, which appends the value on
+    every call of the compiled function. The list then gets NumPy arrays, not
+    `jax.Array`s; they arrive when the compiled call runs, which may finish
+    after it returns (`jax.effects_barrier()` waits for them); under `vmap` one
+    call appends the whole batch. Any other write has no automatic fix: the
+    value has to be returned and stored by the caller.
 
     ## References
     - [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
@@ -514,6 +539,7 @@ class OuterStateWrite(Rule):
 
     code = "JIT102"
     name = "outer-state-write-in-traced-code"
+    fix_title = "Append to the host list from `jax.debug.callback`, on every call"
 
     def _targets(self, node, targets, value: cst.BaseExpression) -> None:
         if self.ctx.body.abstract_only:
