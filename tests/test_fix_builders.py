@@ -1580,3 +1580,25 @@ def test_appended_values_reach_the_list_on_every_call(tmp_path):
         """
     reported = [d for d in findings(rebound)[1] if d.code == "JIT102"]
     assert reported and all(d.fix is None or not d.fix.edits for d in reported)
+
+
+def test_the_static_argument_taken_out_is_the_one_that_changes():
+    """Two static arguments given names at the call, one of them a new value on every iteration: the fix
+    works on the parameter the finding names (`m`), not on the first static one (`n`, a loop count)."""
+    body = """
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(1, 2))
+        def f(x, n, m):
+            for _ in range(n):
+                x = x * m
+            return x
+
+        def run(x, n):
+            for k in range(3):
+                x = f(x, n, 0.5 * k)
+            return x
+        """
+    _, diag = only(body, "JIT501")
+    assert diag.fix is not None and diag.fix.title.startswith("Take `m` out of the static arguments")
+    assert "static_argnums=(1,)" in fixed(body)

@@ -120,8 +120,9 @@ class DeferredFix:
     """
 
     def __init__(self, code: str, node: cst.CSTNode,
-                 context: Callable[[Optional[str], Optional[List[int]]], FixContext]) -> None:
-        self.code, self.node, self._context = code, node, context
+                 context: Callable[[Optional[str], Optional[List[int]]], FixContext],
+                 subject: Optional[str] = None) -> None:
+        self.code, self.node, self._context, self.subject = code, node, context, subject
         self._built = False
         self._fix: Optional[Fix] = None
 
@@ -129,7 +130,12 @@ class DeferredFix:
         """The fix; ``source`` is the module's code, when the caller has generated it already, and
         ``statement_offsets`` where each module statement starts in it."""
         if not self._built:
-            self._fix = build_fix(self.code, self.node, self._context(source, statement_offsets))
+            ctx = self._context(source, statement_offsets)
+            saved, ctx.subject = ctx.subject, self.subject  # (what the finding is about, for its builders)
+            try:
+                self._fix = build_fix(self.code, self.node, ctx)
+            finally:
+                ctx.subject = saved
             self._built = True
         return self._fix
 
@@ -170,7 +176,7 @@ def attach_fixes(findings: Sequence["RawFinding"], index: "ModuleIndex", facts: 
             shared.append(ctx)
         return shared[0]
 
-    return [replace(f, fix=DeferredFix(f.code, f.node, context))
+    return [replace(f, fix=DeferredFix(f.code, f.node, context, f.subject))
             if f.fix is None and f.code in FIXABLE_CODES else f for f in findings]
 
 

@@ -42,6 +42,8 @@ class FixContext:
         #: the nodes of the module's findings, by rule code (a fix may depend on the others' fixes)
         self.findings: Dict[str, List[cst.CSTNode]] = {}
         self.purity = Purity(index, facts)
+        #: what the finding being fixed is about (``RawFinding.subject``: a name), while its builders run
+        self.subject: Optional[str] = None
         #: the parent of every node of the module, by the node's id (built on first use; keyed by id
         #: because a LibCST node hashes through a Python-level ``__hash__``, a call per node)
         self._parents: Optional[Dict[int, cst.CSTNode]] = None

@@ -682,6 +682,8 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         name = param.name.value if param is not None else arg.keyword.value if arg.keyword is not None else None
         if name in static and literal_value(arg.value) is None and name not in changing:
             changing.append(name)
+    if ctx.subject in changing:
+        changing = [ctx.subject]  # (the parameter the finding names: the one whose value changes)
     if not changing:
         return None
     advice = Fix(Applicability.DISPLAY_ONLY, f"Pass `{changing[0]}` traced if the function only computes with it; "
