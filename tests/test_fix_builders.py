@@ -1602,3 +1602,28 @@ def test_the_static_argument_taken_out_is_the_one_that_changes():
     _, diag = only(body, "JIT501")
     assert diag.fix is not None and diag.fix.title.startswith("Take `m` out of the static arguments")
     assert "static_argnums=(1,)" in fixed(body)
+
+
+def test_a_method_wrapper_is_made_in_init_only_where_nothing_it_reads_changes():
+    """`jax.jit(self._forward)` per call is made once in `__init__` -- but not where `_forward` reads, in a
+    lambda it makes, an attribute another method changes (`fit` rescales), nor where the attribute name the
+    wrapper would take is used already (in a method)."""
+    made = """
+        class Model:
+            def __init__(self, scale):
+                self.scale = scale
+
+            def _forward(self, x):
+                return jax.tree.map(lambda p: p * self.scale, x)
+
+            def predict(self, xs):
+                return [jax.jit(self._forward)(x) for x in xs]
+        """
+    assert "self._forward_jit = jax.jit(self._forward)" in fixed(made)
+    rescaled = made.replace("            def predict", "            def fit(self, s):\n                self.scale = s\n\n"
+                                                      "            def predict")
+    taken = made.replace("            def predict", "            def reset(self):\n"
+                                                  "                self._forward_jit = None\n\n            def predict")
+    for body in (rescaled, taken):
+        _, diag = only(body, "JIT501")
+        assert diag.fix is None or not diag.fix.edits or "__init__" not in diag.fix.title, body

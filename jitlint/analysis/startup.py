@@ -16,6 +16,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.syntax import calls_in
 
 _BUILTINS = frozenset(dir(builtins))
 #: how deep the chain of callers is followed (``main`` -> ``run`` -> ``setup``)
@@ -27,6 +28,17 @@ class _Site:
 
     def __init__(self, index: ModuleIndex, path: Optional[str], call: cst.Call) -> None:
         self.index, self.path, self.call = index, path, call
+        self._around: Optional[Set[int]] = None
+
+    def holds(self, node: cst.CSTNode) -> bool:
+        """``node`` is the call or holds it (one walk up the index's parent links, then lookups)."""
+        if self._around is None:
+            self._around = set()
+            current: Optional[cst.CSTNode] = self.call
+            while current is not None:
+                self._around.add(id(current))
+                current = self.index.parents.get(id(current))
+        return id(node) in self._around
 
 
 def set_at_startup(project, path: Optional[str], index: ModuleIndex, writers: Set[FunctionInfo]) -> bool:
@@ -126,7 +138,7 @@ class _Order:
         """``call`` in the block ``body``: what runs before it there, and in the blocks around it, calls
         nothing that may trace."""
         for stmt in body:
-            if _contains(stmt, call):
+            if site.holds(stmt):
                 return self._first_in_statement(stmt, call, site, scope)
             if not self._harmless(stmt, site, scope):
                 return False
@@ -137,23 +149,23 @@ class _Order:
         if isinstance(stmt, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef)):
             return False
         if isinstance(stmt, cst.If):
-            if _contains(stmt.test, call):
+            if site.holds(stmt.test):
                 return self._before_in_expression(stmt.test, call, site, scope)
             if not self._harmless(stmt.test, site, scope):
                 return False
-            if _contains(stmt.body, call):
+            if site.holds(stmt.body):
                 return self._first_in(_statements(stmt.body), call, site, scope)
             return stmt.orelse is not None and self._first_in_statement(
                 stmt.orelse if isinstance(stmt.orelse, cst.If) else stmt.orelse.body, call, site, scope)
         if isinstance(stmt, cst.With):
             for item in stmt.items:
-                if _contains(item, call):
+                if site.holds(item):
                     return self._before_in_expression(item.item, call, site, scope)
                 if not self._harmless(item, site, scope):
                     return False
             return self._first_in(_statements(stmt.body), call, site, scope)
         if isinstance(stmt, cst.Try):
-            return _contains(stmt.body, call) and self._first_in(_statements(stmt.body), call, site, scope)
+            return site.holds(stmt.body) and self._first_in(_statements(stmt.body), call, site, scope)
         if isinstance(stmt, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             return self._first_in(_statements(stmt), call, site, scope)
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -164,7 +176,7 @@ class _Order:
                               scope: Optional[FunctionInfo]) -> bool:
         """The other calls of the statement that holds ``call`` (its arguments included) may not
         trace either."""
-        return all(other is call or self._harmless_call(other, site, scope) for other in _calls(node))
+        return all(other is call or self._harmless_call(other, site, scope) for other in calls_in(node))
 
     def _harmless(self, node: cst.CSTNode, site: _Site, scope: Optional[FunctionInfo]) -> bool:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom)):
@@ -172,7 +184,7 @@ class _Order:
         if isinstance(node, cst.SimpleStatementLine) and all(
                 isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body):
             return True
-        return all(self._harmless_call(call, site, scope) for call in _calls(node))
+        return all(self._harmless_call(call, site, scope) for call in calls_in(node))
 
     def _harmless_call(self, call: cst.Call, site: _Site, scope: Optional[FunctionInfo]) -> bool:
         """A call that runs no code of the project that may trace: a function outside the project, or a
@@ -229,7 +241,7 @@ class _Order:
         try:
             plain = isinstance(node, cst.FunctionDef) and not node.decorators and fn.cls is None \
                 and fn.parent is None and all(self._harmless_call(call, _Site(index, path, call), fn)
-                                              for call in _calls(node.body))
+                                              for call in calls_in(node.body))
         finally:
             self._depth -= 1
         self._plain[key] = plain
@@ -268,30 +280,6 @@ def _call_of(index: ModuleIndex, name: cst.Name) -> Optional[cst.Call]:
         if isinstance(holder, cst.Call) and parent.value is name:
             return holder
     return None
-
-
-def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
-    if root is target:
-        return True
-    stack: List[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        if node is target:
-            return True
-        stack.extend(node.children)
-    return False
-
-
-def _calls(root: cst.CSTNode) -> Iterable[cst.Call]:
-    """The calls ``root`` runs (not those of a nested function or lambda, which run later)."""
-    stack: List[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not root:
-            continue
-        if isinstance(node, cst.Call):
-            yield node
-        stack.extend(node.children)
 
 
 __all__: Tuple[str, ...] = ("set_at_startup",)

@@ -47,7 +47,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_references
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, literal_value
 from jitlint.fixes.context import FixContext
@@ -362,14 +362,18 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     replaced = ctx.replace_many(changes)
     if replaced is None:
         return None
-    at = _own_line_offset(before, ctx)
-    nl = ctx.module.default_newline
-    made = Edit(at, at, f"{name} = {ctx.code(wrapper)}" + nl * 3)
+    made = _module_wrapper(name, ctx.code(wrapper), before, ctx)
     fresh = target.value
     unused = removal(ctx, fresh.func.value, [fresh.func]) \
         if isinstance(fresh, cst.Call) and isinstance(fresh.func, cst.Name) else None  # `partial`, used only here
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
                    f"pass it the values the {lifted.what} held", (made, replaced) + ((unused,) if unused else ()))
+
+
+def _module_wrapper(name: str, wrapper: str, before: int, ctx: FixContext) -> Edit:
+    """``name = wrapper`` as a module statement of its own above module statement ``before``."""
+    at = _own_line_offset(before, ctx)
+    return Edit(at, at, f"{name} = {wrapper}" + ctx.module.default_newline * 3)
 
 
 def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNode, transform: str,
@@ -436,10 +440,8 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     replaced = ctx.replace_many(changes)
     if replaced is None:
         return None
-    at = _own_line_offset(before, ctx)
-    nl = ctx.module.default_newline
     wrapper = f"{ctx.code(node.decorator)}({ctx.code(lifted.callee)})"
-    made = Edit(at, at, f"{made_name} = {wrapper}" + nl * 3)
+    made = _module_wrapper(made_name, wrapper, before, ctx)
     return ctx.fix(Applicability.UNSAFE, f"Make `{wrapper}` once, at module level, as `{made_name}`, and pass it the "
                    f"values `{name}` held", (made, replaced))
 
@@ -705,22 +707,21 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or method.is_static_method or not isinstance(init.node, cst.FunctionDef) \
             or not isinstance(init.node.body, cst.IndentedBlock) or not init.params:
         return None
-    if any(isinstance(n, cst.Return) for n in _walk_own(init.node.body)):
+    if _returns(init.node.body):
         return None
     changed = ctx.index.changed_after_construction(cls)
     read = _attributes_read(cls, method, set())
     if set(changed) & read or _stored_outside(read, cls, ctx):
         return None
-    attr = f"{bound.attr.value.lstrip('_')}_jit"
-    attr = "_" + attr
-    if any(isinstance(n, cst.Attribute) and n.attr.value == attr for n in _walk_own(ctx.module)) \
-            or attr in ctx.module_names():
+    attr = f"_{bound.attr.value.lstrip('_')}_jit"
+    if attr in ctx.module_names() or any_node([ctx.module], lambda n: isinstance(n, cst.Attribute)
+                                                  and n.attr.value == attr):
         return None
-    init_self = init.params[0][0].name.value
-    made = cst.parse_statement(f"{init_self}.{attr} = {ctx.code(node.func)}("
-                               + ", ".join([f"{init_self}.{bound.attr.value}"]
-                                           + [ctx.code(a).rstrip(", ") for a in node.args if a is not target])
-                               + ")" + ctx.module.default_newline)
+    init_self = cst.Name(init.params[0][0].name.value)
+    wrapper = node.with_changes(args=[a if a is not target else a.with_changes(
+        value=bound.with_changes(value=init_self)) for a in node.args], lpar=[], rpar=[])
+    made = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Attribute(init_self, cst.Name(attr)))],
+                                                    value=wrapper)])
     last = init.node.body.body[-1]
     changes = {node: cst.Attribute(cst.Name(me), cst.Name(attr)).with_changes(lpar=node.lpar, rpar=node.rpar),
                last: cst.FlattenSentinel([last, made])}
@@ -734,33 +735,29 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 def _stored_outside(attributes: set, cls, ctx: FixContext) -> bool:
     """Code of the module outside the class stores one of ``attributes`` on some object
     (``model.params = new``): it may be an instance of the class."""
-    stack: List[cst.CSTNode] = [ctx.module]
-    while stack:
-        node = stack.pop()
-        if node is cls.node:
-            continue
-        targets: List[cst.BaseExpression] = []
+    def stores(node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
             targets = [node.target]
-        for target in targets:
-            for part in ([target] if not isinstance(target, (cst.Tuple, cst.List)) else
-                         [el.value for el in target.elements]):
-                if isinstance(part, cst.Attribute) and part.attr.value in attributes:
-                    return True
-        stack.extend(node.children)
-    return False
+        else:
+            return False
+        return any(isinstance(t, cst.Attribute) and t.attr.value in attributes
+                   for target in targets for t in flat_targets(target))
+
+    return any_node([stmt for stmt in ctx.module.body if stmt is not cls.node], stores)
 
 
-def _walk_own(root: cst.CSTNode):
-    """``root`` and the nodes under it, not inside a nested function, class or lambda."""
-    stack: List[cst.CSTNode] = [root]
+def _returns(body: cst.CSTNode) -> bool:
+    """A ``return`` of the function whose body this is (not one of a function it defines)."""
+    stack: List[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
-        yield node
-        stack.extend(child for child in node.children
+        if isinstance(node, cst.Return):
+            return True
+        stack.extend(child for child in iter_children(node)
                      if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+    return False
 
 
 def _attributes_read(cls, method: FunctionInfo, seen: set) -> set:
@@ -771,10 +768,13 @@ def _attributes_read(cls, method: FunctionInfo, seen: set) -> set:
     seen.add(id(method))
     me = method.params[0][0].name.value
     found = set()
-    for node in _walk_own(method.node.body):
+    stack: List[cst.CSTNode] = [method.node.body]  # (the lambdas and functions it makes read them too)
+    while stack:
+        node = stack.pop()
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == me:
             found.add(node.attr.value)
             called = cls.methods.get(node.attr.value)
             if called is not None:
                 found |= _attributes_read(cls, called, seen)
+        stack.extend(iter_children(node))
     return found

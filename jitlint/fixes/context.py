@@ -184,6 +184,23 @@ class FixContext:
             old_code, new_code = trimmed, new_code[: len(new_code) - len(newline)]
         return _diff_edit(old_code, new_code, start)
 
+    def replace_per_statement(self, changes: Dict[cst.CSTNode, Replacement]) -> Optional[List[Edit]]:
+        """``changes`` spread over several module statements: one :meth:`replace_many` edit per statement
+        (None when a node is in none, or one edit cannot be made)."""
+        groups: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
+        for old, new in changes.items():
+            top = self.top_index(old)
+            if top is None:
+                return None
+            groups.setdefault(top, {})[old] = new
+        edits = []
+        for group in groups.values():
+            edit = self.replace_many(group)
+            if edit is None:
+                return None
+            edits.append(edit)
+        return edits
+
     def replace_top(self, i: int, new_code: str) -> Optional[Edit]:
         """One edit that replaces the code of module statement ``i`` (its leading lines included)."""
         start = self._offsets()[i]

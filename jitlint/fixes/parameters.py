@@ -153,20 +153,13 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     edit = ctx.replace_many(changes)
     if edit is None:
         return None
-    edits: List[Edit] = [edit]
-    by_top: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
-    for call in calls:
-        top = ctx.top_index(call)
-        if top is None:
-            return None
-        argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-        by_top.setdefault(top, {})[call] = call.with_changes(args=_appended(call.args, argument))
-    for group in by_top.values():
-        call_edit = ctx.replace_many(group)
-        if call_edit is None:
-            return None
-        edits.append(call_edit)
+    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    call_edits = ctx.replace_per_statement({call: call.with_changes(args=_appended(call.args, argument.deep_clone()))
+                                            for call in calls})
+    if call_edits is None:
+        return None
+    edits: List[Edit] = [edit] + call_edits
     how = "static argument" if static else "argument"
     where = f"at its {len(calls)} call{'s' if len(calls) != 1 else ''} in this module" if calls else \
         "it has no call in this module"
@@ -245,20 +238,14 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         and not _shadowed(global_name, ctx.index.call_scopes.get(call, (None, None))[0])
         for ref, call in zip(uses, calls))
     if visible and uses:
-        edits: List[Edit] = [def_edit]
-        by_top: Dict[int, Dict[cst.CSTNode, Replacement]] = {}
-        if jit_call is not site:
-            by_top.setdefault(ctx.top_index(site), {})[site] = jit_call  # type: ignore[index]
-        for call in calls:
-            top = ctx.top_index(call)
-            if top is None or any(a in calls for a in ctx.ancestors(call)):
-                return None
-            by_top.setdefault(top, {})[call] = call.with_changes(args=_appended(call.args, argument))
-        for group in by_top.values():
-            call_edit = ctx.replace_many(group)
-            if call_edit is None:
-                return None
-            edits.append(call_edit)
+        if any(a in calls for call in calls for a in ctx.ancestors(call)):
+            return None  # (`W(W(x))`: one edit cannot hold both)
+        replaced: Dict[cst.CSTNode, Replacement] = {} if jit_call is site else {site: jit_call}
+        replaced.update({call: call.with_changes(args=_appended(call.args, argument)) for call in calls})
+        call_edits = ctx.replace_per_statement(replaced)
+        if call_edits is None:
+            return None
+        edits: List[Edit] = [def_edit] + call_edits
         return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` "
                        f"(at the {len(calls)} call{'s' if len(calls) != 1 else ''} of `{wrapper}`)", tuple(edits))
     forwarded = _forwarded(node.params)
