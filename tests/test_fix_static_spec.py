@@ -190,3 +190,43 @@ def test_a_list_read_as_a_sequence_becomes_a_tuple(use):
     result = fix_source(source, "case.py", Config(), unsafe=False)
     assert "sizes=(4, 3))" in result.fixed and "sizes=[4, 3]" not in result.fixed
     assert result.fixed.replace("sizes=(4, 3))", "sizes=[4, 3])") == source
+
+
+@pytest.mark.parametrize("body, why", [
+    ("""
+     @jax.jit
+     def f(x, mode):
+         mode = mode.lower()
+         return x if mode == "id" else -x
+
+     def g(x):
+         return f(x, "ID")
+     """, "rebound in the body"),
+    ("""
+     @jax.jit
+     def f(x, mode):
+         return x if mode == "id" else -x
+
+     def g(x):
+         return f(x, "id") + f(x, ["neg"])
+     """, "another call gives it a list"),
+])
+def test_a_string_argument_stays_advice_where_static_cannot_be_shown_to_work(body, why):
+    diag = jit502(body)
+    assert "receives the string" in diag.message
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, why
+    assert 'static_argnames=("mode",)' in diag.fix.title
+
+
+def test_a_static_index_on_an_array_stays_when_a_read_needs_it_static():
+    source = HEADER + textwrap.dedent("""
+        @partial(jax.jit, static_argnums=(0,))
+        def f(n, kind):
+            y = jnp.arange(3) * 2
+            return y[:n] if kind == "head" else y
+
+        def g():
+            return f(jnp.ones(3), "head")
+        """)
+    fixed = fix_source(source, "case.py", Config(), unsafe=True)
+    assert "static_argnums=(0, 1)" in fixed.fixed  # `n` is a slice bound: not taken out

@@ -20,7 +20,7 @@ value (from another jitted function) break.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -33,7 +33,7 @@ from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites, static_alternative
-from jitlint.rules.compilation import unhashable_static_argument
+from jitlint.rules.compilation import unhashable_argument, unhashable_static_argument
 
 #: keyword arguments that need static values
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "num_segments", "k",
@@ -105,8 +105,10 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return static_argnames_fix(fn, params, ctx)
 
 
-def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) -> Optional[Fix]:
-    """``params`` (parameters of ``fn``, in order) added to the static arguments of its one ``jax.jit``."""
+def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
+                        dropped: Sequence[str] = ()) -> Optional[Fix]:
+    """``params`` (parameters of ``fn``, in order) added to the static arguments of its one ``jax.jit``
+    (and the static parameters ``dropped`` taken out of them)."""
     entries = [e for e in ctx.index.entries if e.function is fn]
     if len(entries) != 1:
         return None  # traced in several places (or only as a helper): one spec cannot cover them
@@ -124,17 +126,19 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) ->
     if entry.self_bound:
         positional = positional[1:]
     indices = {}
-    for p in params:
+    for p in list(params) + list(dropped):
         if kinds.get(p) in ("posonly", "positional"):
             indices[p] = positional.index(p)
         elif kinds.get(p) != "kwonly":
             return None
-    edit = _edit_site(entry, params, indices, positional, ctx)
+    edit = _edit_site(entry, params, indices, positional, ctx, dropped)
     if edit is None:
         return None
     names = ", ".join(f"`{p}`" for p in params)
-    return ctx.fix(Applicability.UNSAFE, f"Mark {names} static (`static_argnames`): compiles once per value",
-                   edit)
+    title = f"Mark {names} static (`static_argnames`): compiles once per value"
+    if dropped:
+        title += "; " + ", ".join(f"`{p}`" for p in dropped) + " traced (it holds array data)"
+    return ctx.fix(Applicability.UNSAFE, title, edit)
 
 
 def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:
@@ -313,7 +317,10 @@ def _spec_text(values: List, ints: bool) -> str:
 
 
 def merged_static_args(args: List[cst.Arg], params: List[str], indices, positional: List[str],
-                 ctx: FixContext, t) -> Optional[List[cst.Arg]]:
+                       ctx: FixContext, t, dropped: Sequence[str] = ()) -> Optional[List[cst.Arg]]:
+    """The arguments of a jit call with ``params`` added to its static spec and ``dropped`` taken out
+    (``indices``: the positions of the positional ones among ``positional``); a keyword left empty by
+    ``dropped`` goes."""
     nums_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnums_kw), None)
     names_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnames_kw), None)
     if any(a.star == "**" for a in args):
@@ -323,8 +330,9 @@ def merged_static_args(args: List[cst.Arg], params: List[str], indices, position
     if nums is None or names is None:
         return None
     has_nums, has_names = nums_arg is not None, names_arg is not None
-    new_nums = list(nums)
-    new_names = list(names)
+    gone = {indices[p] for p in dropped if p in indices}
+    new_nums = [n for n in nums if n % max(len(positional), 1) not in gone]
+    new_names = [n for n in names if n not in dropped]
     for p in params:
         if p in indices and indices[p] not in [n % max(len(positional), 1) for n in nums]:
             new_nums.append(indices[p])
@@ -336,7 +344,7 @@ def merged_static_args(args: List[cst.Arg], params: List[str], indices, position
         emit_names = True
     elif has_nums and not has_names and not all_positional:
         # a keyword-only parameter: static_argnames too, with the names JAX inferred before
-        inferred = [positional[n] for n in nums if -len(positional) <= n < len(positional)]
+        inferred = [positional[n] for n in new_nums if -len(positional) <= n < len(positional)]
         new_names = inferred + [p for p in new_names if p not in inferred]
         emit_names = True
     no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -346,6 +354,11 @@ def merged_static_args(args: List[cst.Arg], params: List[str], indices, position
     for emit, existing, key, values, ints in specs:
         if not emit:
             continue
+        if not values and dropped and existing is not None:
+            out = [a for a in out if a is not existing]
+            if out:
+                out[-1] = out[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            continue
         value = cst.parse_expression(_spec_text(values, ints))
         if existing is not None:
             out = [a.with_changes(value=value) if a is existing else a for a in out]
@@ -354,7 +367,8 @@ def merged_static_args(args: List[cst.Arg], params: List[str], indices, position
     return out
 
 
-def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[str], ctx: FixContext):
+def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[str], ctx: FixContext,
+               dropped: Sequence[str] = ()):
     t = entry.transform
     site = entry.site
     if entry.shared_spec:
@@ -366,29 +380,29 @@ def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[s
             if spelled is None:
                 return None
             partial, imports = spelled
-            args = merged_static_args([], params, indices, positional, ctx, t)
+            args = merged_static_args([], params, indices, positional, ctx, t, dropped)
             if args is None:
                 return None
             new = cst.Call(func=cst.parse_expression(partial), args=[cst.Arg(d)] + args)
             edit = ctx.replace(d, new)
             return None if edit is None else (edit,) + imports
         if isinstance(d, cst.Call):
-            return _edit_call(d, params, indices, positional, ctx, t)
+            return _edit_call(d, params, indices, positional, ctx, t, dropped)
         return None
     if isinstance(site, cst.Call):
         call = site
         if isinstance(call.func, cst.Call):
             call = call.func  # jax.jit(**kw)(f) / partial(jax.jit, ...)(f)
-        return _edit_call(call, params, indices, positional, ctx, t)
+        return _edit_call(call, params, indices, positional, ctx, t, dropped)
     return None
 
 
-def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t):
+def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t, dropped: Sequence[str] = ()):
     args = list(call.args)
     head: List[cst.Arg] = []
     if ctx.index.qualify(call.func) == "functools.partial":
         head, args = args[:1], args[1:]
-    merged = merged_static_args(args, params, indices, positional, ctx, t)
+    merged = merged_static_args(args, params, indices, positional, ctx, t, dropped)
     if merged is None:
         return None
     edit = ctx.replace(call, call.with_changes(args=head + merged))
@@ -404,7 +418,8 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     an out-of-range ``static_argnums`` index -> the one parameter that needs to be static, or
     removed when none does (advice only when several might be meant)."""
     if isinstance(node, cst.Call):
-        return _hashable_value(node, ctx)
+        fix = _untraceable_argument(node, ctx)
+        return fix if fix is not None else _hashable_value(node, ctx)
     if not isinstance(node, cst.Arg) or node.keyword is None:
         return None  # (a keyword call: nothing)
     entries = [e for e in ctx.index.entries if any(a is node for a in e.spec_args)]
@@ -421,6 +436,43 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if node.keyword.value in t.static_argnums_kw:
         return _valid_numbers(node, entry, ctx)
     return None
+
+
+def _untraceable_argument(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """A string or a function passed to a traced parameter (the finding's subject): the parameter made
+    static where no call seen gives it an unhashable value and the function never rebinds it.  A
+    parameter the spec makes static instead, that a call seen gives an array (unhashable: that call
+    fails on it too), and that no read needs static, is taken out of the spec in the same edit
+    (``static_argnums=(0,)`` put on the array, not on the flag).  UNSAFE: one compile per value.
+    Otherwise advice.  None when the subject is not such a parameter."""
+    name = ctx.subject
+    entries = [e for e in ctx.index.entries if e.transform is not None and call in e.visible_calls()]
+    if name is None or len(entries) != 1 or entries[0].static_names is None or entries[0].static_nums is None:
+        return None
+    entry = entries[0]
+    fn = entry.function
+    static = entry.static_params()
+    if name in static or name not in {p.name.value for p, _ in fn.params}:
+        return None  # (the finding is about a static argument: an unhashable value)
+    advice = Fix(Applicability.DISPLAY_ONLY, f"Make `{name}` static: `static_argnames=(\"{name}\",)`", ())
+    if not isinstance(fn.node, cst.FunctionDef) or name in assigned_in(block_statements(fn.node.body)):
+        return advice
+    # the call seen passes a value JAX cannot trace, so the function works only with `name` static; it
+    # must stay hashable at every call seen (`getattr(jnp, kind)`, `fn(x)`, `if kind == ...` all read a
+    # static value as they read the string)
+    if any(param is not None and param.name.value == name and (arg.star or unhashable_argument(
+            arg.value, c, ctx.index) is not None) for c in entry.visible_calls() for arg, param in entry.bind_args(c)):
+        return advice
+    given_arrays = {param.name.value for c in entry.visible_calls() for arg, param in entry.bind_args(c)
+                    if param is not None and param.name.value in static and not arg.star
+                    and unhashable_argument(arg.value, c, ctx.index) is not None}
+    # (read as the analysis saw it, static: what matters is that no read needs a static value)
+    dropped = [p for p, _ in fn.params if p.name.value in given_arrays
+               and p.name.value not in assigned_in(block_statements(fn.node.body))
+               and not any(ctx.facts.read_scope.get(ref) != "local" or is_static_use(ref, ctx)
+                           for ref in name_references(fn.node.body, p.name.value))]
+    fix = static_argnames_fix(fn, [name], ctx, [p.name.value for p in dropped])
+    return fix if fix is not None else advice
 
 
 def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:

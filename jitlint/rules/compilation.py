@@ -1312,6 +1312,16 @@ class BadStaticArguments(Rule):
       might do any of these -- or an item that is not a literal leaves
       DISPLAY_ONLY advice: a tuple, a frozen dataclass, or a traced
       argument, whichever keeps the function's meaning.
+    - A string or a function passed to a traced parameter (`pooled(x,
+      "max")`) makes that parameter static (`static_argnames`, or its
+      index where the spec is `static_argnums`), where no call seen gives
+      it an unhashable value and the function never rebinds it; a
+      parameter the spec made static instead, that a call seen gives an
+      array and that no read needs static, is taken out in the same edit
+      (`static_argnums=(0,)` put on the array, not on the flag). UNSAFE:
+      one compile per value of the new static argument, and a caller that
+      passes it a traced value breaks; the code as written raised
+      `TypeError` at that call.
 
     ## References
     - [`jax.jit` static arguments](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
@@ -1320,7 +1330,7 @@ class BadStaticArguments(Rule):
     code = "JIT502"
     name = "bad-static-arguments"
     fix_title = ("Name the parameter meant (`static_argnames`), a valid index or none (`static_argnums`); "
-                 "pass a tuple for a list")
+                 "pass a tuple for a list; make a string or function argument static")
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
@@ -1374,10 +1384,9 @@ class BadStaticArguments(Rule):
                     continue
                 what = self._not_a_jax_type(arg.value, call)
                 if what is not None:
+                    # (its fix: fixes.static_args, which makes `name` static where the body allows)
                     self.report(call, f"`{name}` receives {what}, which JAX cannot trace: the call raises "
-                                      "`TypeError`",
-                                fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{name}` static: "
-                                        f"`static_argnames=(\"{name}\",)`", ()))
+                                      "`TypeError`", subject=name)
                     break  # one finding per call
 
     def _check_plain_self(self, entry: EntryPoint) -> None:
