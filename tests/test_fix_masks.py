@@ -52,15 +52,65 @@ NO_FIX = {
         def f(x, y):
             return (x * 2)[y > 0].sum()
         """,
-    "a mask that is not certainly boolean": """
+    "a reduction with no identity to fill with (std)": """
         @jax.jit
         def f(x):
-            return x[(x > 0) * 1 > 0.5].max()
+            return x[(x > 0) * 1 > 0.5].std()
         """,
-    "a reduction other than sum or mean": """
+    "a maximum over another axis than 0": """
         @jax.jit
         def f(x):
-            return x[x > 0].max()
+            return x[x > 0].max(axis=1)
+        """,
+    "a maximum of an expression that its fill would compute again": """
+        @jax.jit
+        def f(x, y):
+            return (x * 2)[y > 0].max()
+        """,
+    "a held selection read otherwise than reduced": """
+        @jax.jit
+        def f(x):
+            sel = x[x > 0]
+            return sel.sum(), sel
+        """,
+    "a held selection whose mask's inputs are rebound before a read": """
+        @jax.jit
+        def f(x):
+            sel = x[x > 0]
+            total = sel.sum()
+            x = x * 2
+            return total + sel.mean()
+        """,
+    "a held selection read in another block": """
+        @jax.jit
+        def f(x, flag: bool):
+            sel = x[x > 0]
+            if flag:
+                return sel.sum()
+            return x
+        """,
+    "positions counted for a shape": """
+        @jax.jit
+        def f(x):
+            active = jnp.argwhere(x > 0)
+            return jnp.zeros(active.shape[0])
+        """,
+    "positions counted and read": """
+        @jax.jit
+        def f(x):
+            active = jnp.flatnonzero(x > 0)
+            return len(active) + active[1]
+        """,
+    "the size of an argwhere (positions times rank)": """
+        @jax.jit
+        def f(x):
+            return jnp.argwhere(x > 0).size * 1.0
+        """,
+    "a held selection whose count is a shape": """
+        @jax.jit
+        def f(x):
+            sel = x[x > 0]
+            return jnp.zeros(len(sel)) + sel.sum()
         """,
     "a sum over another axis than 0": """
         @jax.jit

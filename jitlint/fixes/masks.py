@@ -6,7 +6,14 @@ JIT401 (boolean-mask indexing):
 * ``x.at[m].set(v)`` -> ``jnp.where(m, v, x)`` (``.add``, ``.multiply``, ``.min``, ``.max`` likewise);
 * ``x[m].sum()`` / ``jnp.sum(x[m])`` -> ``jnp.where(m, x, 0).sum()``;
   ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``; also with
-  ``axis=0``;
+  ``axis=0``; ``prod``, ``any``, ``all`` likewise, with their identities (1, False, True) in place of
+  the elements left out, and ``max`` / ``min`` with the lowest / highest value (``-jnp.inf`` /
+  ``jnp.inf``, or ``jnp.iinfo(x.dtype)``'s bounds for an array known to hold ints);
+* ``sel = x[m]`` whose every read is such a reduction or a count (``len(sel)``, ``sel.shape[0]``,
+  ``sel.size`` for a mask of ``x``'s shape -> ``m.sum()``): each read is rewritten and the selection
+  goes (the mask kept in ``sel_mask`` where several reads need it);
+* positions that are only counted (``len(jnp.nonzero(m)[0])``, ``jnp.argwhere(m).shape[0]``,
+  ``jnp.flatnonzero(m).size``, also through a name) -> ``jnp.count_nonzero(m)``;
 * an index ``x[jnp.where(c)]`` (one-argument ``where``) selects what the mask ``c`` selects: the
   same rewrites, with ``c`` as the mask; also through a name used once (``idx = jnp.where(c)``,
   then ``x[idx]`` in a later simple statement of the same block, none in between rebinding what
@@ -40,9 +47,12 @@ Preconditions, each proven from the code or no fix is written:
 * an expression the rewrite writes twice (``x`` of ``.at[m].add(v)``, the mask of a mean, the
   array of a slice sum) is a name or an attribute of one.
 
-Safety: a masked ``.sum()`` with the mask written in place is SAFE: the same elements are added,
-with zeros in place of the others (the float result may differ in its last bits, as sums in
-another order do).  The rest is UNSAFE: ``x[m] = v`` could only run on a NumPy array, which it
+Safety: a masked ``.sum()`` (``prod``, ``any``, ``all``) with the mask written in place is SAFE: the
+same elements are combined, with the identity in place of the others (the float result may differ in
+its last bits, as sums in another order do).  A maximum or minimum of an empty selection raised
+eagerly where the rewrite gives the fill value, and ``-jnp.inf`` promotes an int array whose dtype is
+not known to float; a count becomes a traced int where eager gave a Python int (not rewritten where it
+is a shape, a ``range()`` or slice bound or a test).  The rest is UNSAFE: ``x[m] = v`` could only run on a NumPy array, which it
 changed in place for every other name bound to it, where the rewrite binds a new array; a value of
 another dtype is cast to ``x``'s by an indexed write but promotes ``jnp.where``'s result
 (``0.5`` into an int array); a mean of ``float16`` values is summed in ``float16``; a mask held in
@@ -63,6 +73,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.templates import Replacement
 from jitlint.fixes.registry import rewrites, static_alternative
 
 #: ``jax.numpy`` functions that work element by element (their result has the broadcast shape of
@@ -378,6 +389,86 @@ def to_leading_positions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
+@rewrites("JIT401")
+def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: positions that are only counted -- ``len(jnp.argwhere(c))``, ``jnp.argwhere(c).shape[0]``,
+    ``len(jnp.nonzero(c)[0])``, ``jnp.flatnonzero(c).size`` -- -> ``jnp.count_nonzero(c)``, also through a
+    local name bound once to the positions, every read of it such a count in a later simple statement of
+    the same block with nothing in between rebinding what ``c`` reads (the name's assignment then holds the
+    count, under a new name).  UNSAFE: the count is a traced int where eager gave a Python int (not taken
+    where it is used as a shape, a ``range()`` or slice bound or a test)."""
+    q = ctx.index.qualify(node.func) if isinstance(node, cst.Call) else None
+    if q not in _POSITION_FUNCTIONS or len(node.args) != 1 or node.args[0].keyword is not None \
+            or node.args[0].star or ctx.enclosing_function(node) is None:  # type: ignore[union-attr]
+        return None
+    rows: cst.BaseExpression = node  # type: ignore[assignment]
+    if q == "jax.numpy.nonzero":  # its first part: the positions along the first axis, one per element found
+        parent = ctx.parent(node)
+        if not isinstance(parent, cst.Subscript) or parent.value is not node or len(parent.slice) != 1 \
+                or not isinstance(parent.slice[0].slice, cst.Index) or int_value(parent.slice[0].slice.value) != 0:
+            return None
+        rows = parent
+    flat = q != "jax.numpy.argwhere"
+    condition = node.args[0].value  # type: ignore[union-attr]
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    count = ctx.expr(f"{jnp}.count_nonzero({{c}})", c=bare(condition))
+    title = f"Count with `{jnp}.count_nonzero`: the number of positions, without their array"
+    direct = _count_read(rows, ctx, flat)
+    if direct is not None:
+        return _fix_of(ctx, False, title, direct, count.with_changes(lpar=direct.lpar, rpar=direct.rpar), imports)
+    held = _held_name(rows, condition, ctx)
+    if held is None:
+        return None
+    assign, uses = held
+    reads = [_count_read(use, ctx, flat) for use in uses]
+    if not reads or any(read is None for read in reads):
+        return None
+    fn = ctx.enclosing_function(node)
+    name = cst.Name(ctx.fresh_name(assign.targets[0].target.value + "_count", fn.node))  # type: ignore
+    changes: Dict[cst.CSTNode, Replacement] = {assign: assign.with_changes(targets=[cst.AssignTarget(name)],
+                                                                           value=count)}
+    changes.update({read: name.with_changes(lpar=read.lpar, rpar=read.rpar) for read in reads})  # type: ignore
+    edit = ctx.replace_many(changes)
+    return None if edit is None else ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
+
+
+def _held_name(value: cst.BaseExpression, reads: cst.BaseExpression, ctx: FixContext
+               ) -> Optional[Tuple[cst.Assign, List[cst.Name]]]:
+    """``name = value`` (one target, a simple statement, the name's one binding in its function) and
+    the reads of ``name``, each in a later simple statement of the same block, with no statement from
+    the assignment to the last read binding a name that ``reads`` reads (it means the same at every
+    read)."""
+    assign = ctx.parent(value)
+    line = ctx.parent(assign) if isinstance(assign, cst.Assign) else None
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name) or assign.value is not value:
+        return None
+    name = assign.targets[0].target.value
+    fn = ctx.enclosing_function(value)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or name in ctx.index.declared_names \
+            or len([b for b in fn.scope.bindings_of(name) if b.binds_value]) != 1:
+        return None
+    uses = [n for n in name_references(fn.node.body, name) if n is not assign.targets[0].target]
+    block = ctx.block_of(line)
+    if not uses or block is None:
+        return None
+    body = list(block[0].body)  # type: ignore[attr-defined]
+    last = block[1]
+    for use in uses:
+        statement = next((a for a in ctx.ancestors(use) if ctx.parent(a) is block[0]), None)
+        if not isinstance(statement, cst.SimpleStatementLine) or statement not in body \
+                or body.index(statement) <= block[1]:
+            return None  # (in a compound statement, or before: another path may reach the read)
+        last = max(last, body.index(statement))
+    names = {read.value for read in name_references(reads)}
+    if any(names & names_bound_in(stmt) for stmt in body[block[1] + 1:last + 1]):
+        return None
+    return assign, uses
+
+
 def _leading_reads(expr: cst.BaseExpression, ctx: FixContext, tuple_parts: bool, depth: int = 0) -> List[int]:
     """The literal leading positions read from ``expr`` (a call of ``_POSITION_FUNCTIONS``, one of its
     parts, or a name bound to one); empty when any use is something else."""
@@ -579,12 +670,26 @@ def _at_update(subscript: cst.Subscript, base: cst.BaseExpression, mask: cst.Bas
     return _fix_of(ctx, False, title, call, where, imports)
 
 
+#: reductions of a selection -> what an element left out is replaced by (a format of ``jnp``, ``x``):
+#: the reduction's identity, so that the elements left out change nothing; ``mean`` sums, then divides
+_FILL = {"sum": "0", "mean": "0", "prod": "1", "any": "False", "all": "True"}
+#: max / min by the kind of the array's dtype: the lowest / highest value it holds (a float or an
+#: unknown dtype: infinity, which promotes an int array to float)
+_EXTREME = {("max", "i"): "{jnp}.iinfo({x}.dtype).min", ("max", "u"): "0", ("max", "b"): "False",
+            ("min", "i"): "{jnp}.iinfo({x}.dtype).max", ("min", "u"): "{jnp}.iinfo({x}.dtype).max",
+            ("min", "b"): "True", ("max", None): "-{jnp}.inf", ("min", None): "{jnp}.inf"}
+_REDUCTIONS = frozenset(_FILL) | {"max", "min"}
+#: ``jax.numpy`` functions -> the reduction they make
+_REDUCTION_FUNCTIONS = {**{f"jax.numpy.{r}": r for r in _REDUCTIONS}, "jax.numpy.amax": "max",
+                        "jax.numpy.amin": "min"}
+
+
 def _reduction_call(subscript: cst.BaseExpression,
                     ctx: FixContext) -> Optional[Tuple[cst.Call, str, bool]]:
-    """``x[m].sum()`` or ``jnp.sum(x[m])`` (and ``mean``), with no other argument than ``axis=0``: the
-    call, its name, and whether it reduces over axis 0 only."""
+    """``x[m].sum()`` or ``jnp.sum(x[m])`` (``mean``, ``prod``, ``max``, ``min``, ``any``, ``all``), with
+    no other argument than ``axis=0``: the call, its reduction, and whether it reduces over axis 0 only."""
     parent = ctx.parent(subscript)
-    if isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value in ("sum", "mean"):
+    if isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value in _REDUCTIONS:
         call = ctx.parent(parent)
         if isinstance(call, cst.Call) and call.func is parent:
             axis = _axis_zero(call.args, 0, ctx)
@@ -593,11 +698,76 @@ def _reduction_call(subscript: cst.BaseExpression,
     if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
         call = ctx.parent(parent)
         if isinstance(call, cst.Call) and call.args[0] is parent:
-            q = ctx.index.qualify(call.func)
-            if q in ("jax.numpy.sum", "jax.numpy.mean"):
+            reduction = _REDUCTION_FUNCTIONS.get(ctx.index.qualify(call.func) or "")
+            if reduction is not None:
                 axis = _axis_zero(call.args[1:], 1, ctx)
-                return None if axis is None else (call, q.rsplit(".", 1)[1], axis)
+                return None if axis is None else (call, reduction, axis)
     return None
+
+
+def _count_read(subscript: cst.BaseExpression, ctx: FixContext, flat: bool = False) -> Optional[cst.BaseExpression]:
+    """``len(x[m])`` or ``x[m].shape[0]`` -- how many rows are selected; with ``flat`` (a vector), also
+    ``.size`` -- where a traced count serves as well (not a shape, a ``range()`` bound, a slice bound, an
+    ``if`` test): the expression."""
+    from jitlint.fixes.static_args import is_static_use
+
+    parent = ctx.parent(subscript)
+    if flat and isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value == "size":
+        return None if is_static_use(parent, ctx) else parent  # type: ignore[arg-type]
+    read: Optional[cst.BaseExpression] = None
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and len(call.args) == 1 and isinstance(call.func, cst.Name) \
+                and call.func.value == "len" and ctx.facts.read_scope.get(call.func) == "builtin":
+            read = call
+    elif isinstance(parent, cst.Attribute) and parent.value is subscript and parent.attr.value == "shape":
+        item = ctx.parent(parent)
+        if isinstance(item, cst.Subscript) and item.value is parent and len(item.slice) == 1 \
+                and isinstance(item.slice[0].slice, cst.Index) and int_value(item.slice[0].slice.value) == 0:
+            read = item
+    if read is None or is_static_use(read, ctx):  # type: ignore[arg-type]
+        return None
+    return read
+
+
+def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpression,
+             base: cst.BaseExpression, fits: Optional[bool], ctx: FixContext
+             ) -> Optional[Tuple[cst.BaseExpression, str, bool, Tuple[Edit, ...]]]:
+    """What stands for the reduction ``call`` of ``base[mask]``: the expression, the fix's title, whether it
+    is certainly the same value (a sum, product, ``any`` or ``all`` over a mask written in place), and the
+    imports it needs."""
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    fill = _FILL.get(reduction)
+    if fill is None:
+        kind = ctx.facts.value(bare(base)).dtype_kind
+        fill = _EXTREME.get((reduction, kind if kind in ("i", "u", "b") else None))
+        if fill is None or not _is_pure_reference(bare(base)):
+            return None  # (the fill reads the array again)
+        fill = fill.replace("{x}", "{xx}")
+    op = "sum" if reduction == "mean" else reduction
+    fill = fill.replace("{jnp}", jnp)
+    if fits is not None:
+        where = f"{jnp}.where({{m}}, {{x}}, {fill}).{op}()"
+    elif axis_zero:
+        where = f"{jnp}.where({{n}}.T, {{x}}.T, {fill}).T.{op}(axis=tuple(range({{n}}.ndim)))"
+    else:
+        where = f"{jnp}.where({{n}}.T, {{x}}.T, {fill}).{op}()"
+    if reduction == "mean":
+        where += " / {n}.sum()"
+    new = _expr(ctx, where, m=mask, x=_wrapped(base), n=_wrapped(mask), xx=_wrapped(base))
+    new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    if reduction == "mean" and _needs_parentheses(call, ctx) and not call.lpar:
+        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    if reduction in ("sum", "mean"):
+        title = f"Sum with `{jnp}.where(mask, x, 0)`: zeros in place of the elements left out" + (
+            ", divided by the number selected" if reduction == "mean" else "")
+    else:
+        title = f"`{op}` over `{jnp}.where(mask, x, {fill})`: the elements left out cannot change it"
+    exact = fits is True and reduction in ("sum", "prod", "any", "all")
+    return new, title, exact, imports
 
 
 def _axis_zero(args, first: int, ctx: FixContext) -> Optional[bool]:
@@ -619,37 +789,74 @@ def _wrapped(mask: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _masked_reduction(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
-    """``x[m].sum()`` -> ``jnp.where(m, x, 0).sum()``; ``x[m].mean()`` -> ``... .sum() / m.sum()``.
+    """``x[m].sum()`` -> ``jnp.where(m, x, 0).sum()``; ``x[m].mean()`` -> ``... .sum() / m.sum()``;
+    ``prod``, ``any``, ``all``, ``max`` and ``min`` with their identities in place of the elements left
+    out; ``len(x[m])`` -> ``m.sum()``.  Also ``sel = x[m]`` where every read of ``sel`` is one of those
+    (:func:`_held_selection`).
 
     A mask of ``x``'s shape selects a vector, whose axis 0 is all of it; a boolean mask of unknown
     rank covers the leading axes of ``x``, and ``axis=0`` of the selection is all of those."""
-    found = _reduction_call(subscript, ctx)
-    if found is None:
-        return None
-    call, reduction, axis_zero = found
     base = subscript.value
     fits = mask_fits(mask, base, ctx)
     if fits is None and not (_is_boolean(mask, ctx) and _is_pure_reference(base)):
         return None
-    spelled = _jnp(ctx)
-    if spelled is None:
+    found = _reduction_call(subscript, ctx)
+    if found is None:
+        return _held_selection(subscript, mask, fits, ctx)
+    call, reduction, axis_zero = found
+    made = _reduced(call, reduction, axis_zero, mask, base, fits, ctx)
+    if made is None:
         return None
-    jnp, imports = spelled
-    if fits is not None:
-        where = f"{jnp}.where({{m}}, {{x}}, 0).sum()"
-    elif axis_zero:
-        where = f"{jnp}.where({{n}}.T, {{x}}.T, 0).T.sum(axis=tuple(range({{n}}.ndim)))"
+    new, title, exact, imports = made
+    return _fix_of(ctx, exact, title, call, new, imports)
+
+
+def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Optional[bool],
+                    ctx: FixContext) -> Optional[Fix]:
+    """``sel = x[m]`` (a name bound once in the function, by this simple statement) whose every read is a
+    reduction (``sel.sum()``, ``jnp.max(sel)``, ...) or its count (``len(sel)``, ``sel.shape[0]``), in
+    later simple statements of the same block, none of the statements from the assignment to the last
+    read binding a name that ``x`` or ``m`` reads: each read gets its masked form, and the assignment
+    goes.  UNSAFE: the reads happen later than the selection did (the same values, proven by the
+    bindings), and a count becomes a traced int."""
+    held_name = _held_name(subscript, subscript, ctx)
+    if held_name is None:
+        return None
+    assign, uses = held_name
+    name = assign.targets[0].target.value  # type: ignore[attr-defined]
+    fn = ctx.enclosing_function(subscript)
+    base = subscript.value
+    held = None  # the mask written once, in a name, where the reads would write it several times
+    if not _is_pure_reference(bare(mask)) and (len(uses) > 1 or _reduction_call(uses[0], ctx) is None
+                                               or _reduction_call(uses[0], ctx)[1] == "mean"):
+        held = cst.Name(ctx.fresh_name(name + "_mask", fn.node))  # type: ignore[union-attr]
+    written = held if held is not None else mask
+    replaced: List[Tuple[cst.CSTNode, cst.BaseExpression]] = []
+    imports: Tuple[Edit, ...] = ()
+    for use in uses:
+        found = _reduction_call(use, ctx)
+        if found is not None:
+            made = _reduced(found[0], found[1], found[2], written, base, fits, ctx)
+            if made is None:
+                return None
+            replaced.append((found[0], made[0]))
+            imports = made[3]
+            continue
+        count = _count_read(use, ctx, flat=fits is not None)
+        if count is None:
+            return None
+        replaced.append((count, _expr(ctx, "{n}.sum()", n=_wrapped(written)).with_changes(
+            lpar=count.lpar, rpar=count.rpar)))  # type: ignore[attr-defined]
+    changes: Dict[cst.CSTNode, Replacement] = dict(replaced)
+    if held is not None:
+        changes[assign] = assign.with_changes(targets=[cst.AssignTarget(held)], value=bare(mask))
     else:
-        where = f"{jnp}.where({{n}}.T, {{x}}.T, 0).sum()"
-    if reduction == "mean":
-        where += " / {n}.sum()"
-    new = _expr(ctx, where, m=mask, x=_wrapped(base), n=_wrapped(mask))
-    new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
-    if reduction == "mean" and _needs_parentheses(call, ctx) and not call.lpar:
-        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    title = f"Sum with `{jnp}.where(mask, x, 0)`: zeros in place of the elements left out" + (
-        ", divided by the number selected" if reduction == "mean" else "")
-    return _fix_of(ctx, reduction == "sum" and fits is True, title, call, new, imports)
+        changes[ctx.parent(assign)] = cst.RemovalSentinel.REMOVE  # type: ignore[index]
+    edit = ctx.replace_many(changes)  # (one edit: the lines it writes are wrapped together)
+    if edit is None:
+        return None
+    title = f"Reduce `{ctx.code(bare(base))}` under the mask where `{name}` is read: the selection goes"
+    return ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
 
 
 def _needs_parentheses(call: cst.Call, ctx: FixContext) -> bool:
