@@ -1828,7 +1828,7 @@ class ModuleIndex:
                     reached = self._reaching_def(expr)
                     if reached is not _UNKNOWN:
                         return reached, False
-                return self.functions[expr.value], False
+                return self.def_seen_from(expr.value, scope, expr), False
             # an instance of a class of this module, called: its __call__ (`lax.scan(cell, h, xs)`)
             cls_name = self._instance_class(expr.value, scope)
             if cls_name is not None:
@@ -1871,6 +1871,45 @@ class ModuleIndex:
                         return None, False
                     return found, found is not None and not found.is_static_method
         return None, False
+
+    def def_seen_from(self, name: str, scope: Optional[FunctionInfo], read: Optional[cst.CSTNode] = None
+                      ) -> FunctionInfo:
+        """The module-level function ``name`` a read in ``scope`` (or ``read``, in module-level code) sees:
+        where the module defines it several times, not one in another arm of an ``if`` run once that
+        holds the read (or the definition of the function read from: ``if example == 1: def objective
+        ... def step ... elif example == 2: def objective ...`` -- only one arm runs, so ``step`` never
+        sees the other ``objective``) where that leaves one; else the last definition."""
+        last = self.functions[name]
+        outer = scope
+        while outer is not None and outer.parent is not None:
+            outer = outer.parent
+        anchor = outer.node if outer is not None else read  # (a module-level read: where it is)
+        if anchor is None:
+            return last
+        defs = [b.node for b in self.scope_model.module_scope.bindings_of(name) if b.binds_value]
+        if len(defs) < 2 or any(not isinstance(node, cst.FunctionDef) for node in defs):
+            return last
+        seen = [node for node in defs if not self.exclusive_arms(node, anchor)]
+        found = self.infos.get(seen[0]) if len(seen) == 1 else None
+        return found if found is not None and last.node not in seen else last
+
+    def _arms(self, node: cst.CSTNode) -> Dict[int, int]:
+        """For each ``if`` around ``node`` that runs at most once (in no loop and no function, up to the
+        module): the arm ``node`` is in (by id: its body, or what its ``else`` / ``elif`` holds)."""
+        out: Dict[int, int] = {}
+        child, parent = node, self.parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, cst.If) and child is not parent.test:
+                out[id(parent)] = id(child)
+            elif isinstance(parent, (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                out.clear()  # (the `if`s inside run again, or run when called: their arms are not exclusive)
+            child, parent = parent, self.parents.get(id(parent))
+        return out
+
+    def exclusive_arms(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """``a`` and ``b`` are in different arms of one ``if`` that runs once: never both run."""
+        arms_a = self._arms(a)
+        return any(arms_a.get(key, arm) != arm for key, arm in self._arms(b).items())
 
     def _reaching_def(self, read: cst.Name):
         """The function a module-level read of a name sees where the module binds the name more than

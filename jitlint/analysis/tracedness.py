@@ -2231,7 +2231,7 @@ class Analyzer:
                 if g is not None:
                     scope = "global"
                     if g.kind == "function" and name in self.index.functions:
-                        value = Value(func=self.index.functions[name])
+                        value = Value(func=self.index.def_seen_from(name, fn))
                     elif g.assignments == 1 and (bound := self._global_function(name)) is not None:
                         value = Value(func=bound)
                     elif g.instance_of is not None and g.assignments == 1 and g.instance_of in self.index.classes:
@@ -3140,7 +3140,7 @@ class Analyzer:
             if v is not None and v.func is not None:
                 return v.func, v.closure, None
             if v is None and expr.value in self.index.functions and not _bound_around(frame.fn, expr.value):
-                return self.index.functions[expr.value], None, None
+                return self.index.def_seen_from(expr.value, frame.fn), None, None
             return None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
             fn, bound = self.index.resolve_function(expr, frame.fn, frame.fn.cls)

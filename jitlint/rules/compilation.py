@@ -12,8 +12,8 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, flat_targets, iter_children,
-                                     name_references, params_of, path_to, short_code, string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, flat_targets, int_value,
+                                     iter_children, name_references, params_of, path_to, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -216,6 +216,16 @@ class RecompilationHazard(Rule):
     frozen dataclass: its key repeats when the loop's values do), a value
     that can repeat (`int(i % 2)`), and a closure over a fresh object
     (which could be passed traced instead) are still flagged.
+
+    Nor is a wrapper made in a loop of a function that reads the value of
+    every loop around it as a shape (`jax.jit(lambda v: jnp.zeros((n, n)) + v)`
+    for each `n` of a sweep), where each loop gives distinct values
+    (`range()`, a display of distinct constants, a name bound to one where
+    the loop reads it, a concatenation of those): every iteration is another
+    program, which a wrapper made before the loop, the sizes static, would
+    compile as often; an argument whose shape changes with such a loop is not
+    reported either. An outer loop the function does not read as a shape (an
+    epoch), repeated values, or a value read as data are still flagged.
 
     Nor is a wrapper made in a loop whose options read a value the loop
     changes (`jax.jit(stack, out_shardings=shardings[name])` for each group):
@@ -439,6 +449,8 @@ class RecompilationHazard(Rule):
                 if self._outlives_iteration(site, entry.call_names, scope.node if scope is not None else index.module):
                     return  # one wrapper per item, kept to be called later
                 if self._remade_on_change(site, entry.call_names):
+                    return
+                if self._distinct_program_each_iteration(site, fn):
                     return
                 self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every loop iteration: "
                                   "a fresh callable is traced and compiled each time")
@@ -686,6 +698,26 @@ class RecompilationHazard(Rule):
                 return False
         return True
 
+    def _distinct_program_each_iteration(self, site: cst.CSTNode, fn: FunctionInfo) -> bool:
+        """The function made in the loop reads the target of every loop around ``site`` as a shape (an
+        argument of ``jax_api.SHAPE_ARGUMENTS``, directly or through arithmetic and tuples), and each of
+        those loops gives distinct values (``range()``, a display of distinct constants): every
+        iteration is another program, which a wrapper made before the loop -- the values then static
+        arguments -- would compile just as often (measured on JAX 0.10.2: 18 shapes, 18 compiles either
+        way).  A loop whose values may repeat, or whose target the function does not read as a shape
+        (an epoch), still makes the same program again."""
+        index = self.ctx.index
+        loops = index.loops_of.get(site)
+        if not loops or not isinstance(fn.node, (cst.Lambda, cst.FunctionDef)):
+            return False
+        shapes = _shape_names(fn.node, index) - set(fn.local_names)  # (read from the loop, not its own)
+        owner = index.call_scopes.get(site, (None, None))[0] if isinstance(site, cst.Call) else None
+        for loop in loops:
+            if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) \
+                    or loop.target.value not in shapes or not _distinct_values(loop.iter, index, owner):
+                return False
+        return True
+
     def _remade_on_change(self, site: cst.CSTNode, names: Sequence[str]) -> bool:
         """The wrapper made in the loop is made under an ``if`` whose branch changes what its own test reads
         (``if need_compile: step = jax.jit(...); need_compile = False``, ``if n != last: ...; last = n``), and
@@ -851,6 +883,9 @@ class RecompilationHazard(Rule):
                 if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
                         or (scope is not None and self._reused_per_configuration(site, scope, names)):
                     continue
+                made = index.infos.get(inner) if isinstance(inner, (cst.Lambda, cst.FunctionDef)) else None
+                if made is not None and self._distinct_program_each_iteration(site, made):
+                    continue
                 self.report(site, f"`{self.ctx.code(site.func)}` of {what} on every loop iteration: a fresh "
                                   "callable is traced and compiled each time")
                 continue
@@ -1008,8 +1043,8 @@ class RecompilationHazard(Rule):
         keys its compilation cache on the shapes (and the pytree structure) of the arguments."""
         static = entry.static_params()
         for call in entry.visible_calls():
-            if not self._eager_call_in_loop(call):
-                continue
+            if not self._eager_call_in_loop(call) or self._distinct_program_each_iteration(call, entry.function):
+                continue  # (a function that reads the loop's values as shapes is a new program each time)
             for arg, param in entry.bind_args(call):
                 if arg.star or _argument_name(arg, param) in static:
                     continue
@@ -1585,6 +1620,53 @@ def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
     for one in flat_targets(target):
         if isinstance(one, cst.Attribute) and isinstance(one.value, cst.Name) and one.value.value == "self":
             yield one
+
+
+def _shape_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:
+    """The names read in the shape and size arguments of the calls in ``fn`` (``jax_api.SHAPE_ARGUMENTS``:
+    ``jax.random.bernoulli(key, shape=(n // (d + 1), L))`` reads ``n``, ``d`` and ``L``)."""
+    out: Set[str] = set()
+    for call in calls_in(fn.body if isinstance(fn, (cst.Lambda, cst.FunctionDef)) else fn):
+        slots = jax_api.SHAPE_ARGUMENTS.get(index.qualify(call.func) or "")
+        for position, keyword in slots or ():
+            arg = call_argument(call, position, keyword)
+            if arg is not None:
+                out.update(read.value for read in name_references(arg.value))
+    return out
+
+
+def _distinct_values(iterable: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo]) -> bool:
+    """``range(...)`` (the builtin), or distinct constants: a list or tuple display of them, a name bound
+    once to one, or a concatenation of those (``Ls + [1024]``)."""
+    if isinstance(iterable, cst.Call):
+        return isinstance(iterable.func, cst.Name) and iterable.func.value == "range" \
+            and "range" not in index.globals and "range" not in index.functions
+    values = _constants(iterable, index, scope)
+    return bool(values) and len(set(values)) == len(values)
+
+
+def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
+               depth: int = 0) -> Optional[List[object]]:
+    """The constants a display of constants holds, through names bound once and ``+``; None for anything else."""
+    if isinstance(expr, cst.Name) and depth < 4:
+        value = index.single_value(expr.value, scope)
+        if value is None and scope is None:  # a script binding the name again and again: the one read here
+            reaching = index.module_reaching(expr.value, expr)
+            value = reaching.value if isinstance(reaching, Binding) and reaching.kind is BindingKind.ASSIGNMENT \
+                else None
+        return _constants(value, index, scope, depth + 1) if value is not None else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        left, right = _constants(expr.left, index, scope, depth), _constants(expr.right, index, scope, depth)
+        return left + right if left is not None and right is not None else None
+    if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements:
+        values: List[object] = []
+        for el in expr.elements:
+            value = (int_value(el.value), string_value(el.value)) if isinstance(el, cst.Element) else (None, None)
+            if value == (None, None):
+                return None
+            values.append(value)
+        return values
+    return None
 
 
 def _unhashable(node: cst.BaseExpression, index: ModuleIndex) -> bool:

@@ -1739,7 +1739,8 @@ class InPlaceArrayUpdate(Rule):
             return
         ctx = self.ctx
         base = ctx.value(target.value)
-        if base.is_array and base.kind is Kind.TRACED and not base.container:
+        if base.kind is Kind.TRACED and not base.container and (base.is_array or (
+                not base.mapping and base.items is None and _array_index(target))):
             array = ctx.code(target.value)
             mask = next((e.slice.value for e in target.slice
                          if isinstance(e.slice, cst.Index) and ctx.traced_mask(e.slice.value)), None)
@@ -1830,6 +1831,15 @@ class InPlaceArrayUpdate(Rule):
         target = node.target
         op = self.ctx.code(node.operator).strip().rstrip("=")
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+
+
+def _array_index(target: cst.Subscript) -> bool:
+    """An index only an array takes: several axes, one of them a slice or ``...`` (``x[1, :]``,
+    ``x[..., 0]``): a list takes no tuple, and no dict is keyed by slices."""
+    def whole(element: cst.SubscriptElement) -> bool:
+        return isinstance(element.slice, cst.Slice) or (
+            isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Ellipsis))
+    return len(target.slice) >= 2 and any(whole(element) for element in target.slice)
 
 
 class _AnyField:
