@@ -525,7 +525,7 @@ _SCALAR_BUILTINS = frozenset({"bool", "int", "float", "complex", "str", "repr", 
 
 
 def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None) -> frozenset:
-    """Names that a function body uses as containers or objects, or hands on: indexed, sliced,
+    """Names that a function body uses as containers or objects, or hands on: called, indexed, sliced,
     iterated, unpacked, tested with ``is`` / ``in``, ``*`` / ``**``, an attribute read or a method
     called that an array does not have (a field, ``.items()``), or passed to a function other than
     a scalar builtin or an array function (``array_call(call)``; ``len``, ``isinstance`` and the
@@ -544,6 +544,8 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
             scalar = type(node.func) is name and node.func.value in _SCALAR_BUILTINS
             if not scalar and not (array_call is not None and array_call(node)):
                 out.update(a.value.value for a in node.args if type(a.value) is name)
+            if type(node.func) is name:
+                out.add(node.func.value)  # called: a function or a module, no array
         elif kind is subscript and type(node.value) is name:
             out.add(node.value.value)
         elif kind is attribute and type(node.value) is name \

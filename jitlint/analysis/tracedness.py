@@ -23,7 +23,7 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
                                         is_property, state_test, stores_state, top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
-                                     mapping_value, parsed, without_none)
+                                     defined, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, ends_path, guarded_not_none,
                                      iter_children, is_docstring, literal_elements,
@@ -413,6 +413,11 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
 def _never_none(value: Value) -> bool:
     """Known not to be None: a tracer (unless it is an ``X | None`` field) or annotated so."""
     return (value.traced_array and not value.optional) or value.not_none
+
+
+#: qualified names that are not a library's own classes (JAX's, NumPy's, the language's)
+_NOT_FOREIGN = ("jax.", "jaxlib.", "numpy.", "typing.", "typing_extensions.", "builtins.", "collections.",
+                "dataclasses.", "flax.nnx.", "equinox.")
 
 
 def _array_annotation(text: str) -> bool:
@@ -834,9 +839,12 @@ class Analyzer:
             # JAX applies `static_argnames` by keyword, also to keywords that `**kwargs` collects
             collected = frozenset(entry.static_names or ()) - {_param_name(p) for p, _ in params} \
                 if kind == "varkw" else frozenset()
-            leaf = not container and (self._annotated_scalar(param) or self._passed_number(param, entry)
-                                      or self._never_a_container(param, fn))
             facts = self._class_facts(param)
+            if not facts and not container and param.annotation is None:
+                facts = self._passed_instance(param, entry)
+            leaf = not container and not facts and (
+                self._annotated_scalar(param) or self._passed_number(param, entry)
+                or self._never_a_container(param, fn))
             if not facts and not container and not leaf and entry.transform is not None \
                     and entry.transform.name.startswith("flax.nnx.") and not self._annotated_array(param):
                 # an object handed to an nnx transform is a graph node (a module, an optimizer) or a pytree:
@@ -857,6 +865,29 @@ class Analyzer:
             return False
         text = self.index.module.code_for_node(p.annotation.annotation)
         return _array_annotation(text) and "|" not in text and "Optional" not in text
+
+    def _passed_instance(self, p: cst.Param, entry: EntryPoint) -> dict:
+        """An unannotated parameter that every call seen (at least one) passes an instance of one class of
+        this module -- a name bound once to ``C(...)``, or ``C(...)`` itself: it is that instance, as if
+        annotated ``C`` (``eval_step(MODEL, xb)`` with ``MODEL = Autoencoder(...)``: ``model(x)`` runs
+        ``Autoencoder.__call__``)."""
+        classes = set()
+        calls = entry.visible_calls()
+        for call in calls:
+            arg = entry.argument_for(call, p)
+            if arg is None or arg.star:
+                return {}
+            value = arg.value
+            if isinstance(value, cst.Name):
+                scope = self.index.call_scopes.get(call, (None, None))[0]
+                value = self.index.single_value(value.value, scope)
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                    and value.func.value in self.index.classes):
+                return {}
+            classes.add(value.func.value)
+        if len(classes) != 1:
+            return {}
+        return self._annotation_facts(cst.Name(classes.pop()))
 
     def _passed_number(self, p: cst.Param, entry: EntryPoint) -> bool:
         """A call seen passes a Python bool or number literal for ``p`` (jit makes it a 0-d tracer),
@@ -1026,7 +1057,21 @@ class Analyzer:
         """What the class a parameter is annotated as (this module's or, through the project, another
         module's) says of the traced instance: its static fields give Python values, and its fields'
         annotations name the classes of what they hold."""
-        return self._annotation_facts(p.annotation.annotation if p.annotation is not None else None)
+        facts = self._annotation_facts(p.annotation.annotation if p.annotation is not None else None)
+        if not facts and p.annotation is not None and self._foreign_class(p.annotation.annotation):
+            facts = {"foreign": True}
+        return facts
+
+    def _foreign_class(self, annotation: cst.BaseExpression) -> bool:
+        """The annotation names a class defined outside the checked code (``mjx.Model``), not an array
+        type: which of its fields are leaves and which static metadata is that library's choice."""
+        named = without_none(parsed(annotation))
+        if not isinstance(named, (cst.Name, cst.Attribute)):
+            return False
+        q = self.index.qualify(named)
+        if q is None or "." not in q or q.startswith(_NOT_FOREIGN) or _array_annotation(q):
+            return False
+        return defined(named, self.index, self.path, self.project) is None
 
     def _annotation_facts(self, annotation: Optional[cst.BaseExpression], where: Optional[Definition] = None) -> dict:
         """The facts of the class an annotation names, read in this module or in ``where``'s."""
@@ -2214,14 +2259,17 @@ class Analyzer:
             value = STATIC
         else:
             c = frame.closure
+            outermost = fn  # the outermost function whose frame the trace holds
             while c is not None and value is None:
                 if name in c.env:
                     value, scope = c.env[name], "closure"
                 elif name in c.function.local_names and name not in c.function.global_names:
                     value, scope = STATIC, "closure"
+                outermost = c.function
                 c = c.parent
-            if value is None and frame.closure is None:
-                p = fn.parent
+            if value is None:
+                # functions around the traced ones, which run eagerly (a factory's helpers and settings)
+                p = outermost.parent
                 while p is not None and value is None:
                     if name in p.local_names and name not in p.global_names:
                         value, scope = self._enclosing_local(p, name), "closure"
@@ -2265,6 +2313,11 @@ class Analyzer:
         bindings = owner.scope.bindings_of(name)
         if not bindings or owner.scope.declares(name):
             return STATIC
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.FUNCTION:
+            # a helper the enclosing function defines beside the traced one: a call of it is followed
+            helper = self.index.infos.get(bindings[0].node)
+            if helper is not None:
+                return Value(func=helper)
         for binding in bindings:  # (`m = jnp.max(k)`, then `m = jnp.minimum(m, n)`: an array either way)
             bound = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
             q = self.index.qualify(bound.func) if isinstance(bound, cst.Call) else None
@@ -2628,6 +2681,8 @@ class Analyzer:
         if base.kind is Kind.TRACED and base.pytree_class is None and not base.traced_array \
                 and self._imported_static_field(attr):
             return STATIC
+        if base.kind is Kind.TRACED and base.foreign and attr not in jax_api.ARRAY_ATTRIBUTE_NAMES:
+            return traced(base.reason, foreign=True)  # (a field of a library's object: leaf or metadata)
         if base.kind is Kind.TRACED:
             if base.variable and attr not in jax_api.ARRAY_ATTRIBUTE_NAMES \
                     and attr not in jax_api.VARIABLE_VALUE_MEMBERS:
@@ -3014,6 +3069,11 @@ class Analyzer:
             return self._call_user(call, local.func, local.closure, args, frame, None)
         if local.instance is not None:
             return self._call_method(call, local.instance, "__call__", local, args, frame)
+        owner = local.pytree_class
+        if owner is not None and owner.index is self.index and owner.name in self.index.classes:
+            # an instance of a class of this module (a parameter annotated so, or passed one by every
+            # call seen), called: its `__call__` runs in the trace
+            return self._call_method(call, self.index.classes[owner.name], "__call__", local, args, frame)
         if name in self.index.classes and self.facts.read_scope.get(func) == "global":
             return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name], fresh=True)
         if self.facts.read_scope.get(func) == "builtin":
@@ -3122,7 +3182,10 @@ class Analyzer:
                 "method", "rngs", "mutable", "capture_intermediates")]
         if fn is None:
             return MAYBE if best.kind else STATIC
-        self_value = Value(receiver.kind, receiver.reason, instance=cls, fresh=receiver.fresh)
+        # (what is known of the instance's class -- its static fields, an nnx module's graph -- goes with it)
+        self_value = Value(receiver.kind, receiver.reason, instance=cls, fresh=receiver.fresh,
+                           pytree_class=receiver.pytree_class, graph_node=receiver.graph_node,
+                           static_attrs=receiver.static_attrs)
         return self._call_user(call, fn, None, args, frame, None if fn.is_static_method else self_value)
 
     def _function_of(self, expr: cst.BaseExpression,

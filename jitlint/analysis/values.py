@@ -126,6 +126,9 @@ class Value:
     #: a flax nnx ``Variable`` (a ``Param``, a ``BatchStat``...): a pytree whose one leaf is its value;
     #: its other attributes (``sharding_names``, metadata given as keywords) are static
     variable: bool = False
+    #: a field of an object whose class is defined outside the checked code (``model.nv`` of ``model:
+    #: mjx.Model``): the library decides whether it is a leaf or static metadata
+    foreign: bool = False
 
     @property
     def traced(self) -> bool:
@@ -213,6 +216,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, optional=True)
     if out.yields_tracer and not (a is not None and b is not None and a.yields_tracer and b.yields_tracer):
         out = replace(out, yields_tracer=False)
+    if out.foreign and not (a is not None and b is not None and a.foreign and b.foreign):
+        out = replace(out, foreign=False)
     if out.static_keys:  # static on every path (a path where the name is unbound does not count)
         keys = out.static_keys
         for v in (a, b):

@@ -227,6 +227,10 @@ class RecompilationHazard(Rule):
     reported either. An outer loop the function does not read as a shape (an
     epoch), repeated values, or a value read as data are still flagged.
 
+    Nor is a wrapper made in a loop that clears JAX's caches on every
+    iteration (`jax.clear_caches()` as a statement of its body, a benchmark
+    timing each model from cold): everything compiles again there anyway.
+
     Nor is a wrapper made in a loop whose options read a value the loop
     changes (`jax.jit(stack, out_shardings=shardings[name])` for each group):
     each iteration needs a wrapper configured its own way, which no one
@@ -236,7 +240,10 @@ class RecompilationHazard(Rule):
     that changes with the item (the loop's target, or what the loop builds
     from it or an `if` on it chooses: a training phase's rate or weight) and is called only in loops
     inside that iteration: each phase compiles its own function once and
-    every step of the phase reuses it. The same function made on every
+    every step of the phase reuses it -- unless a loop around it counts
+    (`for epoch in range(n_epochs)`, a `while`): a rate computed from the
+    epoch then compiles once per epoch, as many times as the run is long,
+    where passing it traced compiles once. The same function made on every
     epoch (reading nothing the loop changes; its own parameters and name do
     not count, nor a loss or an optimiser the loop makes again from values
     outside it), or a per-phase wrapper called once per phase, is still
@@ -399,6 +406,7 @@ class RecompilationHazard(Rule):
                     return  # one wrapper per item, kept to be called later
                 uses = self._wrapper_uses(None, fn.parent, [fn.name])
                 if self._compiles_anyway(fn.node, uses, entry) or self._amortised(fn.node, fn.parent, uses) \
+                        or self._caches_cleared(fn.node) \
                         or self._reused_per_configuration(fn.node, fn.parent, [fn.name]):
                     return
                 self.report(site, f"`{fn.name}` is jitted anew on every loop iteration: each new function object "
@@ -450,7 +458,7 @@ class RecompilationHazard(Rule):
                     return  # one wrapper per item, kept to be called later
                 if self._remade_on_change(site, entry.call_names):
                     return
-                if self._distinct_program_each_iteration(site, fn):
+                if self._distinct_program_each_iteration(site, fn) or self._caches_cleared(site):
                     return
                 self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every loop iteration: "
                                   "a fresh callable is traced and compiled each time")
@@ -650,10 +658,14 @@ class RecompilationHazard(Rule):
         """The callable made in a loop reads a name that loop rebinds (a training phase's rate: each
         iteration compiles a different function on purpose), and every call of its wrapper is in a loop
         inside that iteration (each wrapper runs many times, on one compilation: measured on JAX 0.10.2,
-        2 phases of 20 steps, 2 compilations)."""
+        2 phases of 20 steps, 2 compilations).  Not where a loop around it counts (``range(n_epochs)``
+        with ``n`` not a literal, a ``while``): a rate computed from the epoch makes one compile per
+        epoch, as many as the run is long, where passing it traced compiles once."""
         loops = self.ctx.index.loops_of.get(made)
         if not loops or not uses or not self._configured_per_iteration(made, scope):
             return False
+        if any(_counted(loop) for loop in loops):
+            return False  # (an epoch counter's rate: one compile per epoch, growing with the run)
         for use in uses:
             around = self.ctx.index.loops_of.get(use, ())
             if len(around) <= len(loops) or tuple(around[:len(loops)]) != tuple(loops):
@@ -717,6 +729,20 @@ class RecompilationHazard(Rule):
                     or loop.target.value not in shapes or not _distinct_values(loop.iter, index, owner):
                 return False
         return True
+
+    def _caches_cleared(self, site: cst.CSTNode) -> bool:
+        """A loop around ``site`` clears JAX's caches on every iteration (``jax.clear_caches()`` as a statement
+        of its own body: a benchmark timing each model from cold): everything compiles again each
+        iteration, so a wrapper made there costs nothing more than one made before the loop."""
+        index = self.ctx.index
+        for loop in index.loops_of.get(site, ()):
+            body = getattr(loop, "body", None)
+            for stmt in getattr(body, "body", ()):
+                if isinstance(stmt, cst.SimpleStatementLine) and any(
+                        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                        and index.qualify(small.value.func) in _CACHE_CLEARS for small in stmt.body):
+                    return True
+        return False
 
     def _remade_on_change(self, site: cst.CSTNode, names: Sequence[str]) -> bool:
         """The wrapper made in the loop is made under an ``if`` whose branch changes what its own test reads
@@ -1620,6 +1646,20 @@ def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
     for one in flat_targets(target):
         if isinstance(one, cst.Attribute) and isinstance(one.value, cst.Name) and one.value.value == "self":
             yield one
+
+
+#: calls that empty JAX's compilation caches (every function compiles again after them)
+_CACHE_CLEARS = frozenset({"jax.clear_caches", "equinox.clear_caches"})
+
+
+def _counted(loop: cst.CSTNode) -> bool:
+    """A loop whose number of iterations is a count the run decides: ``while``, or ``for`` over
+    ``range()`` of something other than int literals."""
+    if isinstance(loop, cst.While):
+        return True
+    iterable = loop.iter if isinstance(loop, cst.For) else None
+    return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range" \
+        and any(int_value(arg.value) is None for arg in iterable.args)
 
 
 def _shape_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:

@@ -364,7 +364,14 @@ class FormatTracer(Rule):
     ```
 
     ## Fix safety
-    No automatic fix for strings used as data.
+    A string used as data -- a dict key, a name's value, a returned value --
+    built from parameters of the jitted function (`{f"agent_{agent_id}":
+    ret}`) makes those parameters static (`static_argnames`), where none is
+    rebound and every other read of each takes a Python value as well (a
+    string, a shape or a test, array arithmetic, a `jax.numpy` argument, an
+    index). UNSAFE: one compile per value, and a caller passing a
+    traced value breaks. No fix for a string given to a call (a print, a
+    log line, an error), where the value of each call is what is wanted.
 
     ## References
     - [`jax.debug.print`](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
@@ -373,6 +380,7 @@ class FormatTracer(Rule):
     code = "JIT303"
     name = "format-tracer"
     superseded_by = ("JIT103", "JIT104")
+    fix_title = "Mark the parameters the string is built from static (`static_argnames`)"
 
     def _check(self, node: cst.CSTNode) -> None:
         ctx = self.ctx

@@ -189,6 +189,14 @@ class TracedShape(Rule):
     clear int is flagged: an `int` parameter or a count-like name (`n`,
     `num_bins`, `batch_size`).
 
+    A size read from a parameter annotated with a class defined outside the
+    checked code (`jnp.zeros((model.nv,))` of `model: mjx.Model`) is not
+    flagged: whether that field is a leaf or static metadata is the
+    library's choice, and a size there is metadata (MJX keeps every field
+    that is not an array static) -- used as a shape, the code runs only if it
+    is. The same read from an unannotated parameter, or from a class of the
+    checked code with the field traced, is flagged.
+
     ## Why is this bad?
     Shapes are fixed at compile time:
     `TypeError: Shapes must be 1D sequences of concrete values of integer
@@ -241,8 +249,16 @@ class TracedShape(Rule):
     fix_title = "Mask positions (`jnp.arange(n) < k`) instead of slicing, or make the size static"
 
     def _traced(self, node: cst.BaseExpression) -> bool:
+        """Traced, and not (only) a size a library's object carries: ``jnp.zeros((model.nv,))`` of ``model:
+        mjx.Model`` -- such a size used as a shape is that library's static metadata, the only way
+        the code runs (MJX keeps every field that is no array static)."""
         value = self.ctx.value(node)
-        return value.kind is Kind.TRACED
+        if value.kind is not Kind.TRACED or value.foreign:
+            return False
+        items = [self.ctx.value(el.value) for el in node.elements if isinstance(el, cst.Element)] \
+            if isinstance(node, (cst.Tuple, cst.List)) else []
+        traced_items = [item for item in items if item.kind is Kind.TRACED]
+        return not (traced_items and all(item.foreign for item in traced_items))
 
     def _clearly_int(self, node: cst.BaseExpression) -> bool:
         """A traced value that is an int size, not an array: an ``int`` parameter or a count-like name,

@@ -559,7 +559,8 @@ class OuterStateWrite(Rule):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
         fn = self.ctx.function
-        if isinstance(target, cst.Name) and target.value in fn.nonlocal_names and self.ctx.body.boundary \
+        if isinstance(target, cst.Name) and target.value in fn.nonlocal_names \
+                and (self.ctx.body.boundary or self._owner_untraced(fn, target.value)) \
                 and not self.ctx.is_traced(node.value) and not self.ctx.body.abstract_only:
             # a counter or running total in a closure: it counts traces, not calls or steps
             if self._observed_only_by_assertions(fn, target.value):
@@ -572,6 +573,15 @@ class OuterStateWrite(Rule):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._targets(node, [node.target], node.value)
+
+    def _owner_untraced(self, fn: FunctionInfo, name: str) -> bool:
+        """The function that owns the ``nonlocal`` ``name`` of ``fn`` (a helper traced code calls) is
+        not traced itself: the cell outlives the trace (``make_solver``'s ``n_evals``, bumped by its
+        ``rhs`` inside a jitted scan), so a write there happens once per trace, not once per call."""
+        owner = fn.parent
+        while owner is not None and name not in owner.local_names:
+            owner = owner.parent
+        return owner is not None and owner not in self.ctx.facts.bodies
 
     def _observed_only_by_assertions(self, fn: FunctionInfo, name: str) -> bool:
         """The function the counter belongs to reads it only in assertions (``assert n_traces == 1``,
@@ -744,7 +754,8 @@ class OuterStateWrite(Rule):
         if name.value in fn.global_names:
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
-        elif name.value in fn.nonlocal_names and self.ctx.is_traced(value) and self.ctx.body.boundary:
+        elif name.value in fn.nonlocal_names and self.ctx.is_traced(value) \
+                and (self.ctx.body.boundary or self._owner_untraced(fn, name.value)):
             # a static value written to a closure cell is the usual way to get trace-time
             # information out of a trace; a traced one is a leaked tracer
             self.report(name, f"assignment of a traced value to nonlocal `{name.value}` leaks a tracer: it runs "
@@ -816,6 +827,13 @@ class OuterStateWrite(Rule):
             scope = self.ctx.facts.read_scope.get(root)
             info = self.ctx.index.globals.get(root.value)
             is_module = scope == "global" and info is not None and info.kind == "import"
+            if scope == "global" and not is_module and self.ctx.is_traced(value) \
+                    and root.value not in self.ctx.index.ref_names:
+                # a module-level object (`TRACKER.last_grad_norm = gnorm`): the tracer outlives the trace,
+                # and reading it after the call raises `UnexpectedTracerError` (JAX 0.10.2)
+                self.report(target, f"write of a traced value to an attribute of global `{root.value}` happens "
+                                    "once, at trace time, and leaks a tracer", _why_traced(self), subject=root.value)
+                return
             if not (root.value in ("self", "cls") or is_module):
                 return
         where = self._outer(root, [value])
@@ -1242,10 +1260,17 @@ class PrintInTracedCode(Rule):
                 return
 
 
+#: stdlib objects that write to a file or a buffer of the host, and their writing methods: a module-level
+#: one written from traced code gets one row, of tracers, per trace
+HOST_WRITERS = frozenset({"csv.writer", "csv.DictWriter", "io.StringIO", "io.BytesIO", "builtins.open", "io.open"})
+WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
+
+
 class SideEffectInTracedCode(Rule):
     """## What it does
     Flags Python side effects inside traced code other than `print`: `logging`
-    calls, `open()` for writing and file writes (`Path.write_text` too), `time.*`,
+    calls, `open()` for writing and file writes (`Path.write_text` too, and the
+    writing methods of a module-level `csv.writer`, `io.StringIO` or open file), `time.*`,
     `datetime.now()`, Python's `random.*`, `numpy.random.*`, draws from a
     module-level host generator (`RNG = np.random.default_rng(0)`), and
     `next()` on an iterator from outside.
@@ -1534,6 +1559,11 @@ class SideEffectInTracedCode(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in ("write_text", "write_bytes") \
                 and isinstance(ctx.parent(node), cst.Expr):
             return "io", f"file write `{ctx.code(func)}()`"
+        if isinstance(func, cst.Attribute) and func.attr.value in WRITER_METHODS and isinstance(func.value, cst.Name) \
+                and ctx.facts.read_scope.get(func.value) == "global":
+            made = ctx.index.single_value(func.value.value, None)
+            if isinstance(made, cst.Call) and ctx.qualify(made.func) in HOST_WRITERS:
+                return "io", f"write `{ctx.code(func)}()` to the host object `{func.value.value}`"
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS:
             receiver = func.value
             if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
@@ -1724,7 +1754,15 @@ class InPlaceArrayUpdate(Rule):
     ```
 
     ## Fix safety
-    `x = x.at[i].set(v)` is equivalent unless the caller relied on aliasing.
+    `x[i] = v` becomes `x = x.at[i].set(v)`, `x[i] += v` `x = x.at[i].add(v)`
+    (`-=`, `*=`, `/=`, `**=`: `subtract`, `multiply`, `divide`, `power`),
+    the index kept as written, where `x` is a parameter or a local of the
+    function; a dropped `x.at[i].set(v)` (or `x.sort()`) statement becomes
+    `x = x.at[i].set(v)`. A boolean mask is left to JIT401's `jnp.where`
+    rewrite (`.at[mask]` fails under jit too). UNSAFE: the name is bound to
+    a new array, where NumPy's in-place write also changed every other name
+    bound to the same array (the caller's, for a parameter); the code as
+    written raised under jit (a dropped update changed nothing).
 
     ## References
     - [`jax.numpy.ndarray.at`](https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html)
@@ -1732,6 +1770,7 @@ class InPlaceArrayUpdate(Rule):
 
     code = "JIT105"
     name = "in-place-array-update"
+    fix_title = "Write `x = x.at[i].set(v)` (`.add`, `.multiply`, ... for `+=`, `*=`, ...)"
 
     def _check(self, target: cst.BaseExpression, value: Callable[[], str]) -> None:
         """``target[...] = value()``, the new value's text made only for a report."""
@@ -1740,7 +1779,8 @@ class InPlaceArrayUpdate(Rule):
         ctx = self.ctx
         base = ctx.value(target.value)
         if base.kind is Kind.TRACED and not base.container and (base.is_array or (
-                not base.mapping and base.items is None and _array_index(target))):
+                not base.mapping and base.items is None
+                and (_array_index(target) or self._read_as_array(target.value)))):
             array = ctx.code(target.value)
             mask = next((e.slice.value for e in target.slice
                          if isinstance(e.slice, cst.Index) and ctx.traced_mask(e.slice.value)), None)
@@ -1756,6 +1796,19 @@ class InPlaceArrayUpdate(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             self._check(t.target, lambda: self.ctx.code(node.value, 24))
+
+    def _read_as_array(self, base: cst.BaseExpression) -> bool:
+        """``base`` is a name the function also reads as an array (``h, w = grid.shape``, ``x.dtype``,
+        ``x.ndim``): no list or dict has those attributes."""
+        fn = self.ctx.function
+        if not isinstance(base, cst.Name) or fn is None or not isinstance(fn.node, cst.FunctionDef):
+            return False
+        parents = self.ctx.index.parents  # (the whole module's: the read may come after the write)
+        for ref in name_references(fn.node.body, base.value):
+            parent = parents.get(id(ref))
+            if isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value in _ARRAY_ONLY:
+                return True
+        return False
 
     def check_module(self) -> None:
         """``x.at[i].add(v)`` (or ``x.sort()``, in place for NumPy) as a statement, ``x`` a name bound only
@@ -1831,6 +1884,10 @@ class InPlaceArrayUpdate(Rule):
         target = node.target
         op = self.ctx.code(node.operator).strip().rstrip("=")
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+
+
+#: attributes an array has and no list, tuple or dict has
+_ARRAY_ONLY = frozenset({"shape", "dtype", "ndim", "at"})
 
 
 def _array_index(target: cst.Subscript) -> bool:
