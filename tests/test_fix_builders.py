@@ -779,13 +779,13 @@ CAST_NO_FIX = {
         def f(x, y):
             return g(int(x), y)
         """,
-    "returned by a helper (its caller may need the number)": """
+    "returned by a helper whose caller needs the number": """
         def count(x):
             return int(x.sum())
 
         @jax.jit
         def f(x):
-            return count(x) * 2
+            return x * len(range(count(x)))
         """,
     "returned by a function jitted at a call, not where it is defined": """
         def f(x):

@@ -5,7 +5,8 @@ array arithmetic -> the same value kept as a 0-d array.
   does, for finite values in the range of the integer dtype;
 * ``float(x)`` -> ``jnp.asarray(x, dtype=float)``;
 * ``x.item()`` -> ``jnp.reshape(x, ())``: the one element, in ``x``'s own dtype;
-* ``bool(x)`` -> ``jnp.asarray(x, dtype=bool)``, only where the value is returned (below).
+* ``bool(x)`` -> ``jnp.asarray(x, dtype=bool)``, only where the value is returned (below) or is the
+  condition of ``jnp.where``.
 
 ``int`` and ``float`` as dtypes are JAX's default integer and float types: int32 and float32
 unless x64 is enabled, int64 and float64 when it is (no warning either way, unlike
@@ -28,7 +29,10 @@ the original value is still a Python number, it may
   every call of which goes through ``jax.jit`` -- jitted where it is defined (``@jax.jit``), or a
   private module-level function whose name is read only to make jit wrappers (``step_jit =
   jax.jit(_step)``):
-  outside, every result of ``jax.jit`` is an array anyway;
+  outside, every result of ``jax.jit`` is an array anyway; or by a module-level helper whose name the
+  module reads only to call it from traced code, each call's result used as above (``return
+  ent.mean().item()`` in a helper whose result a jitted function returns): its result only ever
+  reaches a trace, where the number could not be made and is not needed;
 * for an ``int``, be the whole index of a JAX array (``table[int(jnp.argmax(q))]``, the table
   traced): a 0-d integer array selects the same element (a negative position counts from the end,
   one past the end is clamped, in both);
@@ -78,7 +82,8 @@ _ARRAY_OPERANDS.update({
 _SEQUENCE_OF_OPERANDS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo)
-_COMPILING = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "flax.nnx.jit", "flax.linen.jit"})
+_COMPILING = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "flax.nnx.jit", "flax.linen.jit",
+                        "equinox.filter_jit"})
 _NESTED_SCOPES = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst.Lambda)
 
 #: how far a value is followed through names (``a = int(x)``; ``b = a * 2``; ...)
@@ -146,13 +151,16 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, (cst.Element, cst.DictElement)) and parent.value is expr \
             and not (isinstance(parent, cst.Element) and _operand_sequence(parent, ctx)):
         ret = _returned_holder(parent, ctx)
-        return ret is not None and _returned_from_jit(ret, ctx, function)
+        return ret is not None and _returned_from_jit(ret, ctx, function, is_float, depth)
     if isinstance(parent, cst.Return):
-        return _returned_from_jit(parent, ctx, function)
+        return _returned_from_jit(parent, ctx, function, is_float, depth)
     if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
         return _name_use(parent, ctx, function, is_float, depth, returned_only)
     if returned_only:
-        return False
+        # a `bool`: also the condition of `jnp.where` (a 0-d bool array selects as True / False do)
+        return isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star \
+            and isinstance(ctx.parent(parent), cst.Call) and ctx.parent(parent).args[0] is parent \
+            and ctx.index.qualify(ctx.parent(parent).func) == "jax.numpy.where"  # type: ignore[union-attr]
     if isinstance(parent, cst.BinaryOperation):
         if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
             return False
@@ -282,11 +290,13 @@ def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
     return count is None or position < count
 
 
-def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionDef) -> bool:
+def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionDef, is_float: bool = False,
+                       depth: int = 0) -> bool:
     """``ret`` returns from ``function`` itself, and every call of it goes through ``jax.jit``, whose
     results are arrays: it is jitted where it is defined (a decorator), or it is a module-level function,
     private to its module (or of a module nothing imports), whose name is read only to make jit wrappers
-    of it (``step_jit = jax.jit(_step)``)."""
+    of it (``step_jit = jax.jit(_step)``) -- or only to call it from traced code (a helper of the jitted
+    functions: its result reaches a trace only)."""
     if ctx.enclosing_def(ret) is not function:
         return False
     info = ctx.index.infos.get(function)
@@ -296,13 +306,33 @@ def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionD
                and entry.transform.name in _COMPILING]
     if any(isinstance(entry.site, cst.Decorator) for entry in entries):
         return True
-    if info.parent is not None or info.cls is not None or not entries:
+    if info.parent is not None or info.cls is not None:
         return False
+    if not entries:
+        # (UNSAFE as every such fix: another module calling the helper eagerly would get a 0-d array,
+        # which serves as the number did in arithmetic and formatting)
+        return _called_only_traced(info, function, ctx, is_float, depth)
     if not (info.name.startswith("_") or ctx.index.never_imported):
         return False  # (another module may import the function and call it eagerly)
     made_from = {id(arg.value) for entry in entries if isinstance(entry.site, cst.Call)
                  for arg in entry.site.args[:1]}
     return all(ref is function.name or id(ref) in made_from for ref in name_references(ctx.index.module, info.name))
+
+
+def _called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_float: bool, depth: int) -> bool:
+    """Every read of the helper's name in its module calls it, from traced code, where the result is
+    used as an array would be (:func:`_array_use`, at the call): what it returns only ever reaches a
+    trace, where the Python number could not be made (its conversion raises) and is not needed."""
+    refs = [ref for ref in name_references(ctx.index.module, info.name) if ref is not function.name]
+    for ref in refs:
+        call = ctx.parent(ref)
+        if not isinstance(call, cst.Call) or call.func is not ref or depth >= _DEPTH:
+            return False
+        caller = ctx.enclosing_function(call)
+        if caller is None or caller not in ctx.facts.bodies or not isinstance(caller.node, cst.FunctionDef) \
+                or not _array_use(call, ctx, caller.node, is_float, depth + 1):
+            return False
+    return bool(refs)
 
 
 def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int,

@@ -705,6 +705,31 @@ def _reduction_call(subscript: cst.BaseExpression,
     return None
 
 
+def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
+    """The largest expression around ``use`` made of element-wise operations on it and numbers or single
+    values (``sel ** 2``, ``jnp.abs(sel - sel.mean())`` is not: its other operand reads ``sel``), and
+    ``use``: where ``use`` is a selection, that expression is the same work on the selected elements."""
+    current: cst.BaseExpression = use
+    for _ in range(8):
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.BinaryOperation) and not isinstance(parent.operator, cst.MatrixMultiply):
+            other = parent.right if parent.left is current else parent.left
+            if not _is_scalar(other, ctx):
+                break
+            current = parent
+        elif isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+            current = parent
+        elif isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+            call = ctx.parent(parent)
+            if not isinstance(call, cst.Call) or ctx.index.qualify(call.func) not in _ELEMENTWISE \
+                    or any(a is not parent and not _is_scalar(a.value, ctx) for a in call.args):
+                break
+            current = call
+        else:
+            break
+    return current, use
+
+
 def _count_read(subscript: cst.BaseExpression, ctx: FixContext, flat: bool = False) -> Optional[cst.BaseExpression]:
     """``len(x[m])`` or ``x[m].shape[0]`` -- how many rows are selected; with ``flat`` (a vector), also
     ``.size`` -- where a traced count serves as well (not a shape, a ``range()`` bound, a slice bound, an
@@ -744,7 +769,7 @@ def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpr
     if fill is None:
         kind = ctx.facts.value(bare(base)).dtype_kind
         fill = _EXTREME.get((reduction, kind if kind in ("i", "u", "b") else None))
-        if fill is None or not _is_pure_reference(bare(base)):
+        if fill is None or ("{x}" in fill and not _is_pure_reference(bare(base))):
             return None  # (the fill reads the array again)
         fill = fill.replace("{x}", "{xx}")
     op = "sum" if reduction == "mean" else reduction
@@ -834,9 +859,14 @@ def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Op
     replaced: List[Tuple[cst.CSTNode, cst.BaseExpression]] = []
     imports: Tuple[Edit, ...] = ()
     for use in uses:
-        found = _reduction_call(use, ctx)
+        reduced, operand = _through_elementwise(use, ctx)
+        found = _reduction_call(reduced, ctx)
         if found is not None:
-            made = _reduced(found[0], found[1], found[2], written, base, fits, ctx)
+            # (`jnp.mean(sel ** 2)`: the same element-wise work on the whole array, reduced under the mask)
+            whole = base if reduced is use else reduced.deep_replace(use, base)
+            if reduced is not use and fits is None and not _is_pure_reference(bare(base)):
+                return None
+            made = _reduced(found[0], found[1], found[2], written, whole, fits, ctx)
             if made is None:
                 return None
             replaced.append((found[0], made[0]))

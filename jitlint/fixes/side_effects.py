@@ -53,6 +53,7 @@ from jitlint.fixes.common import (
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
+from jitlint.rules.side_effects import HOST_WRITERS, WRITER_METHODS
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 
@@ -390,7 +391,7 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     an array arrives as one (``3`` as ``Array(3)``), and several records may come out in another
     order.  What changes is when the record is made: on every call of the compiled function instead
     of once per trace, once per element under ``vmap`` -- the point of the fix."""
-    if not isinstance(node, cst.Call) or not _is_logging_call(node, ctx):
+    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or _is_host_write(node, ctx)):
         return None
     stmt = ctx.parent(node)
     if not isinstance(stmt, cst.Expr) or stmt.value is not node:
@@ -425,6 +426,9 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     edit = ctx.replace(line, new_line)
     if edit is None:
         return None
+    if _is_host_write(node, ctx):  # (the writer gets NumPy arrays where eager code gave it JAX arrays)
+        return ctx.fix(Applicability.UNSAFE, "Write from `jax.debug.callback`, which runs on every call with "
+                       "the values", (edit,) + import_edits)
     safe = not lifted.maybe and _prints_in_function(ctx, node) <= 1
     return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,
                    "Log from `jax.debug.callback`, which runs on every call with the values", (edit,) + import_edits)
@@ -481,6 +485,81 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                    f"value (`{target.value}` gets NumPy arrays)", (edit,) + import_edits)
 
 
+#: augmented assignments -> the ``.at[...]`` update doing the same on a copy
+_AT_METHODS = {"+=": "add", "-=": "subtract", "*=": "multiply", "/=": "divide", "**=": "power"}
+#: ``.at[...]`` updates, and ``sort``, whose result a statement drops (JIT105's second check)
+_DROPPED_UPDATES = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",
+                              "apply", "sort"})
+
+
+@rewrites("JIT105")
+def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT105: ``x[i] = v`` -> ``x = x.at[i].set(v)``; ``x[i] += v`` -> ``x = x.at[i].add(v)`` (``-=``
+    ``subtract``, ``*=`` ``multiply``, ``/=`` ``divide``, ``**=`` ``power``); a dropped ``x.at[i].set(v)``
+    or ``x.sort()`` statement -> ``x = ...``.  ``x`` is a name of the function (a parameter or a local);
+    the index is kept as written, but a boolean mask is left to JIT401's ``jnp.where`` rewrite (a
+    traced mask fails in ``.at[...]`` too).  UNSAFE: the name is bound to a new array, where NumPy's
+    in-place write also changed every other name bound to the same array (the caller's, for a
+    parameter), and the code as written raised under jit (or, for a dropped update, changed nothing)."""
+    if isinstance(node, cst.Call):
+        return _kept_update(node, ctx)
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) \
+            or ctx.facts.read_scope.get(node.value) != "local":
+        return None
+    holder = ctx.parent(node)
+    if isinstance(holder, cst.AssignTarget):
+        statement = ctx.parent(holder)
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            return None
+        method, value = "set", statement.value
+    elif isinstance(holder, cst.AugAssign) and holder.target is node:
+        statement = holder
+        method, value = _AT_METHODS.get(holder.operator._get_token()), holder.value  # type: ignore[attr-defined]
+        if method is None:
+            return None
+    else:
+        return None
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Index) and (ctx.facts.value(index.value).dtype_kind == "b" or (
+                isinstance(index.value, (cst.Comparison, cst.UnaryOperation))
+                and ctx.facts.value(index.value).kind is Kind.TRACED)):
+            return None  # a boolean mask (see JIT401)
+    name = node.value.value
+    at = cst.Subscript(value=cst.Attribute(cst.Name(name), cst.Name("at")), slice=node.slice,
+                       lbracket=node.lbracket, rbracket=node.rbracket)
+    call = cst.Call(func=cst.Attribute(at, cst.Name(method)), args=[cst.Arg(value)])
+    new = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call, semicolon=statement.semicolon)
+    edit = ctx.replace(statement, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].{method}(...)`: a JAX array is immutable, "
+                   "so the update makes a new one", (edit,))
+
+
+def _kept_update(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``x.at[i].set(v)`` or ``x.sort()`` as a statement (its new array dropped) -> ``x = ...``."""
+    statement = ctx.parent(call)
+    func = call.func
+    if not isinstance(statement, cst.Expr) or statement.value is not call or not isinstance(func, cst.Attribute) \
+            or func.attr.value not in _DROPPED_UPDATES:
+        return None
+    holder = func.value
+    base = holder if func.attr.value == "sort" else (
+        holder.value.value if isinstance(holder, cst.Subscript) and isinstance(holder.value, cst.Attribute)
+        and holder.value.attr.value == "at" else None)
+    if not isinstance(base, cst.Name) or ctx.facts.read_scope.get(base) not in ("local", None):
+        return None
+    if ctx.enclosing_function(call) is None or base.value not in ctx.enclosing_function(call).local_names:
+        return None
+    new = cst.Assign(targets=[cst.AssignTarget(cst.Name(base.value))], value=call, semicolon=statement.semicolon)
+    edit = ctx.replace(statement, new)
+    if edit is None:
+        return None
+    update = "sort()" if func.attr.value == "sort" else f"at[...].{func.attr.value}(...)"
+    return ctx.fix(Applicability.UNSAFE, f"Keep the new array: `{base.value} = {base.value}.{update}`", (edit,))
+
+
 def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
     func = node.func
@@ -492,6 +571,16 @@ def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     receiver = func.value
     return isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
         and ctx.facts.read_scope.get(receiver) == "global"
+
+
+def _is_host_write(node: cst.Call, ctx: FixContext) -> bool:
+    """A writing method of a module-level ``csv.writer``, ``io.StringIO`` or open file (``writer.writerow``)."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in WRITER_METHODS and isinstance(func.value, cst.Name)
+            and ctx.facts.read_scope.get(func.value) == "global"):
+        return False
+    made = ctx.index.single_value(func.value.value, None)
+    return isinstance(made, cst.Call) and ctx.index.qualify(made.func) in HOST_WRITERS
 
 
 #: builtins that format their arguments: the formatting moves into the callback, around its values

@@ -409,6 +409,46 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t, 
     return None if edit is None else (edit,)
 
 
+@rewrites("JIT303")
+def to_static_formatted(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT303: a string used as data (a dict key, a name's value, a returned value) built from parameters
+    of the jitted function (``f"return/agent_{agent_id}": ret``) -> those parameters static, where none
+    is rebound and every read of each takes a Python value as well: in a string, where a static value is
+    needed, as an operand of array arithmetic or of a ``jax.numpy`` / ``jax.lax`` function, as an
+    index.  UNSAFE: one compile per value.  (A string given to a call -- a print, a log, an
+    error -- is left alone: there the value wanted is the one of each call.)"""
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return None
+    holder = ctx.parent(node)
+    if not ((isinstance(holder, cst.DictElement) and holder.key is node)
+            or (isinstance(holder, (cst.Assign, cst.Return)) and holder.value is node)):
+        return None
+    params = traced_parameters(node, fn, ctx)
+    if not params or any(counter_like(p) for p in params):
+        return None
+    body = block_statements(fn.node.body)
+    if set(params) & assigned_in(body):
+        return None
+    for p in params:
+        for ref in name_references(fn.node.body, p):
+            if ctx.facts.read_scope.get(ref) != "local" or not _python_value_use(ref, ctx):
+                return None
+    order = [p.name.value for p, _ in fn.params]
+    return static_argnames_fix(fn, sorted(params, key=order.index), ctx)
+
+
+def _python_value_use(ref: cst.Name, ctx: FixContext) -> bool:
+    """A read of a parameter that serves as well with a Python value as with a tracer (see
+    :func:`to_static_formatted`)."""
+    parent = ctx.parent(ref)
+    if isinstance(parent, cst.FormattedStringExpression) and parent.expression is ref:
+        return True
+    if isinstance(parent, cst.Index) and isinstance(ctx.parent(parent), cst.SubscriptElement):
+        return True  # an index: a Python int selects what the tracer did, of a list or a dict as of an array
+    return is_static_use(ref, ctx) or _number_use(ref, ctx)
+
+
 # ================================================================ JIT502
 
 
@@ -486,10 +526,14 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
         if found is None:
             continue
         arg, name, value = found
-        if arg.value is value and isinstance(value, cst.List) and _flat(value) \
-                and isinstance(entry.function.node, cst.FunctionDef) \
+        if isinstance(value, cst.List) and _flat(value) and isinstance(entry.function.node, cst.FunctionDef) \
                 and _read_as_a_sequence(name, entry.function.node, ctx):
-            edit = ctx.replace(value, _as_tuple(value), wrap=False)
+            edit = None
+            if arg.value is value:
+                edit = ctx.replace(value, _as_tuple(value), wrap=False)
+            elif isinstance(arg.value, cst.Name) and "tuple" not in ctx.index.globals:
+                # a name bound once to the list (`LAYER_SIZES = [3, 16, 2]`): a tuple of it at the call
+                edit = ctx.replace(arg.value, cst.Call(cst.Name("tuple"), [cst.Arg(arg.value)]), wrap=False)
             if edit is not None:
                 return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
                                (edit,))
@@ -785,4 +829,5 @@ def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContex
     return ctx.fix(Applicability.UNSAFE, title, edits) if edits else None
 
 
-__all__ = ["static_argnames_fix", "to_static_argnames", "to_traced_argument", "to_valid_static_spec"]
+__all__ = ["static_argnames_fix", "to_static_argnames", "to_static_formatted", "to_traced_argument",
+           "to_valid_static_spec"]

@@ -1,0 +1,134 @@
+"""JIT105's rewrite (an in-place write -> `x = x.at[...].<update>(...)`, a dropped `.at` update kept) and
+JIT301's rewrite of a cast a helper returns; what they leave alone."""
+import textwrap
+
+import pytest
+
+import jitlint.fixes
+from jitlint.config import Config
+from jitlint.diagnostics import Applicability
+from jitlint.engine import lint_source
+from jitlint.fixing import fix_source
+
+HEADER = "import jax\nimport jax.numpy as jnp\n\n\n"
+
+
+@pytest.fixture(autouse=True)
+def builders_raise(monkeypatch):
+    monkeypatch.setattr(jitlint.fixes, "RAISE_ERRORS", True)
+
+
+def jit105(body: str):
+    result = lint_source(HEADER + textwrap.dedent(body), "case.py", Config())
+    found = [d for d in result.diagnostics if d.code == "JIT105"]
+    assert len(found) == 1, result.diagnostics
+    return found[0]
+
+
+def test_a_dropped_update_is_kept():
+    source = HEADER + textwrap.dedent("""
+        @jax.jit
+        def f(x):
+            y = jnp.zeros(3) + x
+            y.at[0].set(5.0)
+            return y
+        """)
+    diag = jit105(source[len(HEADER):])
+    assert diag.fix.applicability is Applicability.UNSAFE
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    assert "    y = y.at[0].set(5.0)\n" in fixed
+
+
+@pytest.mark.parametrize("body, why", [
+    ("""
+     @jax.jit
+     def f(x):
+         y = jnp.zeros(3) + x
+         y[y > 0] = 0.0
+         return y
+     """, "a boolean mask: JIT401's jnp.where rewrite"),
+    ("""
+     @jax.jit
+     def f(x):
+         y = jnp.zeros(3) + x
+         y[0] //= 2
+         return y
+     """, "floor division: no .at update does it"),
+])
+def test_no_rewrite(body, why):
+    diag = jit105(body)
+    assert diag.fix is None or not diag.fix.edits, why
+
+
+def test_augmented_operators_map_to_at_methods():
+    source = HEADER + textwrap.dedent("""
+        @jax.jit
+        def f(x):
+            y = jnp.ones((2, 2)) * x
+            y[0, 0] += 1.0
+            y[0, 1] -= 1.0
+            y[1, 0] *= 2.0
+            y[1, 1] /= 2.0
+            y[:, 0] **= 2
+            return y
+        """)
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    for method, index in (("add", "0, 0"), ("subtract", "0, 1"), ("multiply", "1, 0"), ("divide", "1, 1"),
+                          ("power", ":, 0")):
+        assert f"y = y.at[{index}].{method}(" in fixed, method
+
+
+def test_a_helper_called_also_eagerly_keeps_its_cast():
+    # (JIT301's rewrite of a returned cast in a helper: only where every call of it is traced code)
+    source = HEADER + textwrap.dedent("""
+        def entropy(p):
+            return float(-(p * jnp.log(p)).sum())
+
+        @jax.jit
+        def stats(p):
+            return entropy(p) * 2.0
+
+        def report(p):
+            return f"{entropy(p):.3f}"
+        """)
+    assert fix_source(source, "case.py", Config(), unsafe=True).fixed == source
+    traced_only = source.replace('def report(p):\n    return f"{entropy(p):.3f}"\n', "")
+    assert "jnp.asarray(" in fix_source(traced_only, "case.py", Config(), unsafe=True).fixed
+
+
+def test_a_helper_whose_result_is_used_as_an_array_returns_the_array():
+    source = HEADER + textwrap.dedent("""
+        def count(x):
+            return int(x.sum())
+
+        @jax.jit
+        def f(x):
+            return count(x) * 2
+        """)
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    assert "return jnp.asarray(x.sum(), dtype=int)" in fixed
+
+
+def test_a_csv_row_written_from_the_callback_is_the_eager_row(tmp_path):
+    jax = pytest.importorskip("jax")
+    import importlib.util
+    import os
+
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "fix")
+    rows = []
+    for kind in ("in", "out"):
+        spec = importlib.util.spec_from_file_location(f"log_csv_row_{kind}",
+                                                      os.path.join(fixtures, f"log_csv_row.{kind}.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        args = module.EXAMPLES["evaluate"][0][0]
+        if kind == "in":
+            with jax.disable_jit():
+                module.evaluate(*args)
+                module.evaluate(*args)
+        else:
+            module.evaluate(*args)
+            module.evaluate(*args)
+            jax.effects_barrier()
+        rows.append(module.LOG.getvalue().splitlines())
+    assert rows[0] == rows[1] and len(rows[0]) == 2, rows
