@@ -132,3 +132,22 @@ def test_a_csv_row_written_from_the_callback_is_the_eager_row(tmp_path):
             jax.effects_barrier()
         rows.append(module.LOG.getvalue().splitlines())
     assert rows[0] == rows[1] and len(rows[0]) == 2, rows
+
+
+def test_the_tracker_gets_the_value_of_each_call():
+    jax = pytest.importorskip("jax")
+    import importlib.util
+    import os
+
+    import numpy as np
+
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "fix", "log_host_attribute.out.py")
+    spec = importlib.util.spec_from_file_location("log_host_attribute_out", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    seen = []
+    for args, _ in module.EXAMPLES["train_step"]:
+        module.train_step(*args)
+        jax.effects_barrier()
+        seen.append(float(np.asarray(module.TRACKER.last_grad_norm)))
+    assert seen == pytest.approx([5.0, 1.0])

@@ -560,6 +560,50 @@ def _kept_update(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
     return ctx.fix(Applicability.UNSAFE, f"Keep the new array: `{base.value} = {base.value}.{update}`", (edit,))
 
 
+@rewrites("JIT102")
+def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``TRACKER.last_grad_norm = gnorm`` in traced code (a module-level object, a traced value) ->
+    ``jax.debug.callback(lambda value: setattr(TRACKER, "last_grad_norm", value), gnorm)``: the host
+    object gets the value on every call instead of a tracer once.
+
+    Preconditions: a statement of its own with one target, the object a global bound once, and no
+    traced code reading that attribute (it would still see the trace's value).  UNSAFE: the attribute
+    gets a NumPy array, not a ``jax.Array``, when the compiled call runs (``jax.effects_barrier()``
+    waits for it); under ``vmap`` one call stores the batch."""
+    if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name):
+        return None
+    holder = ctx.parent(node)
+    assign = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(ctx.parent(assign), cst.SimpleStatementLine):
+        return None
+    root, attr = node.value, node.attr.value
+    info = ctx.index.globals.get(root.value)
+    if ctx.facts.read_scope.get(root) != "global" or info is None or info.assignments != 1 \
+            or root.value in ctx.index.global_written or ctx.facts.value(assign.value).kind is not Kind.TRACED:
+        return None
+    for traced_fn in ctx.facts.bodies:
+        for ref in name_references(traced_fn.node, root.value):
+            read = ctx.parent(ref)
+            if isinstance(read, cst.Attribute) and read.value is ref and read.attr.value == attr \
+                    and read is not node:
+                return None  # read in traced code: the value it sees is the trace's
+    spelled = ctx.import_name("jax.debug.callback")
+    if spelled is None:
+        return None
+    func_text, import_edits = spelled
+    parameter = "value" if root.value != "value" else "new_value"
+    setter = cst.parse_expression(f"lambda {parameter}: setattr({root.value}, \"{attr}\", {parameter})")
+    call = cst.Call(func=cst.parse_expression(func_text),
+                    args=[cst.Arg(setter, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                          cst.Arg(assign.value)])
+    edit = ctx.replace(assign, cst.Expr(call, semicolon=assign.semicolon))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Store from `jax.debug.callback`, which runs on every call with the value "
+                   f"(`{root.value}.{attr}` gets a NumPy array)", (edit,) + import_edits)
+
+
 def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
     func = node.func

@@ -522,14 +522,18 @@ class OuterStateWrite(Rule):
     ```
 
     ## Fix safety
-    One rewrite, UNSAFE: a traced value appended, as a statement of its own,
+    Two rewrites, UNSAFE: a traced value appended, as a statement of its own,
     to a module-level list bound once and read by no traced code
     (`HISTORY.append(loss)`) moves into a host callback,
     `jax.debug.callback(HISTORY.append, loss)`, which appends the value on
-    every call of the compiled function. The list then gets NumPy arrays, not
-    `jax.Array`s; they arrive when the compiled call runs, which may finish
-    after it returns (`jax.effects_barrier()` waits for them); under `vmap` one
-    call appends the whole batch. Any other write has no automatic fix: the
+    every call of the compiled function; and a traced value stored on an
+    attribute of a module-level object bound once, that no traced code reads
+    (`TRACKER.last_grad_norm = gnorm`), is stored from one:
+    `jax.debug.callback(lambda value: setattr(TRACKER, "last_grad_norm",
+    value), gnorm)`. The host then gets NumPy arrays, not `jax.Array`s; they
+    arrive when the compiled call runs, which may finish after it returns
+    (`jax.effects_barrier()` waits for them); under `vmap` one call appends
+    or stores the whole batch. Any other write has no automatic fix: the
     value has to be returned and stored by the caller.
 
     ## References
