@@ -13,7 +13,9 @@ JIT401 (boolean-mask indexing):
   ``sel.size`` for a mask of ``x``'s shape -> ``m.sum()``): each read is rewritten and the selection
   goes (the mask kept in ``sel_mask`` where several reads need it);
 * positions that are only counted (``len(jnp.nonzero(m)[0])``, ``jnp.argwhere(m).shape[0]``,
-  ``jnp.flatnonzero(m).size``, also through a name) -> ``jnp.count_nonzero(m)``;
+  ``jnp.flatnonzero(m).size``, also through a name) -> ``jnp.count_nonzero(m)``; distinct values only
+  counted (``len(jnp.unique(x))``) -> ``jnp.count_nonzero(jnp.diff(jnp.sort(x, axis=None)) != 0) +
+  (x.size > 0)``;
 * an index ``x[jnp.where(c)]`` (one-argument ``where``) selects what the mask ``c`` selects: the
   same rewrites, with ``c`` as the mask; also through a name used once (``idx = jnp.where(c)``,
   then ``x[idx]`` in a later simple statement of the same block, none in between rebinding what
@@ -398,8 +400,9 @@ def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     count, under a new name).  UNSAFE: the count is a traced int where eager gave a Python int (not taken
     where it is used as a shape, a ``range()`` or slice bound or a test)."""
     q = ctx.index.qualify(node.func) if isinstance(node, cst.Call) else None
-    if q not in _POSITION_FUNCTIONS or len(node.args) != 1 or node.args[0].keyword is not None \
-            or node.args[0].star or ctx.enclosing_function(node) is None:  # type: ignore[union-attr]
+    if (q not in _POSITION_FUNCTIONS and q != "jax.numpy.unique") or len(node.args) != 1 \
+            or node.args[0].keyword is not None or node.args[0].star \
+            or ctx.enclosing_function(node) is None:  # type: ignore[union-attr]
         return None
     rows: cst.BaseExpression = node  # type: ignore[assignment]
     if q == "jax.numpy.nonzero":  # its first part: the positions along the first axis, one per element found
@@ -416,9 +419,20 @@ def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     jnp, imports = spelled
     count = ctx.expr(f"{jnp}.count_nonzero({{c}})", c=bare(condition))
     title = f"Count with `{jnp}.count_nonzero`: the number of positions, without their array"
+    if q == "jax.numpy.unique":
+        if not _is_pure_reference(bare(condition)):
+            return None  # (written twice)
+        # the distinct values: where the sorted values change, and the first one (none of an empty array)
+        count = ctx.expr(f"{jnp}.count_nonzero({jnp}.diff({jnp}.sort({{x}}, axis=None)) != 0) + ({{x}}.size > 0)",
+                         x=bare(condition))
+        title = f"Count the distinct values where `{jnp}.sort` changes: their number, without their array"
     direct = _count_read(rows, ctx, flat)
     if direct is not None:
-        return _fix_of(ctx, False, title, direct, count.with_changes(lpar=direct.lpar, rpar=direct.rpar), imports)
+        new = count.with_changes(lpar=direct.lpar, rpar=direct.rpar)
+        if isinstance(new, cst.BinaryOperation) and not direct.lpar and isinstance(
+                ctx.parent(direct), (cst.BinaryOperation, cst.UnaryOperation, cst.Attribute, cst.Subscript)):
+            new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (`len(...) / n`)
+        return _fix_of(ctx, False, title, direct, new, imports)
     held = _held_name(rows, condition, ctx)
     if held is None:
         return None
