@@ -2243,16 +2243,18 @@ class ModuleIndex:
         return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0)
 
     def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int) -> bool:
-        """Every read of the module-level ``name`` calls it, in a module statement before the one at
-        ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
+        """Every read of the module-level ``name`` calls it (or a transform of it called at once,
+        ``jax.vmap(solve)(y0s)``), in a module statement before the one at ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
         W(...)``, run in cells before the rebinding only)."""
         for i, stmt in enumerate(self.module.body):
             for ref in name_references(stmt, name):
                 if ref is binding:
                     continue
                 call = self.parents.get(id(ref))
-                if not (isinstance(call, cst.Call) and call.func is ref):
+                if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref):
                     return False
+                if self._in_kept_lambda(ref, stmt):
+                    return False  # (`f = lambda y: W(y)`: the call runs whenever `f` is called)
                 if isinstance(stmt, cst.FunctionDef) and ref is not stmt.name:
                     if depth > 2 or stmt.name.value == name \
                             or not self._only_called_before(stmt.name.value, rebinding, stmt.name, depth + 1):
@@ -2260,6 +2262,29 @@ class ModuleIndex:
                 elif i >= rebinding or isinstance(stmt, cst.ClassDef):
                     return False  # (a call in the statement that rebinds it, a loop, runs after it too)
         return True
+
+    def _in_kept_lambda(self, ref: cst.CSTNode, stmt: cst.CSTNode) -> bool:
+        """``ref`` is inside a lambda of ``stmt`` that is not run where the statement runs: neither called
+        itself nor handed to a JAX transform called at once (``jax.grad(lambda y: W(y).sum())(y0)`` is)."""
+        node = self.parents.get(id(ref))
+        while node is not None and node is not stmt:
+            if isinstance(node, cst.Lambda):
+                parent = self.parents.get(id(node))
+                if not ((isinstance(parent, cst.Call) and parent.func is node) or self._applied_at_once(node)):
+                    return True
+            node = self.parents.get(id(node))
+        return False
+
+    def _applied_at_once(self, ref: cst.BaseExpression) -> bool:
+        """``ref`` is the function a JAX transform wraps and the wrapper is called at once
+        (``jax.vmap(solve)(y0s)``): the function runs where the statement does, as a call of it would."""
+        arg = self.parents.get(id(ref))
+        made = self.parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(made, cst.Call) and made.args and made.args[0] is arg and arg.keyword is None
+                and not arg.star and self.qualify(made.func) in jax_api.WRAPPER_MAKERS):
+            return False
+        applied = self.parents.get(id(made))
+        return isinstance(applied, cst.Call) and applied.func is made
 
     def _replaced_before_use(self, name: str, holder: cst.CSTNode, made: int) -> bool:
         """A module-level ``W = jax.jit(lambda ...: ...)`` (statement ``made``) whose name is bound again, to

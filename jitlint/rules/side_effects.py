@@ -773,6 +773,8 @@ class OuterStateWrite(Rule):
         if root.value in ("self", "cls") and fn.is_method:
             if fn.name in _SETUP_METHODS or ctx.body.allows_attribute_writes or not ctx.body.outer_self:
                 return None  # (an object the traced code builds itself is not outer state)
+            if fn.cls is not None and self._haiku_module(fn.cls):
+                return None  # (a Haiku module is made inside the transformed function: per run, per trace)
             if fn.cls is not None and fn.name in ctx.index.construction_helpers(fn.cls):
                 return None  # a private method that runs only while the instance is built: its construction
             params = fn.params
@@ -795,6 +797,13 @@ class OuterStateWrite(Rule):
             if owner is not None and ctx.index.holds_container(owner, root.value):
                 return f"`{root.value}` of the enclosing function"
         return None
+
+    def _haiku_module(self, cls) -> bool:
+        """``cls`` derives from ``haiku.Module``: Haiku builds its instances only inside a function
+        ``hk.transform`` runs (it raises elsewhere), so each run, and each trace of it, has its own."""
+        index = self.ctx.index
+        return any(index.qualify(base) == "haiku.Module" for ancestor in index.ancestors(cls)
+                   for base in ancestor.base_nodes if base is not None)
 
     def _rebuilt_same(self, value: cst.BaseExpression, attr: str) -> bool:
         """The value stored to ``self.<attr>`` is built from the object and constants only, reading no
