@@ -151,3 +151,28 @@ def test_the_tracker_gets_the_value_of_each_call():
         jax.effects_barrier()
         seen.append(float(np.asarray(module.TRACKER.last_grad_norm)))
     assert seen == pytest.approx([5.0, 1.0])
+
+
+@pytest.mark.parametrize("body", [
+    """
+    def f(x, backend):
+        if backend == "numpy":
+            return np.outer(x, x).sum()
+        elif backend == "jax":
+            return jnp.outer(x, x).sum()
+        raise ValueError(backend)
+    """,
+    """
+    def f(x, backend):
+        if backend == "numpy":
+            return np.outer(x, x).sum()
+        return jnp.outer(x, x).sum()
+    """,
+])
+def test_the_numpy_arm_of_a_library_dispatch_is_not_rewritten(body):
+    # (JIT302's rewrite: where another arm does the same with jax.numpy, the NumPy arm is for NumPy values)
+    source = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\nBACKEND = 'jax'\n" + textwrap.dedent(body) \
+        + "\n\nf_jit = jax.jit(f, static_argnames=('backend',))\nprint(f_jit(jnp.ones(2), BACKEND))\n"
+    found = [d for d in lint_source(source, "case.py", Config()).diagnostics if d.code == "JIT302"]
+    assert found, "the NumPy call is reported"
+    assert fix_source(source, "case.py", Config(), unsafe=True).fixed == source

@@ -43,7 +43,7 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import call_argument, name_references
+from jitlint.analysis.syntax import call_argument, calls_in, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
@@ -300,6 +300,8 @@ def _build_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[_Rewrite]:
         return None
     if _consumed_as_python(node, ctx):
         return None  # the code after it needs a concrete value: a traced jnp result would fail there
+    if _dispatched(node, name, ctx):
+        return None  # the NumPy arm of a dispatch between the two libraries: it is meant to run NumPy
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
         return None
@@ -315,6 +317,43 @@ def _build_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[_Rewrite]:
     if edit is None:
         return None
     return _Rewrite(edit, import_edits, head, f"{module}.{name}", module)
+
+
+def _dispatched(node: cst.Call, name: str, ctx: FixContext) -> bool:
+    """``node`` is in one arm of an ``if`` / ``elif`` chain another arm of which calls the same function
+    of ``jax.numpy`` (``if backend == "numpy": numpy.outer(x, y) elif ...: jnp.outer(x, y)``): the code
+    chooses its library on purpose, and the NumPy arm is for NumPy values -- rewriting it would make both
+    arms JAX."""
+    child: cst.CSTNode = node
+    parent = ctx.parent(child)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        if isinstance(parent, cst.If) and child is not parent.test:
+            top = parent
+            while isinstance(ctx.parent(top), cst.If) and ctx.parent(top).orelse is top:  # type: ignore
+                top = ctx.parent(top)  # (up an elif chain to its first `if`)
+            arms: List[cst.CSTNode] = []
+            link: Optional[cst.CSTNode] = top
+            while isinstance(link, cst.If):
+                arms.append(link.body)
+                link = link.orelse
+            if isinstance(link, cst.Else):
+                arms.append(link.body)
+            else:
+                # no `else`: what follows the `if` runs where its arms return (`if ...: return np.f(x)`)
+                block = ctx.block_of(top)
+                if block is not None:
+                    arms.extend(list(block[0].body)[block[1] + 1:])  # type: ignore[attr-defined]
+            for arm in arms:
+                if _holds(arm, node, ctx):
+                    continue
+                if any(ctx.index.qualify(call.func) == f"jax.numpy.{name}" for call in calls_in(arm)):
+                    return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _holds(outer: cst.CSTNode, node: cst.CSTNode, ctx: FixContext) -> bool:
+    return any(a is outer for a in ctx.ancestors(node))
 
 
 def _head(func: cst.BaseExpression) -> Optional[cst.Name]:

@@ -242,7 +242,12 @@ class NumpyOnTracer(Rule):
     argument is passed that `jax.numpy` does not take or takes with another
     meaning (`out=`, a ufunc's `where=` or `dtype=`, `casting=`, `order=`,
     `subok=`, `kind=`, `**kwargs`, positional arguments past the shared
-    ones), nor for SciPy functions or an indexed NumPy array.
+    ones), nor for SciPy functions or an indexed NumPy array. Nor for the
+    NumPy arm of a dispatch between the two libraries: an `if` / `elif` arm
+    (or the code after an `if` whose arm returns) calls the same function of
+    `jax.numpy` (`if backend == "numpy": return np.outer(x, y)` ... `return
+    jnp.outer(x, y)`): that arm is meant for NumPy values, and rewriting it
+    would make both arms JAX.
 
     ## References
     - [`TracerArrayConversionError`](https://docs.jax.dev/en/latest/errors.html)
