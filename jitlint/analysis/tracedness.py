@@ -899,7 +899,8 @@ class Analyzer:
             if arg is None:
                 continue
             value = arg.value
-            if isinstance(value, cst.Name) and self._scalar_parameter_of_caller(value, call):
+            if isinstance(value, cst.Name) and (self._scalar_parameter_of_caller(value, call)
+                                                or self._bound_to_arrays(value, call)):
                 return True
             if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
                 value = value.expression
@@ -1157,6 +1158,20 @@ class Analyzer:
         if cls is None:
             return None
         return traced(base.reason, static_attrs=cls.static_attrs, pytree_class=cls)
+
+    def _bound_to_arrays(self, name: cst.Name, call: cst.Call) -> bool:
+        """Every binding of ``name`` where ``call`` is made assigns it an array NumPy or ``jax.numpy`` makes
+        (``counts = np.zeros(3)``, later ``counts = np.asarray(counts)``)."""
+        caller = self.index.call_scopes.get(call, (None, None))[0]
+        scope = caller.scope if caller is not None else self.index.scope_model.module_scope
+        bindings = scope.bindings_of(name.value) if scope.is_local(name.value) else []
+        for binding in bindings:
+            value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
+            q = self.index.qualify(value.func) if isinstance(value, cst.Call) else None
+            if q is None or not q.startswith(("jax.numpy.", "numpy.")) or not jax_api.is_array_function(q) \
+                    or q in jax_api.STATIC_RESULT_FUNCTIONS or q.startswith("numpy.random."):
+                return False
+        return bool(bindings)
 
     def _scalar_parameter_of_caller(self, name: cst.Name, call: cst.Call) -> bool:
         """``name`` is a parameter of the function making ``call``, annotated with a Python scalar

@@ -1301,6 +1301,37 @@ def _loop_param(ctx: FixContext, carry: List[str], fn_node, body) -> str:
     return ctx.fresh_name("carry", fn_node, taken=carry)
 
 
+#: the builtins of JIT204 that have an element-wise ``jax.numpy`` twin of two arguments
+_ELEMENTWISE_TWINS = {"max": "maximum", "min": "minimum"}
+
+
+@rewrites("JIT204")
+def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT204: ``max(a, b)`` / ``min(a, b, c)`` of traced values -> ``jnp.maximum(a, b)`` /
+    ``jnp.minimum(jnp.minimum(a, b), c)``.  Only positional arguments (no ``key=``, ``default=``, no
+    ``*``), two or more.  UNSAFE: the builtin returned one of its arguments as it was (a Python number
+    where that was the larger), the rewrite an array; it compared scalars only (on arrays of several
+    elements it raised), where ``jnp.maximum`` broadcasts."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) \
+            or node.func.value not in _ELEMENTWISE_TWINS or ctx.facts.read_scope.get(node.func) != "builtin":
+        return None
+    if len(node.args) < 2 or any(a.keyword is not None or a.star for a in node.args):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    twin = f"{jnp}.{_ELEMENTWISE_TWINS[node.func.value]}"
+    values = [_bare(a.value) for a in node.args]
+    new: cst.BaseExpression = values[0]
+    for value in values[1:]:
+        new = ctx.expr(f"{twin}({{a}}, {{b}})", a=new, b=value)
+    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{twin}`, which compares element-wise in the trace", (edit,) + imports)
+
+
 @rewrites("JIT202")
 def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT202: ``for i in range(a, b): ...`` -> ``lax.fori_loop(a, b, body_fun, init)``."""

@@ -1186,7 +1186,7 @@ class RecompilationHazard(Rule):
                         and all(isinstance(other.node, cst.AugAssign) for other in inside):
                     return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
                 if isinstance(b.value, cst.Call) and self.ctx.index.qualify(b.value.func) in _JOINING \
-                        and name in _names_read(b.value) and len(inside) == 1:
+                        and _joined(b.value, name, self.ctx.index) and len(inside) == 1:
                     return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
         return None
 
@@ -1650,6 +1650,26 @@ def _stored(target: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
 
 #: calls that empty JAX's compilation caches (every function compiles again after them)
 _CACHE_CLEARS = frozenset({"jax.clear_caches", "equinox.clear_caches"})
+
+
+def _joined(call: cst.Call, name: str, index: ModuleIndex) -> bool:
+    """``name`` is one of the pieces the joining ``call`` puts together: read in its arguments, and for
+    ``array`` / ``asarray`` (which only convert) not inside another call (``np.asarray(step(u))`` converts
+    what ``step`` returns, of whatever shape, where ``np.asarray(u + [v])`` joins)."""
+    if name not in _names_read(call):
+        return False
+    if (index.qualify(call.func) or "").rsplit(".", 1)[-1] not in ("array", "asarray"):
+        return True
+    stack: List[cst.CSTNode] = [a.value for a in call.args]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple"):
+            stack.extend(a.value for a in node.args)  # (`list(xs) + [v]`: the same items, joined)
+        elif not isinstance(node, (cst.Call, cst.Lambda)):
+            stack.extend(iter_children(node))
+    return False
 
 
 def _counted(loop: cst.CSTNode) -> bool:

@@ -341,7 +341,13 @@ class BoolBuiltinOnTracer(Rule):
     (`jnp.max`, `jnp.sort`, `jnp.any`, `jnp.all`, `jnp.isin` likewise.)
 
     ## Fix safety
-    No automatic fix yet.
+    `max(a, b)` / `min(a, b, c)` (positional arguments only, two or more)
+    becomes `jnp.maximum(a, b)` / `jnp.minimum(jnp.minimum(a, b), c)`.
+    UNSAFE: the builtin returned one of its arguments as it was (a Python
+    number where that one was the larger), the rewrite returns an array; and
+    the builtin compared scalars only (arrays of several elements raised),
+    where `jnp.maximum` broadcasts. The other builtins (`sorted`, `any`,
+    `all`, `in`, and `max` of one iterable) have no automatic fix.
 
     ## References
     - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
@@ -349,6 +355,7 @@ class BoolBuiltinOnTracer(Rule):
 
     code = "JIT204"
     name = "bool-builtin-on-tracer"
+    fix_title = "Use `jnp.maximum` / `jnp.minimum` for `max` / `min` of several values"
 
     _BUILTINS = {"max": "jnp.maximum / jnp.max", "min": "jnp.minimum / jnp.min", "sorted": "jnp.sort",
                  "any": "jnp.any", "all": "jnp.all"}

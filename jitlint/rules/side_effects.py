@@ -1791,7 +1791,7 @@ class InPlaceArrayUpdate(Rule):
             return
         ctx = self.ctx
         base = ctx.value(target.value)
-        if base.kind is Kind.TRACED and not base.container and (base.is_array or (
+        if base.kind is Kind.TRACED and not base.container and (base.traced_array or (
                 not base.mapping and base.items is None
                 and (_array_index(target) or self._read_as_array(target.value)))):
             array = ctx.code(target.value)
