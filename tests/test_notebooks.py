@@ -242,6 +242,13 @@ LAMBDA_CELLS = ("import jax\nscale = 2.0\n", "g = jax.jit(lambda x: x * scale)\n
     (("scale = 3.0\n", "print(g(1.0))\n"), True),  # called again: the kept trace gives 2.0, eagerly 3.0
     (("h = g\n", "scale = 3.0\n", "print(h(1.0))\n"), True),  # handed on before it: called through another name
     (("for _ in range(2):\n    print(g(1.0))\n    scale = scale + 1.0\n",), True),  # the loop calls it after, too
+    # applied through a transform called at once (`jax.vmap(g)(xs)`): run there, as a call is
+    (("import jax.numpy as jnp\nys = jax.vmap(g)(jnp.ones(3))\n", "scale = 3.0\n"), False),
+    (("import jax.numpy as jnp\nys = jax.grad(lambda v: g(v))(1.0)\n", "scale = 3.0\n"), False),
+    (("import jax.numpy as jnp\nys = jax.vmap(g)(jnp.ones(3))\n", "scale = 3.0\n",
+      "print(jax.vmap(g)(jnp.ones(3)))\n"), True),
+    # called in a lambda kept for later: it runs whenever that is called, after the rebinding too
+    (("later = lambda v: g(v)\n", "print(later(1.0))\n", "scale = 3.0\n", "print(later(1.0))\n"), True),
 ])
 def test_a_jitted_lambda_of_a_notebook_is_stale_only_where_called_after_the_rebinding(tmp_path, later, stale):
     """`g = jax.jit(lambda x: x * scale)` in a notebook: the lambda reads `scale` when a call of `g` traces it,

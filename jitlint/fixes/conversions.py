@@ -151,7 +151,12 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, (cst.Element, cst.DictElement)) and parent.value is expr \
             and not (isinstance(parent, cst.Element) and _operand_sequence(parent, ctx)):
         ret = _returned_holder(parent, ctx)
-        return ret is not None and _returned_from_jit(ret, ctx, function, is_float, depth)
+        if ret is None:
+            # `metrics = {"loss": float(loss)}`, then `return ..., metrics`: the display's name is only returned
+            assign = _assigned_display(parent, ctx)
+            return assign is not None and depth < _DEPTH \
+                and _name_use(assign, ctx, function, is_float, depth, returned_only=True)
+        return _returned_from_jit(ret, ctx, function, is_float, depth)
     if isinstance(parent, cst.Return):
         return _returned_from_jit(parent, ctx, function, is_float, depth)
     if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
@@ -193,7 +198,24 @@ def _array_index(index: cst.Index, ctx: FixContext) -> bool:
     if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1 or subscript.slice[0] is not element:
         return False
     value = ctx.facts.value(subscript.value)
-    return (value.kind is Kind.TRACED and value.traced_array) or value.jax_array
+    if (value.kind is Kind.TRACED and value.traced_array) or value.jax_array:
+        return True
+    return value.kind is not Kind.STATIC and not value.container and not value.mapping and value.items is None \
+        and _given_to_jax_numpy(subscript.value, ctx)
+
+
+def _given_to_jax_numpy(table: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``table`` is a local name the function also passes to a ``jax.numpy`` function (``jnp.argmax(q)``),
+    which takes arrays only (a list or a dict raises there): it is an array."""
+    function = ctx.enclosing_def(table)
+    if not isinstance(table, cst.Name) or function is None:
+        return False
+    for ref in name_references(function, table.value):
+        arg = ctx.parent(ref)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.value is ref and not arg.star else None
+        if isinstance(call, cst.Call) and (ctx.index.qualify(call.func) or "").startswith("jax.numpy."):
+            return True
+    return False
 
 
 def _operand_sequence(element: cst.Element, ctx: FixContext) -> bool:
@@ -205,6 +227,20 @@ def _operand_sequence(element: cst.Element, ctx: FixContext) -> bool:
         return isinstance(call, cst.Call) and call.args[0] is holder \
             and ctx.index.qualify(call.func) in _SEQUENCE_OF_OPERANDS
     return False
+
+
+def _assigned_display(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Assign]:
+    """The assignment whose value is the display holding ``element`` (through nested displays)."""
+    node = element
+    while isinstance(node, (cst.Element, cst.DictElement)):
+        display = ctx.parent(node)
+        if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
+            return None
+        holder = ctx.parent(display)
+        if isinstance(holder, cst.Assign) and holder.value is display:
+            return holder
+        node = holder
+    return None
 
 
 def _returned_holder(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Return]:

@@ -411,7 +411,7 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t, 
 
 @rewrites("JIT303")
 def to_static_formatted(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
-    """JIT303: a string used as data (a dict key, a name's value, a returned value) built from parameters
+    """JIT303: a string used as data (a dict key, a key looked up, a name's value, a returned value) built from parameters
     of the jitted function (``f"return/agent_{agent_id}": ret``) -> those parameters static, where none
     is rebound and every read of each takes a Python value as well: in a string, where a static value is
     needed, as an operand of array arithmetic or of a ``jax.numpy`` / ``jax.lax`` function, as an
@@ -422,7 +422,8 @@ def to_static_formatted(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     holder = ctx.parent(node)
     if not ((isinstance(holder, cst.DictElement) and holder.key is node)
-            or (isinstance(holder, (cst.Assign, cst.Return)) and holder.value is node)):
+            or (isinstance(holder, (cst.Assign, cst.Return)) and holder.value is node)
+            or (isinstance(holder, cst.Index) and holder.value is node)):  # (`params[f"dense_{depth}"]`)
         return None
     params = traced_parameters(node, fn, ctx)
     if not params or any(counter_like(p) for p in params):
