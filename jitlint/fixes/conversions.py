@@ -229,33 +229,33 @@ def _operand_sequence(element: cst.Element, ctx: FixContext) -> bool:
     return False
 
 
-def _assigned_display(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Assign]:
-    """The assignment whose value is the display holding ``element`` (through nested displays)."""
+def _display_holder(element: cst.CSTNode, ctx: FixContext) -> Optional[Tuple[cst.CSTNode, cst.CSTNode]]:
+    """What holds the outermost display that holds ``element`` (an item of a tuple, list or dict display, a
+    dict's value), through displays nested in one another, with that display; None when the display
+    is held by another display's key, or is no display."""
     node = element
     while isinstance(node, (cst.Element, cst.DictElement)):
         display = ctx.parent(node)
         if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
             return None
         holder = ctx.parent(display)
-        if isinstance(holder, cst.Assign) and holder.value is display:
-            return holder
+        if not isinstance(holder, (cst.Element, cst.DictElement)):
+            return holder, display
         node = holder
     return None
+
+
+def _assigned_display(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Assign]:
+    """The assignment whose value is the display holding ``element``."""
+    found = _display_holder(element, ctx)
+    return found[0] if found is not None and isinstance(found[0], cst.Assign) \
+        and found[0].value is found[1] else None  # type: ignore[return-value]
 
 
 def _returned_holder(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Return]:
-    """The ``return`` whose value holds ``element`` (an item of a tuple, list or dict display, a dict's
-    value), through displays nested in one another; None when the display is anything else."""
-    node = element
-    while isinstance(node, (cst.Element, cst.DictElement)):
-        display = ctx.parent(node)
-        if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
-            return None
-        holder = ctx.parent(display)
-        if isinstance(holder, cst.Return):
-            return holder
-        node = holder
-    return None
+    """The ``return`` whose value is the display holding ``element``; None when it is anything else."""
+    found = _display_holder(element, ctx)
+    return found[0] if found is not None and isinstance(found[0], cst.Return) else None  # type: ignore[return-value]
 
 
 def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
