@@ -244,7 +244,12 @@ def mutate(text: str, rnd: random.Random, steps: int) -> str:
     """``text`` after ``steps`` random mutations (and perhaps CRLF line endings or form feeds)."""
     module = cst.parse_module(HEADER + text)
     for _ in range(steps):
-        module = rnd.choice(MUTATIONS)(module, rnd)
+        mutated = rnd.choice(MUTATIONS)(module, rnd)
+        try:
+            mutated.code
+        except Exception:  # noqa: BLE001 - a node LibCST cannot write where it was put (an expression swapped in)
+            continue
+        module = mutated
     out = module.code
     roll = rnd.random()
     if roll < 0.15:
