@@ -2283,8 +2283,7 @@ class ModuleIndex:
         if not (isinstance(made, cst.Call) and made.args and made.args[0] is arg and arg.keyword is None
                 and not arg.star and self.qualify(made.func) in jax_api.WRAPPER_MAKERS):
             return False
-        applied = self.parents.get(id(made))
-        return isinstance(applied, cst.Call) and applied.func is made
+        return made in self.called_immediately
 
     def _replaced_before_use(self, name: str, holder: cst.CSTNode, made: int) -> bool:
         """A module-level ``W = jax.jit(lambda ...: ...)`` (statement ``made``) whose name is bound again, to

@@ -454,7 +454,7 @@ def _held_name(value: cst.BaseExpression, reads: cst.BaseExpression, ctx: FixCon
     """``name = value`` (one target, a simple statement, the name's one binding in its function) and
     the reads of ``name``, each in a later simple statement of the same block, with no statement from
     the assignment to the last read binding a name that ``reads`` reads (it means the same at every
-    read)."""
+    read; the last read's statement may bind it after reading)."""
     assign = ctx.parent(value)
     line = ctx.parent(assign) if isinstance(assign, cst.Assign) else None
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(assign.targets) != 1 \
@@ -478,7 +478,9 @@ def _held_name(value: cst.BaseExpression, reads: cst.BaseExpression, ctx: FixCon
             return None  # (in a compound statement, or before: another path may reach the read)
         last = max(last, body.index(statement))
     names = {read.value for read in name_references(reads)}
-    if any(names & names_bound_in(stmt) for stmt in body[block[1] + 1:last + 1]):
+    # (the last read's own statement binds after it reads, where it is one small statement: `x = x.at[idx]...`)
+    end = last if len(body[last].body) == 1 else last + 1  # type: ignore[attr-defined]
+    if any(names & names_bound_in(stmt) for stmt in body[block[1] + 1:end]):
         return None
     return assign, uses
 
@@ -540,42 +542,21 @@ def _held_where(node: cst.CSTNode, ctx: FixContext
     """``idx = jnp.where(c)`` (one argument) whose name is used once, as the index of ``x[idx]``:
     that subscript, ``c``, and the assignment, which the rewrite removes.  The use is in a later
     simple statement of the same block, and no statement in between binds a name ``c`` reads, so ``c``
-    means the same there."""
+    means the same there (:func:`_held_name`)."""
     if not (isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "jax.numpy.where" and len(node.args) == 1
             and node.args[0].keyword is None and not node.args[0].star):
         return None
-    assign = ctx.parent(node)
-    line = ctx.parent(assign) if isinstance(assign, cst.Assign) else None
-    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(assign.targets) != 1 \
-            or not isinstance(assign.targets[0].target, cst.Name):
+    condition = node.args[0].value
+    held = _held_name(node, condition, ctx)
+    if held is None or len(held[1]) != 1:
         return None
-    name = assign.targets[0].target.value
-    fn = ctx.enclosing_function(node)
-    if fn is None or not isinstance(fn.node, cst.FunctionDef) or name in ctx.index.declared_names:
-        return None
-    if len([b for b in fn.scope.bindings_of(name) if b.binds_value]) != 1:
-        return None
-    uses = [n for n in name_references(fn.node.body, name) if n is not assign.targets[0].target]
-    if len(uses) != 1:
-        return None
-    index = ctx.parent(uses[0])
+    assign, (use,) = held
+    index = ctx.parent(use)
     element = ctx.parent(index) if isinstance(index, cst.Index) else None
     subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
     if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
         return None
-    condition = node.args[0].value
-    block = ctx.block_of(line)
-    use_statement = next((a for a in ctx.ancestors(subscript) if block is not None and ctx.parent(a) is block[0]), None)
-    if block is None or not isinstance(use_statement, cst.SimpleStatementLine):
-        return None  # (in a compound statement, something before the use might rebind what `c` reads)
-    body = list(block[0].body)  # type: ignore[attr-defined]
-    between = body[block[1] + 1:body.index(use_statement)] if use_statement in body else None
-    if between is None:
-        return None
-    rebound = set().union(*(names_bound_in(stmt) for stmt in between)) if between else set()
-    if any(read.value in rebound for read in name_references(condition)):
-        return None  # the condition would read another value at the use
-    return subscript, condition, line
+    return subscript, condition, ctx.parent(assign)  # type: ignore[return-value]
 
 
 def _select(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: FixContext) -> Optional[Fix]:
@@ -719,10 +700,10 @@ def _reduction_call(subscript: cst.BaseExpression,
     return None
 
 
-def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
+def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> cst.BaseExpression:
     """The largest expression around ``use`` made of element-wise operations on it and numbers or single
-    values (``sel ** 2``, ``jnp.abs(sel - sel.mean())`` is not: its other operand reads ``sel``), and
-    ``use``: where ``use`` is a selection, that expression is the same work on the selected elements."""
+    values (``sel ** 2``; ``jnp.abs(sel - sel.mean())`` is not: its other operand reads ``sel``): where
+    ``use`` is a selection, that expression is the same work on the selected elements."""
     current: cst.BaseExpression = use
     for _ in range(8):
         parent = ctx.parent(current)
@@ -741,7 +722,7 @@ def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> Tuple[cst.
             current = call
         else:
             break
-    return current, use
+    return current
 
 
 def _count_read(subscript: cst.BaseExpression, ctx: FixContext, flat: bool = False) -> Optional[cst.BaseExpression]:
@@ -785,7 +766,6 @@ def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpr
         fill = _EXTREME.get((reduction, kind if kind in ("i", "u", "b") else None))
         if fill is None or ("{x}" in fill and not _is_pure_reference(bare(base))):
             return None  # (the fill reads the array again)
-        fill = fill.replace("{x}", "{xx}")
     op = "sum" if reduction == "mean" else reduction
     fill = fill.replace("{jnp}", jnp)
     if fits is not None:
@@ -796,7 +776,7 @@ def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpr
         where = f"{jnp}.where({{n}}.T, {{x}}.T, {fill}).{op}()"
     if reduction == "mean":
         where += " / {n}.sum()"
-    new = _expr(ctx, where, m=mask, x=_wrapped(base), n=_wrapped(mask), xx=_wrapped(base))
+    new = _expr(ctx, where, m=mask, x=_wrapped(base), n=_wrapped(mask))
     new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
     if reduction == "mean" and _needs_parentheses(call, ctx) and not call.lpar:
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -866,14 +846,14 @@ def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Op
     fn = ctx.enclosing_function(subscript)
     base = subscript.value
     held = None  # the mask written once, in a name, where the reads would write it several times
-    if not _is_pure_reference(bare(mask)) and (len(uses) > 1 or _reduction_call(uses[0], ctx) is None
-                                               or _reduction_call(uses[0], ctx)[1] == "mean"):
+    first = _reduction_call(_through_elementwise(uses[0], ctx), ctx)
+    if not _is_pure_reference(bare(mask)) and (len(uses) > 1 or first is None or first[1] == "mean"):
         held = cst.Name(ctx.fresh_name(name + "_mask", fn.node))  # type: ignore[union-attr]
     written = held if held is not None else mask
     replaced: List[Tuple[cst.CSTNode, cst.BaseExpression]] = []
     imports: Tuple[Edit, ...] = ()
     for use in uses:
-        reduced, operand = _through_elementwise(use, ctx)
+        reduced = _through_elementwise(use, ctx)
         found = _reduction_call(reduced, ctx)
         if found is not None:
             # (`jnp.mean(sel ** 2)`: the same element-wise work on the whole array, reduced under the mask)

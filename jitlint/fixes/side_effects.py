@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ast
 import keyword
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -53,7 +53,7 @@ from jitlint.fixes.common import (
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
-from jitlint.rules.side_effects import HOST_WRITERS, WRITER_METHODS
+from jitlint.rules.side_effects import host_write
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 
@@ -391,7 +391,7 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     an array arrives as one (``3`` as ``Array(3)``), and several records may come out in another
     order.  What changes is when the record is made: on every call of the compiled function instead
     of once per trace, once per element under ``vmap`` -- the point of the fix."""
-    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or _is_host_write(node, ctx)):
+    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or host_write(node, ctx.index, ctx.facts)):
         return None
     stmt = ctx.parent(node)
     if not isinstance(stmt, cst.Expr) or stmt.value is not node:
@@ -426,7 +426,7 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     edit = ctx.replace(line, new_line)
     if edit is None:
         return None
-    if _is_host_write(node, ctx):  # (the writer gets NumPy arrays where eager code gave it JAX arrays)
+    if host_write(node, ctx.index, ctx.facts):  # (the writer gets NumPy arrays where eager code gave it JAX arrays)
         return ctx.fix(Applicability.UNSAFE, "Write from `jax.debug.callback`, which runs on every call with "
                        "the values", (edit,) + import_edits)
     safe = not lifted.maybe and _prints_in_function(ctx, node) <= 1
@@ -456,21 +456,17 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or ctx.facts.read_scope.get(target) != "global" or ctx.facts.value(node.args[0].value).kind is not Kind.TRACED:
         return None
     info = ctx.index.globals.get(target.value)
-    if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) \
-            or not isinstance(info.node.value, cst.List) or target.value in ctx.index.global_written:
+    if info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.List):
         return None
-    for traced_fn in ctx.facts.bodies:
-        fn_node = traced_fn.node
-        if not isinstance(fn_node, (cst.FunctionDef, cst.Lambda)):
-            return None
-        for ref in name_references(fn_node, target.value):
-            if ctx.facts.read_scope.get(ref) != "global":
-                continue
-            attribute = ctx.parent(ref)
-            call = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
-            if not (isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == "append"
-                    and isinstance(ctx.parent(call), cst.Expr)):
-                return None  # read in traced code: the list it sees is the trace's
+
+    def appends(ref: cst.Name) -> bool:
+        attribute = ctx.parent(ref)
+        call = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+        return isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == "append" \
+            and isinstance(ctx.parent(call), cst.Expr)
+
+    if not _host_only(target.value, appends, ctx):
+        return None  # read in traced code: the list it sees is the trace's
     spelled = ctx.import_name("jax.debug.callback")
     if spelled is None:
         return None
@@ -578,16 +574,15 @@ def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or not isinstance(ctx.parent(assign), cst.SimpleStatementLine):
         return None
     root, attr = node.value, node.attr.value
-    info = ctx.index.globals.get(root.value)
-    if ctx.facts.read_scope.get(root) != "global" or info is None or info.assignments != 1 \
-            or root.value in ctx.index.global_written or ctx.facts.value(assign.value).kind is not Kind.TRACED:
+    if ctx.facts.read_scope.get(root) != "global" or ctx.facts.value(assign.value).kind is not Kind.TRACED:
         return None
-    for traced_fn in ctx.facts.bodies:
-        for ref in name_references(traced_fn.node, root.value):
-            read = ctx.parent(ref)
-            if isinstance(read, cst.Attribute) and read.value is ref and read.attr.value == attr \
-                    and read is not node:
-                return None  # read in traced code: the value it sees is the trace's
+
+    def not_this_attribute(ref: cst.Name) -> bool:
+        read = ctx.parent(ref)
+        return not (isinstance(read, cst.Attribute) and read.value is ref and read.attr.value == attr) or read is node
+
+    if not _host_only(root.value, not_this_attribute, ctx):
+        return None  # read in traced code: the value it sees is the trace's
     spelled = ctx.import_name("jax.debug.callback")
     if spelled is None:
         return None
@@ -604,6 +599,22 @@ def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                    f"(`{root.value}.{attr}` gets a NumPy array)", (edit,) + import_edits)
 
 
+def _host_only(name: str, harmless: Callable[[cst.Name], bool], ctx: FixContext) -> bool:
+    """The global ``name`` is bound once, by a module-level assignment, never written with ``global``,
+    and every read of it in traced code is ``harmless`` (the write the fix moves to the host): only
+    eager code sees what the host callback stores."""
+    info = ctx.index.globals.get(name)
+    if info is None or info.assignments != 1 or name in ctx.index.global_written:
+        return False
+    for traced_fn in ctx.facts.bodies:
+        if not isinstance(traced_fn.node, (cst.FunctionDef, cst.Lambda)):
+            return False
+        for ref in name_references(traced_fn.node, name):
+            if ctx.facts.read_scope.get(ref) == "global" and not harmless(ref):
+                return False
+    return True
+
+
 def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
     func = node.func
@@ -615,16 +626,6 @@ def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     receiver = func.value
     return isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
         and ctx.facts.read_scope.get(receiver) == "global"
-
-
-def _is_host_write(node: cst.Call, ctx: FixContext) -> bool:
-    """A writing method of a module-level ``csv.writer``, ``io.StringIO`` or open file (``writer.writerow``)."""
-    func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in WRITER_METHODS and isinstance(func.value, cst.Name)
-            and ctx.facts.read_scope.get(func.value) == "global"):
-        return False
-    made = ctx.index.single_value(func.value.value, None)
-    return isinstance(made, cst.Call) and ctx.index.qualify(made.func) in HOST_WRITERS
 
 
 #: builtins that format their arguments: the formatting moves into the callback, around its values

@@ -411,8 +411,8 @@ def _edit_call(call: cst.Call, params, indices, positional, ctx: FixContext, t, 
 
 @rewrites("JIT303")
 def to_static_formatted(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
-    """JIT303: a string used as data (a dict key, a key looked up, a name's value, a returned value) built from parameters
-    of the jitted function (``f"return/agent_{agent_id}": ret``) -> those parameters static, where none
+    """JIT303: a string used as data (a dict key, a key looked up, a name's value, a returned value) built from
+    parameters of the jitted function (``f"return/agent_{agent_id}": ret``) -> those parameters static, where none
     is rebound and every read of each takes a Python value as well: in a string, where a static value is
     needed, as an operand of array arithmetic or of a ``jax.numpy`` / ``jax.lax`` function, as an
     index.  UNSAFE: one compile per value.  (A string given to a call -- a print, a log, an

@@ -1275,8 +1275,20 @@ class PrintInTracedCode(Rule):
 
 #: stdlib objects that write to a file or a buffer of the host, and their writing methods: a module-level
 #: one written from traced code gets one row, of tracers, per trace
-HOST_WRITERS = frozenset({"csv.writer", "csv.DictWriter", "io.StringIO", "io.BytesIO", "builtins.open", "io.open"})
-WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
+_HOST_WRITERS = frozenset({"csv.writer", "csv.DictWriter", "io.StringIO", "io.BytesIO", "builtins.open", "io.open"})
+_WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
+
+
+def host_write(call: cst.Call, index, facts) -> bool:
+    """``call`` is a writing method of a module-level ``csv.writer``, ``io.StringIO`` or open file
+    (``writer.writerow(...)``): what it writes lands on the host (the rule reports it in traced code, the
+    fix moves it into a callback)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _WRITER_METHODS
+            and isinstance(func.value, cst.Name) and facts.read_scope.get(func.value) == "global"):
+        return False
+    made = index.single_value(func.value.value, None)
+    return isinstance(made, cst.Call) and index.qualify(made.func) in _HOST_WRITERS
 
 
 class SideEffectInTracedCode(Rule):
@@ -1572,11 +1584,8 @@ class SideEffectInTracedCode(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in ("write_text", "write_bytes") \
                 and isinstance(ctx.parent(node), cst.Expr):
             return "io", f"file write `{ctx.code(func)}()`"
-        if isinstance(func, cst.Attribute) and func.attr.value in WRITER_METHODS and isinstance(func.value, cst.Name) \
-                and ctx.facts.read_scope.get(func.value) == "global":
-            made = ctx.index.single_value(func.value.value, None)
-            if isinstance(made, cst.Call) and ctx.qualify(made.func) in HOST_WRITERS:
-                return "io", f"write `{ctx.code(func)}()` to the host object `{func.value.value}`"
+        if host_write(node, ctx.index, ctx.facts):
+            return "io", f"write `{ctx.code(func)}()` to the host object `{func.value.value}`"  # type: ignore
         if isinstance(func, cst.Attribute) and func.attr.value in jax_api.LOGGER_METHODS:
             receiver = func.value
             if isinstance(receiver, cst.Name) and receiver.value in ctx.index.logger_names \
