@@ -405,6 +405,10 @@ async def test_code_that_does_not_parse_shows_one_diagnostic_where_it_stops(clie
 #: a generated module whose parse takes seconds (18,000 lines: 4 s on a quiet 2-CPU machine, more when loaded)
 HUGE_FUNCTIONS = 2000
 HUGE = jitted_functions(HUGE_FUNCTIONS)
+#: a text whose parse lasts several seconds even on a fast machine, so that an edit sent once its worker has spent
+#: half a second of CPU time on it arrives mid-parse, past any checkpoint (with HUGE the parse could end within the
+#: grace a worker has to stop by itself, and it then stopped without being killed)
+INTERRUPTED = jitted_functions(HUGE_FUNCTIONS * 6)
 
 
 def parse_time(text: str) -> float:
@@ -543,7 +547,7 @@ async def test_an_edit_while_a_huge_document_is_parsed_replaces_the_worker_and_o
     before = workers_of(client._server.pid)
     path = tmp_path / "huge.py"
     spent = {pid: cpu_seconds(pid) for pid in before}
-    uri = open_without_waiting(client, path, HUGE)
+    uri = open_without_waiting(client, path, INTERRUPTED)
     await until(lambda: any(cpu_seconds(pid) > spent[pid] + 0.5 for pid in before))  # it parses it (for seconds)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
@@ -592,7 +596,7 @@ def test_the_worker_lints_the_newest_text_only_and_rebuilds_fixes_a_killed_proce
         first = worker.pids[0]
         # a burst of edits while the worker parses the huge text: it is killed, and only the newest text is linted
         spent = {pid: cpu_seconds(pid) for pid in worker.pids}
-        worker.lint(job("huge.py", 1, HUGE))
+        worker.lint(job("huge.py", 1, INTERRUPTED))
         deadline = time.monotonic() + 600
         while not any(cpu_seconds(pid) > spent[pid] + 0.5 for pid in spent):  # it parses it (for seconds)
             assert time.monotonic() < deadline
