@@ -1627,3 +1627,80 @@ def test_a_method_wrapper_is_made_in_init_only_where_nothing_it_reads_changes():
     for body in (rescaled, taken):
         _, diag = only(body, "JIT501")
         assert diag.fix is None or not diag.fix.edits or "__init__" not in diag.fix.title, body
+
+
+STATIC_HASHABLE_ADVICE_ONLY = {
+    # a frozen instance could not hold a list: hashing it would raise still
+    "a list field": """
+        @dataclass
+        class Cfg:
+            sizes: list = field(default_factory=lambda: [4, 2])
+        """,
+    # the module sets a field: a frozen instance raises FrozenInstanceError there
+    "a field set later": """
+        @dataclass
+        class Cfg:
+            rho: float = 1.0
+
+        def tune(cfg):
+            cfg.rho = 2.0
+        """,
+    # a subclass of a frozen dataclass must be frozen too (TypeError at class creation otherwise)
+    "a subclass": """
+        @dataclass
+        class Cfg:
+            rho: float = 1.0
+
+        @dataclass
+        class Wider(Cfg):
+            width: int = 2
+        """,
+    # an annotation that names a class of unknown hashability
+    "an unknown field type": """
+        @dataclass
+        class Cfg:
+            rho: Schedule = None
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATIC_HASHABLE_ADVICE_ONLY))
+def test_unhashable_dataclass_made_frozen_only_when_nothing_breaks(case):
+    header = "from dataclasses import dataclass, field\nfrom functools import partial\nimport jax\n"
+    body = STATIC_HASHABLE_ADVICE_ONLY[case] + """
+        @partial(jax.jit, static_argnames=("cfg",))
+        def solve(a, cfg):
+            return a * 2.0
+
+        def run(a):
+            return solve(a, Cfg())
+        """
+    _, diags = findings(body, header=header)
+    matching = [d for d in diags if d.code == "JIT502"]
+    assert len(matching) == 1, diags
+    fix = matching[0].fix
+    assert fix is not None and fix.applicability is Applicability.DISPLAY_ONLY and not fix.edits, fix
+
+
+STATIC_ARRAY_KEPT = {
+    "a shape": "return jnp.zeros(taps.shape[0] + len(taps))\n",
+    "an if": "if taps[0] > 0:\n                return a\n            return -a\n",
+    "rebound": "taps = taps * 2\n            return a * taps\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATIC_ARRAY_KEPT))
+def test_static_array_made_traced_only_when_read_as_data(case):
+    body = f"""
+        @partial(jax.jit, static_argnames=("taps",))
+        def smooth(a, taps):
+            {STATIC_ARRAY_KEPT[case]}
+        def run(a):
+            return smooth(a, np.ones(3))
+        """
+    header = "from functools import partial\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+    _, diags = findings(body, header=header)
+    matching = [d for d in diags if d.code == "JIT502"]
+    assert len(matching) == 1, diags
+    fix = matching[0].fix
+    assert fix is None or (fix.applicability is Applicability.DISPLAY_ONLY and not fix.edits), fix

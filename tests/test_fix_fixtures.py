@@ -197,6 +197,10 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 call_sites += [span for span in spans if any(
                     re.search(rf"\b{callee}\(", held)
                     for callee in re.findall(r"^def (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
+                # and a fix that freezes a dataclass the statement constructs edits that class's decorator
+                call_sites += [span for span in spans if any(
+                    re.search(rf"\b{cls}\(", held)
+                    for cls in re.findall(r"^class (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked

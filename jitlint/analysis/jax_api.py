@@ -658,6 +658,11 @@ def canonical_transform(qualified: Optional[str]) -> Optional[Transform]:
 # makes, with ``x`` a float32[3] tracer.
 # --------------------------------------------------------------------------
 NUMPY_FAILS_ON_TRACER = {
+    # a ufunc's methods convert their input as the ufunc does
+    **{f"{ufunc}.{method}": f"np.{ufunc}.{method}({'x, x' if method == 'outer' else 'x'})"
+       for ufunc in ("add", "multiply", "maximum", "minimum", "logical_and", "logical_or")
+       for method in ("accumulate", "reduce", "outer")},
+    "lib.stride_tricks.sliding_window_view": "np.lib.stride_tricks.sliding_window_view(x, 2)",
     "asarray": "np.asarray(x)",
     "array": "np.array(x)",
     "exp": "np.exp(x)",
@@ -883,6 +888,10 @@ def makes_numpy_array(qualified: str, call: cst.Call) -> bool:
                 isinstance(value, cst.SimpleString) and value.value.strip("\"'") in ("O", "object"):
             return False
     return True
+
+
+#: NumPy functions in NUMPY_FAILS_ON_TRACER that jax.numpy does not have (reported, not rewritten)
+NUMPY_WITHOUT_JAX_EQUIVALENT = frozenset({"lib.stride_tricks.sliding_window_view"})
 
 
 def numpy_fails_on_tracer(qualified: str) -> bool:

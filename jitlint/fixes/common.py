@@ -162,3 +162,12 @@ def name_for_expression(code: str, limit: int = 3) -> str:
     if name[0].isdigit():
         name = "v" + name
     return name
+
+
+def appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
+    """A call's (or decorator's) arguments with ``new`` last; a trailing comma stays trailing."""
+    out = list(args)
+    if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
+        new = new.with_changes(comma=out[-1].comma)
+        out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return out + [new]

@@ -1313,9 +1313,12 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     where that was the larger), the rewrite an array; it compared scalars only (on arrays of several
     elements it raised), where ``jnp.maximum`` broadcasts."""
     if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) \
-            or node.func.value not in _ELEMENTWISE_TWINS or ctx.facts.read_scope.get(node.func) != "builtin":
+            or ctx.facts.read_scope.get(node.func) != "builtin":
         return None
-    if len(node.args) < 2 or any(a.keyword is not None or a.star for a in node.args):
+    if len(node.args) == 1:
+        return _array_reduction(node, ctx)
+    if node.func.value not in _ELEMENTWISE_TWINS or len(node.args) < 2 \
+            or any(a.keyword is not None or a.star for a in node.args):
         return None
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
@@ -1330,6 +1333,31 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Use `{twin}`, which compares element-wise in the trace", (edit,) + imports)
+
+
+#: builtins that iterate one array and reduce it -> the jax.numpy reduction that traces
+_ARRAY_REDUCTIONS = {"all": "all", "any": "any", "max": "max", "min": "min"}
+
+
+def _array_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``all(jnp.abs(err) < tol)`` -- a builtin reduction of one traced array (not a generator, a
+    comprehension or a display: those iterate Python values) -> ``jnp.all(...)``.  The builtin iterates
+    the first axis and converts each item to a Python bool or compares them, which works only where
+    each item has one element (a 1-D array): there ``jnp.all`` / ``jnp.max`` give the same value.
+    UNSAFE: the result is a 0-d array instead of a Python bool or an item."""
+    arg = node.args[0]
+    twin = _ARRAY_REDUCTIONS.get(node.func.value) if isinstance(node.func, cst.Name) else None
+    if twin is None or arg.keyword is not None or arg.star or not ctx.facts.value(arg.value).traced_array \
+            or isinstance(arg.value, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.List, cst.Tuple, cst.Set)):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    edit = ctx.replace(node.func, cst.parse_expression(f"{jnp}.{twin}"), wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which reduces the array in the trace", (edit,) + imports)
 
 
 @rewrites("JIT202")

@@ -33,6 +33,8 @@ the original value is still a Python number, it may
   module reads only to call it from traced code, each call's result used as above (``return
   ent.mean().item()`` in a helper whose result a jitted function returns): its result only ever
   reaches a trace, where the number could not be made and is not needed;
+* be a bound of ``lax.fori_loop`` (``lax.fori_loop(0, int(t / dt), body, init)``), which takes a traced
+  trip count (it then runs as a ``lax.while_loop``: the same iterations, not reverse-differentiable);
 * for an ``int``, be the whole index of a JAX array (``table[int(jnp.argmax(q))]``, the table
   traced): a 0-d integer array selects the same element (a negative position counts from the end,
   one past the end is clamped, in both);
@@ -77,6 +79,8 @@ _ARRAY_OPERANDS.update({
     "jax.numpy.clip": (None, ("min", "max")),
     "jax.numpy.asarray": (1, ()),
     "jax.numpy.array": (1, ()),
+    # a traced trip count: fori_loop then runs as a while_loop, the same iterations
+    "jax.lax.fori_loop": (2, ("lower", "upper")),
 })
 #: functions whose first argument may be a list or tuple of array operands
 _SEQUENCE_OF_OPERANDS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})

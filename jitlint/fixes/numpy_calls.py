@@ -82,6 +82,10 @@ _SIGNATURE_TEXT: Dict[str, str] = {
         "add", "arctan2", "divide", "equal", "floor_divide", "fmax", "fmin", "greater", "heaviside", "hypot",
         "less", "logaddexp", "logical_and", "logical_or", "matmul", "maximum", "minimum", "mod", "multiply",
         "power", "remainder", "subtract", "true_divide")},
+    **{f"{ufunc}.{method}": text for ufunc in ("add", "multiply", "maximum", "minimum", "logical_and", "logical_or")
+       for method, text in (("accumulate", "array, /, axis: static, dtype: static"),
+                            ("reduce", "array, /, axis: static, dtype: static, *, keepdims: static, initial, where"),
+                            ("outer", "A, B, /"))},
     "allclose": "a, b, rtol, atol, equal_nan: static",
     "angle": "z, deg: static",
     "append": "arr, values, axis: static",

@@ -46,14 +46,14 @@ module's assignments show (a function sets a string where a number was) fails to
 from __future__ import annotations
 
 import keyword
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import calls_by_name, literal_value
+from jitlint.fixes.common import appended, calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
@@ -155,7 +155,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
         return None
     argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    call_edits = ctx.replace_per_statement({call: call.with_changes(args=_appended(call.args, argument.deep_clone()))
+    call_edits = ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, argument.deep_clone()))
                                             for call in calls})
     if call_edits is None:
         return None
@@ -241,7 +241,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         if any(a in calls for call in calls for a in ctx.ancestors(call)):
             return None  # (`W(W(x))`: one edit cannot hold both)
         replaced: Dict[cst.CSTNode, Replacement] = {} if jit_call is site else {site: jit_call}
-        replaced.update({call: call.with_changes(args=_appended(call.args, argument)) for call in calls})
+        replaced.update({call: call.with_changes(args=appended(call.args, argument)) for call in calls})
         call_edits = ctx.replace_per_statement(replaced)
         if call_edits is None:
             return None
@@ -258,7 +258,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
     forwarding = cst.FunctionDef(
         name=cst.Name(wrapper), params=node.params.deep_clone(),
         body=cst.IndentedBlock(body=[cst.SimpleStatementLine(
-            [cst.Return(cst.Call(cst.Name(private), args=_appended(forwarded, argument)))])]),
+            [cst.Return(cst.Call(cst.Name(private), args=appended(forwarded, argument)))])]),
         leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
     top = ctx.top_index(site)
     assert top is not None
@@ -354,7 +354,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
         for call in calls_by_name(h, ctx) or ():
             if any(a in changes for a in ctx.ancestors(call)) or call in changes:
                 return None  # `_f(_g(x))`: one edit cannot hold both
-            changes[call] = call.with_changes(args=_appended(call.args, passed))
+            changes[call] = call.with_changes(args=appended(call.args, passed))
     changes[caller.node.params] = _with_keyword_only(caller.node.params, param)
     imports = _made_static(entry, param, caller, changes, ctx) if static else ()
     if imports is None:
@@ -614,7 +614,7 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
         return None
     argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    call = cst.Call(cst.Name(private), args=_appended(forwarded, argument))
+    call = cst.Call(cst.Name(private), args=appended(forwarded, argument))
     returned = cst.SimpleStatementLine([cst.Return(call)])
     wrapper = node.with_changes(
         decorators=[], leading_lines=list(node.leading_lines) + list(node.decorators[0].leading_lines),
@@ -667,14 +667,6 @@ def _with_keyword_only(params: cst.Parameters, name: str) -> cst.Parameters:
         kwonly[-1] = kwonly[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
     return params.with_changes(star_arg=star, kwonly_params=kwonly + [new])
-
-
-def _appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
-    out = list(args)
-    if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
-        new = new.with_changes(comma=out[-1].comma)  # a trailing comma stays trailing
-        out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return out + [new]
 
 
 def _made_static(entry, param: str, fn: FunctionInfo, changes: Dict[cst.CSTNode, Replacement],

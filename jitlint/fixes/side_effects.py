@@ -93,6 +93,9 @@ class _Format:
             return self.fstring(expr)
         if isinstance(expr, cst.ConcatenatedString):
             return self.value(expr.left) and self.value(expr.right)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format" \
+                and isinstance(literal_value(expr.func.value), str):
+            return self.format_call(expr)
         kind = kind_of(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
             self.maybe = self.maybe or not proven_static(self.ctx, expr)
@@ -133,31 +136,82 @@ class _Format:
                 if spec_text is None:
                     return False
                 spec = spec_text
-            conversion = part.conversion
-            expr = part.expression
-            kind = kind_of(self.ctx, expr)
-            if self.ctx.facts.value(expr).formats_tracer is not None:
-                return False  # f"{str(x)}": the tracer is formatted at trace time already
-            lit = literal_value(expr)
-            if lit is not None and conversion is None and spec is None and isinstance(lit, (int, float, str)):
-                self.text(str(lit))
+            if not self.replacement(part.expression, part.conversion, spec):
+                return False
+        return True
+
+    def replacement(self, expr: cst.BaseExpression, conversion: Optional[str], spec: Optional[str]) -> bool:
+        """One replacement field of an f-string or a ``str.format`` template: ``expr`` shown with
+        ``conversion`` and ``spec``, as Python's formatting shows it."""
+        kind = kind_of(self.ctx, expr)
+        if self.ctx.facts.value(expr).formats_tracer is not None:
+            return False  # f"{str(x)}": the tracer is formatted at trace time already
+        lit = literal_value(expr)
+        if lit is not None and conversion is None and spec is None and isinstance(lit, (int, float, str)):
+            self.text(str(lit))
+            return True
+        if kind is Kind.STATIC:
+            self.maybe = self.maybe or not proven_static(self.ctx, expr)
+            name = self.field_name(self.ctx.code(expr))
+            self.keywords.append((name, self._static(expr, conversion, spec)))
+            self.field("{" + name + "}")
+            return True
+        if kind is Kind.MAYBE:
+            self.maybe = True
+        code = self.ctx.code(expr)
+        name = self.by_code.get(code)
+        if name is None:
+            name = self.field_name(code, expr)
+            self.by_code[code] = name
+            self.keywords.append((name, expr))
+        field = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+        self.field("{" + field + "}")
+        return True
+
+    def format_call(self, call: cst.Call) -> bool:
+        """``"epoch {}: loss={:.3f}".format(epoch, loss)``: a literal template whose fields are automatic
+        (``{}``), numbered or named after a keyword, none reaching into an attribute or an item, with
+        literal specs; each field becomes one of the ``jax.debug.print`` call (which formats as
+        ``str.format`` does)."""
+        import string
+
+        template = literal_value(call.func.value) if isinstance(call.func, cst.Attribute) else None
+        if not isinstance(template, str):
+            return False
+        positional: List[cst.BaseExpression] = []
+        named: Dict[str, cst.BaseExpression] = {}
+        for arg in call.args:
+            if arg.star:
+                return False
+            if arg.keyword is None:
+                if named:
+                    return False
+                positional.append(arg.value)
+            else:
+                named[arg.keyword.value] = arg.value
+        try:
+            pieces = list(string.Formatter().parse(template))
+        except ValueError:
+            return False
+        automatic = 0
+        for literal, field, spec, conversion in pieces:
+            if literal:
+                self.text(literal)
+            if field is None:
                 continue
-            if kind is Kind.STATIC:
-                self.maybe = self.maybe or not proven_static(self.ctx, expr)
-                name = self.field_name(self.ctx.code(expr))
-                self.keywords.append((name, self._static(expr, conversion, spec)))
-                self.field("{" + name + "}")
-                continue
-            if kind is Kind.MAYBE:
-                self.maybe = True
-            code = self.ctx.code(expr)
-            name = self.by_code.get(code)
-            if name is None:
-                name = self.field_name(code, expr)
-                self.by_code[code] = name
-                self.keywords.append((name, expr))
-            field = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-            self.field("{" + field + "}")
+            if "{" in (spec or "") or "." in field or "[" in field:
+                return False  # a nested field, an attribute or an item of the argument
+            if field == "":
+                index: object = automatic
+                automatic += 1
+            elif field.isdigit():
+                index = int(field)
+            else:
+                index = field
+            value = positional[index] if isinstance(index, int) and index < len(positional) else \
+                named.get(index) if isinstance(index, str) else None
+            if value is None or not self.replacement(value, conversion, spec or None):
+                return False
         return True
 
     def field(self, text: str) -> None:

@@ -20,20 +20,22 @@ value (from another jitted function) break.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import int_value, iter_children, literal_elements, name_references, string_value
+from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo
+from jitlint.analysis.syntax import (int_value, iter_children, literal_elements, name_references, string_value,
+                                     unpacked_targets)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import literal_value
+from jitlint.fixes.common import appended, literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites, static_alternative
-from jitlint.rules.compilation import unhashable_argument, unhashable_static_argument
+from jitlint.rules.compilation import (array_valued, unhashable_argument, unhashable_dataclass,
+                                       unhashable_static_argument)
 
 #: keyword arguments that need static values
 STATIC_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "length", "size", "num_segments", "k",
@@ -538,8 +540,115 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
             if edit is not None:
                 return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
                                (edit,))
-        return Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, ctx.code(value), name), ())
+        scope, _ = ctx.index.call_scopes.get(call, (None, None))
+        cls = unhashable_dataclass(value.func.value, ctx.index) \
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
+        fix = _frozen(cls, ctx) if cls is not None else \
+            _traced_instead(entry, name, ctx) if array_valued(value, ctx.index, scope) else None
+        return fix or Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, ctx.code(value), name), ())
     return None
+
+
+#: field annotations whose values hash: a frozen dataclass holding only these hashes
+_HASHABLE_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "complex", "bytes", "None", "tuple", "frozenset",
+                                   "typing.Tuple", "typing.FrozenSet", "typing.Optional", "typing.Literal",
+                                   "typing.Union"})
+
+
+def _frozen(cls: ClassInfo, ctx: FixContext) -> Optional[Fix]:
+    """An instance of a ``@dataclass`` (unhashable: ``eq`` sets ``__hash__`` to None) passed as a static
+    argument -> the dataclass made ``frozen=True``, which hashes it by its fields' values.  Where
+    its fields are annotated only with hashable types (numbers, strings, tuples, ``Optional`` of
+    them), no field has a ``field(...)`` default (a ``default_factory`` gives a list or a dict), the
+    module assigns no attribute of that name on anything (a frozen instance raises
+    FrozenInstanceError), and no class of the module subclasses it.  UNSAFE: code elsewhere
+    that sets an attribute of an instance now raises, and equal configurations share one compile.
+    Otherwise None (advice)."""
+    decorator = next((d for d in cls.decorators), None)
+    fields: List[str] = []
+    for line in cls.node.body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if not _hashable_annotation(small.annotation.annotation, ctx) or (
+                        small.value is not None and isinstance(small.value, cst.Call)):
+                    return None
+                fields.append(small.target.value)
+    if decorator is None or not fields:
+        return None
+    if any(cls.name in other.bases for other in ctx.index.classes.values()):
+        return None
+    for node in ctx.index.module.body:
+        for found in _attribute_writes(node):
+            if found in fields or found == "__dict__":
+                return None
+    if isinstance(decorator, cst.Call):
+        new = decorator.with_changes(args=appended(list(decorator.args), cst.Arg(
+            cst.Name("True"), keyword=cst.Name("frozen"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))))
+    else:
+        new = cst.Call(decorator, [cst.Arg(cst.Name("True"), keyword=cst.Name("frozen"), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))])
+    edit = ctx.replace(decorator, new, wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Make `{cls.name}` a frozen dataclass (`frozen=True`): a static argument "
+                                         "must be hashable, and a frozen dataclass hashes by its fields", (edit,))
+
+
+def _hashable_annotation(annotation: cst.BaseExpression, ctx: FixContext) -> bool:
+    if isinstance(annotation, cst.Subscript):
+        return _hashable_annotation(annotation.value, ctx) and all(
+            isinstance(el.slice, cst.Index) and _hashable_annotation(el.slice.value, ctx) for el in annotation.slice)
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return _hashable_annotation(annotation.left, ctx) and _hashable_annotation(annotation.right, ctx)
+    if isinstance(annotation, (cst.SimpleString, cst.Ellipsis)):
+        return isinstance(annotation, cst.Ellipsis) or annotation.value.strip("'\"") in _HASHABLE_ANNOTATIONS
+    if isinstance(annotation, cst.Name) and annotation.value in _HASHABLE_ANNOTATIONS \
+            and ctx.facts.read_scope.get(annotation) in (None, "builtin"):
+        return True
+    if isinstance(annotation, cst.Name) and annotation.value == "None":
+        return True
+    q = ctx.index.qualify(annotation) if isinstance(annotation, (cst.Name, cst.Attribute)) else None
+    return q in _HASHABLE_ANNOTATIONS
+
+
+def _attribute_writes(node: cst.CSTNode) -> Iterator[str]:
+    """The attribute names assigned anywhere under ``node`` (``x.a = ...``, ``x.a += ...``,
+    ``setattr(x, "a", ...)``: "__dict__" for a ``setattr`` whose name is not a literal)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        targets: List[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            targets = [n.target]
+        for t in targets:
+            for leaf in unpacked_targets(t):
+                if isinstance(leaf, cst.Attribute):
+                    yield leaf.attr.value
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("setattr", "delattr"):
+            literal = string_value(n.args[1].value) if len(n.args) > 1 else None
+            yield literal if literal is not None else "__dict__"
+        stack.extend(iter_children(n))
+
+
+def _traced_instead(entry: EntryPoint, name: str, ctx: FixContext) -> Optional[Fix]:
+    """An array passed as a static argument (unhashable: every such call raises) -> the parameter
+    taken out of the static arguments, where the function never rebinds it and reads it only as
+    array data (:func:`_data_only`).  UNSAFE: a call that passed it a hashable value (a tuple) now
+    traces that too.  Otherwise None (advice)."""
+    fn = entry.function
+    if not isinstance(fn.node, cst.FunctionDef) or entry.shared_spec \
+            or name in assigned_in(block_statements(fn.node.body)) or not _data_only(fn.node, name, ctx):
+        return None
+    fix = _spec_without(entry, fn, name, ctx)
+    if fix is None:
+        return None
+    return ctx.fix(fix.applicability, f"Make `{name}` a traced argument (out of the static arguments): it holds "
+                                      "array data, and an array is unhashable", fix.edits)
 
 
 def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:

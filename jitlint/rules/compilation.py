@@ -6,7 +6,7 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.discovery import EntryPoint, FunctionInfo, ModuleIndex, Owner
+from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, Owner
 from jitlint.analysis.idempotence import assigns_attribute, built_from_self
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
@@ -23,7 +23,8 @@ _SETUP_METHODS = frozenset({"__init__", "__post_init__", "setup", "__new__", "__
 _NUMPY_ARRAY_FUNCTIONS = frozenset("numpy." + name for name in (
     "array", "asarray", "arange", "zeros", "ones", "empty", "full", "linspace", "logspace", "eye", "identity",
     "zeros_like", "ones_like", "empty_like", "full_like", "concatenate", "stack", "vstack", "hstack", "argsort",
-    "sort", "flip", "cumsum", "tile", "repeat", "unique", "diag", "tril", "triu", "outer", "meshgrid"))
+    "sort", "flip", "cumsum", "tile", "repeat", "unique", "diag", "tril", "triu", "outer", "meshgrid", "hamming",
+    "hanning", "blackman", "bartlett", "kaiser", "convolve", "polyfit", "vander", "fromiter", "frombuffer", "copy"))
 #: jax.numpy functions that do not return arrays
 _NOT_ARRAY_JAX_FUNCTIONS = frozenset({"jax.numpy.vectorize", "jax.numpy.frompyfunc", "jax.numpy.set_printoptions",
                                       "jax.numpy.printoptions", "jax.random.key_impl"})
@@ -1249,8 +1250,11 @@ class BadStaticArguments(Rule):
     """## What it does
     Flags `static_argnames` naming a parameter that does not exist,
     `static_argnums` out of range, an unhashable value (list, dict, set,
-    NumPy or JAX array) passed to a static parameter -- written at the call
-    or held by a variable whose only assignment gives it one -- and a
+    NumPy or JAX array, an instance of a standard-library `@dataclass` that
+    compares by value and is not frozen -- `dataclass` sets its `__hash__` to
+    None -- or what a module function returns when every `return` gives one
+    of these) passed to a static parameter -- written at the call or held by
+    a variable whose only assignment gives it one -- and a
     parameter passed by keyword when both `static_argnums` and
     `static_argnames` are given (JAX then does not map one onto the other, so
     it is silently traced).
@@ -1373,6 +1377,20 @@ class BadStaticArguments(Rule):
       might do any of these -- or an item that is not a literal leaves
       DISPLAY_ONLY advice: a tuple, a frozen dataclass, or a traced
       argument, whichever keeps the function's meaning.
+    - An instance of a module `@dataclass` that is unhashable makes the
+      dataclass `frozen=True`, which hashes it by its fields' values, where
+      every field is annotated with a hashable type (numbers, strings,
+      `bool`, tuples, `Optional` of them) and has no `field(...)` default,
+      the module assigns no attribute of a field's name on anything (a
+      frozen instance raises `FrozenInstanceError`), and no class of the
+      module subclasses it. UNSAFE: code elsewhere that sets a field now
+      raises, and equal configurations share one compile. Otherwise advice.
+    - An array passed to a static parameter (every such call raises
+      `ValueError`) takes the parameter out of the static arguments where
+      the function never rebinds it and reads it only as array data (an
+      operand of arithmetic, an argument of a `jax.numpy` / `jax.lax`
+      function; never as a shape, an `if` test or a loop bound). UNSAFE: a
+      caller that passed a hashable value there now has it traced.
     - A string or a function passed to a traced parameter (`pooled(x,
       "max")`) makes that parameter static (`static_argnames`, or its
       index where the spec is `static_argnums`), where no call seen gives
@@ -1391,7 +1409,8 @@ class BadStaticArguments(Rule):
     code = "JIT502"
     name = "bad-static-arguments"
     fix_title = ("Name the parameter meant (`static_argnames`), a valid index or none (`static_argnums`); "
-                 "pass a tuple for a list; make a string or function argument static")
+                 "pass a tuple for a list, freeze a dataclass, trace an array; make a string or function "
+                 "argument static")
 
     def check_module(self) -> None:
         for entry in self.ctx.index.entries:
@@ -1593,6 +1612,11 @@ def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
     return (f"`{code(value)}`", value) if _unhashable(value, index) else None
 
 
+def array_valued(node: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo] = None) -> bool:
+    """``node`` is certainly a NumPy or JAX array (see :func:`_unhashable`)."""
+    return _unhashable(node, index, scope=scope, containers=False)
+
+
 class _TracedScopes:
     """The functions that run in a trace: those the analysis traced, and those a decorator of the
     checked code jits (asked only for the functions that make a jit: it may read another module)."""
@@ -1729,28 +1753,125 @@ def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[Fun
     return None
 
 
-def _unhashable(node: cst.BaseExpression, index: ModuleIndex) -> bool:
-    """A list, dict, set (literal, comprehension or constructor), a NumPy or JAX array, or a slice
-    or arithmetic of one (``np.arange(n)[::-1]``)."""
+def _unhashable(node: cst.BaseExpression, index: ModuleIndex, depth: int = 0,
+                scope: Optional[FunctionInfo] = None, containers: bool = True) -> bool:
+    """A list, dict, set (literal, comprehension or constructor), a NumPy or JAX array, a slice or
+    arithmetic of one (``np.arange(n)[::-1]``), a copy, cast or reshape of one (``h.astype(np.float32)``),
+    an instance of a dataclass of this module that is not hashable (:func:`unhashable_dataclass`), or the
+    result of a module-level function whose every ``return`` gives one of these.  Inside a function
+    (``scope``) a name its body binds once to such a value is one too.  Without ``containers``: only
+    an array (no list, dict, set or dataclass instance)."""
+    if depth > 3:
+        return False
+
+    def again(expr: cst.BaseExpression, deeper: int = depth, where: Optional[FunctionInfo] = scope) -> bool:
+        return _unhashable(expr, index, deeper, where, containers)
+
+    if isinstance(node, cst.Name) and scope is not None:
+        bound = index.single_value(node.value, scope)
+        return bound is not None and again(bound, depth + 1)
     if isinstance(node, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
-        return True
+        return containers
     if isinstance(node, cst.Subscript):
-        return all(isinstance(el.slice, cst.Slice) for el in node.slice) and _unhashable(node.value, index)
+        return all(isinstance(el.slice, cst.Slice) for el in node.slice) and again(node.value)
     if isinstance(node, cst.BinaryOperation):
-        return _unhashable(node.left, index) or _unhashable(node.right, index)
+        return again(node.left) or again(node.right)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value in _SAME_KIND_METHODS and again(node.func.value):
+        return True  # (a method of the unhashable value itself: what it gives is of its kind)
     if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
         tail = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-        if tail in ("list", "dict", "set", "array", "asarray", "zeros", "ones"):
+        if tail in ("list", "dict", "set"):
+            return containers
+        if tail in ("array", "asarray", "zeros", "ones"):
+            return True
+        if isinstance(node.func, cst.Name) and unhashable_dataclass(node.func.value, index) is not None:
+            return containers
+        if isinstance(node.func, cst.Name) and _returns_unhashable(node.func.value, index, depth, containers):
             return True
         q = index.qualify(node.func)
         if q is None:
             return False
-        if q in jax_api.MUTABLE_FACTORIES or q in _NUMPY_ARRAY_FUNCTIONS:
+        if q in jax_api.MUTABLE_FACTORIES:
+            return containers
+        if q in _NUMPY_ARRAY_FUNCTIONS:
             return True
         # jax.numpy / jax.random results are jax.Arrays (classes and non-array helpers aside)
         return (q.startswith(("jax.numpy.", "jax.random.")) and jax_api.is_array_function(q)
                 and q not in _NOT_ARRAY_JAX_FUNCTIONS and not q.rsplit(".", 1)[-1][:1].isupper())
     return False
+
+
+#: methods of a list, dict, set or array that give a value of the same kind (a copy, a cast, a new shape)
+_SAME_KIND_METHODS = frozenset({"astype", "copy", "reshape", "flatten", "ravel", "squeeze", "transpose", "clip",
+                                "round", "cumsum", "cumprod"})
+
+
+def _module_binding(name: str, kind: str, index: ModuleIndex) -> bool:
+    """``name`` is bound once in the module, as a ``kind`` ("class", "function"), and nothing writes it."""
+    info = index.globals.get(name)
+    return info is not None and info.kind == kind and info.assignments == 1 and name not in index.global_written
+
+
+def unhashable_dataclass(name: str, index: ModuleIndex) -> Optional[ClassInfo]:
+    """The class ``name`` of this module when its instances are unhashable: a standard-library
+    ``@dataclass`` that compares by value (``eq`` left True) and is neither frozen nor given
+    ``unsafe_hash=True``, and that defines no ``__hash__`` of its own -- ``dataclass`` then sets
+    ``__hash__`` to None, so ``hash()`` of an instance raises TypeError.  A class with bases is left
+    out (a base may define ``__hash__``)."""
+    cls = index.classes.get(name)
+    if cls is None or not _module_binding(name, "class", index) or cls.node.bases or "__hash__" in cls.methods:
+        return None
+    if any(isinstance(small, (cst.Assign, cst.AnnAssign)) and "__hash__" in {
+            n.value for t in (small.targets if isinstance(small, cst.Assign) else [small])
+            for n in assigned_names(t.target)}
+           for line in cls.node.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body):
+        return None  # `__hash__ = ...` in the class body
+    found = [d for d in cls.decorators if _stdlib_dataclass(d, index)]
+    if len(found) != 1 or len(cls.decorators) != 1:
+        return None
+    decorator = found[0]
+    if isinstance(decorator, cst.Call):
+        for arg in decorator.args:
+            if arg.star or arg.keyword is None:
+                return None
+            if arg.keyword.value in ("frozen", "unsafe_hash", "eq"):
+                flag = arg.value.value if isinstance(arg.value, cst.Name) else None
+                if flag not in ("True", "False"):
+                    return None
+                if (arg.keyword.value == "eq") != (flag == "True"):
+                    return None  # eq=False: hashed by identity; frozen=True / unsafe_hash=True: by value
+    return cls
+
+
+def _stdlib_dataclass(decorator: cst.BaseExpression, index: ModuleIndex) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return isinstance(target, (cst.Name, cst.Attribute)) and index.qualify(target) == "dataclasses.dataclass"
+
+
+def _returns_unhashable(name: str, index: ModuleIndex, depth: int, containers: bool = True) -> bool:
+    """``name`` is a module-level function (not a generator) whose every ``return`` gives an unhashable
+    value, directly or through a name its body binds once."""
+    info = index.functions.get(name)
+    if info is None or not _module_binding(name, "function", index) or not isinstance(info.node, cst.FunctionDef):
+        return False
+    returns: List[cst.Return] = []
+    stack: List[cst.CSTNode] = [info.node.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(n, (cst.Yield, cst.Await)):
+            return False
+        if isinstance(n, cst.Return):
+            returns.append(n)
+        stack.extend(iter_children(n))
+    if not returns:
+        return False
+    for r in returns:
+        if r.value is None or not _unhashable(r.value, index, depth + 1, info, containers):
+            return False
+    return True
 
 
 class MutableStaticSelf(Rule):

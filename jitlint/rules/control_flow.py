@@ -346,8 +346,14 @@ class BoolBuiltinOnTracer(Rule):
     UNSAFE: the builtin returned one of its arguments as it was (a Python
     number where that one was the larger), the rewrite returns an array; and
     the builtin compared scalars only (arrays of several elements raised),
-    where `jnp.maximum` broadcasts. The other builtins (`sorted`, `any`,
-    `all`, `in`, and `max` of one iterable) have no automatic fix.
+    where `jnp.maximum` broadcasts. `all(a)` / `any(a)` / `max(a)` / `min(a)`
+    of one traced array (not a generator, a comprehension or a display)
+    becomes `jnp.all(a)` / `jnp.any(a)` / `jnp.max(a)` / `jnp.min(a)`:
+    the builtin iterates the first axis and converts each item, which works
+    only where each item has one element, and there the reduction gives the
+    same value. UNSAFE: the result is a 0-d array, not a Python bool or an
+    item. The other builtins (`sorted`, `in`, a reduction of a generator)
+    have no automatic fix.
 
     ## References
     - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
@@ -355,7 +361,8 @@ class BoolBuiltinOnTracer(Rule):
 
     code = "JIT204"
     name = "bool-builtin-on-tracer"
-    fix_title = "Use `jnp.maximum` / `jnp.minimum` for `max` / `min` of several values"
+    fix_title = ("Use `jnp.maximum` / `jnp.minimum` for `max` / `min` of several values, `jnp.all` / `jnp.any` / "
+                 "`jnp.max` / `jnp.min` for one of an array")
 
     _BUILTINS = {"max": "jnp.maximum / jnp.max", "min": "jnp.minimum / jnp.min", "sorted": "jnp.sort",
                  "any": "jnp.any", "all": "jnp.all"}
@@ -390,7 +397,8 @@ class BoolBuiltinOnTracer(Rule):
                     and (element.traced_array or func.value not in ("any", "all")):
                 hit = element
             elif value.kind is Kind.TRACED and not is_python_container(value) and func.value != "sorted":
-                hit = value if func.value in ("any", "all") and value.traced_array else None
+                # (iterating an array tracer gives tracers: `all` converts each, `max` compares them)
+                hit = value if value.traced_array else None
             elif value.kind is Kind.TRACED and value.element is None and value.items is None and not value.container:
                 hit = value
         if hit is not None:
