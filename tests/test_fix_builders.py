@@ -1437,13 +1437,29 @@ HELPER_READ_ADVICE_ONLY = {
             inner = lambda y: _scaled(y)
             return inner(x)
         """,
+    # (handed to a JAX transform that calls it, it is threaded: param_thread_vmap, param_thread_grad_chain)
     "a helper passed, not only called": """
+        def _scaled(x):
+            return x * SCALE
+
+        def _apply(f, x):
+            return f(x)
+
+        @jax.jit
+        def step(x):
+            return _apply(_scaled, x)
+        """,
+    "a helper mapped in two jitted functions": """
         def _scaled(x):
             return x * SCALE
 
         @jax.jit
         def step(x):
             return jax.vmap(_scaled)(x)
+
+        @jax.jit
+        def other(x):
+            return jax.vmap(_scaled)(x) + 1.0
         """,
 }
 

@@ -27,9 +27,13 @@ Preconditions, proven from the code; otherwise the fix is display-only advice:
   module has an ``__all__`` it cannot read past that leaves it out;
 * at every call the read means the same global (no local or class attribute of that name).
 
-A read in a helper that only the jitted function calls (:func:`_only_caller`) is threaded through:
-the helper, and every other such helper reading the value, takes the parameter too, and the jitted
-function passes it at its calls of them and keeps its name as the plain function below
+A read in a helper that serves only the jitted function (:func:`_only_caller`: no other module can
+call it, and every use is in that function -- a call, or the helper handed to ``jax.vmap``,
+``jax.grad``, ``lax.scan`` and the like, which call it -- or in helpers that serve it in turn) is
+threaded through: the helper, every other such helper reading the value and the helpers in between
+take the parameter too; a call passes it as a keyword, a helper handed to a transform is handed
+``functools.partial(helper, name=name)`` (bound: ``vmap`` does not map it, ``grad`` does not
+differentiate it), and the jitted function keeps its name as the plain function below
 (:func:`_threaded`).
 
 Where another module may call the function, or a call cannot take the argument, it keeps its name
@@ -74,7 +78,7 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     fn = inner
     while fn.parent is not None:
         fn = fn.parent  # a read in a lambda or nested function: the parameter goes to the outermost one
-    if any(node.value in (s.global_names | s.nonlocal_names) for s in _chain(inner)):
+    if any(node.value in (s.global_names | s.nonlocal_names) for s in _scopes(inner)):
         return None
     read = _read_expression(node, ctx)
     shown = ctx.code(read)
@@ -96,7 +100,7 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return fix if isinstance(fix, Fix) else advice
 
 
-def _chain(fn: Optional[FunctionInfo]):
+def _scopes(fn: Optional[FunctionInfo]):
     while fn is not None:
         yield fn
         fn = fn.parent
@@ -277,38 +281,91 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
                    f"jitted `{private}`, as the {how} `{param}`", (def_edit, wrapper_edit))
 
 
-def _only_caller(helper: FunctionInfo, ctx: FixContext) -> Optional[FunctionInfo]:
-    """The one jitted module-level function that calls ``helper``, when ``helper`` is a module-level
-    function of its own that no other module can call (its name starts with ``_``, or ``__all__``
-    leaves it out), that the module only calls (not passed or rebound), and whose calls are all in
-    that function's own body (not in a function nested in it), none unpacking arguments."""
-    if _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
-            or helper.parent is not None or helper.cls is not None:
+#: functions that take a function and call it with the arguments they are given (or trace it so): a helper
+#: handed to one gets the value through ``functools.partial(helper, name=value)``, a constant to them
+_CALLING_TRANSFORMS = frozenset({
+    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.checkpoint",
+    "jax.remat", "jax.lax.scan", "jax.lax.map", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond",
+    "jax.lax.associative_scan"})
+
+
+def _uses(helper: FunctionInfo, ctx: FixContext) -> Optional[List[cst.CSTNode]]:
+    """Every use of the module-level function ``helper``: a call of it by name (the ``Call``), or its
+    name given as a positional argument to a JAX transform or loop that calls it (the ``Name``,
+    :data:`_CALLING_TRANSFORMS`); None when it is used any other way (passed elsewhere, rebound, read
+    by another name) or a call unpacks arguments."""
+    out: List[cst.CSTNode] = []
+    for ref in name_references(ctx.module, helper.name):
+        if ref is helper.node.name:
+            continue
+        parent = ctx.parent(ref)
+        if isinstance(parent, cst.Call) and parent.func is ref:
+            if any(arg.star for arg in parent.args):
+                return None
+            out.append(parent)
+            continue
+        holder = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(holder, cst.Call) and parent.keyword is None and not parent.star \
+                and ctx.index.qualify(holder.func) in _CALLING_TRANSFORMS:
+            out.append(ref)
+            continue
         return None
-    if listed_in_all(ctx.module, helper.name) or not (
-            helper.name.startswith("_") or any(True for _ in name_references(ctx.module, "__all__"))):
+    return out
+
+
+def _private(fn: FunctionInfo, ctx: FixContext) -> bool:
+    """No other module can call ``fn``: its name starts with ``_``, the module's ``__all__`` leaves it
+    out, or nothing in the project imports the module (a script, an example, a notebook)."""
+    if listed_in_all(ctx.module, fn.name):
+        return False
+    return fn.name.startswith("_") or any(True for _ in name_references(ctx.module, "__all__")) \
+        or ctx.index.never_imported
+
+
+def _only_caller(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[FunctionInfo]:
+    """The one jitted module-level function that ``helper`` serves, when ``helper`` is a module-level
+    function no other module can call (:func:`_private`) whose every use (:func:`_uses`) is in the
+    body of one module-level function (not in a function nested in it): that function when it is
+    jitted, else the one that function serves in turn (a chain of helpers, up to four deep, without
+    cycles)."""
+    if depth > 4 or _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
+            or helper.parent is not None or helper.cls is not None or not _private(helper, ctx):
         return None
-    calls = calls_by_name(helper, ctx)
-    if not calls or any(arg.star for call in calls for arg in call.args):
+    uses = _uses(helper, ctx)
+    if not uses:
         return None
-    owners = {ctx.enclosing_function(call) for call in calls}
+    owners = {ctx.enclosing_function(use) for use in uses}
     if len(owners) != 1:
         return None
-    caller = owners.pop()
-    if caller is None or caller is helper or caller.parent is not None or caller.cls is not None \
-            or not isinstance(caller.node, cst.FunctionDef) or _only_jit(caller, ctx) is None:
+    owner = owners.pop()
+    if owner is None or owner is helper or owner.parent is not None or owner.cls is not None \
+            or not isinstance(owner.node, cst.FunctionDef):
         return None
-    if any(True for _ in name_references(helper.node.body, caller.name)) \
+    if any(True for _ in name_references(helper.node.body, owner.name)) \
             or any(True for _ in name_references(helper.node.body, helper.name)):
         return None  # a cycle (the helper calls back, or itself): the parameter would go round it
-    return caller
+    if _only_jit(owner, ctx) is not None:
+        return owner
+    return _only_caller(owner, ctx, depth + 1)
+
+
+def _chain(helper: FunctionInfo, caller: FunctionInfo, ctx: FixContext) -> List[FunctionInfo]:
+    """``helper`` and the functions between it and ``caller`` (see :func:`_only_caller`), caller left out."""
+    out = [helper]
+    while len(out) < 6:
+        uses = _uses(out[-1], ctx) or []
+        owner = ctx.enclosing_function(uses[0]) if uses else None
+        if owner is None or owner is caller:
+            break
+        out.append(owner)
+    return out
 
 
 def _reading_helpers(caller: FunctionInfo, read: cst.BaseExpression, global_name: str,
                      ctx: FixContext) -> Optional[List[FunctionInfo]]:
-    """The helpers ``caller`` alone calls (see :func:`_only_caller`) that read ``read`` as the
-    global; None when one that reads it cannot take it as a parameter (it reads the name as a
-    local too, or declares it)."""
+    """The helpers that serve ``caller`` alone (see :func:`_only_caller`) and read ``read`` as the
+    global, with the helpers between them and ``caller`` (which pass it on); None when one of them
+    cannot take it as a parameter (it reads the name as a local too, or declares it)."""
     out: List[FunctionInfo] = []
     for info in ctx.index.functions.values():
         if info is caller or info.parent is not None or not isinstance(info.node, cst.FunctionDef):
@@ -317,19 +374,24 @@ def _reading_helpers(caller: FunctionInfo, read: cst.BaseExpression, global_name
             continue
         if _only_caller(info, ctx) is not caller:
             continue
-        if global_name in info.local_names or global_name in info.global_names:
-            return None
-        out.append(info)
+        for member in _chain(info, caller, ctx):
+            if global_name in member.local_names or global_name in member.global_names:
+                return None
+            if member not in out:
+                out.append(member)
     return out
 
 
 def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, helpers: List[FunctionInfo],
               ctx: FixContext) -> Optional[Fix]:
-    """The read is (also) in helpers that only the jitted ``caller`` calls: ``def _scaled(x): return
-    x * SCALE`` called from ``@jax.jit def step(x)``. Each helper takes the value as a keyword-only
-    parameter, ``caller`` takes it too (static where a read needs a Python value) and passes it on at
-    each of its calls of them, and ``caller`` keeps its name and signature as a plain function that
-    reads the value on every call (:func:`_behind_a_wrapper`)."""
+    """The read is (also) in helpers that serve only the jitted ``caller``: ``def _scaled(x): return
+    x * SCALE`` called from ``@jax.jit def step(x)``, or handed to ``jax.vmap`` / ``jax.grad`` /
+    ``lax.scan`` there, or through helpers in between. Each helper takes the value as a keyword-only
+    parameter, ``caller`` takes it too (static where a read needs a Python value) and the value is
+    passed on at each use of a helper: a call gets the keyword argument, a helper handed to a
+    transform is handed ``functools.partial(helper, name=name)`` (bound, not mapped nor
+    differentiated); ``caller`` keeps its name and signature as a plain function that reads the value
+    on every call (:func:`_behind_a_wrapper`)."""
     if global_name in caller.local_names or global_name in caller.global_names \
             or global_name in caller.nonlocal_names:
         return None
@@ -349,24 +411,40 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     param = ctx.fresh_name(_base_name(read, global_name), caller.node, taken)
     passed = cst.Arg(cst.Name(param), keyword=cst.Name(param), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in caller_reads}
+    owners = [caller] + list(helpers)
+    changes: Dict[FunctionInfo, Dict[cst.CSTNode, Replacement]] = {f: {} for f in owners}
+    changes[caller].update({r: cst.Name(param) for r in caller_reads})
     for h in helpers:
-        for call in calls_by_name(h, ctx) or ():
-            if any(a in changes for a in ctx.ancestors(call)) or call in changes:
-                return None  # `_f(_g(x))`: one edit cannot hold both
-            changes[call] = call.with_changes(args=appended(call.args, passed))
-    changes[caller.node.params] = _with_keyword_only(caller.node.params, param)
-    imports = _made_static(entry, param, caller, changes, ctx) if static else ()
-    if imports is None:
+        changes[h].update({r: cst.Name(param) for r in helper_reads[h]})
+        changes[h][h.node.params] = _with_keyword_only(h.node.params, param)
+    imports: Tuple[Edit, ...] = ()
+    for h in helpers:
+        for use in _uses(h, ctx) or ():
+            owner = ctx.enclosing_function(use)
+            if owner not in changes:
+                return None
+            if isinstance(use, cst.Call):
+                changes[owner][use] = use.with_changes(args=appended(use.args, passed))
+                continue
+            spelled = ctx.import_name("functools.partial")
+            if spelled is None:
+                return None
+            partial_name, imports = spelled[0], spelled[1] or imports
+            changes[owner][use] = cst.Call(cst.parse_expression(partial_name), [
+                cst.Arg(cst.Name(h.name), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), passed])
+    for edits in changes.values():
+        if any(a in edits for node in edits for a in ctx.ancestors(node)):
+            return None  # `_f(_g(x))`, `_f(x + G)`: one edit cannot hold both
+    changes[caller][caller.node.params] = _with_keyword_only(caller.node.params, param)
+    made = _made_static(entry, param, caller, changes[caller], ctx) if static else ()
+    if made is None:
         return None
-    wrapped = _behind_a_wrapper(read, param, static, caller, changes, imports, ctx)
+    wrapped = _behind_a_wrapper(read, param, static, caller, changes[caller], tuple(made) + imports, ctx)
     if wrapped is None:
         return None
     edits: List[Edit] = list(wrapped.edits)
     for h in helpers:
-        replaced: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in helper_reads[h]}
-        replaced[h.node.params] = _with_keyword_only(h.node.params, param)
-        edit = ctx.replace_many(replaced)
+        edit = ctx.replace_many(changes[h])
         if edit is None:
             return None
         edits.append(edit)

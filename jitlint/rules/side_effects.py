@@ -236,10 +236,16 @@ class MutableGlobalRead(Rule):
     same way: the helper gets the keyword-only parameter, the jitted function
     gets it too and passes it at each of its calls of the helper (and of any
     other such helper reading the value), and keeps its name as the plain
-    function above. Only when the helper is a module-level function no other
-    module can call (its name starts with `_`, or `__all__` leaves it out),
-    that the module only calls, all of whose calls are in the one jitted
-    function's own body (not in a lambda or nested function there).
+    function above. A helper handed to `jax.vmap`, `jax.grad`, `lax.scan` or
+    another transform that calls it is handed `partial(_scaled, scale=scale)`
+    (the value bound: not mapped, not differentiated), and a helper reached
+    through other helpers (`_log_prior` called by `_log_posterior`, which the
+    jitted function differentiates) has the value passed down each of them.
+    Only when each helper is a module-level function no other module can call
+    (its name starts with `_`, `__all__` leaves it out, or nothing in the
+    project imports the module), every use of which is a call or such a
+    transform in the body of the one function it serves (not in a lambda or
+    nested function there).
 
     The rewrite is UNSAFE: the signature changes, so a caller the analysis
     cannot see breaks -- or, behind the plain function, the public name is no
