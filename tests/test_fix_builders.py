@@ -1025,7 +1025,9 @@ def test_hoisted_wrapper_is_unsafe_and_named_freshly():
     _, diag = only(body, "JIT501")
     assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
     out = fixed(body)
-    assert "    loss_grad_jit_1 = jax.jit(jax.grad(loss))\n    for x in xs:\n        p = loss_grad_jit_1(p)\n" in out
+    # (module-level names only: made once at module level, under a name no module-level name has)
+    assert "\nloss_grad_jit_1 = jax.jit(jax.grad(loss))\n\n\ndef run(p, xs):\n    for x in xs:\n" \
+           "        p = loss_grad_jit_1(p)\n" in out
     assert fixed(body, unsafe=False) == textwrap.dedent(body)
 
 

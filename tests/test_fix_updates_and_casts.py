@@ -176,3 +176,22 @@ def test_the_numpy_arm_of_a_library_dispatch_is_not_rewritten(body):
     found = [d for d in lint_source(source, "case.py", Config()).diagnostics if d.code == "JIT302"]
     assert found, "the NumPy call is reported"
     assert fix_source(source, "case.py", Config(), unsafe=True).fixed == source
+
+
+def test_a_clock_read_from_the_callback_is_read_on_every_call():
+    jax = pytest.importorskip("jax")
+    import importlib.util
+    import os
+
+    import jax.numpy as jnp
+
+    counts = {}
+    for kind in ("in", "out"):
+        path = os.path.join(os.path.dirname(__file__), "fixtures", "fix", f"log_append_clock.{kind}.py")
+        spec = importlib.util.spec_from_file_location(f"log_append_clock_{kind}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _, n, ordered = module.run(jnp.ones(3), 5)
+        counts[kind] = (n, ordered, len(set(module.CALL_TIMES)))
+    assert counts["in"][0] == 1  # the original: one reading, when `forces` was traced
+    assert counts["out"] == (5, True, 5), counts  # the fix: one reading per call, in order

@@ -64,7 +64,9 @@ _FUNCTION_KEYWORDS = ("fun", "f", "func", "fn")
 
 @rewrites("JIT501")
 def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
-    """``jax.jit(jax.grad(loss))`` made repeatedly -> ``loss_grad_jit``, made once before."""
+    """``jax.jit(jax.grad(loss))`` made repeatedly -> ``loss_grad_jit``, made once before: at module
+    level when it reads module-level names only (also for a loop in a function: then every call of the
+    function shares it), else before the loop or statement, in the function."""
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
         return None
     if ctx.findings.get("JIT101"):
@@ -85,6 +87,12 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     parts = _Parts(function, allow_parameters=not module_level)
     if not _wrapper(node, ctx, parts, 0):
         return None
+    if not module_level and function is not None and function.parent is None \
+            and _wrapper(node, ctx, _Parts(function, allow_parameters=False), 0):
+        # made of module-level names only: once at module level serves every call of the function too
+        region, module_level = None, True
+        parts = _Parts(function, allow_parameters=False)
+        _wrapper(node, ctx, parts, 0)
     before = ctx.top_index(region if region is not None else node)
     if before is None:
         return None

@@ -491,7 +491,9 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 @rewrites("JIT102")
 def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``HISTORY.append(loss)`` in traced code -> ``jax.debug.callback(HISTORY.append, loss)``: the host
-    list gets the value on every call of the compiled function, not a tracer once per trace.
+    list gets the value on every call of the compiled function, not a tracer once per trace.  A host
+    clock's reading (``TIMES.append(time.perf_counter())``) is taken in the callback instead:
+    ``jax.debug.callback(lambda: TIMES.append(time.perf_counter()))``.
 
     Preconditions: a statement of its own (the result unused) appending one traced value to a
     module-level list bound once, to a list display, that no traced code reads otherwise (a
@@ -506,8 +508,12 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     target = func.value
     stmt = ctx.parent(node)
-    if not isinstance(stmt, cst.Expr) or stmt.value is not node \
-            or ctx.facts.read_scope.get(target) != "global" or ctx.facts.value(node.args[0].value).kind is not Kind.TRACED:
+    value = node.args[0].value
+    if not isinstance(stmt, cst.Expr) or stmt.value is not node or ctx.facts.read_scope.get(target) != "global":
+        return None
+    # a value of the host (`time.perf_counter()`), made at trace time: made in the callback instead
+    deferred = ctx.facts.value(value).kind is Kind.STATIC and _host_made(value, ctx)
+    if ctx.facts.value(value).kind is not Kind.TRACED and not deferred:
         return None
     info = ctx.index.globals.get(target.value)
     if info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.List):
@@ -525,14 +531,33 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if spelled is None:
         return None
     func_text, import_edits = spelled
-    new = cst.Call(func=cst.parse_expression(func_text),
-                   args=[cst.Arg(func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                         cst.Arg(node.args[0].value)], lpar=node.lpar, rpar=node.rpar)
+    if deferred:
+        new = cst.Call(func=cst.parse_expression(func_text),
+                       args=[cst.Arg(cst.Lambda(cst.Parameters(), node.with_changes(lpar=[], rpar=[])))],
+                       lpar=node.lpar, rpar=node.rpar)
+        title = f"Append from `jax.debug.callback`, which makes `{ctx.code(value)}` and appends it on every call"
+    else:
+        new = cst.Call(func=cst.parse_expression(func_text),
+                       args=[cst.Arg(func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                             cst.Arg(value)], lpar=node.lpar, rpar=node.rpar)
+        title = f"Append from `jax.debug.callback`, which runs on every call with the value (`{target.value}` " \
+                "gets NumPy arrays)"
     edit = ctx.replace(node, new)
     if edit is None:
         return None
-    return ctx.fix(Applicability.UNSAFE, f"Append from `jax.debug.callback`, which runs on every call with the "
-                   f"value (`{target.value}` gets NumPy arrays)", (edit,) + import_edits)
+    return ctx.fix(Applicability.UNSAFE, title, (edit,) + import_edits)
+
+
+#: host functions whose result differs from call to call: made at trace time, their value is frozen
+_HOST_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time",
+                          "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now",
+                          "datetime.datetime.utcnow", "datetime.date.today"})
+
+
+def _host_made(value: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``value`` is a call of a host clock (:data:`_HOST_CLOCKS`) with no arguments: what it gives
+    is the host's at the moment it runs, so run in a callback it gives each call's."""
+    return isinstance(value, cst.Call) and not value.args and ctx.index.qualify(value.func) in _HOST_CLOCKS
 
 
 #: augmented assignments -> the ``.at[...]`` update doing the same on a copy

@@ -311,10 +311,12 @@ class RecompilationHazard(Rule):
 
     ## Fix safety
     A wrapper that is the same function every time it is made is made once
-    and reused: before the outermost loop around it (`loss_grad_jit =
-    jax.jit(jax.grad(loss))`, then `loss_grad_jit(p, x)` in the loop), before
-    the statement holding a comprehension, or, when it is made on every call
-    of a function, at module level above the `def` (or `class`) holding it.
+    and reused: at module level above the `def` (or `class`) holding it when
+    it reads module-level names only (`loss_grad_jit = jax.jit(jax.grad(loss))`,
+    then `loss_grad_jit(p, x)` in the loop: every call of the function shares
+    it, one compile for them all), else -- it reads a parameter of the
+    function -- before the outermost loop around it or before the statement
+    holding a comprehension.
     The expression must be transforms (`jax.jit`, `jax.grad`, `jax.vmap`,
     ..., `functools.partial`) with literal options, of a callable that cannot
     change where the expression moves: a function, class or import bound once
