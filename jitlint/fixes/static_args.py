@@ -65,7 +65,7 @@ SHAPE_METHODS = frozenset({"reshape", "transpose", "sum", "mean", "max", "min", 
                            "squeeze", "repeat", "tile", "cumsum", "argmax", "argmin", "std", "var", "prod"})
 
 #: builtins that keep a static argument static
-STATIC_BUILTINS = frozenset({"int", "len", "min", "max", "abs", "bool", "round", "range"})
+STATIC_BUILTINS = frozenset({"int", "len", "min", "max", "abs", "bool", "round", "range", "str", "repr", "format"})
 
 
 #: parameter names that count steps or time: a different value on (nearly) every call
@@ -160,7 +160,9 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> L
             return []
         if isinstance(n, cst.Call):
             if not (isinstance(n.func, cst.Name) and n.func.value in STATIC_BUILTINS
-                    and ctx.facts.read_scope.get(n.func) == "builtin"):
+                    and ctx.facts.read_scope.get(n.func) == "builtin") and not (
+                    isinstance(n.func, cst.Attribute) and n.func.attr.value == "format"
+                    and isinstance(literal_value(n.func.value), str)):
                 return []
             stack.extend(a.value for a in n.args)
             continue
@@ -423,6 +425,8 @@ def to_static_formatted(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
     holder = ctx.parent(node)
+    while isinstance(holder, cst.BinaryOperation) and isinstance(holder.operator, cst.Add):
+        node, holder = holder, ctx.parent(holder)  # `"expert" + str(expert_id)`: the whole string
     if not ((isinstance(holder, cst.DictElement) and holder.key is node)
             or (isinstance(holder, (cst.Assign, cst.Return)) and holder.value is node)
             or (isinstance(holder, cst.Index) and holder.value is node)):  # (`params[f"dense_{depth}"]`)
@@ -447,6 +451,17 @@ def _python_value_use(ref: cst.Name, ctx: FixContext) -> bool:
     parent = ctx.parent(ref)
     if isinstance(parent, cst.FormattedStringExpression) and parent.expression is ref:
         return True
+    if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and call.args[0] is parent and (
+                (isinstance(call.func, cst.Name) and call.func.value in ("str", "repr", "format")
+                 and ctx.facts.read_scope.get(call.func) == "builtin")
+                or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "format"
+                    and isinstance(literal_value(call.func.value), str))):
+            return True  # `"expert" + str(expert_id)`, `"layer_{}".format(i)`: in a string
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo) and parent.right is ref \
+            and isinstance(literal_value(parent.left), str):
+        return True  # `"expert%d" % expert_id`
     if isinstance(parent, cst.Index) and isinstance(ctx.parent(parent), cst.SubscriptElement):
         return True  # an index: a Python int selects what the tracer did, of a list or a dict as of an array
     return is_static_use(ref, ctx) or _number_use(ref, ctx)
