@@ -193,6 +193,12 @@ SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x *
     (("def run(x):\n    return g(x)\n", "run(1.0)\n", "scale = 3.0\n", "print(run(1.0))\n"), True),
     (("def run(x):\n    return g(x)\n", "run(1.0)\n", "scale = 3.0\n", "def run(x):\n    return x + 1\n",
       "print(run(1.0))\n"), False),
+    # a helper that calls what it is given returns values, not a way to call g again: `curve` holds floats,
+    # and the cell after the rebinding that binds `curve` again hands it the new definition of g
+    (("def sweep(f, x):\n    return [float(f(x * s)) for s in (0.5, 1.0)]\n", "curve = sweep(g, 1.0)\n",
+      "scale = 3.0\n", "@jax.jit\ndef g(x):\n    return x * scale\n", "curve = sweep(g, 1.0)\n"), False),
+    # a helper that returns the function it is given: `h` is a way to call the old g, after the rebinding
+    (("def keep(f):\n    return f\n", "h = keep(g)\n", "scale = 3.0\n", "print(h(1.0))\n"), True),
 ])
 def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_after(tmp_path, later, stale):
     """Nothing imports a notebook: its jitted functions run only where its own cells call them, so a

@@ -976,29 +976,39 @@ class ModuleIndex:
                     self.imports.aliases[name] = q
 
     def _collect_imports(self, module: cst.Module) -> None:
-        stack: List[cst.CSTNode] = [module]
+        """Every import of the module (functions' included) into the import table, in the order the
+        code runs, so that a name imported twice resolves to its last import (``from scipy.special import
+        softmax`` then ``from jax.nn import softmax``: the JAX one is what a function finds when it runs);
+        an import in an ``except`` handler only adds a name its ``try`` did not import (the handler runs
+        when the ``try``'s import failed)."""
+        stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
         while stack:
-            node = stack.pop()
+            node, fallback = stack.pop()
             kind = type(node)
-            if kind is cst.Import:
-                self.imports.add_import(node)
-            elif kind is cst.ImportFrom:
-                self.imports.add_import_from(node)
-            elif kind in _STATEMENT_CONTAINERS:
-                body = node.body
-                if type(body) is list or type(body) is tuple:
-                    stack.extend(body)
+            if kind is cst.Import or kind is cst.ImportFrom:
+                before = dict(self.imports.aliases) if fallback else None
+                if kind is cst.Import:
+                    self.imports.add_import(node)
                 else:
-                    stack.append(body)
+                    self.imports.add_import_from(node)
+                if before:
+                    self.imports.aliases.update(before)  # (a name the `try` imported keeps its import)
+                continue
+            children: List[Tuple[cst.CSTNode, bool]] = []
+            if kind in _STATEMENT_CONTAINERS:
+                body = node.body
+                children += [(b, fallback) for b in (body if type(body) is list or type(body) is tuple else [body])]
                 if kind in _WITH_MORE_BLOCKS:
-                    for attr in ("orelse", "handlers", "finalbody"):
+                    for attr in ("handlers", "orelse", "finalbody"):
                         extra = getattr(node, attr, None)
+                        handler = fallback or attr == "handlers"
                         if type(extra) is list or type(extra) is tuple:
-                            stack.extend(extra)
+                            children += [(e, handler) for e in extra]
                         elif extra is not None:
-                            stack.append(extra)
+                            children.append((extra, handler))
             elif kind is cst.SimpleStatementSuite:
-                stack.extend(node.body)
+                children += [(b, fallback) for b in node.body]
+            stack.extend(reversed(children))  # (popped in the order the code runs)
 
     # --------------------------------------------------------------- globals
     def _collect_globals(self, module: cst.Module) -> None:
@@ -2502,6 +2512,8 @@ class ModuleIndex:
             for stmt in self.module.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
+                        if self._plain_result(small.value):
+                            continue  # (`curve = evaluate(loss, xs)`: a value computed with `loss`, not it)
                         # (`out = loss(x)` holds what the call gave, not a way to call it again)
                         called = {id(c.func) for c in calls_in(small.value) if isinstance(c.func, cst.Name)}
                         read = {n.value for n in name_references(small.value) if id(n) not in called}
@@ -2509,6 +2521,29 @@ class ModuleIndex:
                             if isinstance(t.target, cst.Name):
                                 self._names_read.setdefault(t.target.value, set()).update(read)
         return self._names_read
+
+    def _plain_result(self, value: cst.BaseExpression) -> bool:
+        """``value`` is a call of a module-level function of this module that returns no function: no
+        ``def`` or lambda in its body, and no ``return`` that gives a parameter as it is or a call of a
+        wrapper maker (``jax.jit``, ``functools.partial``...).  What it gives is a value computed with the
+        functions it is handed, not a way to call them again."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return False
+        fn = self.functions.get(value.func.value)
+        if fn is None or fn.parent is not None or fn.cls is not None or not isinstance(fn.node, cst.FunctionDef) \
+                or fn.node.decorators or self.globals.get(fn.name) is None or self.globals[fn.name].assignments != 1:
+            return False
+        if fn.nested or any_node([fn.node.body], lambda n: isinstance(n, (cst.Lambda, cst.Yield))):
+            return False
+        params = {p.name.value for p, _ in fn.params}
+        for returned in returned_values(fn.node.body):
+            if returned is None:
+                continue
+            if isinstance(returned, cst.Name) and returned.value in params:
+                return False
+            if any(self._makes_wrapper(c.func) for c in calls_in(returned)):
+                return False
+        return True
 
     def _reaching(self, name: str) -> Set[str]:
         """``name`` and the module-level functions and names that reach it, to a fixed point."""

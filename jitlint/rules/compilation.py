@@ -13,7 +13,8 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, flat_targets, int_value,
-                                     iter_children, name_references, params_of, path_to, short_code, string_value)
+                                     iter_children, name_references, params_of, path_to, returned_values, short_code,
+                                     string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -725,11 +726,19 @@ class RecompilationHazard(Rule):
         loops = index.loops_of.get(site)
         if not loops or not isinstance(fn.node, (cst.Lambda, cst.FunctionDef)):
             return False
-        shapes = _shape_names(fn.node, index) - set(fn.local_names)  # (read from the loop, not its own)
+        shapes = (_shape_names(fn.node, index) | _item_index_names(fn.node, index)) - set(fn.local_names)
         owner = index.call_scopes.get(site, (None, None))[0] if isinstance(site, cst.Call) else None
         for loop in loops:
-            if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) \
-                    or loop.target.value not in shapes or not _distinct_values(loop.iter, index, owner):
+            if not isinstance(loop, cst.For):
+                return False
+            target, iterable = loop.target, loop.iter
+            if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(iterable, cst.Call) \
+                    and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
+                    and "enumerate" not in index.globals and "enumerate" not in index.functions:
+                target = target.elements[0].value  # `for i, s in enumerate(...)`: `i` counts, distinct
+                iterable = cst.Call(cst.Name("range"), [])
+            if not isinstance(target, cst.Name) or target.value not in shapes \
+                    or not _distinct_values(iterable, index, owner):
                 return False
         return True
 
@@ -1719,6 +1728,36 @@ def _shape_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:
             if arg is not None:
                 out.update(read.value for read in name_references(arg.value))
     return out
+
+
+def _item_index_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:
+    """The names that select an item of a Python list or tuple in ``fn`` (``factors(x)[i]``, the list a
+    display a module function returns, or a display itself): a Python index, so each value of it
+    makes another program."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [fn.body if isinstance(fn, (cst.Lambda, cst.FunctionDef)) else fn]
+    while stack:
+        n = stack.pop()
+        stack.extend(iter_children(n))
+        if not (isinstance(n, cst.Subscript) and len(n.slice) == 1 and isinstance(n.slice[0].slice, cst.Index)
+                and isinstance(n.slice[0].slice.value, cst.Name)):
+            continue
+        holder = n.value
+        if isinstance(holder, (cst.List, cst.Tuple)) or (
+                isinstance(holder, cst.Call) and isinstance(holder.func, cst.Name)
+                and _returns_display(holder.func.value, index)):
+            out.add(n.slice[0].slice.value.value)
+    return out
+
+
+def _returns_display(name: str, index: ModuleIndex) -> bool:
+    """``name`` is a module-level function bound once whose every ``return`` gives a list or tuple display."""
+    info = index.functions.get(name)
+    if info is None or info.parent is not None or info.cls is not None or not isinstance(info.node, cst.FunctionDef) \
+            or index.globals.get(name) is None or index.globals[name].assignments != 1:
+        return False
+    values = returned_values(info.node.body)
+    return bool(values) and all(isinstance(v, (cst.List, cst.Tuple)) for v in values)
 
 
 def _distinct_values(iterable: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo]) -> bool:

@@ -800,9 +800,40 @@ class OuterStateWrite(Rule):
             owner = fn.parent
             while owner is not None and root.value not in owner.local_names:
                 owner = owner.parent
-            if owner is not None and ctx.index.holds_container(owner, root.value):
+            if owner is not None and ctx.index.holds_container(owner, root.value) \
+                    and not self._scratch_of(fn, owner, root):
                 return f"`{root.value}` of the enclosing function"
         return None
+
+    def _scratch_of(self, fn, owner, root: cst.Name) -> bool:
+        """The enclosing function's container is scratch space of this traced function: the enclosing
+        function is traced too (each trace makes the container anew) and only makes it (no read of it
+        there), and every read of it is in this function, in a
+        statement after the one that writes (a statement of the function's own block, run on every
+        call): what a trace writes there is read by the same trace, after it is written, and by
+        nothing else (``box["v"] = acc * 2``, then a scan body reading ``box["v"]``, in one loop body)."""
+        if not isinstance(fn.node, cst.FunctionDef) or not isinstance(fn.node.body, cst.IndentedBlock) \
+                or owner not in self.ctx.facts.bodies:
+            return False  # (an enclosing function that is not traced: its container outlives every trace)
+        block = list(fn.node.body.body)
+        writing = next((i for i, stmt in enumerate(block) if path_to(stmt, root)), None)
+        if writing is None:
+            return False
+        made = {id(t.target) for node in assignments_in(owner.node.body) for t in node.targets} \
+            | {id(node.target) for node in assignments_in(owner.node.body, annotated=True)}
+        for ref in name_references(owner.node.body, root.value):
+            if ref is root or id(ref) in made:
+                continue  # (the write, or the enclosing function making the container)
+            place = next((i for i, stmt in enumerate(block) if path_to(stmt, ref)), None)
+            if place is None or place <= writing and not self._same_write(block[writing], ref):
+                return False
+        return True
+
+    @staticmethod
+    def _same_write(statement: cst.CSTNode, ref: cst.Name) -> bool:
+        """``ref`` is the receiver of another write in the writing statement (``box["a"] = box["b"] = v``)."""
+        return isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Assign) and any(path_to(t, ref) for t in small.targets) for small in statement.body)
 
     def _haiku_module(self, cls) -> bool:
         """``cls`` derives from ``haiku.Module``: Haiku builds its instances only inside a function
@@ -1295,6 +1326,19 @@ def host_write(call: cst.Call, index, facts) -> bool:
         return False
     made = index.single_value(func.value.value, None)
     return isinstance(made, cst.Call) and index.qualify(made.func) in _HOST_WRITERS
+
+
+def assignments_in(body: cst.CSTNode, annotated: bool = False) -> List[cst.CSTNode]:
+    """The ``Assign`` statements under ``body`` (``AnnAssign`` with ``annotated``), nested functions included."""
+    kind = cst.AnnAssign if annotated else cst.Assign
+    out: List[cst.CSTNode] = []
+    stack: List[cst.CSTNode] = [body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kind):
+            out.append(n)
+        stack.extend(iter_children(n))
+    return out
 
 
 class SideEffectInTracedCode(Rule):
