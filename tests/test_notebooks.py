@@ -199,6 +199,12 @@ SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x *
       "scale = 3.0\n", "@jax.jit\ndef g(x):\n    return x * scale\n", "curve = sweep(g, 1.0)\n"), False),
     # a helper that returns the function it is given: `h` is a way to call the old g, after the rebinding
     (("def keep(f):\n    return f\n", "h = keep(g)\n", "scale = 3.0\n", "print(h(1.0))\n"), True),
+    # a function of another module (what it returns is unknown): binding its result again, after g is defined
+    # anew, calls no earlier result; calling that earlier result after the rebinding may run the old trace
+    (("from functools import partial as sweep\n", "curve = sweep(g, 1.0)\n", "scale = 3.0\n",
+      "@jax.jit\ndef g(x):\n    return x * scale\n", "curve = sweep(g, 1.0)\n"), False),
+    (("from functools import partial as sweep\n", "curve = sweep(g, 1.0)\n", "scale = 3.0\n",
+      "print(curve())\n"), True),
 ])
 def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_after(tmp_path, later, stale):
     """Nothing imports a notebook: its jitted functions run only where its own cells call them, so a

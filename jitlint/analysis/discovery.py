@@ -2441,7 +2441,10 @@ class ModuleIndex:
         for s in traced_at:
             if s <= rebinding:
                 continue
-            seen = {n.value for n in name_references(body[s])}
+            # the names the statement reads (`plot_df = sweep(f)` binds `plot_df`: it calls no earlier one)
+            stores = {id(t.target) for small in (body[s].body if isinstance(body[s], cst.SimpleStatementLine) else ())
+                      if isinstance(small, cst.Assign) for t in small.targets}
+            seen = {n.value for n in name_references(body[s]) if id(n) not in stores}
             called = {w for w in seen & tracing - {name} if reaches(w, s)}
             if name not in seen and not called:
                 continue  # (it calls another definition of a name that once reached the function)

@@ -819,10 +819,13 @@ class OuterStateWrite(Rule):
         writing = next((i for i, stmt in enumerate(block) if path_to(stmt, root)), None)
         if writing is None:
             return False
-        made = {id(t.target) for node in assignments_in(owner.node.body) for t in node.targets} \
-            | {id(node.target) for node in assignments_in(owner.node.body, annotated=True)}
+        assigned = [t.target for node in assignments_in(owner.node.body) for t in node.targets] \
+            + [node.target for node in assignments_in(owner.node.body, annotated=True)]
+        made = {id(t) for t in assigned}
+        # (another item written in this function: `box["a"] = ...` is a write, not a read)
+        written = {id(t.value) for t in assigned if isinstance(t, cst.Subscript) and path_to(fn.node, t)}
         for ref in name_references(owner.node.body, root.value):
-            if ref is root or id(ref) in made:
+            if ref is root or id(ref) in made or id(ref) in written:
                 continue  # (the write, or the enclosing function making the container)
             place = next((i for i, stmt in enumerate(block) if path_to(stmt, ref)), None)
             if place is None or place <= writing and not self._same_write(block[writing], ref):
