@@ -1722,3 +1722,30 @@ def test_static_array_made_traced_only_when_read_as_data(case):
     assert len(matching) == 1, diags
     fix = matching[0].fix
     assert fix is None or (fix.applicability is Applicability.DISPLAY_ONLY and not fix.edits), fix
+
+
+def test_an_in_place_write_the_caller_reads_back_gets_advice_only():
+    """`grid[iy, ix] = v` on a parameter: eagerly NumPy changes the caller's array, which the caller reads
+    again (JAX 0.10.2: `build_map`'s grid stays zeros after `grid = grid.at[...].set(...)`); the rewrite
+    cannot change it, so it is advice.  A caller that does not read it again, or a function that writes
+    into its own copy, keeps the rewrite."""
+    header = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+    reads_back = """
+        @jax.jit
+        def mark(grid, i):
+            scale = grid.shape[0] * 1.0
+            grid[i] = 2.0
+            return jnp.sum(grid) * scale
+
+        def build(n):
+            grid = np.zeros(n)
+            total = mark(grid, 1)
+            return grid, total
+        """
+    _, diag = only(reads_back, "JIT105", header=header)
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY and not diag.fix.edits
+    for body in (reads_back.replace("return grid, total", "return total"),
+                 reads_back.replace("            grid[i] = 2.0\n            return jnp.sum(grid) * scale",
+                                    "            out = grid * scale\n            out[i] = 2.0\n            return jnp.sum(out)")):
+        _, diag = only(body, "JIT105", header=header)
+        assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE and diag.fix.edits, body

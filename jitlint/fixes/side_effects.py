@@ -51,6 +51,7 @@ from jitlint.fixes.common import (
     string_literal,
 )
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
+from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
 from jitlint.rules.side_effects import host_write
@@ -601,6 +602,9 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                 and ctx.facts.value(index.value).kind is Kind.TRACED)):
             return None  # a boolean mask (see JIT401)
     name = node.value.value
+    if _caller_sees_the_write(node, name, ctx):
+        return Fix(Applicability.DISPLAY_ONLY, f"Return the updated `{name}` and have the callers use it: the "
+                   "write changed the caller's array, which a rewrite in this function cannot", ())
     at = cst.Subscript(value=cst.Attribute(cst.Name(name), cst.Name("at")), slice=node.slice,
                        lbracket=node.lbracket, rbracket=node.rbracket)
     call = cst.Call(func=cst.Attribute(at, cst.Name(method)), args=[cst.Arg(value)])
@@ -610,6 +614,46 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].{method}(...)`: a JAX array is immutable, "
                    "so the update makes a new one", (edit,))
+
+
+def _caller_sees_the_write(node: cst.CSTNode, name: str, ctx: FixContext) -> bool:
+    """``name`` is a parameter the function never rebinds, and a call seen passes it a name that the
+    caller reads again (``mark_hits(grid, ...)``, then ``return grid``): NumPy's in-place write changed
+    the caller's array, which ``name = name.at[...].set(...)`` cannot do (it binds a new array here)."""
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or name not in {p.name.value for p, _ in fn.params}:
+        return False
+    if name in assigned_in(block_statements(fn.node.body)):
+        return False  # (`grid = grid.copy()` first: the writes go to the function's own array)
+    for entry in ctx.index.entries:
+        if entry.function is not fn:
+            continue
+        for call in entry.visible_calls():
+            for arg, param in entry.bind_args(call):
+                if param is None or param.name.value != name or not isinstance(arg.value, cst.Name):
+                    continue
+                if any(ref is not arg.value for region in _after(call, ctx)
+                       for ref in name_references(region, arg.value.value)):
+                    return True
+    return False
+
+
+def _after(node: cst.CSTNode, ctx: FixContext) -> List[cst.CSTNode]:
+    """What may run after ``node`` in its function (or module): the statements after the one holding it,
+    in its block and in each block around it, and the whole body of each loop around it."""
+    out: List[cst.CSTNode] = []
+    child: cst.CSTNode = node
+    for parent in ctx.ancestors(node):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            items = list(parent.body)
+            if child in items:
+                out += items[items.index(child) + 1:]
+        if isinstance(parent, (cst.For, cst.While)):
+            out.append(parent.body)
+        child = parent
+    return out
 
 
 def _kept_update(call: cst.Call, ctx: FixContext) -> Optional[Fix]:

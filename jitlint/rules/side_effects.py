@@ -1837,7 +1837,11 @@ class InPlaceArrayUpdate(Rule):
     rewrite (`.at[mask]` fails under jit too). UNSAFE: the name is bound to
     a new array, where NumPy's in-place write also changed every other name
     bound to the same array (the caller's, for a parameter); the code as
-    written raised under jit (a dropped update changed nothing).
+    written raised under jit (a dropped update changed nothing). Where a call
+    seen passes the parameter a name its caller reads after the call
+    (`mark_hits(grid, ...)`, then `return grid`), the caller relies on the
+    in-place change, which no rewrite in the function can make: advice only
+    (return the updated array and have the callers use it).
 
     ## References
     - [`jax.numpy.ndarray.at`](https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html)
