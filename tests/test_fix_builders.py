@@ -1749,3 +1749,26 @@ def test_an_in_place_write_the_caller_reads_back_gets_advice_only():
                                     "            out = grid * scale\n            out[i] = 2.0\n            return jnp.sum(out)")):
         _, diag = only(body, "JIT105", header=header)
         assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE and diag.fix.edits, body
+
+
+def test_an_int_global_handed_to_an_unseen_function_is_passed_static():
+    """An int global read only as array data is passed traced; handed to a function jitlint cannot see
+    (`particle_filter(n_particles=N)`, where it may be a size) it is passed static, as the trace's constant
+    it was (JAX 0.10.2: a traced particle count raises in `jnp.zeros((n,))`)."""
+    header = "import jax\nimport jax.numpy as jnp\nfrom pf import particle_filter\n"
+    body = """
+        N = 500
+
+        @jax.jit
+        def _loglik(theta):
+            return particle_filter(theta, n_particles=N)
+
+        def set_n(n):
+            global N
+            N = n
+        """
+    out = fixed(body, header=header)
+    assert 'static_argnames=("n",)' in out and "_loglik(theta, *, n)" in out, out
+    data = body.replace("particle_filter(theta, n_particles=N)", "jnp.sum(theta) * N")
+    out = fixed(data, header=header)
+    assert "static_argnames" not in out and "_loglik(theta, *, n)" in out, out

@@ -50,7 +50,7 @@ module's assignments show (a function sets a string where a number was) fails to
 from __future__ import annotations
 
 import keyword
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -61,7 +61,7 @@ from jitlint.fixes.common import appended, calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import is_static_use, merged_static_args
+from jitlint.fixes.static_args import number_use, is_static_use, merged_static_args
 
 _JIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -130,7 +130,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     reads = _reads_in(fn.node, read, ctx)
     if not reads:
         return None
-    static = kind == "flag" or any(is_static_use(r, ctx) for r in reads)
+    static = _made_static_for(kind, reads, ctx)
     if static and kind == "array":
         return None  # an array cannot be static
     entry = _only_jit(fn, ctx)
@@ -404,7 +404,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     helper_reads = {h: _reads_in(h.node, read, ctx) for h in helpers}
     caller_reads = _reads_in(caller.node, read, ctx)
     every = caller_reads + [r for reads in helper_reads.values() for r in reads]
-    static = kind == "flag" or any(is_static_use(r, ctx) for r in every)
+    static = _made_static_for(kind, every, ctx)
     if static and (kind == "array" or entry.partial_positional or entry.partial_keywords):
         return None
     taken = set().union(*(names_in(h.node) for h in helpers))
@@ -501,13 +501,26 @@ def _bound_by(node: cst.CSTNode) -> Optional[cst.CSTNode]:
     return None
 
 
+def _made_static_for(kind: str, reads: List[cst.BaseExpression], ctx: FixContext) -> bool:
+    """Whether the parameter is static: a flag; a value some read needs static (an ``if`` test, a
+    ``range`` bound, a shape); or an int not read only as array data (an operand of arithmetic with an
+    array, an argument of ``jax.numpy`` / ``jax.lax``): handed to a function jitlint cannot see
+    (``particle_filter(n_particles=n_particles)``), an int may be a size there, as the trace's constant
+    it was -- static keeps that, one compile per value."""
+    if kind == "flag" or any(is_static_use(r, ctx) for r in reads):
+        return True
+    return kind == "count" and not all(number_use(r, ctx) for r in reads)  # type: ignore[arg-type]
+
+
 def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
-    """``"number"``, ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy array), an item of a module
-    table of one of those, or None."""
+    """``"count"`` (an int), ``"number"`` (a float), ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy
+    array), an item of a module table of one of those, or None."""
     lit = literal_value(value)
     if isinstance(lit, (bool, str)):
         return "flag"
-    if isinstance(lit, (int, float)):
+    if isinstance(lit, int):
+        return "count"
+    if isinstance(lit, float):
         return "number"
     if isinstance(value, cst.Call):
         q = ctx.index.qualify(value.func) or ""
@@ -531,7 +544,13 @@ def _table_kind(name: str, ctx: FixContext, depth: int) -> Optional[str]:
     items = [e.value for e in table.elements if isinstance(e, (cst.DictElement, cst.Element))]
     if not items or len(items) != len(table.elements):
         return None
-    kinds = {_literal_kind(item, ctx, depth + 1) for item in items}
+    return _one_kind({_literal_kind(item, ctx, depth + 1) for item in items})
+
+
+def _one_kind(kinds: Set[Optional[str]]) -> Optional[str]:
+    """The kind values of ``kinds`` share: ints and floats are numbers."""
+    if kinds == {"count", "number"}:
+        return "number"
     return kinds.pop() if len(kinds) == 1 else None
 
 
@@ -559,10 +578,7 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
                 return None
             items.append(found[0])
         values = items
-    kinds = {_literal_kind(v, ctx) for v in values}
-    if len(kinds) != 1 or None in kinds:
-        return None
-    return kinds.pop()
+    return _one_kind({_literal_kind(v, ctx) for v in values})
 
 
 # ------------------------------------------------------------------ where it is read and called

@@ -197,7 +197,7 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
             if isinstance(ctx.parent(n), cst.Arg) and ctx.parent(n).keyword is n:  # type: ignore[union-attr]
                 continue
             if not is_static_use(n, ctx):
-                if not _number_use(n, ctx):
+                if not number_use(n, ctx):
                     return False
                 data.append(n)
                 continue
@@ -213,7 +213,7 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
     return found and (sized or not data)
 
 
-def _number_use(name: cst.Name, ctx: FixContext) -> bool:
+def number_use(name: cst.Name, ctx: FixContext) -> bool:
     """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic) an
     argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the tracer gave."""
     child: cst.CSTNode = name
@@ -464,7 +464,7 @@ def _python_value_use(ref: cst.Name, ctx: FixContext) -> bool:
         return True  # `"expert%d" % expert_id`
     if isinstance(parent, cst.Index) and isinstance(ctx.parent(parent), cst.SubscriptElement):
         return True  # an index: a Python int selects what the tracer did, of a list or a dict as of an array
-    return is_static_use(ref, ctx) or _number_use(ref, ctx)
+    return is_static_use(ref, ctx) or number_use(ref, ctx)
 
 
 # ================================================================ JIT502
@@ -920,11 +920,11 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
 
 def _data_only(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
-    """Every read of parameter ``name`` in the function is array data (``_number_use``), in its own
+    """Every read of parameter ``name`` in the function is array data (``number_use``), in its own
     scope, and there is one."""
     refs = [ref for ref in name_references(fn_node.body, name)]
     return bool(refs) and all(ctx.facts.read_scope.get(ref) == "local" and not is_static_use(ref, ctx)
-                              and _number_use(ref, ctx) for ref in refs)
+                              and number_use(ref, ctx) for ref in refs)
 
 
 def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContext) -> Optional[Fix]:

@@ -208,9 +208,10 @@ class MutableGlobalRead(Rule):
     and every call in the module passes the global
     (`softmax(x, temperature=CONFIG["temperature"])`), so the value is read at
     each call, as eager Python reads it. A number or an array becomes a traced
-    argument; a `bool` or `str` flag, or a number used as a static value (an
-    `if` test, a `range` bound, a shape), becomes a static one, added to the
-    decorator's `static_argnames`.
+    argument; a `bool` or `str` flag, a number used as a static value (an
+    `if` test, a `range` bound, a shape), or an int read other than as array
+    data (handed to a function jitlint cannot see, where it may be a size),
+    becomes a static one, added to the decorator's `static_argnames`.
 
     Only when the value's kind is known: the read is a module-level name or
     an item with a literal key of one, every module-level assignment of which
