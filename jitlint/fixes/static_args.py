@@ -451,14 +451,14 @@ def _python_value_use(ref: cst.Name, ctx: FixContext) -> bool:
     parent = ctx.parent(ref)
     if isinstance(parent, cst.FormattedStringExpression) and parent.expression is ref:
         return True
-    if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+    if isinstance(parent, cst.Arg) and not parent.star:
         call = ctx.parent(parent)
-        if isinstance(call, cst.Call) and call.args[0] is parent and (
-                (isinstance(call.func, cst.Name) and call.func.value in ("str", "repr", "format")
-                 and ctx.facts.read_scope.get(call.func) == "builtin")
+        if isinstance(call, cst.Call) and (
+                (call.args[0] is parent and parent.keyword is None and isinstance(call.func, cst.Name)
+                 and call.func.value in ("str", "repr", "format") and ctx.facts.read_scope.get(call.func) == "builtin")
                 or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "format"
                     and isinstance(literal_value(call.func.value), str))):
-            return True  # `"expert" + str(expert_id)`, `"layer_{}".format(i)`: in a string
+            return True  # `"expert" + str(expert_id)`, `"{}-{}".format(season, tier)`: in a string
     if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo) and parent.right is ref \
             and isinstance(literal_value(parent.left), str):
         return True  # `"expert%d" % expert_id`
