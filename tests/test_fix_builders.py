@@ -1430,14 +1430,17 @@ HELPER_READ_ADVICE_ONLY = {
         def other(x):
             return _scaled(x) * 2
         """,
-    "a helper called from a nested function": """
+    # (called from a function nested in the jitted one, it is threaded: param_thread_scan_body)
+    "a helper called also from a function nested elsewhere": """
         def _scaled(x):
             return x * SCALE
 
+        def make():
+            return lambda y: _scaled(y)
+
         @jax.jit
         def step(x):
-            inner = lambda y: _scaled(y)
-            return inner(x)
+            return _scaled(x)
         """,
     # (handed to a JAX transform that calls it, it is threaded: param_thread_vmap, param_thread_grad_chain)
     "a helper passed, not only called": """

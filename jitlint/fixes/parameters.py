@@ -313,6 +313,14 @@ def _uses(helper: FunctionInfo, ctx: FixContext) -> Optional[List[cst.CSTNode]]:
     return out
 
 
+def _outermost(fn: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
+    """The module-level function ``fn`` is nested in (``fn`` itself at module level): a use in a scan
+    body of the jitted function reads the jitted function's parameters as a closure."""
+    while fn is not None and fn.parent is not None:
+        fn = fn.parent
+    return fn
+
+
 def _private(fn: FunctionInfo, ctx: FixContext) -> bool:
     """No other module can call ``fn``: its name starts with ``_``, the module's ``__all__`` leaves it
     out, or nothing in the project imports the module (a script, an example, a notebook)."""
@@ -325,21 +333,20 @@ def _private(fn: FunctionInfo, ctx: FixContext) -> bool:
 def _only_caller(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[FunctionInfo]:
     """The one jitted module-level function that ``helper`` serves, when ``helper`` is a module-level
     function no other module can call (:func:`_private`) whose every use (:func:`_uses`) is in the
-    body of one module-level function (not in a function nested in it): that function when it is
-    jitted, else the one that function serves in turn (a chain of helpers, up to four deep, without
-    cycles)."""
+    body of one module-level function (also in functions nested in it: a scan body reads that
+    function's parameters as a closure): that function when it is jitted, else the one that function
+    serves in turn (a chain of helpers, up to four deep, without cycles)."""
     if depth > 4 or _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
             or helper.parent is not None or helper.cls is not None or not _private(helper, ctx):
         return None
     uses = _uses(helper, ctx)
     if not uses:
         return None
-    owners = {ctx.enclosing_function(use) for use in uses}
+    owners = {_outermost(ctx.enclosing_function(use)) for use in uses}
     if len(owners) != 1:
         return None
     owner = owners.pop()
-    if owner is None or owner is helper or owner.parent is not None or owner.cls is not None \
-            or not isinstance(owner.node, cst.FunctionDef):
+    if owner is None or owner is helper or owner.cls is not None or not isinstance(owner.node, cst.FunctionDef):
         return None
     if any(True for _ in name_references(helper.node.body, owner.name)) \
             or any(True for _ in name_references(helper.node.body, helper.name)):
@@ -354,7 +361,7 @@ def _chain(helper: FunctionInfo, caller: FunctionInfo, ctx: FixContext) -> List[
     out = [helper]
     while len(out) < 6:
         uses = _uses(out[-1], ctx) or []
-        owner = ctx.enclosing_function(uses[0]) if uses else None
+        owner = _outermost(ctx.enclosing_function(uses[0])) if uses else None
         if owner is None or owner is caller:
             break
         out.append(owner)
@@ -420,7 +427,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     imports: Tuple[Edit, ...] = ()
     for h in helpers:
         for use in _uses(h, ctx) or ():
-            owner = ctx.enclosing_function(use)
+            owner = _outermost(ctx.enclosing_function(use))
             if owner not in changes:
                 return None
             if isinstance(use, cst.Call):
