@@ -391,18 +391,35 @@ def _is_helper_definition(edit: Edit, fix: Fix) -> bool:
 
 
 def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
-    """The edit's statement calls a function defined by a statement holding one of the findings, or makes
-    or calls a module-level jit wrapper of it (``W = jax.jit(_f)``): a fix that gives a function a parameter
-    passes it at the calls, through the wrapper too (JIT101)."""
+    """The edit's statement uses a function defined by a statement holding one of the findings (calls it,
+    or hands it to a transform), also through functions that use such a function in turn (a value threaded
+    down a chain of helpers), or makes or calls a module-level jit wrapper of it (``W = jax.jit(_f)``): a
+    fix that gives a function a parameter passes it at its uses, through the wrapper too (JIT101).  Or the
+    edit's statement binds a name a finding's statement reads (the class whose instance it makes: a
+    dataclass made frozen; the jit wrapper it calls: a static spec edited) (JIT502)."""
     defined = set()
-    for a, b in spans:
-        if any(a <= at < b for at in starts):
-            defined.update(re.findall(r"^def (\w+)", text[a:b], re.MULTILINE))
+    finding_spans = [(a, b) for a, b in spans if any(a <= at < b for at in starts)]
+    for a, b in finding_spans:
+        defined.update(re.findall(r"^def (\w+)", text[a:b], re.MULTILINE))
+    grew = True
+    while grew:  # the functions that use one of them, to a fixed point
+        grew = False
+        for a, b in spans:
+            for name in re.findall(r"^def (\w+)", text[a:b], re.MULTILINE):
+                if name not in defined and any(re.search(rf"\b{d}\b", text[a:b]) for d in defined):
+                    defined.add(name)
+                    grew = True
     made = [rf"jax\.jit\({name}\b" for name in defined]
     defined |= {wrapper for name in list(defined)
                 for wrapper in re.findall(rf"^(\w+) = jax\.jit\({name}\b", text, re.MULTILINE)}
-    return any(re.search(rf"\b{name}\(", text[a:b]) for a, b in holders for name in defined) \
-        or any(re.search(pattern, text[a:b]) for a, b in holders for pattern in made)
+    if any(re.search(rf"\b{name}\b", text[a:b]) for a, b in holders for name in defined) \
+            or any(re.search(pattern, text[a:b]) for a, b in holders for pattern in made):
+        return True
+    bound = set()
+    for a, b in holders:
+        for m in re.finditer(r"^(?:(?:def|class)\s+(\w+)|(\w+)\s*=)", text[a:b], re.MULTILINE):
+            bound.add(m.group(1) or m.group(2))
+    return any(re.search(rf"\b{name}\b", text[a:b]) for a, b in finding_spans for name in bound)
 
 
 @contextmanager
