@@ -189,6 +189,28 @@ def replace(obj: Any, **changes: Any) -> Any:
     return new
 
 
+#: every field of a Value with its default, in order (all have plain defaults: no factories)
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Value)}
+_ORDER = tuple(_DEFAULTS)
+
+
+def _init(self: Value, *args: Any, **kwargs: Any) -> None:
+    """``Value.__init__``, quicker than the frozen dataclass's (one ``object.__setattr__`` per field, for
+    the value of nearly every expression the analysis derives): the defaults, then the given fields,
+    written into the instance's dictionary at once.  A Value has no ``__post_init__``."""
+    if len(args) > len(_ORDER) or not kwargs.keys() <= _VALUE_FIELDS:
+        raise TypeError(f"Value() got unexpected arguments: {args!r} {sorted(set(kwargs) - _VALUE_FIELDS)}")
+    fields = self.__dict__
+    fields.update(_DEFAULTS)
+    if args:
+        fields.update(zip(_ORDER, args))
+    if kwargs:
+        fields.update(kwargs)
+
+
+Value.__init__ = _init  # type: ignore[assignment, method-assign]
+
+
 def constant(value: Any) -> Value:
     """A static value known to be the Python constant ``value``."""
     return Value(const=value)
