@@ -179,7 +179,7 @@ def test_the_numpy_arm_of_a_library_dispatch_is_not_rewritten(body):
 
 
 def test_a_clock_read_from_the_callback_is_read_on_every_call():
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     import importlib.util
     import os
 
