@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -53,18 +53,27 @@ def literal_value(node: cst.BaseExpression) -> Optional[object]:
     return None
 
 
-def calls_by_name(fn: "FunctionInfo", ctx: FixContext) -> Optional[List[cst.Call]]:
+def calls_by_name(fn: "FunctionInfo", ctx: FixContext, handed_to: FrozenSet[str] = frozenset()
+                  ) -> Optional[List[cst.CSTNode]]:
     """Every call of the module-level function ``fn`` in the module, when each reference to its
-    name (its ``def`` aside) is the callee of a call; None when the function is also passed,
-    wrapped, rebound or deleted, where a change of its signature or of its callers cannot follow it."""
-    calls: List[cst.Call] = []
+    name (its ``def`` aside) is the callee of a call -- or, for the functions named in ``handed_to``
+    (qualified), the name given to one of them as a positional argument (the ``Name``, listed with
+    the calls); None when the function is also passed otherwise, wrapped, rebound or deleted, where a
+    change of its signature or of its callers cannot follow it."""
+    calls: List[cst.CSTNode] = []
     for ref in name_references(ctx.module, fn.name):
         if ref is fn.node.name:
             continue
-        call = ctx.parent(ref)
-        if not isinstance(call, cst.Call) or call.func is not ref:
-            return None
-        calls.append(call)
+        parent = ctx.parent(ref)
+        if isinstance(parent, cst.Call) and parent.func is ref:
+            calls.append(parent)
+            continue
+        holder = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+        if handed_to and isinstance(holder, cst.Call) and parent.keyword is None and not parent.star \
+                and ctx.index.qualify(holder.func) in handed_to:
+            calls.append(ref)
+            continue
+        return None
     return calls
 
 
@@ -171,3 +180,10 @@ def appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
         new = new.with_changes(comma=out[-1].comma)
         out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return out + [new]
+
+
+def template_format(call: cst.Call) -> bool:
+    """``call`` is ``"...".format(...)``: the ``format`` method of a string literal."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "format" \
+        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))

@@ -84,15 +84,15 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if region is None and function is None:
         return None
     module_level = region is None or function is None
-    parts = _Parts(function, allow_parameters=not module_level)
-    if not _wrapper(node, ctx, parts, 0):
-        return None
-    if not module_level and function is not None and function.parent is None \
-            and _wrapper(node, ctx, _Parts(function, allow_parameters=False), 0):
-        # made of module-level names only: once at module level serves every call of the function too
-        region, module_level = None, True
-        parts = _Parts(function, allow_parameters=False)
-        _wrapper(node, ctx, parts, 0)
+    parts = _Parts(function, allow_parameters=False)
+    if _wrapper(node, ctx, parts, 0):
+        if function is not None and function.parent is None:
+            # made of module-level names only: once at module level serves every call of the function too
+            region, module_level = None, True
+    else:
+        parts = _Parts(function, allow_parameters=True)
+        if module_level or not _wrapper(node, ctx, parts, 0):
+            return None
     before = ctx.top_index(region if region is not None else node)
     if before is None:
         return None

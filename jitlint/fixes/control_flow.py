@@ -50,7 +50,7 @@ import libcst as cst
 from jitlint.analysis.syntax import iter_children, name_references, stored_values
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, with_leading_lines
+from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import (
     Definitions,
@@ -659,8 +659,7 @@ def _plain_exception(error: cst.BaseExpression) -> bool:
             func = n.func
             if isinstance(func, cst.Name) and func.value in _FORMATTING:
                 pass
-            elif isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(
-                    func.value, (cst.SimpleString, cst.ConcatenatedString)):
+            elif template_format(n):
                 pass
             else:
                 return False

@@ -54,6 +54,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -283,10 +284,8 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
 
 #: functions that take a function and call it with the arguments they are given (or trace it so): a helper
 #: handed to one gets the value through ``functools.partial(helper, name=value)``, a constant to them
-_CALLING_TRANSFORMS = frozenset({
-    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.checkpoint",
-    "jax.remat", "jax.lax.scan", "jax.lax.map", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond",
-    "jax.lax.associative_scan"})
+_CALLING_TRANSFORMS = jax_api.FRESH_FUNCTION_TRANSFORMS | frozenset(jax_api.TRACED_BODIES) \
+    | frozenset({"jax.checkpoint", "jax.remat"})
 
 
 def _uses(helper: FunctionInfo, ctx: FixContext) -> Optional[List[cst.CSTNode]]:
@@ -294,23 +293,10 @@ def _uses(helper: FunctionInfo, ctx: FixContext) -> Optional[List[cst.CSTNode]]:
     name given as a positional argument to a JAX transform or loop that calls it (the ``Name``,
     :data:`_CALLING_TRANSFORMS`); None when it is used any other way (passed elsewhere, rebound, read
     by another name) or a call unpacks arguments."""
-    out: List[cst.CSTNode] = []
-    for ref in name_references(ctx.module, helper.name):
-        if ref is helper.node.name:
-            continue
-        parent = ctx.parent(ref)
-        if isinstance(parent, cst.Call) and parent.func is ref:
-            if any(arg.star for arg in parent.args):
-                return None
-            out.append(parent)
-            continue
-        holder = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
-        if isinstance(holder, cst.Call) and parent.keyword is None and not parent.star \
-                and ctx.index.qualify(holder.func) in _CALLING_TRANSFORMS:
-            out.append(ref)
-            continue
+    uses = calls_by_name(helper, ctx, _CALLING_TRANSFORMS)
+    if uses is None or any(arg.star for use in uses if isinstance(use, cst.Call) for arg in use.args):
         return None
-    return out
+    return uses
 
 
 def _outermost(fn: Optional[FunctionInfo]) -> Optional[FunctionInfo]:

@@ -49,12 +49,13 @@ from jitlint.fixes.common import (
     literal_value,
     name_for_expression,
     string_literal,
+    template_format,
 )
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
-from jitlint.rules.side_effects import host_write
+from jitlint.rules.side_effects import clock_read, host_write
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 
@@ -94,8 +95,7 @@ class _Format:
             return self.fstring(expr)
         if isinstance(expr, cst.ConcatenatedString):
             return self.value(expr.left) and self.value(expr.right)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format" \
-                and isinstance(literal_value(expr.func.value), str):
+        if isinstance(expr, cst.Call) and template_format(expr):
             return self.format_call(expr)
         kind = kind_of(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
@@ -549,16 +549,10 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + import_edits)
 
 
-#: host functions whose result differs from call to call: made at trace time, their value is frozen
-_HOST_CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time",
-                          "time.time_ns", "time.perf_counter_ns", "time.monotonic_ns", "datetime.datetime.now",
-                          "datetime.datetime.utcnow", "datetime.date.today"})
-
-
 def _host_made(value: cst.BaseExpression, ctx: FixContext) -> bool:
-    """``value`` is a call of a host clock (:data:`_HOST_CLOCKS`) with no arguments: what it gives
+    """``value`` is a call of a host clock (``time.perf_counter()``) with no arguments: what it gives
     is the host's at the moment it runs, so run in a callback it gives each call's."""
-    return isinstance(value, cst.Call) and not value.args and ctx.index.qualify(value.func) in _HOST_CLOCKS
+    return isinstance(value, cst.Call) and not value.args and clock_read(ctx.index.qualify(value.func) or "")
 
 
 #: augmented assignments -> the ``.at[...]`` update doing the same on a copy
@@ -829,8 +823,7 @@ class _Lifted:
         func = call.func
         if isinstance(func, cst.Name):
             return func.value in _FORMATTING_BUILTINS and self.ctx.facts.read_scope.get(func) == "builtin"
-        return isinstance(func, cst.Attribute) and func.attr.value == "format" \
-            and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+        return template_format(call)
 
     def _name(self, expr: cst.BaseExpression, into: List[Tuple[str, cst.BaseExpression]]) -> str:
         code = self.ctx.code(expr)

@@ -30,7 +30,7 @@ from jitlint.analysis.syntax import (int_value, iter_children, literal_elements,
                                      unpacked_targets)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import appended, literal_value
+from jitlint.fixes.common import appended, literal_value, template_format
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.registry import rewrites, static_alternative
@@ -160,9 +160,7 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> L
             return []
         if isinstance(n, cst.Call):
             if not (isinstance(n.func, cst.Name) and n.func.value in STATIC_BUILTINS
-                    and ctx.facts.read_scope.get(n.func) == "builtin") and not (
-                    isinstance(n.func, cst.Attribute) and n.func.attr.value == "format"
-                    and isinstance(literal_value(n.func.value), str)):
+                    and ctx.facts.read_scope.get(n.func) == "builtin") and not template_format(n):
                 return []
             stack.extend(a.value for a in n.args)
             continue
@@ -456,8 +454,7 @@ def _python_value_use(ref: cst.Name, ctx: FixContext) -> bool:
         if isinstance(call, cst.Call) and (
                 (call.args[0] is parent and parent.keyword is None and isinstance(call.func, cst.Name)
                  and call.func.value in ("str", "repr", "format") and ctx.facts.read_scope.get(call.func) == "builtin")
-                or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "format"
-                    and isinstance(literal_value(call.func.value), str))):
+                or template_format(call)):
             return True  # `"expert" + str(expert_id)`, `"{}-{}".format(season, tier)`: in a string
     if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo) and parent.right is ref \
             and isinstance(literal_value(parent.left), str):
@@ -579,7 +576,7 @@ def _frozen(cls: ClassInfo, ctx: FixContext) -> Optional[Fix]:
     FrozenInstanceError), and no class of the module subclasses it.  UNSAFE: code elsewhere
     that sets an attribute of an instance now raises, and equal configurations share one compile.
     Otherwise None (advice)."""
-    decorator = next((d for d in cls.decorators), None)
+    decorator = cls.decorators[0]  # (its one decorator: see unhashable_dataclass)
     fields: List[str] = []
     for line in cls.node.body.body:
         if not isinstance(line, cst.SimpleStatementLine):
@@ -590,7 +587,7 @@ def _frozen(cls: ClassInfo, ctx: FixContext) -> Optional[Fix]:
                         small.value is not None and isinstance(small.value, cst.Call)):
                     return None
                 fields.append(small.target.value)
-    if decorator is None or not fields:
+    if not fields:
         return None
     if any(cls.name in other.bases for other in ctx.index.classes.values()):
         return None

@@ -1752,11 +1752,8 @@ def _item_index_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:
 
 def _returns_display(name: str, index: ModuleIndex) -> bool:
     """``name`` is a module-level function bound once whose every ``return`` gives a list or tuple display."""
-    info = index.functions.get(name)
-    if info is None or info.parent is not None or info.cls is not None or not isinstance(info.node, cst.FunctionDef) \
-            or index.globals.get(name) is None or index.globals[name].assignments != 1:
-        return False
-    values = returned_values(info.node.body)
+    info = _module_function(name, index)
+    values = returned_values(info.node.body) if info is not None else []
     return bool(values) and all(isinstance(v, (cst.List, cst.Tuple)) for v in values)
 
 
@@ -1843,15 +1840,24 @@ def _unhashable(node: cst.BaseExpression, index: ModuleIndex, depth: int = 0,
     return False
 
 
-#: methods of a list, dict, set or array that give a value of the same kind (a copy, a cast, a new shape)
-_SAME_KIND_METHODS = frozenset({"astype", "copy", "reshape", "flatten", "ravel", "squeeze", "transpose", "clip",
-                                "round", "cumsum", "cumprod"})
+#: methods of a list, dict, set or array that give a value of the same kind (a copy, a cast, a new shape):
+#: the array methods that keep an array, but for the reductions (a whole-array sum is a hashable scalar)
+_SAME_KIND_METHODS = jax_api.NUMPY_ARRAY_METHODS - {"sum", "mean"}
 
 
 def _module_binding(name: str, kind: str, index: ModuleIndex) -> bool:
     """``name`` is bound once in the module, as a ``kind`` ("class", "function"), and nothing writes it."""
     info = index.globals.get(name)
     return info is not None and info.kind == kind and info.assignments == 1 and name not in index.global_written
+
+
+def _module_function(name: str, index: ModuleIndex) -> Optional[FunctionInfo]:
+    """The module-level ``def`` bound to ``name`` (once, and rebound nowhere), not a method."""
+    info = index.functions.get(name)
+    if info is None or info.parent is not None or info.cls is not None or not isinstance(info.node, cst.FunctionDef) \
+            or not _module_binding(name, "function", index):
+        return None
+    return info
 
 
 def unhashable_dataclass(name: str, index: ModuleIndex) -> Optional[ClassInfo]:
@@ -1893,26 +1899,11 @@ def _stdlib_dataclass(decorator: cst.BaseExpression, index: ModuleIndex) -> bool
 def _returns_unhashable(name: str, index: ModuleIndex, depth: int, containers: bool = True) -> bool:
     """``name`` is a module-level function (not a generator) whose every ``return`` gives an unhashable
     value, directly or through a name its body binds once."""
-    info = index.functions.get(name)
-    if info is None or not _module_binding(name, "function", index) or not isinstance(info.node, cst.FunctionDef):
-        return False
-    returns: List[cst.Return] = []
-    stack: List[cst.CSTNode] = [info.node.body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        if isinstance(n, (cst.Yield, cst.Await)):
-            return False
-        if isinstance(n, cst.Return):
-            returns.append(n)
-        stack.extend(iter_children(n))
-    if not returns:
-        return False
-    for r in returns:
-        if r.value is None or not _unhashable(r.value, index, depth + 1, info, containers):
-            return False
-    return True
+    info = _module_function(name, index)
+    if info is None or any_node([info.node.body], lambda n: isinstance(n, (cst.Yield, cst.Await))):
+        return False  # (none, or a generator or a coroutine: it gives an object of its own)
+    values = returned_values(info.node.body)
+    return bool(values) and all(v is not None and _unhashable(v, index, depth + 1, info, containers) for v in values)
 
 
 class MutableStaticSelf(Rule):

@@ -820,24 +820,19 @@ class OuterStateWrite(Rule):
         writing = next((i for i, stmt in enumerate(block) if path_to(stmt, root)), None)
         if writing is None:
             return False
-        assigned = [t.target for node in assignments_in(owner.node.body) for t in node.targets] \
-            + [node.target for node in assignments_in(owner.node.body, annotated=True)]
-        made = {id(t) for t in assigned}
-        # (another item written in this function: `box["a"] = ...` is a write, not a read)
-        written = {id(t.value) for t in assigned if isinstance(t, cst.Subscript) and path_to(fn.node, t)}
+        parents = self.ctx.index.parents
         for ref in name_references(owner.node.body, root.value):
-            if ref is root or id(ref) in made or id(ref) in written:
+            holder = parents.get(id(ref))
+            if ref is root or isinstance(holder, cst.AssignTarget) or (
+                    isinstance(holder, cst.AnnAssign) and holder.target is ref):
                 continue  # (the write, or the enclosing function making the container)
+            if isinstance(holder, cst.Subscript) and holder.value is ref \
+                    and isinstance(parents.get(id(holder)), cst.AssignTarget) and path_to(fn.node, holder):
+                continue  # (another item written in this function: `box["a"] = ...` is a write, not a read)
             place = next((i for i, stmt in enumerate(block) if path_to(stmt, ref)), None)
-            if place is None or place <= writing and not self._same_write(block[writing], ref):
+            if place is None or place <= writing:
                 return False
         return True
-
-    @staticmethod
-    def _same_write(statement: cst.CSTNode, ref: cst.Name) -> bool:
-        """``ref`` is the receiver of another write in the writing statement (``box["a"] = box["b"] = v``)."""
-        return isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Assign) and any(path_to(t, ref) for t in small.targets) for small in statement.body)
 
     def _haiku_module(self, cls) -> bool:
         """``cls`` derives from ``haiku.Module``: Haiku builds its instances only inside a function
@@ -1332,17 +1327,16 @@ def host_write(call: cst.Call, index, facts) -> bool:
     return isinstance(made, cst.Call) and index.qualify(made.func) in _HOST_WRITERS
 
 
-def assignments_in(body: cst.CSTNode, annotated: bool = False) -> List[cst.CSTNode]:
-    """The ``Assign`` statements under ``body`` (``AnnAssign`` with ``annotated``), nested functions included."""
-    kind = cst.AnnAssign if annotated else cst.Assign
-    out: List[cst.CSTNode] = []
-    stack: List[cst.CSTNode] = [body]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kind):
-            out.append(n)
-        stack.extend(iter_children(n))
-    return out
+#: reads of the host's clock: made at trace time, the reading is a constant of the program
+_CLOCK_READS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.process_time",
+                          "time.perf_counter_ns", "time.monotonic_ns", "time.process_time_ns",
+                          "datetime.datetime.now", "datetime.datetime.today", "datetime.datetime.utcnow",
+                          "datetime.date.today"})
+
+
+def clock_read(qualified: str) -> bool:
+    """``qualified`` names a function that reads the host's clock (``time.perf_counter``)."""
+    return qualified in _CLOCK_READS
 
 
 class SideEffectInTracedCode(Rule):
@@ -1464,8 +1458,6 @@ class SideEffectInTracedCode(Rule):
     fix_title = ("Run it on every call: log from `jax.debug.callback`, do I/O in `io_callback`, draw with a "
                  "`jax.random` key")
 
-    _TIME = frozenset({"time", "perf_counter", "monotonic", "time_ns", "process_time", "sleep",
-                       "perf_counter_ns", "monotonic_ns", "process_time_ns"})
 
     def visit_Call(self, node: cst.Call) -> None:
         found = self._side_effect(node)
@@ -1600,7 +1592,7 @@ class SideEffectInTracedCode(Rule):
             head, _, tail = q.rpartition(".")
             if head in ("logging", "absl.logging") and tail in jax_api.LOGGER_METHODS:
                 return "log", f"`{ctx.code(func)}()`"
-            if head == "time" and tail in self._TIME:
+            if clock_read(q) or q == "time.sleep":
                 return "clock", f"`{ctx.code(func)}()`"
             if q in _RNG_STATE_READS or q in _RNG_STATE_WRITES:
                 if self._state_restored(node, q):
@@ -1615,8 +1607,6 @@ class SideEffectInTracedCode(Rule):
                 return None
             if q in ("sys.stdout.write", "sys.stderr.write", "builtins.open", "io.open"):
                 return "io", f"`{ctx.code(func)}()`"
-            if head in ("datetime.datetime", "datetime.date") and tail in ("now", "today", "utcnow"):
-                return "clock", f"`{ctx.code(func)}()`"
             return None
         if isinstance(func, cst.Name):
             if ctx.facts.read_scope.get(func) != "builtin":
