@@ -282,3 +282,24 @@ def test_a_jitted_lambda_called_through_a_function_of_the_notebook(tmp_path, lat
     (tmp_path / "nb.ipynb").write_bytes(notebook(*(LAMBDA_CELLS[:2] + later)))
     found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
     assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+@pytest.mark.parametrize("cells, stale", [
+    # a module-level `g` before the wrapper is bound is another value: its reads are not the wrapper's
+    (("import jax\ng = 1.0\nprint(g + 1)\nscale = 2.0\n",) + LAMBDA_CELLS[1:] + ("scale = 3.0\n",), False),
+    # a function's own `g` (a nested def handed on) is a variable of that function
+    (LAMBDA_CELLS + ("def wrap(f):\n    def g(y):\n        return f(y)\n    return g\n", "scale = 3.0\n"), False),
+    (("import jax\nscale = 2.0\n", "def wrap(f):\n    def g(y):\n        return f(y)\n    return jax.jit(g)\n")
+     + LAMBDA_CELLS[1:] + ("scale = 3.0\n",), False),
+    # near: a function of the notebook that hands the module's `g` on may run it after the rebinding
+    (LAMBDA_CELLS + ("def keep():\n    return g\n", "scale = 3.0\n", "print(keep()(1.0))\n"), True),
+])
+def test_reads_of_another_variable_of_the_same_name_are_not_uses_of_the_wrapper(tmp_path, cells, stale):
+    """Whether every call of a notebook's `g = jax.jit(lambda ...)` comes before the rebinding of the global
+    it reads is a question about that variable only: a `g` bound by module code before the wrapper is, or a
+    function's own `g`, is another (autobound's notebook: a helper's nested `next_loss` beside a jitted
+    `next_loss` lambda called only before `loss` is bound again; JAX 0.10.2, run as a script: 101 calls,
+    none after the rebinding, the same values jitted and eagerly)."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*cells))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -193,9 +193,10 @@ class EntryPoint:
     self_bound: bool = False
     #: the arguments that functools.partial binds (after the function), in order
     partial_args: Tuple[cst.Arg, ...] = ()
-    #: the traced callable is a Flax module's ``apply`` (``jax.jit(model.apply)``), which runs ``__call__``:
-    #: its first positional argument is the variables, then come ``__call__``'s arguments
-    variables_first: bool = False
+    #: how many positional arguments the traced callable takes before the function's own: a Flax
+    #: module's ``apply`` (``jax.jit(model.apply)``, which runs ``__call__``) takes the variables first (1);
+    #: a Haiku transform's ``apply`` its params and rng (2; 3 with state; one less without the rng)
+    leading: int = 0
     #: every parameter is traced (lax bodies)
     all_traced: bool = False
     in_axes_static: Tuple[int, ...] = ()
@@ -254,7 +255,7 @@ class EntryPoint:
         positional = self.positional_params()
         out: Set[str] = set()
         for i in self.static_nums or ():
-            j = i + len(positional) if i < 0 else i - (1 if self.variables_first else 0)
+            j = i + len(positional) if i < 0 else i - self.leading
             if 0 <= j < len(positional):
                 out.add(positional[j].name.value)
         return out
@@ -272,7 +273,7 @@ class EntryPoint:
         if not self.static_nums or any(kind == "vararg" for _, kind in self.function.params) \
                 or self.signature_hidden:
             return []
-        count = len(self.positional_params()) + (1 if self.variables_first else 0)
+        count = len(self.positional_params()) + self.leading
         return [i for i in self.static_nums if not -count <= i < count]
 
     def spec_rejected(self) -> bool:
@@ -296,8 +297,9 @@ class EntryPoint:
         bound = (1 if self.self_bound else 0) + self.partial_positional + (1 if self.binds_self(call) else 0)
         skipped = set(positional[:bound])
         args = call.args
-        if self.variables_first and args and args[0].keyword is None and not args[0].star:
-            args = args[1:]  # the variables, which ``apply`` takes itself
+        lead = args[:self.leading]
+        if self.leading and len(lead) == self.leading and all(a.keyword is None and not a.star for a in lead):
+            args = args[self.leading:]  # the variables (params, rng, state), which ``apply`` takes itself
         return bind_arguments([(p, kind) for p, kind in params if p not in skipped], args)
 
     def in_axes_length(self) -> Optional[int]:
@@ -366,6 +368,10 @@ class GlobalInfo:
     sequence: bool = False
     mapping: bool = False
 
+
+#: Haiku's transforms (haiku 0.0.17), with how many positional arguments their ``apply`` takes before
+#: the transformed function's own: params and rng, and state between them
+_HAIKU_TRANSFORMS = {"haiku.transform": 2, "haiku.transform_with_state": 3}
 
 #: statements whose bodies can hold imports (walked by ``_collect_imports``)
 _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.If, cst.Else,
@@ -1855,6 +1861,9 @@ class ModuleIndex:
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             owner = expr.value.value
             method = expr.attr.value
+            transformed = self.haiku_transformed(expr, scope)
+            if transformed is not None and depth < 4:
+                return self.resolve_function(transformed[0], scope, cls, depth + 1)[0], False
             enclosing_cls = cls
             s = scope
             while enclosing_cls is None and s is not None:
@@ -1881,6 +1890,40 @@ class ModuleIndex:
                         return None, False
                     return found, found is not None and not found.is_static_method
         return None, False
+
+    def haiku_transformed(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]
+                          ) -> Optional[Tuple[cst.BaseExpression, int]]:
+        """``model.apply`` / ``model.init`` where ``model`` is a Haiku transform (``hk.transform(f)``, with
+        ``hk.without_apply_rng`` or ``hk.transform_with_state`` around or instead, bound once or the
+        decorator of a def): the function they run, ``f``, and how many positional arguments they take
+        before ``f``'s own (haiku 0.0.17: ``apply(params, rng, *args)``, ``apply(params, state, rng,
+        *args)`` with state, no rng after ``without_apply_rng``; ``init(rng, *args)``)."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.attr.value in ("apply", "init")):
+            return None
+        name = expr.value.value
+        value: Optional[cst.BaseExpression] = self.single_value(name, scope)
+        made = None
+        if value is None and not any(s is not None and name in s.local_names for s in _enclosing(scope)):
+            fn = self.functions.get(name)
+            if fn is not None and isinstance(fn.node, cst.FunctionDef):
+                quals = [self.qualify(d.decorator) for d in fn.node.decorators]
+                if len(quals) == 1 and quals[0] in _HAIKU_TRANSFORMS:
+                    made = (cst.Name(name), _HAIKU_TRANSFORMS[quals[0]])
+        rng = True
+        if made is None and isinstance(value, cst.Call):
+            q = self.qualify(value.func)
+            if q == "haiku.without_apply_rng" and value.args and isinstance(value.args[0].value, cst.Call):
+                rng, value = False, value.args[0].value
+                q = self.qualify(value.func)
+            if q in _HAIKU_TRANSFORMS and value.args and value.args[0].keyword is None and not value.args[0].star:
+                made = (value.args[0].value, _HAIKU_TRANSFORMS[q])
+        if made is None:
+            return None
+        target, leading = made
+        if expr.attr.value == "init":
+            return target, 1
+        return target, leading - (0 if rng else 1)
 
     def def_seen_from(self, name: str, scope: Optional[FunctionInfo], read: Optional[cst.CSTNode] = None
                       ) -> FunctionInfo:
@@ -2250,15 +2293,18 @@ class ModuleIndex:
                 and isinstance(holder.body[0].targets[0].target, cst.Name)):
             return False
         wrapper = holder.body[0].targets[0].target
-        return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0)
+        made = self._body_positions().get(id(holder))
+        return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0, since=made or 0)
 
-    def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int) -> bool:
+    def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int, since: int = 0) -> bool:
         """Every read of the module-level ``name`` calls it (or a transform of it called at once,
         ``jax.vmap(solve)(y0s)``), in a module statement before the one at ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
         W(...)``, run in cells before the rebinding only)."""
         for i, stmt in enumerate(self.module.body):
+            if i < since and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue  # (module code run before the wrapper is bound reads an earlier value of the name)
             for ref in name_references(stmt, name):
-                if ref is binding:
+                if ref is binding or self._names_a_local(ref, stmt):
                     continue
                 call = self.parents.get(id(ref))
                 if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref):
@@ -2272,6 +2318,20 @@ class ModuleIndex:
                 elif i >= rebinding or isinstance(stmt, cst.ClassDef):
                     return False  # (a call in the statement that rebinds it, a loop, runs after it too)
         return True
+
+    def _names_a_local(self, ref: cst.Name, stmt: cst.CSTNode) -> bool:
+        """``ref`` (in the module statement ``stmt``) names a variable of a function around it, not the
+        module's (``def next_loss(...)`` nested in a helper, and its uses there)."""
+        child: cst.CSTNode = ref
+        node = self.parents.get(id(ref))
+        while node is not None and child is not stmt:
+            info = self.infos.get(node) if isinstance(node, (cst.FunctionDef, cst.Lambda)) else None
+            # (a def's own name, and its decorators and defaults, belong to the scope around it)
+            if info is not None and (isinstance(node, cst.Lambda) or child is node.body) \
+                    and ref.value in info.local_names:
+                return True
+            child, node = node, self.parents.get(id(node))
+        return False
 
     def _in_kept_lambda(self, ref: cst.CSTNode, stmt: cst.CSTNode) -> bool:
         """``ref`` is inside a lambda of ``stmt`` that is not run where the statement runs: neither called
@@ -3687,7 +3747,8 @@ class ModuleIndex:
         fn, bound = self.resolve_function(target, scope, cls)
         if fn is None:
             return
-        variables_first = bound and applies_module(target, fn)
+        transformed = self.haiku_transformed(target, scope)
+        leading = transformed[1] if transformed is not None else int(bound and applies_module(target, fn))
         if (transform is None or transform.name.endswith("jit")) and self._jit_disabled_at(site):
             return  # under `jax.disable_jit()` a jit and lax control flow run their function eagerly
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
@@ -3695,7 +3756,7 @@ class ModuleIndex:
         fresh = isinstance(target, cst.Lambda) and fn.node is target and (
             all_traced or (outer is not None and not call_names))
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
-                                       partial_args=part_args, variables_first=variables_first,
+                                       partial_args=part_args, leading=leading,
                                        all_traced=all_traced, in_axes_static=in_axes,
                                        call_names=call_names, direct_calls=direct,
                                        both_static_kinds=both, scope=scope, spec_args=spec_args,

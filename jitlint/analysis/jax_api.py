@@ -219,6 +219,10 @@ ARRAY_MODULES = (
     "jax.scipy.",
     "jax.image.",
     "jax.ops.",
+    # Haiku's parameters, state and keys (haiku 0.0.17): arrays that `apply` is given, traced under a jit of it
+    "haiku.get_parameter",
+    "haiku.get_state",
+    "haiku.next_rng_key",
 )
 
 #: functions of those modules that answer with static Python values

@@ -772,7 +772,7 @@ class Analyzer:
                        and name not in entry.partial_keywords}
         filter_static = entry.transform is not None and entry.transform.filter_static
         mapped = entry.in_axes_length()
-        shift = 1 if entry.variables_first else 0  # (``model.apply``'s variables come first)
+        shift = entry.leading  # (``model.apply``'s variables come first)
         if mapped is not None:
             mapped -= shift
         for index, (param, kind) in enumerate(params):
@@ -1201,6 +1201,12 @@ class Analyzer:
     def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
         ann = p.annotation.annotation if p.annotation is not None else None
         if ann is None:
+            facts = self._passed_instance(p, entry)
+            cls = facts.get("pytree_class")
+            if cls is not None and cls.index is self.index:
+                # every call seen passes an instance of one class of this module: calling it runs its
+                # `__call__` in the trace (its arrays traced, its other fields kept static by the filter)
+                return Value(Kind.MAYBE, instance=self.index.classes.get(cls.name))
             return MAYBE
         text = self.index.module.code_for_node(ann)
         head = text.split("[")[0].split(".")[-1]
@@ -3099,6 +3105,15 @@ class Analyzer:
         """``obj.method(...)``, ``obj`` not an imported module."""
         func = call.func
         method = func.attr.value
+        transformed = self.index.haiku_transformed(func, frame.fn)
+        if transformed is not None:
+            # a Haiku transform's `apply(params, rng, *args)` / `init(rng, *args)` runs the function it
+            # transformed on `*args`, here, in the trace
+            lead = args[:transformed[1]]
+            fn, _ = self.index.resolve_function(func, frame.fn, None)
+            if fn is not None and len(lead) == transformed[1] and all(
+                    a.keyword is None and not a.star for a, _ in lead):
+                return self._call_user(call, fn, None, args[transformed[1]:], frame, None)
         fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
         if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             self_value = frame.env.get(func.value.value, STATIC)
