@@ -115,6 +115,15 @@ def _runs_once(scope: FunctionInfo) -> bool:
         cls_name.startswith("Test") or cls_name.endswith("Test"))
 
 
+def _local_in(name: str, scope: Optional[FunctionInfo]) -> bool:
+    """``name`` is bound in ``scope`` or a function around it (it hides the module's ``name``)."""
+    while scope is not None:
+        if name in scope.local_names:
+            return True
+        scope = scope.parent
+    return False
+
+
 def _function_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
     """The function a transform call is applied to: its first positional argument, or ``fun=``."""
     for arg in call.args:
@@ -432,6 +441,17 @@ class RecompilationHazard(Rule):
         if entry.self_bound:
             # `self.method` is a new bound-method object on every access (verified: one trace per call)
             made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS
+        if index.haiku_transformed(target, scope) is not None:
+            # `jax.jit(net.apply)`: the function wrapped is the one `hk.transform` made when `net` was
+            # bound, read from it again -- the same object at every call, whatever it transformed
+            made_per_call = False
+        elif isinstance(fn.node, cst.Lambda) and fn.parent is None and isinstance(target, cst.Name) \
+                and not entry.partial_positional and not entry.partial_keywords \
+                and index.single_value(target.value, None) is fn.node and not _local_in(target.value, scope):
+            # `split = lambda key: ...` at module level is one function object, as a def is: a wrapper
+            # made from it on every call finds its trace in JAX's cache (JAX 0.10.2: 20 `jax.pmap(split)(k)`,
+            # one trace per kind of input)
+            made_per_call = False
         if not made_per_call and fn.parent is None:
             return  # a top-level function: the cache is keyed on it, no recompilation
         if not made_per_call and scope is not None and not _defined_within(fn, scope) \
