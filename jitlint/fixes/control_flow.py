@@ -873,9 +873,33 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     bld = _Builder(ctx)
     if not bld.bool_array(top) and not (isinstance(top, cst.UnaryOperation) and
                                         ctx.facts.value(top.expression).traced_array):
-        return None
+        return _select(bld, top)
     new = bld.predicate(top, value=True)
     return _later(bld, "Use `&` / `|` / `~` on boolean arrays", [top], lambda: {top: new})
+
+
+def _select(bld: _Builder, top: cst.CSTNode) -> Optional[Fix]:
+    """``a or b`` / ``a and b`` used as a value, ``a`` a traced number and ``b`` a number literal:
+    Python gives one of the operands, chosen by the truth of ``a`` (``span = (hi - lo) or 1.0``) ->
+    ``jnp.where(a, a, b)`` / ``jnp.where(a, b, a)``, which picks by the same truth (non-zero) and
+    keeps ``a``'s shape.  ``b`` must be a literal: one of another shape would broadcast the result,
+    and one with effects runs whatever ``a`` is.  The dtype may widen (an int ``a`` against a float
+    ``b`` gives a float), which keeps the values: unsafe, as the fixes of JIT201 are."""
+    if not isinstance(top, cst.BooleanOperation):
+        return None
+    a, b = top.left, top.right
+    if isinstance(a, cst.BooleanOperation) or not bld.ctx.facts.value(a).traced_array:
+        return None
+    literal = b.expression if isinstance(b, cst.UnaryOperation) and isinstance(b.operator, cst.Minus) else b
+    if not isinstance(literal, (cst.Integer, cst.Float)):
+        return None
+    jnp = bld.jnp
+    if not isinstance(a, (cst.Tuple, cst.GeneratorExp)):
+        a = a.with_changes(lpar=[], rpar=[])  # a call's argument needs no parentheses of its own
+    first, second = (a, b) if isinstance(top.operator, cst.Or) else (b, a)
+    return _later(bld, "Use `jnp.where` to pick the operand `or` / `and` would", [top], lambda: {
+        # (a call binds tighter than any operator: the parentheses the `or` needed go)
+        top: bld.expr(f"{jnp}.where({{c}}, {{t}}, {{f}})", c=a, t=first, f=second)})
 
 
 def _later(bld: _Builder, title: str, olds: Sequence[cst.CSTNode],

@@ -114,6 +114,13 @@ class PythonBranchOnTracer(Rule):
     - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
       traced, so their trace-time Python runs for both; they must return the
       same shapes and dtypes; under `jax.vmap` a batched test runs both.
+    - `and` / `or` / `not` / a chained comparison used as a value, on
+      boolean arrays -> `&` / `|` / `~` / `(a < x) & (x < b)`.
+    - `a or b` / `a and b` used as a value, `a` a traced number and `b` a
+      number literal (`span = (hi - lo) or 1.0`) -> `jnp.where(a, a, b)` /
+      `jnp.where(a, b, a)`: the same truth (non-zero) picks the same
+      operand, but the result is an array, of the dtype both promote to (an
+      int `a` against `1.0` gives a float), and `a` is computed twice.
     - a parameter used only where a static value is needed -> added to
       `static_argnames`: JAX compiles again for every new value, the value
       must be hashable, and a caller passing a traced value now fails.
