@@ -409,6 +409,9 @@ def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
                 if name not in defined and any(re.search(rf"\b{d}\b", text[a:b]) for d in defined):
                     defined.add(name)
                     grew = True
+    # (a Haiku transform of one, `MODEL = hk.transform(_forward)`, runs it through `MODEL.apply` / `init`)
+    defined |= {m for name in list(defined)
+                for m in re.findall(rf"^(\w+) = .*hk\.transform\w*\({name}\)", text, re.MULTILINE)}
     made = [rf"jax\.jit\({name}\b" for name in defined]
     defined |= {wrapper for name in list(defined)
                 for wrapper in re.findall(rf"^(\w+) = jax\.jit\({name}\b", text, re.MULTILINE)}

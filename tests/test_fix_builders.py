@@ -1775,3 +1775,64 @@ def test_an_int_global_handed_to_an_unseen_function_is_passed_static():
     data = body.replace("particle_filter(theta, n_particles=N)", "jnp.sum(theta) * N")
     out = fixed(data, header=header)
     assert "static_argnames" not in out and "_loglik(theta, *, n)" in out, out
+
+
+HAIKU = "import haiku as hk\nimport jax\nimport jax.numpy as jnp\n\n"
+HAIKU_FORWARD = """
+    SCALE = 2.0
+
+
+    def _forward(x):
+        return hk.Linear(2)(x) * SCALE
+
+
+    MODEL = hk.transform(_forward)
+
+
+    def set_scale(s):
+        global SCALE
+        SCALE = s
+    """
+
+
+@pytest.mark.parametrize("uses, threaded", [
+    # every call that runs `_forward` is outside traced code: each passes the value
+    ("""
+     predict = jax.jit(MODEL.apply)
+
+
+     def run(params, x):
+         return predict(params, None, x)
+     """, True),
+    # called from a jitted function: the read would move into traced code, frozen there as before
+    ("""
+     @jax.jit
+     def run(params, x):
+         return MODEL.apply(params, None, x)
+     """, False),
+    # a static spec counts apply's arguments: not edited
+    ("""
+     predict = jax.jit(MODEL.apply, static_argnums=3)
+
+
+     def run(params, x):
+         return predict(params, None, x, True)
+     """, False),
+    # the wrapper handed on: calls the analysis cannot see would miss the value
+    ("""
+     predict = jax.jit(MODEL.apply)
+     HANDLERS = [predict]
+     """, False),
+])
+def test_a_global_read_by_a_haiku_function_is_passed_through_apply(uses, threaded):
+    """Haiku's apply and init hand keyword arguments on to the function they transformed (haiku 0.0.17), so
+    `_forward(x, *, scale)` takes the value from every call that runs it -- where all of them are seen and
+    none is in traced code; otherwise the fix is advice only."""
+    body = textwrap.dedent(HAIKU_FORWARD) + textwrap.dedent(uses)
+    _, diag = only(body, "JIT101", header=HAIKU)
+    assert diag.fix is not None
+    assert (diag.fix.applicability is Applicability.UNSAFE) is threaded, diag.fix.title
+    if threaded:
+        out = fixed(body, header=HAIKU)
+        assert "def _forward(x, *, scale):" in out and "* scale" in out
+        assert "predict(params, None, x, scale=SCALE)" in out

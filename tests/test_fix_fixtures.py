@@ -190,6 +190,13 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 # (or by the name of a module-level jit wrapper of it: `_step = jax.jit(_update)`)
                 defined |= {wrapper for name in list(defined) for wrapper in re.findall(
                     rf"^(\w+) = jax\.jit\({name}\b", "".join(old_lines), re.MULTILINE)}
+                # (or through a Haiku transform of it, `MODEL = hk.transform(_forward)`: the calls of its
+                # `apply` / `init`, and of a jit of them, `predict = jax.jit(MODEL.apply)`)
+                transforms = {m for name in list(defined) for m in re.findall(
+                    rf"^(\w+) = .*hk\.transform\w*\({name}\)", "".join(old_lines), re.MULTILINE)}
+                defined |= {f"{m}.{how}" for m in transforms for how in ("apply", "init")}
+                defined |= {w for m in transforms for w in re.findall(
+                    rf"^(\w+) = jax\.jit\({m}\.apply\)", "".join(old_lines), re.MULTILINE)}
                 call_sites = [span for span in spans if "jax.jit" in "".join(old_lines[span[0] - 1:span[1]]) or any(
                     re.search(rf"\b{name}\(", "".join(old_lines[span[0] - 1:span[1]])) for name in defined)]
                 # and a fix that passes a value on to the helpers the function calls edits their definitions

@@ -87,7 +87,10 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                  f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
     caller = fn if _only_jit(fn, ctx) is not None or _only_wrapper(fn, ctx) is not None else _only_caller(fn, ctx)
     if caller is None:
-        return advice
+        key = ("transformed", fn.node, shown)
+        if key not in ctx.memo:
+            ctx.memo[key] = _through_transform(read, node.value, fn, ctx)
+        return ctx.memo[key] or advice
     key = ("parameters", caller.node, shown)
     if key not in ctx.memo:
         helpers = _reading_helpers(caller, read, node.value, ctx) or []
@@ -170,6 +173,121 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
         "it has no call in this module"
     return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` ({where})",
                    tuple(edits) + imports)
+
+
+def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionInfo,
+                       ctx: FixContext) -> Optional[Fix]:
+    """``def _forward(x): ... G ...`` run by a Haiku transform bound once at module level (``MODEL =
+    hk.without_apply_rng(hk.transform(_forward))``) -> ``def _forward(x, *, g)``, and every call that runs it
+    passes ``g=G``: ``MODEL.apply(...)`` / ``MODEL.init(...)`` and the calls of a module-level ``W =
+    jax.jit(MODEL.apply)``.  Haiku's ``apply`` and ``init`` hand keyword arguments on to the function (haiku
+    0.0.17), and jit traces a keyword argument as it does a positional one.  A flag (a value that must stay
+    static) is left to the advice: the jit would trace it."""
+    node = fn.node
+    if fn.parent is not None or fn.cls is not None or not isinstance(node, cst.FunctionDef) \
+            or global_name in fn.local_names | fn.global_names | fn.nonlocal_names:
+        return None
+    kind = _kind(read, global_name, ctx)
+    reads = _reads_in(node, read, ctx)
+    if kind is None or not reads or _made_static_for(kind, reads, ctx):
+        return None
+    handed = [ref for ref in name_references(ctx.module, fn.name) if ref is not node.name]
+    if len(handed) != 1:
+        return None  # (also called, or handed elsewhere: those would need the value too)
+    holder = ctx.top_index(handed[0])
+    statement = ctx.module.body[holder] if holder is not None else None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)):
+        return None
+    model = statement.body[0].targets[0].target
+    calls: List[cst.Call] = []
+    for ref in name_references(ctx.module, model.value):
+        if ref is model:
+            continue
+        attr = ctx.parent(ref)
+        if not (isinstance(attr, cst.Attribute) and attr.value is ref):
+            return None
+        found = ctx.index.haiku_transformed(attr, None)
+        if found is None or not (isinstance(found[0], cst.Name) and found[0].value == fn.name):
+            return None
+        user = ctx.parent(attr)
+        if isinstance(user, cst.Call) and user.func is attr:
+            calls.append(user)
+            continue
+        wrapper = _jit_wrapper_of(attr, ctx)
+        if wrapper is None:
+            return None
+        calls.extend(wrapper)
+    if not calls:
+        return None
+    for call in calls:
+        scope = ctx.index.call_scopes.get(call, (None, None))[0]
+        if any(arg.star == "**" for arg in call.args) or _shadowed(global_name, scope) or _in_class_body(call, ctx):
+            return None
+        if scope is None and not _bound_before(global_name, call, ctx):
+            return None  # (module code that runs the function before the global exists)
+        around = ctx.enclosing_function(call)
+        while around is not None:
+            if around in ctx.facts.bodies:
+                return None  # (read in traced code, the value would be frozen there instead)
+            around = around.parent
+    if any(a in calls for call in calls for a in ctx.ancestors(call)):
+        return None
+    base = _base_name(read, global_name)
+    param = base if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
+                                                for r in name_references(node.body, base)) \
+        else ctx.fresh_name(base, node)
+    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
+    changes[node.params] = _with_keyword_only(node.params, param)
+    def_edit = ctx.replace_many(changes)
+    if def_edit is None:
+        return None
+    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    call_edits = ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, argument.deep_clone()))
+                                            for call in calls})
+    if call_edits is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the argument `{param}` (at the "
+                   f"{len(calls)} call{'s' if len(calls) != 1 else ''} of `{model.value}`'s apply and init)",
+                   (def_edit, *call_edits))
+
+
+def _jit_wrapper_of(attr: cst.Attribute, ctx: FixContext) -> Optional[List[cst.Call]]:
+    """The calls of ``W`` where ``attr`` is the function of a module-level ``W = jax.jit(attr)`` (no options:
+    a static argument spec counts ``apply``'s arguments) and every read of ``W`` calls it."""
+    arg = ctx.parent(attr)
+    site = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (isinstance(site, cst.Call) and len(site.args) == 1 and site.args[0] is arg and arg.keyword is None
+            and ctx.index.qualify(site.func) in _JIT):
+        return None
+    top = ctx.top_index(site)
+    statement = ctx.module.body[top] if top is not None else None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is site
+            and len(statement.body[0].targets) == 1 and isinstance(statement.body[0].targets[0].target, cst.Name)):
+        return None
+    wrapper = statement.body[0].targets[0].target
+    calls = []
+    for ref in name_references(ctx.module, wrapper.value):
+        if ref is wrapper:
+            continue
+        call = ctx.parent(ref)
+        if not (isinstance(call, cst.Call) and call.func is ref) \
+                or _shadowed(wrapper.value, ctx.index.call_scopes.get(call, (None, None))[0]):
+            return None
+        calls.append(call)
+    return calls
+
+
+def _bound_before(name: str, call: cst.Call, ctx: FixContext) -> bool:
+    """The module-level ``name`` is bound by a module statement before the one holding ``call``."""
+    top = ctx.top_index(call)
+    if top is None:
+        return False
+    return any(ref for stmt in ctx.module.body[:top] for ref in name_references(stmt, name)
+               if isinstance(ctx.parent(ref), (cst.AssignTarget,)))
 
 
 def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoint, cst.SimpleStatementLine, str]]:

@@ -248,6 +248,15 @@ class MutableGlobalRead(Rule):
     transform in the body of the one function it serves (not in a lambda or
     nested function there).
 
+    A function transformed by Haiku (`MODEL = hk.transform(_forward)`, bound
+    once at module level, the function used nowhere else) gets the
+    parameter the same way, and every call that runs it passes the value:
+    `MODEL.apply(...)`, `MODEL.init(...)` and the calls of a module-level
+    `predict = jax.jit(MODEL.apply)` (Haiku hands keyword arguments on to the
+    function; jit traces them). Only when every such call is seen, none is in
+    traced code (the read would be frozen there instead), the jit takes no
+    options, and the value is a traced one (a flag stays advice).
+
     The rewrite is UNSAFE: the signature changes, so a caller the analysis
     cannot see breaks -- or, behind the plain function, the public name is no
     longer a jitted function (`softmax.lower(...)` and the other attributes
