@@ -145,12 +145,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     calls = _editable_calls(fn, entry, global_name, ctx)
     if calls is None and not _can_wrap(fn, entry, ctx):
         return None
-    base = _base_name(read, global_name)
-    if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
-                                   for r in name_references(fn.node.body, base)):
-        param = base  # `lr` read as the global only, every read replaced: the parameter takes its name
-    else:
-        param = ctx.fresh_name(base, fn.node)
+    param = _parameter_name(read, global_name, fn.node, ctx)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[fn.node.params] = _with_keyword_only(fn.node.params, param)
     imports = _made_static(entry, param, fn, changes, ctx) if static else ()
@@ -161,10 +156,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     edit = ctx.replace_many(changes)
     if edit is None:
         return None
-    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    call_edits = ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, argument.deep_clone()))
-                                            for call in calls})
+    call_edits = _passing(calls, read, param, ctx)
     if call_edits is None:
         return None
     edits: List[Edit] = [edit] + call_edits
@@ -234,19 +226,13 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
             around = around.parent
     if any(a in calls for call in calls for a in ctx.ancestors(call)):
         return None
-    base = _base_name(read, global_name)
-    param = base if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
-                                                for r in name_references(node.body, base)) \
-        else ctx.fresh_name(base, node)
+    param = _parameter_name(read, global_name, node, ctx)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[node.params] = _with_keyword_only(node.params, param)
     def_edit = ctx.replace_many(changes)
     if def_edit is None:
         return None
-    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    call_edits = ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, argument.deep_clone()))
-                                            for call in calls})
+    call_edits = _passing(calls, read, param, ctx)
     if call_edits is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the argument `{param}` (at the "
@@ -288,6 +274,27 @@ def _bound_before(name: str, call: cst.Call, ctx: FixContext) -> bool:
         return False
     return any(ref for stmt in ctx.module.body[:top] for ref in name_references(stmt, name)
                if isinstance(ctx.parent(ref), (cst.AssignTarget,)))
+
+
+def _keyword_arg(read: cst.BaseExpression, param: str) -> cst.Arg:
+    """``param=<read>``, as a call passes the value."""
+    return cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+
+
+def _passing(calls: List[cst.Call], read: cst.BaseExpression, param: str, ctx: FixContext) -> Optional[List[Edit]]:
+    """Each call with ``param=<read>`` appended, one edit per statement."""
+    return ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, _keyword_arg(read, param)))
+                                      for call in calls})
+
+
+def _parameter_name(read: cst.BaseExpression, global_name: str, node: cst.FunctionDef, ctx: FixContext) -> str:
+    """The new parameter's name: the global's own (``lr``) where the function reads it as the global only,
+    every read replaced; else a fresh name built from it."""
+    base = _base_name(read, global_name)
+    if base == global_name and all(ctx.facts.read_scope.get(r) == "global" for r in name_references(node.body, base)):
+        return base
+    return ctx.fresh_name(base, node)
 
 
 def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoint, cst.SimpleStatementLine, str]]:
@@ -332,12 +339,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         return None
     site = entry.site
     assert isinstance(site, cst.Call)
-    base = _base_name(read, global_name)
-    if base == global_name and all(ctx.facts.read_scope.get(r) == "global"
-                                   for r in name_references(node.body, base)):
-        param = base
-    else:
-        param = ctx.fresh_name(base, node)
+    param = _parameter_name(read, global_name, node, ctx)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[node.params] = _with_keyword_only(node.params, param)
     def_edit = ctx.replace_many(changes)
@@ -350,8 +352,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         if merged is None:
             return None
         jit_call = site.with_changes(args=[site.args[0]] + merged)
-    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    argument = _keyword_arg(read, param)
     how = "static argument" if static else "argument"
     uses = [ref for ref in name_references(ctx.module, wrapper) if ref is not statement.body[0].targets[0].target]
     calls = [ctx.parent(ref) for ref in uses]
@@ -817,8 +818,7 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
     forwarded = _forwarded(node.params)
     if forwarded is None:
         return None
-    argument = cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    argument = _keyword_arg(read, param)
     call = cst.Call(cst.Name(private), args=appended(forwarded, argument))
     returned = cst.SimpleStatementLine([cst.Return(call)])
     wrapper = node.with_changes(
