@@ -56,7 +56,7 @@ an int32 beyond 2**24 converted with ``float()`` is rounded in float32.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -142,6 +142,127 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Keep the value as an array: {shown} for {what}",
                    (edit,) + tuple(imports))
+
+
+@rewrites("JIT301")
+def to_unpacked_array(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``a, b, c = x.tolist()`` of a traced ``x`` -> ``a, b, c = x``: unpacking the array gives its items
+    along the first axis, as many as the list had, each a 0-d array where the list gave a Python number
+    (of a 1-d ``x``) -- where every name is used only as array data (:func:`_array_use`), and bound only
+    there."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist"
+            and not node.args):
+        return None
+    assign = ctx.parent(node)
+    if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))):
+        return None
+    names = [el.value for el in assign.targets[0].target.elements]
+    if not names or not all(isinstance(n, cst.Name) and isinstance(el, cst.Element)
+                            for n, el in zip(names, assign.targets[0].target.elements)):
+        return None
+    function = ctx.enclosing_def(node)
+    if function is None or ctx.facts.value(node.func.value).kind is not Kind.TRACED:
+        return None
+    for target in names:
+        for ref in name_references(function, target.value):
+            if ref is target:
+                continue
+            if ctx.facts.read_scope.get(ref) != "local" or not _plain_read(ref, ctx, function) \
+                    or not _array_use(ref, ctx, function, True, 1):
+                return None
+    edit = ctx.replace(node, node.func.value.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, "Unpack the array itself: its items are the list's, as 0-d arrays",
+                   (edit,))
+
+
+def _unpacked_from_tolist(name: cst.Name, ctx: FixContext) -> Optional[cst.Call]:
+    """The ``x.tolist()`` of a traced ``x`` whose unpacking (``a, b = x.tolist()``) is the one binding of the
+    local ``name`` in its function."""
+    function = ctx.enclosing_def(name)
+    if function is None or ctx.facts.read_scope.get(name) != "local":
+        return None
+    found = None
+    for ref in name_references(function, name.value):
+        element = ctx.parent(ref)
+        if not isinstance(element, cst.Element):
+            if isinstance(element, (cst.AssignTarget, cst.Param, cst.AugAssign, cst.For, cst.CompFor,
+                                    cst.NamedExpr, cst.AnnAssign)):
+                return None  # bound another way too
+            continue
+        target = ctx.parent(ctx.parent(element))
+        assign = ctx.parent(target)
+        value = assign.value if isinstance(target, cst.AssignTarget) and isinstance(assign, cst.Assign) else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "tolist" and not value.args
+                and ctx.facts.value(value.func.value).kind is Kind.TRACED) or found is not None:
+            return None
+        found = value
+    return found
+
+
+#: the functions of `math` that jax.numpy has under the same name, taking and giving the same numbers
+#: (elementwise on arrays); `math.log(x, base)` has two arguments and is left alone
+_MATH_TWINS = frozenset({"exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "sin", "cos", "tan",
+                         "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+                         "floor", "ceil", "trunc", "fabs", "hypot", "copysign", "degrees", "radians", "pow"})
+#: where jax.numpy spells it otherwise
+_MATH_RENAMED = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh",
+                 "acosh": "arccosh", "atanh": "arctanh", "fabs": "abs", "pow": "power"}
+
+
+@rewrites("JIT301")
+def to_jnp_math(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``math.exp(x)`` of a traced ``x`` -> ``jnp.exp(x)``: `math` converts its argument to a Python float
+    (``ConcretizationTypeError`` under jit); jax.numpy computes the same function on the array."""
+    if not isinstance(node, cst.Call):
+        return None
+    q = ctx.index.qualify(node.func)
+    name = q[len("math."):] if q is not None and q.startswith("math.") else None
+    if name not in _MATH_TWINS or any(arg.keyword is not None or arg.star for arg in node.args):
+        return None
+    arity = 2 if name in ("atan2", "hypot", "copysign", "pow") else 1
+    if len(node.args) != arity:
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    twin = _MATH_RENAMED.get(name, name)
+    new = node.with_changes(func=ctx.expr(f"{jnp}.{twin}"))
+    edit = ctx.replace(node, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which computes on arrays: `math.{name}` needs a "
+                   "Python float", (edit,) + tuple(imports))
+
+
+@rewrites("JIT301")
+def to_static_key(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """A Python dict looked up with a key made of the jitted function's parameters (``TABLE[k]``,
+    ``PAIRS[a, b]``), each used only where a static value is needed -> those parameters static: the
+    lookup then runs in Python on every trace, once per key."""
+    if not isinstance(node, cst.Subscript) or not ctx.facts.value(node.value).mapping:
+        return None
+    fn = ctx.enclosing_function(node)
+    if fn is None:
+        return None
+    from jitlint.fixes.static_args import checked_static_fix, traced_parameters
+
+    parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+    if len(parts) != len(node.slice):
+        return None
+    if len(parts) == 1 and isinstance(parts[0], cst.Tuple):
+        parts = [el.value for el in parts[0].elements]
+    params: List[str] = []
+    for part in parts:
+        found = traced_parameters(part, fn, ctx)
+        if ctx.facts.value(part).kind is not Kind.STATIC and not found:
+            return None  # (a key traced by something other than a parameter)
+        params += [p for p in found if p not in params]
+    return checked_static_fix(fn, params, ctx)
 
 
 # ------------------------------------------------------------------ uses
@@ -287,6 +408,8 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
         if found is not None:
             return "float" if found[0] == "float" else "int"
         return None
+    if isinstance(other, cst.Name) and _unpacked_from_tolist(other, ctx) is not None:
+        return "float"  # (`a, b = x.tolist()`: Python numbers, themselves a JIT301 finding)
     if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, (cst.Minus, cst.Plus)):
         return _operand(other.expression, ctx, depth + 1)
     if isinstance(other, cst.BinaryOperation) and isinstance(other.operator, _ARITHMETIC):

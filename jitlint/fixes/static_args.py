@@ -84,8 +84,13 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
-    params = traced_parameters(node, fn, ctx)
-    if not params:
+    return checked_static_fix(fn, traced_parameters(node, fn, ctx), ctx)
+
+
+def checked_static_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) -> Optional[Fix]:
+    """``params`` made static, when none is a step counter, none is assigned in the function and each is
+    used only where a static value is needed."""
+    if not params or not isinstance(fn.node, cst.FunctionDef):
         return None
     if any(counter_like(p) for p in params):
         return None  # a step counter takes a new value on every call: static would compile each time
@@ -247,8 +252,8 @@ _SHAPE_KEYWORDS = frozenset({"shape", "length", "size", "num"})
 def _static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
     """Where ``name`` (through arithmetic, comparisons, static builtins and tuples of sizes) needs a static
     value: ``"test"`` (an ``if`` / ``while`` / ``assert`` test), ``"slice"``, ``"range"``, ``"shape"`` (a
-    shape argument or keyword, a ``reshape``-like method) or ``"keyword"`` (``axis=`` and the like); None
-    for no such place."""
+    shape argument or keyword, a ``reshape``-like method), ``"keyword"`` (``axis=`` and the like) or ``"key"``
+    (a Python dict's key); None for no such place."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
     while True:
@@ -267,6 +272,13 @@ def _static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
         return "test"
     if isinstance(parent, cst.Slice):
         return "slice"
+    if isinstance(parent, cst.Index):
+        # a key of a Python dict (`TABLE[k]`, `PAIRS[a, b]`): hashed, which a tracer cannot be
+        lookup = ctx.parent(ctx.parent(parent))
+        if isinstance(lookup, cst.Subscript) and ctx.facts.value(lookup.value).mapping \
+                and not ctx.facts.value(lookup.value).numpy_array:
+            return "key"
+        return None
     if not isinstance(parent, cst.Arg):
         return None
     call = ctx.parent(parent)
@@ -557,8 +569,42 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
         fix = _frozen(cls, ctx) if cls is not None else \
             _traced_instead(entry, name, ctx) if array_valued(value, ctx.index, scope) else None
+        if fix is None and _integer_scalar(value, ctx):
+            fix = _as_python_int(arg, name, call, ctx)
         return fix or Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, ctx.code(value), name), ())
     return None
+
+
+#: jax.numpy functions whose result, on any array, is one integer (a 0-d int array)
+_INT_SCALAR_RESULTS = frozenset({"jax.numpy.argmin", "jax.numpy.argmax", "jax.numpy.count_nonzero",
+                                 "jax.numpy.nanargmin", "jax.numpy.nanargmax"})
+
+
+def _integer_scalar(value: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``value`` is one integer held in an array: ``jnp.argmin(a)`` (no ``axis``), ``+`` / ``-`` an int literal."""
+    while isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Subtract)) \
+            and isinstance(value.right, cst.Integer):
+        value = value.left
+    return isinstance(value, cst.Call) and ctx.index.qualify(value.func) in _INT_SCALAR_RESULTS \
+        and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
+
+
+def _as_python_int(arg: cst.Arg, name: str, call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """A 0-d integer array given to a static parameter -> ``int(...)`` of it at the call: the Python int it
+    holds is hashable, and the call, outside traced code, has the concrete value (UNSAFE: another caller
+    may still pass the array; the function sees a Python int where it saw an array)."""
+    around = ctx.enclosing_function(call)
+    while around is not None:
+        if around in ctx.facts.bodies:
+            return None  # (in traced code `int()` of a tracer raises)
+        around = around.parent
+    if "int" in ctx.index.globals or arg.star:
+        return None
+    edit = ctx.replace(arg.value, cst.Call(cst.Name("int"), [cst.Arg(arg.value)]), wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass the Python int it holds as `{name}` (`int(...)`): a static "
+                   "argument must be hashable, and an array is not", (edit,))
 
 
 #: field annotations whose values hash: a frozen dataclass holding only these hashes
@@ -675,6 +721,8 @@ def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:
                 f"`{name}`: a static argument must be hashable")
     if isinstance(value, (cst.List, cst.ListComp, cst.Set, cst.SetComp)):
         return f"Pass `tuple({code})` as `{name}`: a static argument must be hashable"
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        code = f"({code})"  # (`tuple((a + 1).tolist())`, not `tuple(a + 1.tolist())`)
     return (f"Pass a tuple (`tuple({code}.tolist())` for an array) or a frozen dataclass as `{name}`, or "
             f"make `{name}` a traced argument if it holds data: a static argument must be hashable")
 
@@ -951,5 +999,5 @@ def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContex
     return ctx.fix(Applicability.UNSAFE, title, edits) if edits else None
 
 
-__all__ = ["static_argnames_fix", "to_static_argnames", "to_static_formatted", "to_traced_argument",
+__all__ = ["checked_static_fix", "static_argnames_fix", "to_static_argnames", "to_static_formatted", "to_traced_argument",
            "to_valid_static_spec"]

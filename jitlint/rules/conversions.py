@@ -1,7 +1,7 @@
 """JIT3xx: traced values turned into concrete Python or NumPy values."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -96,6 +96,23 @@ class ConcretizeTracer(Rule):
     float32 / int32 (wrapping past 2**31), and `int(nan)` / `int(inf)` raise
     where the conversion gives 0 and 2**31 - 1.
 
+    `math.exp(x)` (and `log`, `sqrt`, the trigonometric and hyperbolic
+    functions, `floor`, `ceil`, `atan2`, `hypot`, `pow`, ...) of a traced
+    value -> the `jax.numpy` function of the same meaning (`jnp.exp`,
+    `jnp.arctan2`, `jnp.power`): UNSAFE, as above (an array in float32
+    where `math` computed a Python float in float64); `import math` stays.
+
+    `a, b, c, d = x.tolist()` of a traced `x` -> `a, b, c, d = x`, where
+    every name is used only as array data (as above): unpacking the array
+    gives its items along the first axis, 0-d arrays where the list gave
+    Python numbers. UNSAFE, as above.
+
+    A Python dict looked up with a key made of the jitted function's
+    parameters (`TABLE[k]`, `PAIRS[a, b]`), each used only where a static
+    value is needed -> those parameters added to `static_argnames` (UNSAFE:
+    one compile per key, and a caller passing an array now fails). A
+    parameter also used as data gets no fix.
+
     `ok = bool(test)` whose one use is `if not ok: raise E(...)` (or `if ok:`)
     just after, `test` a boolean array: `ok` stays the array and the raise
     becomes a check made on every call, as JIT201 rewrites `if test: raise`
@@ -143,16 +160,19 @@ class ConcretizeTracer(Rule):
         base = ctx.value(node.value)
         if not is_python_container(base) or base.numpy_array:
             return  # (a Python list or dict, whatever it holds: its index must be a Python value)
-        for element in node.slice:
-            key = ctx.value(element.slice.value) if isinstance(element.slice, cst.Index) else None
-            if key is not None and _traced_array(key) and (key.traced_array or (
-                    not base.mapping and base.items is not None)):
+        parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+        if base.mapping and len(parts) == 1 and isinstance(parts[0], cst.Tuple):
+            # `PAIRS[(a, b)]` is `PAIRS[a, b]`: a tuple key, hashed with its items (a tracer is unhashable)
+            parts = [el.value for el in parts[0].elements if not isinstance(el, cst.StarredElement)]
+        for part in parts:
+            key = ctx.value(part)
+            if _traced_array(key) and (key.traced_array or (not base.mapping and base.items is not None)):
                 # (a dict key is hashed, not used as a number: only an array is known to fail; and a
                 # container of unknown kind indexed by a pytree value may be a dict looked up by key)
-                index = element.slice.value
+                index = part if len(parts) == 1 or not base.mapping else node.slice
+                shown = ctx.code(index) if not isinstance(index, Sequence) else ", ".join(ctx.code(p) for p in parts)
                 what = "dict `{}` looked up with traced key" if base.mapping else "sequence `{}` indexed with traced"
-                self.report(node, f"Python {what.format(ctx.code(node.value))} `{ctx.code(index)}`",
-                            ctx.value(index).reason)
+                self.report(node, f"Python {what.format(ctx.code(node.value))} `{shown}`", key.reason)
                 return
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
