@@ -112,6 +112,7 @@ _SIGNATURE_TEXT: Dict[str, str] = {
     "dot": "a, b",
     "dstack": "tup",
     "einsum": "subscripts: static, /, *operands, optimize: static",
+    "digitize": "x, bins, right: static",
     "empty_like": "prototype, /, dtype: static, *, shape: static",
     "expand_dims": "a, axis: static",
     "full_like": "a, fill_value, dtype: static, *, shape: static",
