@@ -1422,6 +1422,12 @@ class BadStaticArguments(Rule):
       operand of arithmetic, an argument of a `jax.numpy` / `jax.lax`
       function; never as a shape, an `if` test or a loop bound). UNSAFE: a
       caller that passed a hashable value there now has it traced.
+    - One integer held in an array (`best = jnp.argmin(aic) + 1`, or
+      `jnp.argmax(x)` written at the call) passed to a static parameter the
+      function needs static (a slice bound, a loop count) is passed as the
+      Python int it holds: `order=int(best)`, where the call is outside
+      traced code (there `int()` of a tracer raises). UNSAFE: the function
+      now gets a Python int, and another caller may still pass the array.
     - A string or a function passed to a traced parameter (`pooled(x,
       "max")`) makes that parameter static (`static_argnames`, or its
       index where the spec is `static_argnums`), where no call seen gives
