@@ -1324,11 +1324,17 @@ _HOST_WRITERS = frozenset({"csv.writer", "csv.DictWriter", "io.StringIO", "io.By
 _WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
 
 
+#: the process's own streams, written to
+_STREAM_WRITES = frozenset({"sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines"})
+
+
 def host_write(call: cst.Call, index, facts) -> bool:
-    """``call`` is a writing method of a module-level ``csv.writer``, ``io.StringIO`` or open file
-    (``writer.writerow(...)``): what it writes lands on the host (the rule reports it in traced code, the
+    """``call`` is a write to ``sys.stdout`` / ``sys.stderr`` or a writing method of a module-level
+    ``csv.writer``, ``io.StringIO`` or open file (``writer.writerow(...)``): what it writes lands on the host (the rule reports it in traced code, the
     fix moves it into a callback)."""
     func = call.func
+    if index.qualify(func) in _STREAM_WRITES:
+        return True  # `sys.stdout.write(...)`
     if not (isinstance(func, cst.Attribute) and func.attr.value in _WRITER_METHODS
             and isinstance(func.value, cst.Name) and facts.read_scope.get(func.value) == "global"):
         return False
@@ -1475,6 +1481,11 @@ class SideEffectInTracedCode(Rule):
     trace, and once per element under `vmap`: the point of the fix. No
     fix for `logger.exception` (the callback runs outside the `except`
     block), `{x=}` fields, `*args`, or a call whose result is used.
+
+    A write to `sys.stdout` / `sys.stderr`, or by a module-level
+    `csv.writer`, `io.StringIO` or open file, moves into
+    `jax.debug.callback` the same way (UNSAFE: the writer gets the values as
+    NumPy arrays, where eager code gave it JAX arrays).
 
     Other side effects have no automatic fix: use `io_callback` for I/O,
     and explicit PRNG keys for randomness.
