@@ -1339,7 +1339,9 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or ctx.facts.read_scope.get(node.func) != "builtin":
         return None
     if len(node.args) == 1:
-        return _array_reduction(node, ctx)
+        return _array_reduction(node, ctx) or _items_reduction(node, ctx)
+    if node.func.value == "sorted":
+        return _argsort(node, ctx)
     if node.func.value not in _ELEMENTWISE_TWINS or len(node.args) < 2 \
             or any(a.keyword is not None or a.star for a in node.args):
         return None
@@ -1381,6 +1383,103 @@ def _array_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which reduces the array in the trace", (edit,) + imports)
+
+
+def _items_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``any(jnp.any(~jnp.isfinite(g)) for g in leaves)`` -- ``any`` / ``all`` / ``max`` / ``min`` of a
+    generator or list comprehension over Python values (a list of leaves, a range) whose items are traced
+    -> ``jnp.any(jnp.stack([...]))``: the items stacked into one array, reduced in the trace.  The builtin
+    converted each item to a Python bool or compared two, which works only on items of one element; eager
+    code that ran had such items.  UNSAFE: every item is computed (the builtin stopped at the first that
+    decided), so the item must be pure; items of shapes () and (1,) mixed do not stack; a 0-d array
+    instead of a Python bool."""
+    arg = node.args[0]
+    twin = _ARRAY_REDUCTIONS.get(node.func.value) if isinstance(node.func, cst.Name) else None
+    comp = arg.value
+    if twin is None or arg.keyword is not None or arg.star or not isinstance(comp, (cst.GeneratorExp, cst.ListComp)) \
+            or ctx.facts.value(comp.elt).kind is not Kind.TRACED:
+        return None
+    scope = ctx.enclosing_function(node)
+    if scope is None or not ctx.purity.expression(comp, scope) or comments_in(comp):
+        return None
+    loops: List[cst.CompFor] = []
+    fc: Optional[cst.CompFor] = comp.for_in
+    while fc is not None:
+        loops.append(fc)
+        fc = fc.inner_for_in
+    if any(fc.asynchronous is not None or ctx.facts.value(fc.iter).traced_array for fc in loops):
+        return None  # (iterating a traced array: its length is static, but keep to Python sequences)
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    listed = cst.ListComp(elt=comp.elt, for_in=comp.for_in)
+    new = ctx.expr(f"{jnp}.{twin}({jnp}.stack({{items}}))", items=listed)
+    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Stack the items and use `{jnp}.{twin}`, which reduces them in the trace",
+                   (edit,) + imports)
+
+
+def _argsort(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``sorted(range(n), key=lambda i: scores[i])``, ``scores`` a traced 1-D array -> ``jnp.argsort(scores)``
+    where ``n`` is its length (its ``shape[0]``, ``len``, or a name bound to one), else
+    ``jnp.argsort(scores[:n])``: the first ``n`` positions in order of their values, ties in their order
+    (Python's sort and jnp.argsort are both stable).  UNSAFE: an int array where the builtin gave a list
+    of Python ints; an ``n`` past the end raised ``IndexError``, the slice stops at the end."""
+    if len(node.args) != 2 or node.args[0].keyword is not None or node.args[1].keyword is None \
+            or node.args[1].keyword.value != "key":
+        return None
+    rng, key = node.args[0].value, node.args[1].value
+    if not (isinstance(rng, cst.Call) and isinstance(rng.func, cst.Name) and rng.func.value == "range"
+            and ctx.facts.read_scope.get(rng.func) == "builtin" and len(rng.args) == 1
+            and rng.args[0].keyword is None and not rng.args[0].star):
+        return None
+    if not (isinstance(key, cst.Lambda) and len(key.params.params) == 1 and not key.params.posonly_params
+            and not key.params.kwonly_params and not isinstance(key.params.star_arg, cst.Param)
+            and isinstance(key.body, cst.Subscript) and len(key.body.slice) == 1
+            and isinstance(key.body.slice[0].slice, cst.Index)
+            and isinstance(key.body.slice[0].slice.value, cst.Name)
+            and key.body.slice[0].slice.value.value == key.params.params[0].name.value
+            and isinstance(key.body.value, cst.Name)):
+        return None
+    scores = key.body.value
+    if not ctx.facts.value(scores).traced_array:
+        return None
+    count = rng.args[0].value
+    ranked: cst.BaseExpression = scores
+    if not _length_of(count, scores.value, ctx):
+        # the first `n` positions ordered: `scores[:n]` (where `n` is past the end the builtin raised)
+        ranked = cst.Subscript(scores, [cst.SubscriptElement(cst.Slice(lower=None, upper=_bare(count)))])
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    edit = ctx.replace(node, ctx.expr(f"{jnp}.argsort({{a}})", a=ranked).with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.argsort`, which orders the positions in the trace",
+                   (edit,) + imports)
+
+
+def _length_of(count: cst.BaseExpression, array: str, ctx: FixContext, depth: int = 0) -> bool:
+    """``count`` is the length of the array named ``array``: ``array.shape[0]``, ``len(array)``, or a
+    local bound once to one of those; or the length of an array of the same first axis is not known, so
+    only those forms."""
+    if isinstance(count, cst.Call) and isinstance(count.func, cst.Name) and count.func.value == "len" \
+            and len(count.args) == 1 and isinstance(count.args[0].value, cst.Name):
+        return count.args[0].value.value == array
+    if isinstance(count, cst.Subscript) and isinstance(count.value, cst.Attribute) \
+            and count.value.attr.value == "shape" and isinstance(count.value.value, cst.Name) \
+            and len(count.slice) == 1 and isinstance(count.slice[0].slice, cst.Index) \
+            and isinstance(count.slice[0].slice.value, cst.Integer) and count.slice[0].slice.value.value == "0":
+        return count.value.value.value == array
+    if isinstance(count, cst.Name) and depth < 2:
+        scope = ctx.enclosing_function(count)
+        bound = ctx.index.single_value(count.value, scope) if scope is not None else None
+        return bound is not None and _length_of(bound, array, ctx, depth + 1)
+    return False
 
 
 @rewrites("JIT202")

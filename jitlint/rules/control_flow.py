@@ -359,8 +359,17 @@ class BoolBuiltinOnTracer(Rule):
     the builtin iterates the first axis and converts each item, which works
     only where each item has one element, and there the reduction gives the
     same value. UNSAFE: the result is a 0-d array, not a Python bool or an
-    item. The other builtins (`sorted`, `in`, a reduction of a generator)
-    have no automatic fix.
+    item. `any(E for g in leaves)` (and `all`, `max`, `min`; a generator or a
+    list comprehension over Python values, whose items are traced and
+    pure) becomes `jnp.any(jnp.stack([E for g in leaves]))`. UNSAFE: every
+    item is computed, where the builtin stopped at the first that decided;
+    items of shapes `()` and `(1,)` mixed do not stack; a 0-d array.
+    `sorted(range(n), key=lambda i: scores[i])`, `scores` a traced array,
+    becomes `jnp.argsort(scores)` where `n` is its length (`scores.shape[0]`,
+    `len(scores)`), else `jnp.argsort(scores[:n])`: both sorts are stable,
+    so ties keep their order. UNSAFE: an int array, not a list; an `n` past
+    the end raised `IndexError`. The other builtins (`sorted` otherwise,
+    `in`) have no automatic fix.
 
     ## References
     - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
