@@ -946,6 +946,82 @@ def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
 
 
+@rewrites("JIT402")
+def to_dynamic_window(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT402: a slice of fixed width at a traced place -- ``x[:, s - p:s + q]``, ``x[s:s + w]``,
+    ``x[s - p:s]``, the width (``p + q``, ``w``, ``p``) static -> ``lax.dynamic_slice_in_dim(x, s - p,
+    p + q, axis=1)``: the shape is the width, known when tracing; the place is read at run time.
+    Every other index of the subscript a full ``:`` (the axis is the slice's position), no step.
+
+    UNSAFE: where the window runs past an end, Python's slice is shorter (or, from a negative start,
+    counts from the end), while ``dynamic_slice`` moves the window inside the array; a width that
+    is negative gave an empty slice and now fails."""
+    if not isinstance(node, cst.Subscript) or not node.slice:
+        return None
+    axis = None
+    for i, element in enumerate(node.slice):
+        part = element.slice
+        if not isinstance(part, cst.Slice) or part.step is not None:
+            return None
+        if part.lower is None and part.upper is None:
+            continue
+        if axis is not None:
+            return None  # (two bounded slices: one window per call is all this writes)
+        axis = i
+    if axis is None:
+        return None
+    part = node.slice[axis].slice
+    assert isinstance(part, cst.Slice)
+    lower, upper = part.lower, part.upper
+    if lower is None or upper is None or ctx.facts.value(lower).kind is not Kind.TRACED:
+        return None
+    width = _window_width(lower, upper, ctx)
+    if width is None or not _is_pure_reference(node.value):
+        return None
+    spelled = ctx.import_name("jax.lax")
+    if spelled is None:
+        return None
+    lax, imports = spelled
+    args = "{x}, {start}, {width}" + (f", axis={axis}" if axis else "")
+    new = ctx.expr(f"{lax}.dynamic_slice_in_dim({args})", x=bare(node.value), start=bare(lower), width=width)
+    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Take a window of static width `{ctx.code(width)}` at a traced place: "
+                   f"`{lax}.dynamic_slice_in_dim`", (edit,) + imports)
+
+
+def _window_width(lower: cst.BaseExpression, upper: cst.BaseExpression,
+                  ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """``upper - lower`` when it is a static expression that does not read the traced place:
+    ``s:s + w`` -> ``w``; ``s - p:s + q`` -> ``p + q``; ``s - p:s`` -> ``p``."""
+    def split(e: cst.BaseExpression) -> Tuple[str, Optional[cst.BaseExpression], int]:
+        """(the place's code, the offset, its sign) of ``s + w`` / ``s - p`` / ``s``."""
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.Add, cst.Subtract)) \
+                and ctx.facts.value(e.right).kind is Kind.STATIC:
+            return ctx.code(bare(e.left)), e.right, 1 if isinstance(e.operator, cst.Add) else -1
+        return ctx.code(bare(e)), None, 0
+
+    low_place, low_offset, low_sign = split(lower)
+    up_place, up_offset, up_sign = split(upper)
+    if low_place != up_place:
+        return None
+    if low_sign >= 0 and up_sign > 0 and low_offset is None:
+        return up_offset  # s:s + w
+    if low_sign < 0 and up_sign > 0:
+        return ctx.expr("{p} + {q}", p=_paren(low_offset), q=_paren(up_offset))  # s - p:s + q
+    if low_sign < 0 and up_offset is None:
+        return low_offset  # s - p:s
+    return None
+
+
+def _paren(e: Optional[cst.BaseExpression]) -> cst.BaseExpression:
+    assert e is not None
+    if isinstance(e, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda)) and not e.lpar:
+        return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return e
+
+
 @static_alternative("JIT402", first=False)
 def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT402: a traced size or slice bound that is a parameter used only where a static value is

@@ -234,7 +234,13 @@ class TracedShape(Rule):
     (`x[j:]`: `>= j`; `x[j:k]`: both; `jnp.indices(x.shape)[0]` is the
     position along the first axis, of `x`'s shape, so any rank fits), when
     the slice has no step and `x` is a name. UNSAFE: a negative bound counts
-    from the end in a slice but not in the mask. Otherwise a traced size or
+    from the end in a slice but not in the mask. A window of static width
+    at a traced place (`x[s:s + w]`, `x[:, s - p:s + q]`, `x[s - p:s]`, every
+    other index a full `:`, no step) becomes
+    `lax.dynamic_slice_in_dim(x, s - p, p + q, axis=1)`. UNSAFE: where the
+    window runs past an end the slice was shorter (or, from a negative
+    start, counted from the end), while `dynamic_slice` moves the window
+    inside the array. Otherwise a traced size or
     bound that is a parameter used only where a static value is needed
     (`jax.random.normal(key, (n,))`, the `k` of `lax.top_k(x, k)`) is made
     static (`static_argnames`): UNSAFE, it recompiles for every new value.
