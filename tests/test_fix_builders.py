@@ -1836,3 +1836,21 @@ def test_a_global_read_by_a_haiku_function_is_passed_through_apply(uses, threade
         out = fixed(body, header=HAIKU)
         assert "def _forward(x, *, scale):" in out and "* scale" in out
         assert "predict(params, None, x, scale=SCALE)" in out
+
+
+@pytest.mark.parametrize("call, rewritten", [
+    ("math.exp(-x / t)", True),
+    ("math.atan2(x, t)", True),
+    ("math.floor(x / t)", False),  # a Python int eagerly, a float from jnp.floor: an index of it would break
+    ("math.log(x, 2.0)", False),  # two arguments: no twin of the same meaning
+])
+def test_math_functions_become_their_jax_numpy_twins(call, rewritten):
+    body = f"""
+    @jax.jit
+    def f(x, t):
+        return {call}
+    """
+    header = "import math\n\n" + HEADER
+    _, diag = only(body, "JIT301", header=header)
+    twin = diag.fix is not None and diag.fix.title.startswith("Use `jnp.")
+    assert twin is rewritten, diag.fix

@@ -204,10 +204,11 @@ def _unpacked_from_tolist(name: cst.Name, ctx: FixContext) -> Optional[cst.Call]
 
 
 #: the functions of `math` that jax.numpy has under the same name, taking and giving the same numbers
-#: (elementwise on arrays); `math.log(x, base)` has two arguments and is left alone
+#: (elementwise on arrays); `math.log(x, base)` has two arguments and is left alone, and `floor` / `ceil` /
+#: `trunc` give a Python int where jax.numpy gives a float (an index or a size made of one would break)
 _MATH_TWINS = frozenset({"exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "sin", "cos", "tan",
                          "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-                         "floor", "ceil", "trunc", "fabs", "hypot", "copysign", "degrees", "radians", "pow"})
+                         "fabs", "hypot", "copysign", "degrees", "radians", "pow"})
 #: where jax.numpy spells it otherwise
 _MATH_RENAMED = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh",
                  "acosh": "arccosh", "atanh": "arctanh", "fabs": "abs", "pow": "power"}

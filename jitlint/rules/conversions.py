@@ -97,10 +97,11 @@ class ConcretizeTracer(Rule):
     where the conversion gives 0 and 2**31 - 1.
 
     `math.exp(x)` (and `log`, `sqrt`, the trigonometric and hyperbolic
-    functions, `floor`, `ceil`, `atan2`, `hypot`, `pow`, ...) of a traced
-    value -> the `jax.numpy` function of the same meaning (`jnp.exp`,
-    `jnp.arctan2`, `jnp.power`): UNSAFE, as above (an array in float32
-    where `math` computed a Python float in float64); `import math` stays.
+    functions, `atan2`, `hypot`, `pow`, ...) of a traced value -> the
+    `jax.numpy` function of the same meaning (`jnp.exp`, `jnp.arctan2`,
+    `jnp.power`): UNSAFE, as above (an array in float32 where `math`
+    computed a Python float in float64); `import math` stays. Not `floor`,
+    `ceil`, `trunc`: they give a Python int, `jnp.floor` a float.
 
     `a, b, c, d = x.tolist()` of a traced `x` -> `a, b, c, d = x`, where
     every name is used only as array data (as above): unpacking the array
