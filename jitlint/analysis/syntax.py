@@ -484,6 +484,19 @@ def numeric_uses(fn: cst.CSTNode) -> frozenset:
     return frozenset(used - rebound)
 
 
+def key_parts(node: cst.Subscript) -> Optional[List[cst.BaseExpression]]:
+    """The items of the key ``node`` looks up in a mapping: ``d[k]`` -> ``[k]``; ``d[a, b]`` and ``d[(a, b)]``
+    (the same tuple key) -> ``[a, b]``.  None where an index is a slice or an item is starred."""
+    parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+    if len(parts) != len(node.slice):
+        return None
+    if len(parts) == 1 and isinstance(parts[0], cst.Tuple):
+        if any(isinstance(el, cst.StarredElement) for el in parts[0].elements):
+            return None
+        parts = [el.value for el in parts[0].elements]
+    return parts
+
+
 def name_references(node: cst.CSTNode, name: Optional[str] = None) -> Iterator[cst.Name]:
     """The ``Name`` nodes in ``node`` that name a variable, read or bound -- not the attribute of
     ``x.attr``, the keyword of ``f(k=v)`` nor the module path of an import (only the local name it

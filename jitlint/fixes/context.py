@@ -98,6 +98,15 @@ class FixContext:
                 return self.index.infos.get(a)
         return None
 
+    def in_traced_code(self, node: cst.CSTNode) -> bool:
+        """``node`` runs in a function the analysis traced, or in one nested in such a function."""
+        around = self.enclosing_function(node)
+        while around is not None:
+            if around in self.facts.bodies:
+                return True
+            around = around.parent
+        return False
+
     def enclosing_def(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         for a in self.ancestors(node):
             if isinstance(a, cst.Lambda):

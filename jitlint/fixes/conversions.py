@@ -60,7 +60,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import key_parts, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import literal_value
@@ -150,8 +150,7 @@ def to_unpacked_array(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     along the first axis, as many as the list had, each a 0-d array where the list gave a Python number
     (of a 1-d ``x``) -- where every name is used only as array data (:func:`_array_use`), and bound only
     there."""
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist"
-            and not node.args):
+    if not _tolist_of_traced(node, ctx):
         return None
     assign = ctx.parent(node)
     if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
@@ -162,7 +161,7 @@ def to_unpacked_array(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                             for n, el in zip(names, assign.targets[0].target.elements)):
         return None
     function = ctx.enclosing_def(node)
-    if function is None or ctx.facts.value(node.func.value).kind is not Kind.TRACED:
+    if function is None:
         return None
     for target in names:
         for ref in name_references(function, target.value):
@@ -195,12 +194,16 @@ def _unpacked_from_tolist(name: cst.Name, ctx: FixContext) -> Optional[cst.Call]
         target = ctx.parent(ctx.parent(element))
         assign = ctx.parent(target)
         value = assign.value if isinstance(target, cst.AssignTarget) and isinstance(assign, cst.Assign) else None
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value == "tolist" and not value.args
-                and ctx.facts.value(value.func.value).kind is Kind.TRACED) or found is not None:
+        if not _tolist_of_traced(value, ctx) or found is not None:
             return None
         found = value
     return found
+
+
+def _tolist_of_traced(call: Optional[cst.CSTNode], ctx: FixContext) -> bool:
+    """``x.tolist()`` of a traced ``x``."""
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "tolist" \
+        and not call.args and ctx.facts.value(call.func.value).kind is Kind.TRACED
 
 
 #: the functions of `math` that jax.numpy has under the same name, taking and giving the same numbers
@@ -252,11 +255,9 @@ def to_static_key(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     from jitlint.fixes.static_args import checked_static_fix, traced_parameters
 
-    parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
-    if len(parts) != len(node.slice):
+    parts = key_parts(node)
+    if parts is None:
         return None
-    if len(parts) == 1 and isinstance(parts[0], cst.Tuple):
-        parts = [el.value for el in parts[0].elements]
     params: List[str] = []
     for part in parts:
         found = traced_parameters(part, fn, ctx)

@@ -186,13 +186,9 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
     handed = [ref for ref in name_references(ctx.module, fn.name) if ref is not node.name]
     if len(handed) != 1:
         return None  # (also called, or handed elsewhere: those would need the value too)
-    holder = ctx.top_index(handed[0])
-    statement = ctx.module.body[holder] if holder is not None else None
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
-            and isinstance(statement.body[0].targets[0].target, cst.Name)):
+    model = _module_assign(handed[0], ctx)
+    if model is None:
         return None
-    model = statement.body[0].targets[0].target
     calls: List[cst.Call] = []
     for ref in name_references(ctx.module, model.value):
         if ref is model:
@@ -219,11 +215,8 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
             return None
         if scope is None and not _bound_before(global_name, call, ctx):
             return None  # (module code that runs the function before the global exists)
-        around = ctx.enclosing_function(call)
-        while around is not None:
-            if around in ctx.facts.bodies:
-                return None  # (read in traced code, the value would be frozen there instead)
-            around = around.parent
+        if ctx.in_traced_code(call):
+            return None  # (read in traced code, the value would be frozen there instead)
     if any(a in calls for call in calls for a in ctx.ancestors(call)):
         return None
     param = _parameter_name(read, global_name, node, ctx)
@@ -248,13 +241,9 @@ def _jit_wrapper_of(attr: cst.Attribute, ctx: FixContext) -> Optional[List[cst.C
     if not (isinstance(site, cst.Call) and len(site.args) == 1 and site.args[0] is arg and arg.keyword is None
             and ctx.index.qualify(site.func) in _JIT):
         return None
-    top = ctx.top_index(site)
-    statement = ctx.module.body[top] if top is not None else None
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is site
-            and len(statement.body[0].targets) == 1 and isinstance(statement.body[0].targets[0].target, cst.Name)):
+    wrapper = _module_assign(site, ctx, whole=True)
+    if wrapper is None:
         return None
-    wrapper = statement.body[0].targets[0].target
     calls = []
     for ref in name_references(ctx.module, wrapper.value):
         if ref is wrapper:
@@ -297,6 +286,20 @@ def _parameter_name(read: cst.BaseExpression, global_name: str, node: cst.Functi
     return ctx.fresh_name(base, node)
 
 
+def _module_assign(node: cst.CSTNode, ctx: FixContext, whole: bool = False) -> Optional[cst.Name]:
+    """The name a module statement ``NAME = ...`` holding ``node`` binds (one statement on its line, one
+    target, a name); with ``whole``, only where ``node`` is the whole value.  None otherwise."""
+    top = ctx.top_index(node)
+    statement = ctx.module.body[top] if top is not None else None
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1
+            and isinstance(statement.body[0].targets[0].target, cst.Name)):
+        return None
+    if whole and statement.body[0].value is not node:
+        return None
+    return statement.body[0].targets[0].target
+
+
 def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoint, cst.SimpleStatementLine, str]]:
     """``W = jax.jit(_f, ...)`` at module level, the one way ``_f`` is traced: a private module-level
     function, not decorated, whose name the module reads only there. (The entry, the statement, ``W``.)"""
@@ -312,15 +315,14 @@ def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoin
             or entry.partial_keywords or not site.args or site.args[0].star or site.args[0].keyword is not None \
             or not isinstance(site.args[0].value, cst.Name) or site.args[0].value.value != fn.name:
         return None
-    top = ctx.top_index(site)
-    statement = ctx.module.body[top] if top is not None else None
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is site
-            and len(statement.body[0].targets) == 1 and isinstance(statement.body[0].targets[0].target, cst.Name)):
+    wrapper = _module_assign(site, ctx, whole=True)
+    if wrapper is None:
         return None
     if any(ref is not node.name and ref is not site.args[0].value for ref in name_references(ctx.module, fn.name)):
         return None  # (also called, or handed on, as itself)
-    return entry, statement, statement.body[0].targets[0].target.value
+    statement = ctx.module.body[ctx.top_index(site)]
+    assert isinstance(statement, cst.SimpleStatementLine)
+    return entry, statement, wrapper.value
 
 
 def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, static: bool,

@@ -593,11 +593,8 @@ def _as_python_int(arg: cst.Arg, name: str, call: cst.Call, ctx: FixContext) -> 
     """A 0-d integer array given to a static parameter -> ``int(...)`` of it at the call: the Python int it
     holds is hashable, and the call, outside traced code, has the concrete value (UNSAFE: another caller
     may still pass the array; the function sees a Python int where it saw an array)."""
-    around = ctx.enclosing_function(call)
-    while around is not None:
-        if around in ctx.facts.bodies:
-            return None  # (in traced code `int()` of a tracer raises)
-        around = around.parent
+    if ctx.in_traced_code(call):
+        return None  # (in traced code `int()` of a tracer raises)
     if "int" in ctx.index.globals or arg.star:
         return None
     edit = ctx.replace(arg.value, cst.Call(cst.Name("int"), [cst.Arg(arg.value)]), wrap=False)

@@ -6,7 +6,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.syntax import error_statements, name_references
+from jitlint.analysis.syntax import error_statements, key_parts, name_references
 from jitlint.analysis.values import Kind, Value
 from jitlint.rules.base import Rule
 from jitlint.rules.control_flow import is_python_container
@@ -161,11 +161,10 @@ class ConcretizeTracer(Rule):
         base = ctx.value(node.value)
         if not is_python_container(base) or base.numpy_array:
             return  # (a Python list or dict, whatever it holds: its index must be a Python value)
-        parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
-        if base.mapping and len(parts) == 1 and isinstance(parts[0], cst.Tuple):
-            # `PAIRS[(a, b)]` is `PAIRS[a, b]`: a tuple key, hashed with its items (a tracer is unhashable)
-            parts = [el.value for el in parts[0].elements if not isinstance(el, cst.StarredElement)]
-        for part in parts:
+        # (`PAIRS[(a, b)]` is `PAIRS[a, b]`: a tuple key, hashed with its items, and a tracer is unhashable)
+        parts = key_parts(node) if base.mapping else [
+            element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+        for part in parts or ():
             key = ctx.value(part)
             if _traced_array(key) and (key.traced_array or (not base.mapping and base.items is not None)):
                 # (a dict key is hashed, not used as a number: only an array is known to fail; and a
