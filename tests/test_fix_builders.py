@@ -218,6 +218,88 @@ NO_FIX = {
                 print("x", 1)
             return x
         """, "JIT203"),
+    # a function parameter called in the condition: one call passes a function that prints
+    "while condition calls a passed function, one of them impure": ("""
+        def shrink(f, x, t):
+            while f(x - t) > f(x):
+                t = t / 2
+            return t
+
+        def noisy(y):
+            print("evaluating")
+            return y * y
+
+        @jax.jit
+        def g(x):
+            return shrink(jnp.square, x, 1.0) + shrink(noisy, x, 1.0)
+        """, "JIT203"),
+    # a scan body's appends: the list is also read in the body (its length), so it is not only the outputs
+    "scan body append whose list is read in the body": ("""
+        @jax.jit
+        def f(xs):
+            out = []
+
+            def step(c, x):
+                out.append(c * x)
+                return c + len(out), None
+
+            lax.scan(step, 0.0, xs)
+            return jnp.stack(out)
+        """, "JIT102"),
+    # the append is under an `if`: not every step appends, the stacked outputs would have one per step
+    "scan body append under a condition": ("""
+        @jax.jit
+        def f(xs, flag: bool = True):
+            out = []
+
+            def step(c, x):
+                if flag:
+                    out.append(c * x)
+                return c + x, None
+
+            lax.scan(step, 0.0, xs)
+            return jnp.stack(out)
+        """, "JIT102"),
+    # after the scan the list is used as a list (concatenated), not stacked
+    "scan body append whose list is used as a list after": ("""
+        @jax.jit
+        def f(xs):
+            out = []
+
+            def step(c, x):
+                out.append(c * x)
+                return c + x, None
+
+            lax.scan(step, 0.0, xs)
+            return jnp.stack(out + [xs[0]])
+        """, "JIT102"),
+    # the value appended is rebound after the append: the return would give the new one
+    "scan body append of a value changed after it": ("""
+        @jax.jit
+        def f(xs):
+            out = []
+
+            def step(c, x):
+                out.append(c)
+                c = c + x
+                return c, None
+
+            lax.scan(step, 0.0, xs)
+            return jnp.stack(out)
+        """, "JIT102"),
+    # the function is also handed on (to a list): a caller the module does not show may pass anything
+    "while condition calls a parameter of a function that escapes": ("""
+        def shrink(f, x, t):
+            while f(x - t) > f(x):
+                t = t / 2
+            return t
+
+        SOLVERS = [shrink]
+
+        @jax.jit
+        def g(x):
+            return shrink(lambda y: y * y, x, 1.0)
+        """, "JIT203"),
 }
 
 

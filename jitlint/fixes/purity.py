@@ -15,7 +15,8 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
-from jitlint.analysis.syntax import iter_children, params_of
+from jitlint.analysis.scopes import BindingKind, Scope
+from jitlint.analysis.syntax import bind_arguments, iter_children, params_of
 from jitlint.analysis.tracedness import Facts
 from jitlint.analysis.values import Kind
 from jitlint.fixes.dataflow import assigned_in, block_statements
@@ -41,6 +42,8 @@ class Purity:
         self.index = index
         self.facts = facts
         self._functions: Dict[FunctionInfo, bool] = {}
+        #: functions whose passed-in function parameters are being looked at (recursion)
+        self._passing: Set[FunctionInfo] = set()
 
     # ------------------------------------------------------------ public
     def expression(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged_effects: bool = False) -> bool:
@@ -208,7 +211,7 @@ class Purity:
             fn, _ = self.index.resolve_function(func, scope, scope.cls if scope is not None else None)
             if fn is not None:
                 return self.function(fn) and self._function_args_pure(call, scope)
-            return False
+            return self._passed_function(func, scope) and self._function_args_pure(call, scope)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             root = _root(func.value)
@@ -229,6 +232,56 @@ class Purity:
             # `jax.grad(residual)(y)`: the transform of a pure function, called: pure when what it wraps is
             return self._call(func, scope, staged, local_containers) and self._function_args_pure(call, scope)
         return False
+
+    def _passed_function(self, func: cst.Name, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
+        """``f(x)`` where ``f`` is a parameter of a function (this one or one around it), bound nowhere
+        else: it is whatever the callers pass.  Pure when that function is only ever called in this module
+        (its name appears nowhere else but as the callee of its calls, so no caller hides behind a
+        reference) and every call passes a pure function of the module for ``f`` (a def, a lambda, what a
+        factory returns, or a parameter of the caller that is itself such a pass-through)."""
+        if scope is None or depth > 3:
+            return False
+        home = scope.scope.resolve(func.value)
+        owner = self.index.infos.get(home.node) if home is not None and home.kind == Scope.FUNCTION else None
+        binds = home.bindings_of(func.value) if home is not None else []
+        if owner is None or owner.is_method or not isinstance(owner.node, cst.FunctionDef) or len(binds) != 1 \
+                or binds[0].kind is not BindingKind.PARAMETER or owner in self._passing:
+            return False
+        name = owner.node.name.value
+        calls = self.index.calls_by_name.get(name, [])
+        callees = {id(call.func) for call in calls}
+        if not calls or any(m is not owner.node.name and id(m) not in callees for m in self.index.mentions(name)):
+            return False
+        param = binds[0].node
+        self._passing.add(owner)
+        try:
+            for call in calls:
+                here = self._function_of(self.index.call_scope(call))
+                cls = here.cls if here is not None else None
+                if self.index.resolve_function(call.func, here, cls)[0] is not owner:
+                    return False
+                bound = [arg.value for arg, p in bind_arguments(owner.params, call.args) if p is param]
+                value = bound[0] if bound else param.default
+                if value is None:
+                    return False
+                fn, _ = self.index.resolve_function(value, here, cls)
+                if fn is not None:
+                    if not self.function(fn):
+                        return False
+                elif not (isinstance(value, cst.Name) and self._passed_function(value, here, depth + 1)):
+                    return False
+            return True
+        finally:
+            self._passing.discard(owner)
+
+    def _function_of(self, scope: Optional[Scope]) -> Optional[FunctionInfo]:
+        """The function (or lambda) a scope is, or the one a comprehension runs in; None at module level."""
+        while scope is not None:
+            info = self.index.infos.get(scope.node)
+            if info is not None:
+                return info
+            scope = scope.parent
+        return None
 
     def _is_array(self, node: cst.CSTNode) -> bool:
         value = self.facts.value(node)

@@ -53,6 +53,7 @@ from jitlint.fixes.common import (
 )
 from jitlint.fixes.context import RESERVED_KWARGS, FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements
+from jitlint.fixes.dataflow import reads as reads_of
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
 from jitlint.rules.side_effects import clock_read, host_write
@@ -547,6 +548,150 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + import_edits)
+
+
+#: calls that stack a list of equal-shaped arrays into one: given the stacked array, they give it back
+_STACKERS = frozenset({"jax.numpy.stack", "jax.numpy.array", "jax.numpy.asarray"})
+
+
+@rewrites("JIT102")
+def to_scan_output(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``out.append(y)`` in the body of a ``lax.scan`` that collects one value per step in a list of the
+    function around it -> the value returned as the scan's per-step output (``return c, y`` where the body
+    returned ``c, None``), the scan's result bound to the list's name (``_, out = lax.scan(...)``), the
+    ``out = []`` dropped and ``jnp.stack(out)`` read as ``out``: what the scan stacks for every step, in
+    the compiled code too (the append ran once, at trace time, and stored a tracer).
+
+    Preconditions: the list is bound once, to ``[]``, in the function that defines the body and makes the
+    one ``lax.scan`` call of it, whose result is dropped or unpacked as ``carry, _``; the append is a
+    statement of the body's own block (every step runs it), the body's one return is its last statement
+    and gives ``None`` as the output, and nothing the appended value reads is bound again after it;
+    the list is read nowhere else than by ``jnp.stack`` / ``jnp.array`` / ``jnp.asarray`` after the scan.
+    UNSAFE: a length-0 scan gives an empty array where stacking the empty list raised; values appended
+    as Python scalars come back as one array of the scan's dtype."""
+    if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
+        return None
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+        return None
+    name = func.value.value
+    value = node.args[0].value
+    expr = ctx.parent(node)
+    line = ctx.parent(expr) if isinstance(expr, cst.Expr) and expr.value is node else None
+    body_fn = ctx.enclosing_function(node)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or body_fn is None \
+            or not isinstance(body_fn.node, cst.FunctionDef) or body_fn.parent is None \
+            or not isinstance(body_fn.parent.node, cst.FunctionDef) or ctx.facts.read_scope.get(func.value) == "local":
+        return None
+    outer = body_fn.parent
+    statements = block_statements(body_fn.node.body)
+    if line not in statements or body_fn.node.decorators:
+        return None
+    last = statements[-1]
+    ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+    if not (isinstance(ret, cst.Return) and isinstance(ret.value, cst.Tuple) and len(ret.value.elements) == 2
+            and isinstance(ret.value.elements[1].value, cst.Name) and ret.value.elements[1].value.value == "None"
+            and not ret.value.elements[1].value.lpar and not any(ret.value.elements[i].value is None for i in (0,))):
+        return None
+    if any(isinstance(n, cst.Return) for s in statements[:-1] for n in _walk(s)):
+        return None
+    later = statements[statements.index(line) + 1:]
+    if reads_of(value) & assigned_in(later) or not ctx.purity.expression(value, body_fn):
+        return None
+    # the list: bound once, to `[]`, in the outer function; its one scan call of the body
+    bindings = outer.scope.bindings_of(name)
+    binding = bindings[0] if len(bindings) == 1 else None
+    made = binding.node if binding is not None else None
+    if not (isinstance(made, cst.Assign) and len(made.targets) == 1 and isinstance(made.value, cst.List)
+            and not made.value.elements and isinstance(ctx.parent(made), cst.SimpleStatementLine)
+            and len(ctx.parent(made).body) == 1):  # type: ignore[union-attr]
+        return None
+    uses = [ref for ref in name_references(outer.node.body, name) if ref is not made.targets[0].target]
+    scans = [ref for ref in name_references(outer.node.body, body_fn.name) if ref is not body_fn.node.name]
+    scan_call = _scan_of(scans, ctx)
+    if scan_call is None:
+        return None
+    scan_line = ctx.parent(ctx.parent(scan_call))
+    holder = ctx.parent(scan_call)
+    if isinstance(holder, cst.Expr):
+        target: Optional[cst.BaseAssignTargetExpression] = None
+    elif isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Tuple) \
+            and len(holder.targets[0].target.elements) == 2 \
+            and isinstance(holder.targets[0].target.elements[1].value, cst.Name) \
+            and holder.targets[0].target.elements[1].value.value == "_":
+        target = holder.targets[0].target
+    else:
+        return None
+    if not isinstance(scan_line, cst.SimpleStatementLine) or len(scan_line.body) != 1:
+        return None
+    outer_block = block_statements(outer.node.body)
+    if ctx.parent(made) not in outer_block or scan_line not in outer_block \
+            or outer_block.index(ctx.parent(made)) > outer_block.index(scan_line):
+        return None
+    stacked: List[cst.Call] = []
+    for ref in uses:
+        if ref is func.value:
+            continue
+        arg = ctx.parent(ref)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and len(call.args) == 1 and call.args[0] is arg and not arg.keyword
+                and not arg.star and ctx.index.qualify(call.func) in _STACKERS):
+            return None
+        ref_line = next((a for a in ctx.ancestors(ref) if a in outer_block), None)
+        if ref_line is None or outer_block.index(ref_line) <= outer_block.index(scan_line):
+            return None
+        stacked.append(call)
+    if not stacked:
+        return None
+    made_at = ctx.parent(made)
+    if comments_in(made_at):
+        return None  # (a comment about the list would be left above other code)
+    out_name = cst.Name(name)
+    new_ret = ret.with_changes(value=ret.value.with_changes(elements=[
+        ret.value.elements[0], ret.value.elements[1].with_changes(value=value)]))
+    new_last = keep_comments([line, last], [last.with_changes(body=[new_ret])])[0]
+    following = outer_block[outer_block.index(made_at) + 1]
+    changes: Dict[cst.CSTNode, object] = {line: cst.RemovalSentinel.REMOVE, last: new_last,
+                                          made_at: cst.RemovalSentinel.REMOVE,
+                                          # the blank lines above `out = []` stay where they were
+                                          following: lambda new: new.with_changes(leading_lines=made_at.leading_lines)}
+    if target is None:
+        new_holder = cst.Assign(targets=[cst.AssignTarget(cst.Tuple(
+            [cst.Element(cst.Name("_")), cst.Element(out_name)], lpar=[], rpar=[]))], value=scan_call)
+    else:
+        new_holder = holder.with_changes(targets=[holder.targets[0].with_changes(target=target.with_changes(
+            elements=[target.elements[0], target.elements[1].with_changes(value=out_name)]))])
+    changes[holder] = new_holder
+    for call in stacked:
+        changes[call] = cst.Name(name, lpar=call.lpar, rpar=call.rpar)
+    edit = ctx.replace_many(changes)  # type: ignore[arg-type]
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Return `{ctx.code(value)}` as the scan's per-step output: `{name}` "
+                   "is then the array of every step's value", (edit,))
+
+
+def _walk(node: cst.CSTNode):
+    """``node`` and the nodes inside it, not inside nested functions, lambdas or classes."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if n is not node and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(iter_children(n))
+
+
+def _scan_of(refs: List[cst.Name], ctx: FixContext) -> Optional[cst.Call]:
+    """The ``lax.scan(body, ...)`` call that is the one use of the body function's name."""
+    if len(refs) != 1:
+        return None
+    arg = ctx.parent(refs[0])
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (isinstance(call, cst.Call) and call.args and call.args[0] is arg and not arg.keyword and not arg.star
+            and ctx.index.qualify(call.func) == "jax.lax.scan"):
+        return None
+    return call
 
 
 def _host_made(value: cst.BaseExpression, ctx: FixContext) -> bool:

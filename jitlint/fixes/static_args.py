@@ -20,7 +20,7 @@ value (from another jitted function) break.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -32,7 +32,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import appended, literal_value, template_format
 from jitlint.fixes.context import FixContext
-from jitlint.fixes.dataflow import assigned_in, block_statements
+from jitlint.fixes.dataflow import assigned_in, block_statements, reads
 from jitlint.fixes.registry import rewrites, static_alternative
 from jitlint.rules.compilation import (array_valued, unhashable_argument, unhashable_dataclass,
                                        unhashable_static_argument)
@@ -185,10 +185,17 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
     """Every read of ``name`` in the function sits where a static value is needed -- or, where one read is
     a shape (a Python int is needed there, so the argument is one number, and no traced value can stand for
     it), where that number serves as well as the 0-d tracer it was: an operand of arithmetic with a traced
-    array (``jnp.ones(n) / n``), or an argument of a ``jax.numpy`` / ``jax.lax`` function."""
-    found = False
-    sized = False
-    data: List[cst.Name] = []
+    array (``jnp.ones(n) / n``), or an argument of a ``jax.numpy`` / ``jax.lax`` function.  A read that
+    only computes a local (``horizon = x.shape[0] - n``) counts as the reads of that local."""
+    found = _static_reads(fn_node, name, ctx, 0)
+    return found is not None and found[0] and (found[1] or not found[2])
+
+
+def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: int
+                  ) -> Optional[Tuple[bool, bool, bool]]:
+    """For :func:`_only_static_uses`: (a static use found, a size among them, a number use found), or None
+    where a read is neither."""
+    found = sized = data = False
     stack: List[cst.CSTNode] = list(block_statements(fn_node.body))
     while stack:
         n = stack.pop()
@@ -199,13 +206,20 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
                 continue
             if isinstance(ctx.parent(n), cst.Arg) and ctx.parent(n).keyword is n:  # type: ignore[union-attr]
                 continue
+            if isinstance(ctx.parent(n), cst.AssignTarget):
+                continue  # (a local's one binding, see _computed_local)
             if not is_static_use(n, ctx):
+                local = _computed_local(n, fn_node, ctx) if depth < 2 else None
+                through = _static_reads(fn_node, local, ctx, depth + 1) if local is not None else None
+                if through is not None and through[0] and not through[2]:
+                    found, sized = True, sized or through[1]
+                    continue
                 if not number_use(n, ctx):
-                    return False
-                data.append(n)
+                    return None
+                data = True
                 continue
             found = True
-            sized = sized or _size_use(n, ctx)
+            sized = sized or _size_use(n, fn_node, ctx)
             continue
         if isinstance(n, (cst.FunctionDef, cst.Lambda)):
             params = n.params
@@ -213,7 +227,23 @@ def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
                    + list(params.posonly_params)):
                 continue
         stack.extend(iter_children(n))
-    return found and (sized or not data)
+    return found, sized, data
+
+
+def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> Optional[str]:
+    """``h`` where ``name`` (through arithmetic) is the value of ``h = ...``, h a local of ``fn_node``
+    bound only there."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(child)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        child, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, cst.Assign) and parent.value is child and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)):
+        return None
+    local = parent.targets[0].target.value
+    info = ctx.index.infos.get(fn_node)
+    bindings = info.scope.bindings_of(local) if info is not None else []
+    return local if len(bindings) == 1 and bindings[0].node is parent else None
 
 
 def number_use(name: cst.Name, ctx: FixContext) -> bool:
@@ -234,10 +264,45 @@ def number_use(name: cst.Name, ctx: FixContext) -> bool:
     return False
 
 
-def _size_use(name: cst.Name, ctx: FixContext) -> bool:
-    """A static use of ``name`` that needs one Python int and that nothing traced can stand for: a shape
-    (a ``range()`` bound has ``lax.fori_loop``, a slice bound a mask, which keep the value traced)."""
-    return _static_slot(name, ctx) == "shape"
+def _size_use(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> bool:
+    """A static use of ``name`` that needs one Python int and that nothing traced can stand for: a shape,
+    or the length of a slice (``x[:n]``, ``x[k:k + n]``: the result's shape) -- a ``range()`` bound has
+    ``lax.fori_loop`` and a slice of fixed length at a traced start ``lax.dynamic_slice``, which keep the
+    value traced."""
+    slot = _static_slot(name, ctx)
+    if slot == "shape":
+        return True
+    if slot != "slice":
+        return False
+    bound: cst.CSTNode = name
+    cut = ctx.parent(bound)
+    while cut is not None and not isinstance(cut, cst.Slice):
+        bound, cut = cut, ctx.parent(cut)
+    if not isinstance(cut, cst.Slice) or cut.step is not None:
+        return False
+    lower, upper = cut.lower, cut.upper
+    if lower is None or upper is None:
+        return True
+    # `x[s:s + w]`: the length is w, the same for every s
+    width = upper.right if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) \
+        and upper.left.deep_equals(lower) else None
+    return width is None or name.value in _reads_through_locals(width, fn_node, ctx)
+
+
+def _reads_through_locals(expr: cst.CSTNode, fn_node: cst.FunctionDef, ctx: FixContext) -> Set[str]:
+    """The names ``expr`` reads, and those the locals it reads were computed from (one binding each)."""
+    info = ctx.index.infos.get(fn_node)
+    out: Set[str] = set()
+    todo = list(reads(expr))
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out.add(name)
+        value = info.scope.single_value(name) if info is not None else None
+        if value is not None:
+            todo.extend(reads(value))
+    return out
 
 
 def is_static_use(name: cst.Name, ctx: FixContext) -> bool:

@@ -17,14 +17,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
-from typing import Dict, List, Mapping, Optional, Set, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import libcst as cst
 from libcst.helpers import parse_template_expression, parse_template_statement
 
 from jitlint.analysis.syntax import iter_children
 
-Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel,
+                    Callable[[cst.CSTNode], cst.CSTNode]]
 
 _PREFIX = "__jitlint_hole_"
 #: parsed templates: (kind, template with holes named, parser config) -> tree
@@ -163,4 +164,6 @@ class PathReplacer(cst.CSTTransformer):
         return node in self.on_path
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
-        return self.changes.get(original_node, updated_node)
+        new = self.changes.get(original_node, updated_node)
+        # a function of the node as its replaced descendants left it (a change around other changes)
+        return new(updated_node) if callable(new) else new

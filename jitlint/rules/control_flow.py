@@ -241,7 +241,12 @@ class RangeOverTracer(Rule):
     autodiff (`jax.grad`) rejects, and the carried values must keep their
     shapes and dtypes from one iteration to the next. A bound that is a
     parameter used only as a static value -> `static_argnames`: JAX compiles
-    again for every new value, and a caller passing a traced one fails.
+    again for every new value, and a caller passing a traced one fails. A
+    parameter that also sets the length of a slice (`x[:n]`, or through a
+    local, `m = len(x) - n; x[k:k + m]`: the result's shape) is made static
+    even where it is also arithmetic data (`decay ** n`): no mask or dynamic
+    slice can stand for a length, and a Python int computes as the 0-d tracer
+    did.
 
     ## References
     - [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html)
@@ -298,7 +303,11 @@ class WhileOnTracer(Rule):
     UNSAFE (applied with `--unsafe-fixes` only): `lax.while_loop` is not
     reverse-mode differentiable, where the Python loop was under plain
     `jax.grad`, and the carried values must keep their shapes and dtypes
-    from one iteration to the next.
+    from one iteration to the next. The condition and the body must be free
+    of Python side effects (they are traced once): a function they call must
+    be pure, and a function passed in as a parameter counts as pure only
+    where every call of its function in the module passes a pure function of
+    the module and nothing else refers to it (a caller elsewhere is not seen).
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)

@@ -538,7 +538,14 @@ class OuterStateWrite(Rule):
     ```
 
     ## Fix safety
-    Two rewrites, UNSAFE: a traced value appended, as a statement of its own,
+    Three rewrites, UNSAFE. A value appended on every step of a `lax.scan`
+    body to a list of the function around it (`out = []`, read only by
+    `jnp.stack(out)` after the scan) becomes the scan's per-step output: the
+    body returns it where it returned `None` (`return c, y`), the scan's
+    result is unpacked into the list's name (`_, out = lax.scan(...)`) and
+    `jnp.stack(out)` reads `out`, the array the scan stacks (a scan of
+    length 0 gives an empty array where stacking the empty list raised).
+    A traced value appended, as a statement of its own,
     to a module-level list bound once and read by no traced code
     (`HISTORY.append(loss)`) moves into a host callback,
     `jax.debug.callback(HISTORY.append, loss)`, which appends the value on
