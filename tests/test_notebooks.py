@@ -303,3 +303,47 @@ def test_reads_of_another_variable_of_the_same_name_are_not_uses_of_the_wrapper(
     (tmp_path / "nb.ipynb").write_bytes(notebook(*cells))
     found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
     assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+@pytest.mark.parametrize("later, stale", [
+    # the wrapper made anew with the changed global; only the new one is called after
+    (("scale = 3.0\ng = jax.jit(lambda x: x * scale)\n", "print(g(1.0))\n"), False),
+    (("scale = 3.0\n", "g = jax.jit(lambda x: x * scale)\n", "print(g(1.0))\n"), False),
+    # near: the old wrapper called between the rebinding and the new wrapper
+    (("scale = 3.0\n", "print(g(1.0))\n", "g = jax.jit(lambda x: x * scale)\n", "print(g(1.0))\n"), True),
+    # near: the old wrapper kept under another name and called after
+    (("h = g\n", "scale = 3.0\ng = jax.jit(lambda x: x * scale)\n", "print(h(1.0))\n"), True),
+])
+def test_a_wrapper_made_anew_after_the_rebinding_is_another_object(tmp_path, later, stale):
+    """A notebook cell that changes the global and makes the wrapper again binds the name to a new jit
+    object: the calls after it trace the lambda anew with the new value, the old trace is never run again
+    (neural-tangents' notebook: `loss = ...; grad_loss = jit(grad(lambda ...: loss(...)))` twice; JAX
+    0.10.2, run as a script: 2.0, then 3.0).  The old one called after the rebinding still gives 2.0."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*(LAMBDA_CELLS + later)))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+SOLVER_CELLS = ("import jax\nimport jax.numpy as jnp\ny = jnp.ones(3)\n",
+                "class Solver:\n    def __init__(self, fun):\n        self.fun = fun\n\n"
+                "    def run(self, x):\n        return x - jax.grad(self.fun)(x)\n",
+                "@jax.jit\ndef loss(x):\n    return jnp.sum((x - y) ** 2)\n",
+                "solver = Solver(loss)\nsoln = solver.run(jnp.zeros(3))\n")
+
+
+@pytest.mark.parametrize("later, stale", [
+    # what a method returns is a value (the solution's arrays), not a way to run the jitted function again
+    (("fit = soln * 2.0\n", "y = fit + jnp.ones(3)\n"), False),
+    (("fit = solver.run(soln)\n", "y = fit.sum() * jnp.ones(3)\n", "print(fit)\n"), False),
+    # near: the solver, which holds the old trace, is run after the rebinding
+    (("y = 2.0 * jnp.ones(3)\n", "print(solver.run(jnp.zeros(3)))\n"), True),
+])
+def test_what_a_method_returns_does_not_hold_the_jitted_function(tmp_path, later, stale):
+    """A notebook hands its jitted loss to a solver object and keeps what `solver.run(...)` returns: that
+    is what the method computed, an array, which does not run the loss when it is used after the data
+    global changes (tinygp's tutorial: `soln = solver.run(init)`, then `y = gp.sample(...)` for the next
+    section; JAX 0.10.2, run as a script, the first loss is never called after `y` changes).  Running
+    the solver again after the rebinding runs the old trace (near: the gradient of the old `y`)."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*(SOLVER_CELLS + later)))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -840,6 +840,7 @@ class ModuleIndex:
         self._pending_calls: List[Tuple[cst.Call, Optional[FunctionInfo], Optional[ClassInfo]]] = []
         #: each call -> the scope it is written in (what its bare names resolve from)
         self._call_here: Dict[cst.Call, Scope] = {}
+        self._overrides: Dict[Tuple[str, str, int], List[FunctionInfo]] = {}
         self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
         #: statements after one that always leaves its block (see ``syntax.reachable_count``)
@@ -1285,6 +1286,10 @@ class ModuleIndex:
                     if unflatten is not None:
                         unflattens.append((owner.value.value, unflatten))
         out: Dict[str, Set[str]] = {}
+        for call, scope, _ in self._pending_calls:
+            if scope is None:
+                for owner, names in self._aux_through_helper(call):
+                    out.setdefault(owner, set()).update(names)
         for owner, fn in unflattens:
             out.setdefault(owner, set()).update(_set_from_aux_data(fn))
         for owner, fn in flattens:
@@ -1307,6 +1312,72 @@ class ModuleIndex:
                 if aux - children:
                     out.setdefault(owner, set()).update(aux - children)
         return {owner: attrs for owner, attrs in out.items() if attrs}
+
+    def _aux_through_helper(self, call: cst.Call) -> List[Tuple[str, Set[str]]]:
+        """``register(Params, aux_field_names=("n_atoms", "cutoff"))`` at module level, ``register`` a
+        function of the checked code that calls ``register_pytree_node(cls, flatten, unflatten)`` with
+        its own class parameter and a ``flatten`` of its own whose aux data (the second thing it returns)
+        is ``getattr(obj, name)`` for each ``name`` of another of its parameters: those attributes are
+        aux data, Python values under jit (jaxmm's ``_register_pytree``, run on JAX 0.10.2)."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star or not isinstance(first.value, cst.Name) \
+                or first.value.value not in self.classes:
+            return []
+        helper = self._helper_definition(call.func)
+        if helper is None or not isinstance(helper[1].node, cst.FunctionDef):
+            return []
+        index, fn = helper
+        out: List[Tuple[str, Set[str]]] = []
+        for inner, scope, _ in index._pending_calls:
+            if scope is not fn or not (index.qualify(inner.func) or "").endswith("tree_util.register_pytree_node"):
+                continue
+            owner = call_argument(inner, 0, "nodetype")
+            flatten = call_argument(inner, 1, "flatten_func")
+            if owner is None or flatten is None or not isinstance(owner.value, cst.Name) \
+                    or _bound_value(owner.value, fn, call) is None:
+                continue
+            if not isinstance(_bound_value(owner.value, fn, call), cst.Name) \
+                    or _bound_value(owner.value, fn, call).value != first.value.value:
+                continue
+            flat = fn.nested.get(flatten.value.value) if isinstance(flatten.value, cst.Name) else \
+                index.infos.get(flatten.value) if isinstance(flatten.value, cst.Lambda) else None
+            if flat is None or len(flat.params) != 1:
+                continue
+            names = self._aux_names_of(flat, fn, call)
+            if names:
+                out.append((first.value.value, names))
+        return out
+
+    def _aux_names_of(self, flat: FunctionInfo, helper: FunctionInfo, call: cst.Call) -> Set[str]:
+        """The attribute names a helper's nested ``flatten`` puts in its aux data from a parameter of
+        the helper (see :meth:`_aux_through_helper`), as ``call`` gives that parameter; empty if not so."""
+        receiver = flat.params[0][0].name.value
+        names: Set[str] = set()
+        returned = [flat.node.body] if isinstance(flat.node, cst.Lambda) else returned_values(flat.node.body)
+        for value in returned:
+            if not isinstance(value, cst.Tuple) or len(value.elements) != 2:
+                return set()
+            aux = value.elements[1].value
+            if isinstance(aux, cst.Name):
+                aux = self.single_value(aux.value, flat) or aux
+            if not isinstance(aux, (cst.DictComp, cst.ListComp, cst.GeneratorExp, cst.SetComp)) \
+                    or aux.for_in.inner_for_in is not None or not isinstance(aux.for_in.target, cst.Name):
+                return set()
+            item = aux.value if isinstance(aux, cst.DictComp) else aux.elt
+            loop = aux.for_in.target.value
+            if isinstance(item, cst.Tuple) and len(item.elements) == 2:
+                item = item.elements[1].value  # `(name, getattr(obj, name))`
+            if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Name) and item.func.value == "getattr"
+                    and len(item.args) == 2 and isinstance(item.args[0].value, cst.Name)
+                    and item.args[0].value.value == receiver and isinstance(item.args[1].value, cst.Name)
+                    and item.args[1].value.value == loop):
+                return set()
+            given = _bound_value(aux.for_in.iter, helper, call) if isinstance(aux.for_in.iter, cst.Name) else None
+            literal = [string_value(el) for el in (literal_elements(given) or ())] if given is not None else None
+            if not literal or any(n is None for n in literal):
+                return set()
+            names.update(n for n in literal if n is not None)
+        return names
 
     def _static_properties(self, cls: ClassInfo, static: Set[str]) -> Set[str]:
         """Properties computed only from static fields, static attributes of any field and other such
@@ -1438,7 +1509,7 @@ class ModuleIndex:
                 if q in ("functools.partial", "partial") and isinstance(dec, cst.Call) and dec.args:
                     q = self.qualify(dec.args[0].value) or ""  # partial(register_dataclass, meta_fields=...)
                     dec = dec.with_changes(args=dec.args[1:])
-                if q.endswith("register_static"):
+                if q.endswith("register_static") or (not q and self._registers_static(dec)):
                     static_classes.add(cls.name)
                 elif q.endswith("register_dataclass") and not isinstance(dec, cst.Call):
                     jax_registered.add(cls.name)
@@ -1493,6 +1564,23 @@ class ModuleIndex:
             by_class[cls.name] |= props
             out |= props
         return out
+
+    def _registers_static(self, decorator: cst.BaseExpression) -> bool:
+        """A decorator of this module that registers the class it is given with ``register_static`` on
+        every path: ``static_dataclass = lambda cls: jax.tree_util.register_static(dataclasses.dataclass(cls))``
+        (or a def returning that).  Such a class is a pytree with no leaves: JAX passes its instances
+        through ``jit`` as they are, Python values."""
+        if not isinstance(decorator, cst.Name):
+            return False
+        fn, _ = self.resolve_function(decorator, None, None)
+        if fn is None or fn.cls is not None or len(fn.params) != 1:
+            return False
+        param = fn.params[0][0].name.value
+        returned = [fn.node.body] if isinstance(fn.node, cst.Lambda) else returned_values(fn.node.body)
+        return bool(returned) and all(
+            isinstance(value, cst.Call) and (self.qualify(value.func) or "").endswith("register_static")
+            and bool(value.args) and param in {n.value for n in name_references(value.args[0].value, param)}
+            for value in returned)
 
     def declares_static(self, value: cst.BaseExpression, node_key: bool, depth: int = 0) -> bool:
         """A class-body field value that declares the field static (see ``_declares_static``), the
@@ -2300,12 +2388,23 @@ class ModuleIndex:
         """Every read of the module-level ``name`` calls it (or a transform of it called at once,
         ``jax.vmap(solve)(y0s)``), in a module statement before the one at ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
         W(...)``, run in cells before the rebinding only)."""
+        # module code after the statement that binds the name again reads the new object (a notebook cell
+        # that makes the wrapper anew with the function it changed)
+        holder = self._top_statement(binding)
+        own = self._body_positions().get(id(holder)) if holder is not None else None
+        later = [t for t in (self.globals[name].statements if name in self.globals else []) if own is not None
+                 and t > own]
+        stop = min(later) if later else None
         for i, stmt in enumerate(self.module.body):
             if i < since and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue  # (module code run before the wrapper is bound reads an earlier value of the name)
+            if stop is not None and i > stop and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
             for ref in name_references(stmt, name):
                 if ref is binding or self._names_a_local(ref, stmt):
                     continue
+                if i == stop and isinstance(self.parents.get(id(ref)), cst.AssignTarget):
+                    continue  # (the new binding itself)
                 call = self.parents.get(id(ref))
                 if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref):
                     return False
@@ -2577,8 +2676,10 @@ class ModuleIndex:
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
                         if self._plain_result(small.value):
                             continue  # (`curve = evaluate(loss, xs)`: a value computed with `loss`, not it)
-                        # (`out = loss(x)` holds what the call gave, not a way to call it again)
-                        called = {id(c.func) for c in calls_in(small.value) if isinstance(c.func, cst.Name)}
+                        # (`out = loss(x)` holds what the call gave, not a way to call it again; so does
+                        # `soln = solver.run(init)` / `y = gp.sample(key)`: what a method computes)
+                        called = {id(_call_root(c.func)) for c in calls_in(small.value)
+                                  if isinstance(_call_root(c.func), cst.Name)}
                         read = {n.value for n in name_references(small.value) if id(n) not in called}
                         for t in small.targets:
                             if isinstance(t.target, cst.Name):
@@ -3177,6 +3278,34 @@ class ModuleIndex:
                 stack.extend((child, owner) for child in iter_children(node))
             self._private_references = found
         return self._private_references
+
+    def overrides(self, cls: ClassInfo, method: str, caller: FunctionInfo) -> List[FunctionInfo]:
+        """``self.method(...)`` in ``caller``, a method of ``cls``: the definitions of ``method`` in this
+        module's subclasses of ``cls`` (at any depth) that inherit ``caller`` -- on an instance of one,
+        ``caller`` runs and ``self.method`` is that subclass's (the base may define none: a template
+        method).  A subclass that defines ``caller`` again never runs this one."""
+        key = (cls.name, method, id(caller))
+        found = self._overrides.get(key)
+        if found is None:
+            found = []
+            for sub in self.classes.values():
+                if sub is cls or not self._derives(sub, cls) or self.find_method(sub, caller.name) is not caller:
+                    continue
+                own = sub.methods.get(method)
+                if own is not None and own not in found:
+                    found.append(own)
+            self._overrides[key] = found
+        return found
+
+    def _derives(self, sub: ClassInfo, cls: ClassInfo, depth: int = 0) -> bool:
+        """``sub`` is a subclass of ``cls`` through classes of this module."""
+        if depth > 10:
+            return False
+        for base in sub.bases:
+            base_cls = self.classes.get(base.split(".")[-1])
+            if base_cls is cls or (base_cls is not None and base_cls is not sub and self._derives(base_cls, cls, depth + 1)):
+                return True
+        return False
 
     def find_method(self, cls: ClassInfo, name: str, depth: int = 0) -> Optional[FunctionInfo]:
         if name in cls.methods:
@@ -4070,6 +4199,13 @@ def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -
         if param.name.value == expr.value:
             return param.default
     return None
+
+
+def _call_root(func: cst.BaseExpression) -> cst.BaseExpression:
+    """The name a callee is read from: ``f`` of ``f(...)``, ``solver`` of ``solver.run(...)``."""
+    while isinstance(func, cst.Attribute):
+        func = func.value
+    return func
 
 
 def is_accessor(node: FunctionNode) -> bool:

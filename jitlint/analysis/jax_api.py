@@ -71,8 +71,10 @@ TRANSFORMS = {
 #: flax nnx's graph nodes (JAX 0.10.2, flax 0.12.8): an instance is a pytree whose arrays and
 #: ``Variable``s are its leaves, and whose other attributes (ints, floats, strings, tuples of them) are
 #: its static structure, under ``nnx.jit`` (the graph definition) and under ``jax.jit`` alike
+#: -- and pax's modules (pax 0.5: ``tree_flatten`` keeps every attribute but the registered parameters,
+#: states and submodules in the aux data, so ``model.vocab_size`` is a Python int under ``jax.jit``)
 GRAPH_NODE_CLASSES = frozenset({"flax.nnx.Module", "flax.nnx.Object", "flax.nnx.Pytree", "flax.nnx.module.Module",
-                                "flax.nnx.object.Object", "flax.nnx.pytreelib.Pytree"})
+                                "flax.nnx.object.Object", "flax.nnx.pytreelib.Pytree", "pax.Module"})
 #: flax nnx's state holders: a Variable attribute of a graph node is a leaf of its state (traced)
 NNX_VARIABLES = frozenset({"flax.nnx.Variable", "flax.nnx.Param", "flax.nnx.BatchStat", "flax.nnx.Cache",
                            "flax.nnx.Intermediate", "flax.nnx.Perturbation", "flax.nnx.RngKey", "flax.nnx.RngCount",

@@ -3115,9 +3115,19 @@ class Analyzer:
                     a.keyword is None and not a.star for a, _ in lead):
                 return self._call_user(call, fn, None, args[transformed[1]:], frame, None)
         fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
-        if fn is not None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+        if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             self_value = frame.env.get(func.value.value, STATIC)
-            return self._call_user(call, fn, None, args, frame, self_value if bound else None)
+            # the subclasses' own definitions run too, on their instances (`Base.process` jitted, calling
+            # `self._apply` that each subclass defines)
+            owner = frame.fn.cls
+            overrides = self.index.overrides(owner, method, frame.fn) if owner is not None and (
+                fn is None or not fn.is_static_method) else []
+            if fn is not None and not overrides:
+                return self._call_user(call, fn, None, args, frame, self_value if bound else None)
+            if overrides:
+                found = ([(fn, bound)] if fn is not None else []) + [(f, not f.is_static_method) for f in overrides]
+                return join_all([self._call_user(call, f, None, args, frame, self_value if b else None)
+                                 for f, b in found])
         if receiver.instance is not None:
             return self._call_method(call, receiver.instance, method, receiver, args, frame)
         if receiver.kind is Kind.TRACED:
@@ -3495,9 +3505,10 @@ class Analyzer:
                     env[name] = MAYBE  # not mapped: it reaches `fn` as the wrapper's caller passes it
                 elif tracing:
                     # (the index `fori_loop` passes first is an integer array tracer)
-                    env[name] = traced(Reason(call, f"parameter `{name}` of `{fn.label}` is traced: "
-                                                    f"{label} (line {{line}}) calls it with tracers"),
-                                       is_array=q == "jax.lax.fori_loop" and index == 0)
+                    # (the body states what it takes: a parameter annotated with a class is an instance)
+                    env[name] = self.as_annotated(p, traced(Reason(
+                        call, f"parameter `{name}` of `{fn.label}` is traced: {label} (line {{line}}) calls it "
+                              "with tracers"), is_array=q == "jax.lax.fori_loop" and index == 0))
                 else:
                     env[name] = MAYBE
             result = self.analyse(fn, env, closure, boundary=tracing, label=label, transform=transform,
@@ -3652,9 +3663,13 @@ class Analyzer:
                 if a.keyword is None:
                     return
                 continue
-            if a.keyword is None and positional.index(p) in chosen:
-                continue  # left to the tracing below
             value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
+            if a.keyword is None and positional.index(p) in chosen:
+                if value.kind is Kind.TRACED and (value.pytree_class is not None or value.graph_node):
+                    # an instance of a known class, traced already: the transform traces its leaves
+                    # again, and its structure -- the static fields, a module's Python attributes -- stays
+                    env[p.name.value] = self._passed_on(p.name.value, a.value, value, label)
+                continue  # left to the tracing below
             env[p.name.value] = self._passed_on(p.name.value, a.value, value, label)
 
     @staticmethod
