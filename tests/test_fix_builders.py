@@ -310,6 +310,32 @@ def test_no_fix(case):
     assert diag.fix is None, diag.fix
 
 
+def test_branches_returning_dicts_of_different_keys_get_advice_only():
+    # pytrees of another structure, which lax.cond rejects (TypeError: cond branch outputs must have the
+    # same pytree structure, JAX 0.10.2)
+    _, diag = only("""
+        @jax.jit
+        def f(x):
+            p = jnp.abs(x).sum()
+            if p < 0.05:
+                return {"winner": x > 0, "p": p}
+            return {"p": p, "needed": jnp.ceil(1.0 / p)}
+        """, "JIT201")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
+
+
+def test_branches_returning_dicts_of_the_same_keys_are_joined():
+    _, diag = only("""
+        @jax.jit
+        def f(x):
+            p = jnp.abs(x).sum()
+            if p < 0.05:
+                return {"p": p, "size": p * 2.0}
+            return {"size": jnp.ceil(1.0 / p), "p": p}
+        """, "JIT201")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
+
+
 def test_static_is_not_offered_for_data_parameters():
     # `n` is also used as data (`x * n`): making it static is not the fix; the loop is rewritten
     _, diag = only("""

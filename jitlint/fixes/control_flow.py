@@ -47,7 +47,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references, stored_values
+from jitlint.analysis.syntax import iter_children, name_references, stored_values, string_value
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
@@ -769,6 +769,13 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
         return ("tuple",) + tuple(_structure(bld, el.value) for el in e.elements)
     if isinstance(e, cst.Name) and e.value == "None":
         return "None"
+    if isinstance(e, cst.Dict) and all(isinstance(el, cst.DictElement) and string_value(el.key) is not None
+                                       for el in e.elements):
+        # a dict display's keys are its pytree structure: branches giving other keys cannot be joined
+        return ("dict",) + tuple(sorted(((string_value(el.key), _structure(bld, el.value)) for el in e.elements),
+                                        key=lambda item: item[0]))
+    if isinstance(e, cst.List) and not any(isinstance(el, cst.StarredElement) for el in e.elements):
+        return ("list",) + tuple(_structure(bld, el.value) for el in e.elements)
     if isinstance(e, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
         return "container"
     if isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -1342,6 +1349,9 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return _array_reduction(node, ctx) or _items_reduction(node, ctx)
     if node.func.value == "sorted":
         return _argsort(node, ctx)
+    if node.func.value in ("min", "max") and any(a.keyword is not None and a.keyword.value == "key"
+                                                 for a in node.args):
+        return _arg_best(node, ctx)
     if node.func.value not in _ELEMENTWISE_TWINS or len(node.args) < 2 \
             or any(a.keyword is not None or a.star for a in node.args):
         return None
@@ -1422,20 +1432,70 @@ def _items_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
                    (edit,) + imports)
 
 
-def _argsort(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
-    """``sorted(range(n), key=lambda i: scores[i])``, ``scores`` a traced 1-D array -> ``jnp.argsort(scores)``
-    where ``n`` is its length (its ``shape[0]``, ``len``, or a name bound to one), else
-    ``jnp.argsort(scores[:n])``: the first ``n`` positions in order of their values, ties in their order
-    (Python's sort and jnp.argsort are both stable).  UNSAFE: an int array where the builtin gave a list
-    of Python ints; an ``n`` past the end raised ``IndexError``, the slice stops at the end."""
-    if len(node.args) != 2 or node.args[0].keyword is not None or node.args[1].keyword is None \
-            or node.args[1].keyword.value != "key":
+def _range_and_key(node: cst.Call, ctx: FixContext) -> Optional[Tuple[cst.Call, cst.BaseExpression]]:
+    """``builtin(range(n), key=k)`` (two arguments, the builtin ``range`` of one): the ``range`` call and
+    the key."""
+    if len(node.args) != 2 or node.args[0].keyword is not None or node.args[0].star \
+            or node.args[1].keyword is None or node.args[1].keyword.value != "key":
         return None
     rng, key = node.args[0].value, node.args[1].value
     if not (isinstance(rng, cst.Call) and isinstance(rng.func, cst.Name) and rng.func.value == "range"
             and ctx.facts.read_scope.get(rng.func) == "builtin" and len(rng.args) == 1
             and rng.args[0].keyword is None and not rng.args[0].star):
         return None
+    return rng, key
+
+
+def _arg_best(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``min(range(n), key=cost)`` (``max`` likewise), ``cost`` a pure function of the module (a def or a
+    lambda) whose result is traced -> ``jnp.argmin(jnp.stack([cost(i) for i in range(n)]))``: the first
+    position whose key is least, as the builtin gives it (both keep the first of equal keys).  UNSAFE: an
+    int array where the builtin gave a Python int; every key is computed; keys of other shapes than
+    scalars do not compare as the builtin did."""
+    found = _range_and_key(node, ctx)
+    if found is None:
+        return None
+    rng, key = found
+    scope = ctx.enclosing_function(node)
+    if scope is None:
+        return None
+    fn, _ = ctx.index.resolve_function(key, scope, scope.cls)
+    if fn is None or not ctx.purity.function(fn) or not isinstance(key, (cst.Name, cst.Lambda)):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    twin = "argmin" if node.func.value == "min" else "argmax"
+    if isinstance(key, cst.Lambda):
+        params = key.params
+        if len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_kwarg \
+                or isinstance(params.star_arg, cst.Param) or params.params[0].default is not None:
+            return None
+        # the lambda's body, its parameter the comprehension's variable (the comprehension is its own scope)
+        index, keyed = params.params[0].name.value, key.body
+    else:
+        index = ctx.fresh_name("i", scope.node)
+        keyed = cst.Call(key.deep_clone(), args=[cst.Arg(cst.Name(index))])
+    listed = ctx.expr(f"[{{k}} for {index} in {{r}}]", k=keyed, r=rng)
+    new = ctx.expr(f"{jnp}.{twin}({jnp}.stack({{items}}))", items=listed)
+    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}` of the stacked keys, which picks the position in the "
+                   "trace", (edit,) + imports)
+
+
+def _argsort(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``sorted(range(n), key=lambda i: scores[i])``, ``scores`` a traced 1-D array -> ``jnp.argsort(scores)``
+    where ``n`` is its length (its ``shape[0]``, ``len``, or a name bound to one), else
+    ``jnp.argsort(scores[:n])``: the first ``n`` positions in order of their values, ties in their order
+    (Python's sort and jnp.argsort are both stable).  UNSAFE: an int array where the builtin gave a list
+    of Python ints; an ``n`` past the end raised ``IndexError``, the slice stops at the end."""
+    found = _range_and_key(node, ctx)
+    if found is None:
+        return None
+    rng, key = found
     if not (isinstance(key, cst.Lambda) and len(key.params.params) == 1 and not key.params.posonly_params
             and not key.params.kwonly_params and not isinstance(key.params.star_arg, cst.Param)
             and isinstance(key.body, cst.Subscript) and len(key.body.slice) == 1

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from jitlint.analysis.syntax import returned_values
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
@@ -373,6 +374,10 @@ class BoolBuiltinOnTracer(Rule):
     pure) becomes `jnp.any(jnp.stack([E for g in leaves]))`. UNSAFE: every
     item is computed, where the builtin stopped at the first that decided;
     items of shapes `()` and `(1,)` mixed do not stack; a 0-d array.
+    `min(range(n), key=cost)` (or `max`), `cost` a pure function of the
+    module, becomes `jnp.argmin(jnp.stack([cost(i) for i in range(n)]))`: the
+    first position of the least key, as the builtin picks it (an int array
+    where it gave a Python int; every key is computed).
     `sorted(range(n), key=lambda i: scores[i])`, `scores` a traced array,
     becomes `jnp.argsort(scores)` where `n` is its length (`scores.shape[0]`,
     `len(scores)`), else `jnp.argsort(scores[:n])`: both sorts are stable,
@@ -406,10 +411,12 @@ class BoolBuiltinOnTracer(Rule):
         if key is not None and func.value != "any" and func.value != "all":
             # what is compared is what the key returns (`max(xs, key=lambda v: v.shape[0])`
             # compares ints); a key jitlint cannot see decides nothing
-            result = ctx.value(key.body) if isinstance(key, cst.Lambda) else None
+            result = ctx.value(key.body) if isinstance(key, cst.Lambda) else _key_result(ctx, key)
             if result is not None and result.kind is Kind.TRACED and not is_python_container(result):
+                by_key = {"min": "`jnp.argmin` of the keys", "max": "`jnp.argmax` of the keys",
+                          "sorted": "`jnp.argsort` of the keys"}.get(func.value, self._BUILTINS[func.value])
                 self.report(node, f"`{func.value}()` compares traced values in Python (what its `key` returns); "
-                                  f"use {self._BUILTINS[func.value]}", result.reason)
+                                  f"use {by_key}", result.reason)
             return
         if len(positional) >= 2 and func.value in ("max", "min"):
             values = [ctx.value(a.value) for a in positional]
@@ -443,5 +450,21 @@ class BoolBuiltinOnTracer(Rule):
                                   "`jnp.isin`", left.reason)
                 return
 
+
+
+def _key_result(ctx, key: cst.BaseExpression):
+    """What a key function of this module, named (``key=cost``, a def), returns where the trace ran it:
+    a traced value from one of its returns, else None."""
+    if not isinstance(key, cst.Name) or ctx.body is None:
+        return None
+    fn = ctx.function
+    found, _ = ctx.index.resolve_function(key, fn, fn.cls)
+    if found is None or not isinstance(found.node, cst.FunctionDef):
+        return None
+    for value in returned_values(found.node.body):
+        result = ctx.value(value) if value is not None else None
+        if result is not None and result.kind is Kind.TRACED:
+            return result
+    return None
 
 RULES = [PythonBranchOnTracer, RangeOverTracer, WhileOnTracer, BoolBuiltinOnTracer]
