@@ -21,11 +21,11 @@ import libcst as cst
 from jitlint.analysis import jax_api, startup
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
-                                        is_property, state_test, stores_state, top_small_statements)
+                                        is_accessor, is_property, state_test, stores_state, top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      defined, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, ends_path, guarded_not_none,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path, guarded_not_none,
                                      iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
@@ -2824,6 +2824,24 @@ class Analyzer:
                 return "module"
         return "unknown"
 
+    def _pytree_method(self, receiver: Value, method: str) -> Optional[FunctionInfo]:
+        """``state.score(t)`` on a traced instance of a class of the checked code (a registered
+        dataclass, an annotated parameter): the plain method the class defines, which runs in the trace
+        with ``self`` the traced instance; None for a property, a static or class method, or a class the
+        analysis cannot reach."""
+        owner = receiver.pytree_class
+        if owner is None or receiver.mapping or receiver.graph_node:
+            return None
+        cls = owner.index.classes.get(owner.name)
+        fn = owner.index.find_method(cls, method) if cls is not None else None
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.is_static_method or is_accessor(fn.node) \
+                or not fn.params or any(dotted_name(d.decorator) in ("classmethod", "staticmethod")
+                                        for d in fn.node.decorators):
+            return None
+        if self._owner_of(fn) is self and fn.node not in self.index.infos:
+            return None  # a class of a module the analysis cannot reach
+        return fn
+
     def _property_value(self, node: cst.Attribute, base: Value, frame: Frame) -> Optional[Value]:
         """A property of the instance's known class is code: what its body computes from the
         instance (``return {d: i for i, d in enumerate(self._dims)}`` of static metadata is static)."""
@@ -3131,6 +3149,10 @@ class Analyzer:
         if receiver.instance is not None:
             return self._call_method(call, receiver.instance, method, receiver, args, frame)
         if receiver.kind is Kind.TRACED:
+            own = self._pytree_method(receiver, method)
+            if own is not None:
+                # a method of the traced instance's known class is code that runs here, on it
+                return self._call_user(call, own, None, args, frame, receiver)
             if method in jax_api.ARRAY_METHODS and not receiver.traced_array:
                 self._note_arrays([func.value], [receiver], frame)  # `x.sum()`: `x` is an array
             result = self._method_on_traced(call, method, receiver, best)
