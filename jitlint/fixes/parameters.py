@@ -111,8 +111,14 @@ def _scopes(fn: Optional[FunctionInfo]):
 
 
 def _read_expression(name: cst.Name, ctx: FixContext) -> cst.BaseExpression:
-    """``G`` or ``G["key"]`` (an item with a literal key, not the receiver of a call)."""
+    """``G`` or ``G["key"]`` (an item with a literal key, not the receiver of a call), or ``G.field`` (a
+    field of a module-level dataclass instance, not a method called)."""
     parent = ctx.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.value is name and _field_kinds(name.value, ctx) is not None \
+            and parent.attr.value in _field_kinds(name.value, ctx):  # type: ignore[operator]
+        holder = ctx.parent(parent)
+        if not (isinstance(holder, cst.Call) and holder.func is parent):
+            return parent
     if isinstance(parent, cst.Subscript) and parent.value is name and len(parent.slice) == 1:
         index = parent.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(literal_value(index.value), (str, int)) \
@@ -673,8 +679,55 @@ _ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "full", "aran
 _KEY_FACTORIES = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 
 
+def _field_kinds(name: str, ctx: FixContext) -> Optional[Dict[str, Optional[str]]]:
+    """For a global every module-level binding of which makes an instance of one dataclass of this module
+    (``CELL = CellSpec(capacity_ah=2.5, ...)``): the kind of each field over those instances (the value a
+    call gives it, by keyword or position, else the field's default); None for any other global."""
+    key = ("parameters.field_kinds", name)
+    if key in ctx.memo:
+        return ctx.memo[key]  # type: ignore[return-value]
+    found: Optional[Dict[str, Optional[str]]] = None
+    values = _module_values(name, ctx)
+    classes = {v.func.value for v in values or () if isinstance(v, cst.Call) and isinstance(v.func, cst.Name)}
+    cls = ctx.index.classes.get(classes.pop()) if len(classes) == 1 and values and all(
+        isinstance(v, cst.Call) for v in values) else None
+    fields = _dataclass_fields(cls, ctx) if cls is not None else None
+    if fields is not None:
+        kinds: Dict[str, Set[Optional[str]]] = {f: set() for f in fields}
+        for call in values:  # type: ignore[union-attr]
+            if any(a.star for a in call.args):
+                kinds = {}
+                break
+            given: Dict[str, cst.BaseExpression] = {}
+            positional = [a for a in call.args if a.keyword is None]
+            for field_name, arg in zip(fields, positional):
+                given[field_name] = arg.value
+            given.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+            for field_name, default in fields.items():
+                value = given.get(field_name, default)
+                kinds[field_name].add(_literal_kind(value, ctx) if value is not None else None)
+        found = {f: _one_kind(k) for f, k in kinds.items()} if kinds else None
+    ctx.memo[key] = found
+    return found
+
+
+def _dataclass_fields(cls, ctx: FixContext) -> Optional[Dict[str, Optional[cst.BaseExpression]]]:
+    """The fields of a ``@dataclass`` class of this module, in order, with their literal defaults."""
+    if not any((ctx.index.qualify(d.func if isinstance(d, cst.Call) else d) or "") in (
+            "dataclasses.dataclass", "flax.struct.dataclass") for d in cls.decorators) or cls.bases:
+        return None
+    fields: Dict[str, Optional[cst.BaseExpression]] = {}
+    for stmt in cls.node.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                fields[small.target.value] = small.value
+    return fields or None
+
+
 def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]:
     """The one kind of every module-level value of ``read``, or None."""
+    if isinstance(read, cst.Attribute):
+        return (_field_kinds(name, ctx) or {}).get(read.attr.value)
     values = _module_values(name, ctx)
     if values is None:
         return None
@@ -701,7 +754,7 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
 def _reads_in(fn_node: cst.FunctionDef, read: cst.BaseExpression, ctx: FixContext) -> List[cst.BaseExpression]:
     """The reads of the global expression ``read`` in the function, nested scopes included."""
     out: List[cst.BaseExpression] = []
-    root = read.value if isinstance(read, cst.Subscript) else read
+    root = read.value if isinstance(read, (cst.Subscript, cst.Attribute)) else read
     assert isinstance(root, cst.Name)
     for ref in name_references(fn_node.body, root.value):
         if ctx.facts.read_scope.get(ref) != "global":
@@ -855,6 +908,8 @@ def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:
 
 
 def _base_name(read: cst.BaseExpression, global_name: str) -> str:
+    if isinstance(read, cst.Attribute) and not keyword.iskeyword(read.attr.value):
+        return read.attr.value
     if isinstance(read, cst.Subscript):
         index = read.slice[0].slice
         assert isinstance(index, cst.Index)

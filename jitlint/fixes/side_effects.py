@@ -722,6 +722,8 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or ctx.facts.read_scope.get(node.value) != "local":
         return None
     holder = ctx.parent(node)
+    if isinstance(holder, cst.Element) and isinstance(ctx.parent(holder), (cst.Tuple, cst.List)):
+        return _unpacked_at_update(node, ctx)
     if isinstance(holder, cst.AssignTarget):
         statement = ctx.parent(holder)
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
@@ -734,12 +736,8 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             return None
     else:
         return None
-    for element in node.slice:
-        index = element.slice
-        if isinstance(index, cst.Index) and (ctx.facts.value(index.value).dtype_kind == "b" or (
-                isinstance(index.value, (cst.Comparison, cst.UnaryOperation))
-                and ctx.facts.value(index.value).kind is Kind.TRACED)):
-            return None  # a boolean mask (see JIT401)
+    if _masked(node, ctx):
+        return None  # a boolean mask (see JIT401)
     name = node.value.value
     if _caller_sees_the_write(node, name, ctx):
         return Fix(Applicability.DISPLAY_ONLY, f"Return the updated `{name}` and have the callers use it: the "
@@ -753,6 +751,54 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].{method}(...)`: a JAX array is immutable, "
                    "so the update makes a new one", (edit,))
+
+
+def _masked(node: cst.Subscript, ctx: FixContext) -> bool:
+    """An index of ``node`` is a boolean mask: left to JIT401's ``jnp.where`` rewrite (a traced mask fails
+    in ``.at[...]`` too)."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Index) and (ctx.facts.value(index.value).dtype_kind == "b" or (
+                isinstance(index.value, (cst.Comparison, cst.UnaryOperation))
+                and ctx.facts.value(index.value).kind is Kind.TRACED)):
+            return True
+    return False
+
+
+def _unpacked_at_update(node: cst.Subscript, ctx: FixContext) -> Optional[Fix]:
+    """``n[0], n[1:] = births, survivors`` (every target an item of the same local array, the value a
+    display of as many items) -> ``n = n.at[0].set(births).at[1:].set(survivors)``: Python computes
+    every value first, from the old ``n``, then stores the items left to right, which the chain of
+    updates does (its arguments read the old ``n`` too, the later update wins where they overlap)."""
+    target = ctx.parent(ctx.parent(node))
+    statement = ctx.parent(ctx.parent(target)) if isinstance(ctx.parent(target), cst.AssignTarget) else None
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 \
+            or not isinstance(statement.value, (cst.Tuple, cst.List)) \
+            or len(statement.value.elements) != len(target.elements):
+        return None
+    parts = [el.value for el in target.elements]
+    values = [el.value for el in statement.value.elements]
+    if any(isinstance(el, cst.StarredElement) for el in list(target.elements) + list(statement.value.elements)):
+        return None
+    name = node.value.value
+    if not all(isinstance(p, cst.Subscript) and isinstance(p.value, cst.Name) and p.value.value == name
+               for p in parts):
+        return None
+    if any(_masked(p, ctx) for p in parts):
+        return None  # a boolean mask (see JIT401)
+    if _caller_sees_the_write(node, name, ctx):
+        return None
+    chain: cst.BaseExpression = cst.Name(name)
+    for p, v in zip(parts, values):
+        at = cst.Subscript(value=cst.Attribute(chain, cst.Name("at")), slice=p.slice,
+                           lbracket=p.lbracket, rbracket=p.rbracket)
+        chain = cst.Call(func=cst.Attribute(at, cst.Name("set")), args=[cst.Arg(v)])
+    new = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=chain, semicolon=statement.semicolon)
+    edit = ctx.replace(statement, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].set(...).at[...].set(...)`: a JAX array is "
+                   "immutable, so the updates make a new one", (edit,))
 
 
 def _caller_sees_the_write(node: cst.CSTNode, name: str, ctx: FixContext) -> bool:

@@ -216,7 +216,10 @@ class MutableGlobalRead(Rule):
     Only when the value's kind is known: the read is a module-level name or
     an item with a literal key of one, every module-level assignment of which
     is a literal number, `bool` or `str`, a JAX / NumPy array or a PRNG key
-    (`jax.random.key(0)`) -- an item: a dict literal holding the key; and the
+    (`jax.random.key(0)`) -- an item: a dict literal holding the key; a field
+    of a module-level instance of a dataclass of the module (`CELL.capacity_ah`):
+    every module-level binding makes one, the field's value a literal of one
+    kind (given by keyword or position, or its default); and the
     function is a module-level `def` jitted by its decorator and in no other
     way, which the module only calls by name (not passed, wrapped or
     rebound), with the global unshadowed at each call.
@@ -566,7 +569,7 @@ class OuterStateWrite(Rule):
 
     code = "JIT102"
     name = "outer-state-write-in-traced-code"
-    fix_title = "Append to the host list from `jax.debug.callback`, on every call"
+    fix_title = "Return the value and keep it outside the traced function (or store it from `jax.debug.callback`)"
 
     def _targets(self, node, targets, value: cst.BaseExpression) -> None:
         if self.ctx.body.abstract_only:
@@ -1908,7 +1911,10 @@ class InPlaceArrayUpdate(Rule):
     `x[i] = v` becomes `x = x.at[i].set(v)`, `x[i] += v` `x = x.at[i].add(v)`
     (`-=`, `*=`, `/=`, `**=`: `subtract`, `multiply`, `divide`, `power`),
     the index kept as written, where `x` is a parameter or a local of the
-    function; a dropped `x.at[i].set(v)` (or `x.sort()`) statement becomes
+    function; items stored by one tuple assignment, `x[0], x[1:] = a, b`,
+    become one chain, `x = x.at[0].set(a).at[1:].set(b)` (the values read
+    the old `x`, as Python's right-hand side did); a dropped
+    `x.at[i].set(v)` (or `x.sort()`) statement becomes
     `x = x.at[i].set(v)`. A boolean mask is left to JIT401's `jnp.where`
     rewrite (`.at[mask]` fails under jit too). UNSAFE: the name is bound to
     a new array, where NumPy's in-place write also changed every other name
@@ -1950,6 +1956,14 @@ class InPlaceArrayUpdate(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
+            if isinstance(t.target, (cst.Tuple, cst.List)):
+                # `n[0], n[1:] = births, survivors`: each item of the target is stored in turn
+                values = node.value.elements if isinstance(node.value, (cst.Tuple, cst.List)) \
+                    and len(node.value.elements) == len(t.target.elements) else None
+                for i, el in enumerate(t.target.elements):
+                    shown = values[i].value if values is not None else node.value
+                    self._check(el.value, lambda shown=shown: self.ctx.code(shown, 24))
+                continue
             self._check(t.target, lambda: self.ctx.code(node.value, 24))
 
     def _read_as_array(self, base: cst.BaseExpression) -> bool:
