@@ -26,6 +26,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo
+from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (int_value, iter_children, literal_elements, name_references, string_value,
                                      unpacked_targets)
 from jitlint.analysis.values import Kind
@@ -195,7 +196,7 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                   ) -> Optional[Tuple[bool, bool, bool]]:
     """For :func:`_only_static_uses`: (a static use found, a size among them, a number use found), or None
     where a read is neither."""
-    found = sized = data = False
+    found = sized = data = ranged = neutral = False
     stack: List[cst.CSTNode] = list(block_statements(fn_node.body))
     while stack:
         n = stack.pop()
@@ -214,12 +215,16 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                 if through is not None and through[0] and not through[2]:
                     found, sized = True, sized or through[1]
                     continue
+                if _static_arithmetic(n, ctx):
+                    neutral = True  # (`t / (n - 1)` with a loop index `t`: Python numbers once `n` is static)
+                    continue
                 if not number_use(n, ctx):
                     return None
                 data = True
                 continue
             found = True
             sized = sized or _size_use(n, fn_node, ctx)
+            ranged = ranged or _static_slot(n, ctx) == "range"
             continue
         if isinstance(n, (cst.FunctionDef, cst.Lambda)):
             params = n.params
@@ -227,7 +232,73 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                    + list(params.posonly_params)):
                 continue
         stack.extend(iter_children(n))
-    return found, sized, data
+    # arithmetic with Python numbers is the value's own only for a count (a range bound, a size): of a
+    # value tested by an `if` (`x * 2` of `if x > 0`) it is data
+    return found, sized, data or (neutral and not (ranged or sized))
+
+
+def _static_arithmetic(name: cst.Name, ctx: FixContext) -> bool:
+    """``name`` is an operand of arithmetic every other operand of which is a Python value (a literal, a
+    ``range`` index, a static parameter): with ``name`` static too it computes a Python number, as the
+    trace's constant would."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(child)
+    seen = False
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is child else parent.left
+            if not _python_number(other, name.value, ctx):
+                return False
+        seen = True
+        child, parent = parent, ctx.parent(parent)
+    return seen
+
+
+def _python_number(expr: cst.BaseExpression, param: str, ctx: FixContext,
+                   seen: Optional[Set[str]] = None) -> bool:
+    """``expr`` is a Python value once ``param`` is static: static already, ``param`` itself, or
+    arithmetic of literals, static names, indices of a ``for`` loop over ``range()`` of ``param`` and
+    locals every binding of which is such arithmetic (``prod = prod * (1 - t / n)``)."""
+    if ctx.facts.value(expr).kind is Kind.STATIC:
+        return True
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [expr.expression]
+        return all(_python_number(p, param, ctx, seen) for p in parts)
+    if not isinstance(expr, cst.Name):
+        return False
+    if expr.value == param:
+        return True
+    seen = set() if seen is None else seen
+    if expr.value in seen:
+        return True  # (a local that feeds itself: the other bindings decide)
+    if len(seen) > 8:
+        return False
+    seen.add(expr.value)
+    scope = ctx.enclosing_function(expr)
+    bindings = scope.scope.bindings_of(expr.value) if scope is not None else []
+    if len(bindings) == 1 and bindings[0].kind is BindingKind.FOR:
+        loop = bindings[0].node
+        return isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) \
+            and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range" \
+            and reads(loop.iter) <= {"range", param}
+    values = [b.value if b.value is not None else _unpacked_value(b.node, expr.value) for b in bindings
+              if b.kind is BindingKind.ASSIGNMENT]
+    return bool(bindings) and len(values) == len(bindings) and all(
+        v is not None and _python_number(v, param, ctx, seen) for v in values)
+
+
+def _unpacked_value(node: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
+    """In ``a, b = x, y`` (a tuple display of as many items), the value ``name`` gets."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0].target, (cst.Tuple, cst.List))
+            and isinstance(node.value, (cst.Tuple, cst.List))
+            and len(node.targets[0].target.elements) == len(node.value.elements)):
+        return None
+    for target, value in zip(node.targets[0].target.elements, node.value.elements):
+        if isinstance(target.value, cst.Name) and target.value.value == name \
+                and not isinstance(value, cst.StarredElement):
+            return value.value
+    return None
 
 
 def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> Optional[str]:

@@ -247,7 +247,9 @@ class RangeOverTracer(Rule):
     local, `m = len(x) - n; x[k:k + m]`: the result's shape) is made static
     even where it is also arithmetic data (`decay ** n`): no mask or dynamic
     slice can stand for a length, and a Python int computes as the 0-d tracer
-    did.
+    did. Arithmetic of the bound with Python numbers only (literals, the
+    loop's own index, locals made of those: `prod * (1 - t / (n - 1))`)
+    stays Python arithmetic once it is static.
 
     ## References
     - [`jax.lax.fori_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html)
