@@ -43,7 +43,7 @@ under plain ``jax.grad``); loop carries must keep their dtype.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -732,6 +732,8 @@ def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             return _if_statement(parent, ctx)
         if isinstance(parent, cst.IfExp) and parent.test is test:
             return _ternary(parent, ctx)
+        if isinstance(parent, cst.CompIf) and parent.test is test:
+            return _filtered_sum(parent, ctx)
         return _logical_value(node, ctx)
     except _NoFix:
         return None
@@ -855,6 +857,79 @@ def _carried_structures(bld: "_Builder", carry: Sequence[str], true_stmts, false
             if var not in surely_assigned(part):
                 outputs.append(cst.Name(var))
         _same_structure(bld, outputs)
+
+
+def _filtered_sum(cond: cst.CompIf, ctx: FixContext) -> Optional[Fix]:
+    """``sum(E for v in xs if C)`` (a generator or list comprehension, one ``for``, one ``if``), ``xs`` a
+    traced array, ``E`` and ``C`` element-wise in ``v`` (arithmetic, comparisons and ``&`` / ``|`` / ``~``
+    of ``v``, literals and static values) -> ``jnp.sum(jnp.where(C, E, 0), axis=0)`` with ``xs`` for ``v``;
+    ``sum(1 for ...)`` -> ``jnp.sum(C, axis=0)``: the count of the elements that pass.  Iterating a traced
+    array gives its rows and the ``if`` needs a scalar test, so code that ran had a 1-D ``xs``.  UNSAFE:
+    an int (or float) array where the builtin gave a Python number; ``sum`` of no element gave ``0``."""
+    comp = ctx.parent(ctx.parent(cond))
+    if not isinstance(comp, (cst.GeneratorExp, cst.ListComp)) or len(comp.for_in.ifs) != 1 \
+            or comp.for_in.ifs[0] is not cond \
+            or comp.for_in.inner_for_in is not None or comp.for_in.asynchronous is not None \
+            or not isinstance(comp.for_in.target, cst.Name):
+        return None
+    arg = ctx.parent(comp)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "sum"
+            and ctx.facts.read_scope.get(call.func) == "builtin" and len(call.args) == 1
+            and call.args[0].value is comp and call.args[0].keyword is None and not call.args[0].star):
+        return None
+    xs = comp.for_in.iter
+    if not (isinstance(xs, cst.Name) and ctx.facts.value(xs).traced_array):
+        return None
+    var = comp.for_in.target.value
+    # other traced values in the test were scalars where the code ran (`if` took their truth): they
+    # broadcast over the whole array as over one element; the summed value may read them too
+    scalars = {n.value for n in name_references(cond.test) if n.value != var
+               and ctx.facts.value(n).kind is Kind.TRACED and not ctx.facts.value(n).container}
+    if not (_elementwise(comp.elt, var, ctx, scalars) and _elementwise(cond.test, var, ctx, scalars)):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    test = _renamed(cond.test, var, xs.value)
+    if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1":
+        new = ctx.expr(f"{jnp}.sum({{c}}, axis=0)", c=test)
+    else:
+        new = ctx.expr(f"{jnp}.sum({jnp}.where({{c}}, {{e}}, 0), axis=0)", c=test, e=_renamed(comp.elt, var, xs.value))
+    edit = ctx.replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.sum` over the elements that pass, selected in the trace",
+                   (edit,) + imports)
+
+
+def _elementwise(expr: cst.BaseExpression, var: str, ctx: FixContext, scalars: Set[str]) -> bool:
+    """``expr`` computes element by element from ``var``: arithmetic, comparisons, ``&`` / ``|`` / ``~``
+    of ``var``, number literals, static names and the traced ``scalars``."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value == var or expr.value in scalars or ctx.facts.value(expr).kind is Kind.STATIC
+    if isinstance(expr, cst.BinaryOperation):
+        return _elementwise(expr.left, var, ctx, scalars) and _elementwise(expr.right, var, ctx, scalars)
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return _elementwise(expr.expression, var, ctx, scalars)
+    if isinstance(expr, cst.Comparison):
+        return _elementwise(expr.left, var, ctx, scalars) and len(expr.comparisons) == 1 and isinstance(
+            expr.comparisons[0].operator, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual,
+                                           cst.Equal, cst.NotEqual)) \
+            and _elementwise(expr.comparisons[0].comparator, var, ctx, scalars)
+    return False
+
+
+def _renamed(expr: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
+    """``expr`` with every name ``old`` read as ``new`` (element-wise expressions only: no scopes)."""
+    class _Rename(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+            return updated.with_changes(value=new) if original.value == old else updated
+
+    return cst.ensure_type(expr.visit(_Rename()), cst.BaseExpression)
 
 
 def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:

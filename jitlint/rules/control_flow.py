@@ -122,6 +122,12 @@ class PythonBranchOnTracer(Rule):
       `jnp.where(a, b, a)`: the same truth (non-zero) picks the same
       operand, but the result is an array, of the dtype both promote to (an
       int `a` against `1.0` gives a float), and `a` is computed twice.
+    - `sum(E for v in xs if C)` (a generator or list comprehension), `xs`
+      a traced array, `E` and `C` element-wise in `v` ->
+      `jnp.sum(jnp.where(C, E, 0), axis=0)` with `xs` for `v`
+      (`sum(1 for ...)` -> `jnp.sum(C, axis=0)`, the count): the code ran on
+      a 1-D `xs` (the `if` took a scalar's truth), and traced values in the
+      test were scalars; an array where the builtin gave a Python number.
     - a parameter used only where a static value is needed -> added to
       `static_argnames`: JAX compiles again for every new value, the value
       must be hashable, and a caller passing a traced value now fails.
