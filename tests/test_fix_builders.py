@@ -233,6 +233,25 @@ NO_FIX = {
         def g(x):
             return shrink(jnp.square, x, 1.0) + shrink(noisy, x, 1.0)
         """, "JIT203"),
+    # the loop carries a Python int that sizes an array in a helper (`jnp.linspace(a, b, n + 1)`): as the
+    # while_loop's traced carry it would raise ConcretizationTypeError
+    "while carrying a Python int used as a size": ("""
+        def simpson(f, a, b, n):
+            x = jnp.linspace(a, b, n + 1)
+            return jnp.sum(f(x)) * (b - a) / n
+
+        def integrand(x):
+            return jnp.sqrt(1.0 + x ** 2)
+
+        @jax.jit
+        def arc(a, b, tol=1e-4):
+            n = 4
+            s_old, s = simpson(integrand, a, b, n), simpson(integrand, a, b, 2 * n)
+            while jnp.abs(s - s_old) > tol:
+                n *= 2
+                s_old, s = s, simpson(integrand, a, b, 2 * n)
+            return s
+        """, "JIT203"),
     # a scan body's appends: the list is also read in the body (its length), so it is not only the outputs
     "scan body append whose list is read in the body": ("""
         @jax.jit

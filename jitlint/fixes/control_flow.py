@@ -1394,6 +1394,33 @@ def _carry(loop: cst.CSTNode, fn_node: cst.FunctionDef, body, exclude=()) -> Opt
     return carry
 
 
+def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) -> bool:
+    """A carried variable that is a Python value in the loop as written (``n = 4``, ``n *= 2``) and
+    reaches a place where it may have to stay one: a static slot (a shape, a ``range`` bound, a slice), or
+    an argument of a call that is a Python value too (``simpson(f, a, b, 2 * n)``, where ``n`` sizes a
+    ``jnp.linspace``).  The loop's carry is traced: there it would fail (ConcretizationTypeError)."""
+    from jitlint.fixes.static_args import static_slot
+
+    names = set(carry)
+    stack: List[cst.CSTNode] = [loop]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value in names and ctx.facts.value(n).kind is Kind.STATIC \
+                and not isinstance(ctx.parent(n), (cst.AssignTarget, cst.AugAssign)):
+            if static_slot(n, ctx) not in (None, "test"):
+                return True  # (a test is rewritten with the loop, or by the branch fix after it)
+            child, parent = n, ctx.parent(n)
+            while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+                child, parent = parent, ctx.parent(parent)
+            if isinstance(parent, cst.Arg) and ctx.facts.value(child).kind is Kind.STATIC:
+                call = ctx.parent(parent)
+                if isinstance(call, cst.Call) and not (ctx.index.qualify(call.func) or "").startswith(
+                        ("jax.numpy.", "jax.lax.", "math.")):
+                    return True
+        stack.extend(iter_children(n))
+    return False
+
+
 def _unpack(bld: _Builder, carry: List[str], param: str) -> List[cst.BaseStatement]:
     if len(carry) == 1:
         return []
@@ -1696,7 +1723,7 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not ctx.purity.expression(loop.test, scope) or _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
     carry = _carry(loop, fn_node, body)
-    if carry is None:
+    if carry is None or _static_carry_escapes(loop, carry, ctx):
         return None
     bld = _Builder(ctx)
     try:

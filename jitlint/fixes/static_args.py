@@ -224,7 +224,7 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                 continue
             found = True
             sized = sized or _size_use(n, fn_node, ctx)
-            ranged = ranged or _static_slot(n, ctx) == "range"
+            ranged = ranged or static_slot(n, ctx) == "range"
             continue
         if isinstance(n, (cst.FunctionDef, cst.Lambda)):
             params = n.params
@@ -340,7 +340,7 @@ def _size_use(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> bool
     or the length of a slice (``x[:n]``, ``x[k:k + n]``: the result's shape) -- a ``range()`` bound has
     ``lax.fori_loop`` and a slice of fixed length at a traced start ``lax.dynamic_slice``, which keep the
     value traced."""
-    slot = _static_slot(name, ctx)
+    slot = static_slot(name, ctx)
     if slot == "shape":
         return True
     if slot != "slice":
@@ -378,14 +378,14 @@ def _reads_through_locals(expr: cst.CSTNode, fn_node: cst.FunctionDef, ctx: FixC
 
 def is_static_use(name: cst.Name, ctx: FixContext) -> bool:
     """``name`` sits in an ``if``/``while`` test, a ``range()`` bound, a shape, a slice bound or ``axis=``."""
-    return _static_slot(name, ctx) is not None
+    return static_slot(name, ctx) is not None
 
 
 #: keywords that give a shape or a size
 _SHAPE_KEYWORDS = frozenset({"shape", "length", "size", "num"})
 
 
-def _static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
+def static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
     """Where ``name`` (through arithmetic, comparisons, static builtins and tuples of sizes) needs a static
     value: ``"test"`` (an ``if`` / ``while`` / ``assert`` test), ``"slice"``, ``"range"``, ``"shape"`` (a
     shape argument or keyword, a ``reshape``-like method), ``"keyword"`` (``axis=`` and the like) or ``"key"``
