@@ -23,6 +23,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    substitute_names,
     any_between,
     any_node,
     ends_path,
@@ -505,29 +506,6 @@ def condition_key(module: cst.Module, test: cst.BaseExpression) -> str:
     return " ".join(module.code_for_node(test).split())
 
 
-class _Substitute(cst.CSTTransformer):
-    """Names replaced by expressions (a helper's parameters by the literals a call gives them)."""
-
-    def __init__(self, values: Dict[str, cst.BaseExpression]) -> None:
-        super().__init__()
-        self.values = values
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        return False  # (only its value is a variable: done in leave_Attribute)
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return updated.with_changes(value=updated.value.visit(self))
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        return False  # (a keyword is not a variable)
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(value=updated.value.visit(self))
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.values.get(original.value, updated)
-
-
 def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call: cst.Call) -> cst.BaseExpression:
     """``value``, returned by ``fn``, with each parameter that ``call`` gives a literal (``True``, a
     number, a string) -- or that keeps a literal default -- replaced by that literal: ``_meta(static=True)``
@@ -542,7 +520,7 @@ def _with_literal_arguments(value: cst.BaseExpression, fn: cst.FunctionDef, call
                 values[param.name.value] = arg.value
             else:
                 values.pop(param.name.value, None)
-    return value.visit(_Substitute(values)) if values else value
+    return substitute_names(value, values) if values else value
 
 
 def _plain_literal(expr: Optional[cst.BaseExpression]) -> bool:
@@ -841,6 +819,7 @@ class ModuleIndex:
         #: each call -> the scope it is written in (what its bare names resolve from)
         self._call_here: Dict[cst.Call, Scope] = {}
         self._overrides: Dict[Tuple[str, str, int], List[FunctionInfo]] = {}
+        self._registration_helpers: Dict[cst.Call, Optional[Tuple[str, ModuleIndex, FunctionInfo]]] = {}
         self._names_given: Optional[Set[str]] = None
         self._pending_decorators: List[FunctionInfo] = []
         #: statements after one that always leaves its block (see ``syntax.reachable_count``)
@@ -1319,25 +1298,16 @@ class ModuleIndex:
         its own class parameter and a ``flatten`` of its own whose aux data (the second thing it returns)
         is ``getattr(obj, name)`` for each ``name`` of another of its parameters: those attributes are
         aux data, Python values under jit (jaxmm's ``_register_pytree``, run on JAX 0.10.2)."""
-        first = call.args[0] if call.args else None
-        if first is None or first.keyword is not None or first.star or not isinstance(first.value, cst.Name) \
-                or first.value.value not in self.classes:
+        found = self._registration_helper(call)
+        if found is None:
             return []
-        helper = self._helper_definition(call.func)
-        if helper is None or not isinstance(helper[1].node, cst.FunctionDef):
-            return []
-        index, fn = helper
+        cls_name, index, fn = found
         out: List[Tuple[str, Set[str]]] = []
-        for inner, scope, _ in index._pending_calls:
-            if scope is not fn or not (index.qualify(inner.func) or "").endswith("tree_util.register_pytree_node"):
-                continue
+        for inner in index._calls_in_helper(fn, "tree_util.register_pytree_node"):
             owner = call_argument(inner, 0, "nodetype")
             flatten = call_argument(inner, 1, "flatten_func")
-            if owner is None or flatten is None or not isinstance(owner.value, cst.Name) \
-                    or _bound_value(owner.value, fn, call) is None:
-                continue
-            if not isinstance(_bound_value(owner.value, fn, call), cst.Name) \
-                    or _bound_value(owner.value, fn, call).value != first.value.value:
+            given = _bound_value(owner.value, fn, call) if owner is not None else None
+            if flatten is None or not isinstance(given, cst.Name) or given.value != cls_name:
                 continue
             flat = fn.nested.get(flatten.value.value) if isinstance(flatten.value, cst.Name) else \
                 index.infos.get(flatten.value) if isinstance(flatten.value, cst.Lambda) else None
@@ -1345,8 +1315,33 @@ class ModuleIndex:
                 continue
             names = self._aux_names_of(flat, fn, call)
             if names:
-                out.append((first.value.value, names))
+                out.append((cls_name, names))
         return out
+
+    def _registration_helper(self, call: cst.Call) -> Optional[Tuple[str, "ModuleIndex", FunctionInfo]]:
+        """For a module-level call given a class of this module first (``register(Params, ...)``): the
+        class's name and the module-level def it calls, of this module or of another of the checked code.
+
+        Only such a call is looked at: resolving every module-level call's function in another module
+        indexes that module too, and in a project such as JAX (a module-level `register_lowering(prim,
+        ...)` in nearly every module) that indexed the whole project for each file checked (about 40x
+        slower)."""
+        if call in self._registration_helpers:
+            return self._registration_helpers[call]
+        found = None
+        first = call.args[0] if call.args else None
+        if first is not None and first.keyword is None and not first.star and isinstance(first.value, cst.Name) \
+                and first.value.value in self.classes:
+            helper = self._helper_definition(call.func)
+            if helper is not None and isinstance(helper[1].node, cst.FunctionDef):
+                found = first.value.value, helper[0], helper[1]
+        self._registration_helpers[call] = found  # (asked by the static fields and by the aux data)
+        return found
+
+    def _calls_in_helper(self, fn: FunctionInfo, suffix: str) -> List[cst.Call]:
+        """The calls ``fn``'s own body makes of a function whose qualified name ends with ``suffix``."""
+        return [inner for inner, scope, _ in self._pending_calls
+                if scope is fn and (self.qualify(inner.func) or "").endswith(suffix)]
 
     def _aux_names_of(self, flat: FunctionInfo, helper: FunctionInfo, call: cst.Call) -> Set[str]:
         """The attribute names a helper's nested ``flatten`` puts in its aux data from a parameter of
@@ -1441,27 +1436,14 @@ class ModuleIndex:
         """``register(Runtime, meta=("n",))`` at module level, ``register`` a function of this module
         or of another module of the project whose body calls ``register_dataclass(cls, ...,
         meta_fields=list(meta))`` with its own parameters: the same registration, written with
-        the arguments this call gives (a literal list of names, or the parameter's literal default).
-
-        Only a call given a class of this module first is looked at: resolving every module-level
-        call's function in another module indexes that module too, and in a project such as JAX (a
-        module-level `register_lowering(prim, ...)` in nearly every module) that indexed the whole
-        project for each file checked (about 40x slower)."""
-        first = call.args[0] if call.args else None
-        if first is None or first.keyword is not None or first.star or not isinstance(first.value, cst.Name) \
-                or first.value.value not in self.classes:
+        the arguments this call gives (a literal list of names, or the parameter's literal default)
+        (see :meth:`_registration_helper` for which calls are looked at)."""
+        found = self._registration_helper(call)
+        if found is None:
             return []
-        helper = self._helper_definition(call.func)
-        if helper is None:
-            return []
-        index, fn = helper
-        node = fn.node
-        if not isinstance(node, cst.FunctionDef):
-            return []
+        _, index, fn = found
         out: List[cst.Call] = []
-        for inner, scope, _ in index._pending_calls:
-            if scope is not fn or not (index.qualify(inner.func) or "").endswith("register_dataclass"):
-                continue
+        for inner in index._calls_in_helper(fn, "register_dataclass"):
             parts = []
             for position, keyword in ((0, "nodetype"), (2, "meta_fields")):
                 arg = call_argument(inner, position, keyword)
@@ -3303,7 +3285,8 @@ class ModuleIndex:
             return False
         for base in sub.bases:
             base_cls = self.classes.get(base.split(".")[-1])
-            if base_cls is cls or (base_cls is not None and base_cls is not sub and self._derives(base_cls, cls, depth + 1)):
+            if base_cls is cls or (base_cls is not None and base_cls is not sub
+                                   and self._derives(base_cls, cls, depth + 1)):
                 return True
         return False
 

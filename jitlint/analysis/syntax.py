@@ -696,3 +696,33 @@ def ends_path(block: cst.BaseSuite) -> bool:
     if isinstance(block, cst.SimpleStatementSuite):
         return any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body)
     return False
+
+
+class _Substitute(cst.CSTTransformer):
+    """Names replaced by expressions (variables only: not an attribute's name, not a keyword)."""
+
+    def __init__(self, values: Dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.values = values
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return False  # (only its value is a variable: done in leave_Attribute)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(value=updated.value.visit(self))
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        return False  # (a keyword is not a variable)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(value=updated.value.visit(self))
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original.value, updated)
+
+
+def substitute_names(expr: cst.BaseExpression, values: Dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``expr`` with each variable named in ``values`` replaced by its expression (a helper's parameters by
+    the literals a call gives them, a comprehension's variable by the array it runs over).  Scopes are not
+    looked at: for expressions without lambdas or comprehensions."""
+    return cst.ensure_type(expr.visit(_Substitute(values)), cst.BaseExpression)

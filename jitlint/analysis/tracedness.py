@@ -25,8 +25,8 @@ from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, a
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      defined, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path, guarded_not_none,
-                                     iter_children, is_docstring, literal_elements,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path,
+                                     guarded_not_none, iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
                                      string_value)
@@ -2834,9 +2834,8 @@ class Analyzer:
             return None
         cls = owner.index.classes.get(owner.name)
         fn = owner.index.find_method(cls, method) if cls is not None else None
-        if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.is_static_method or is_accessor(fn.node) \
-                or not fn.params or any(dotted_name(d.decorator) in ("classmethod", "staticmethod")
-                                        for d in fn.node.decorators):
+        if fn is None or not isinstance(fn.node, cst.FunctionDef) or not fn.is_method or is_accessor(fn.node) \
+                or not fn.params or any(dotted_name(d.decorator) == "classmethod" for d in fn.node.decorators):
             return None
         if self._owner_of(fn) is self and fn.node not in self.index.infos:
             return None  # a class of a module the analysis cannot reach

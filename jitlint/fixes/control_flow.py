@@ -47,7 +47,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references, stored_values, string_value
+from jitlint.analysis.syntax import iter_children, name_references, stored_values, string_value, substitute_names
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
@@ -892,11 +892,12 @@ def _filtered_sum(cond: cst.CompIf, ctx: FixContext) -> Optional[Fix]:
     if spelled is None:
         return None
     jnp, imports = spelled
-    test = _renamed(cond.test, var, xs.value)
+    whole = {var: cst.Name(xs.value)}  # (element-wise: the whole array for one element)
+    test = substitute_names(cond.test, whole)
     if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1":
         new = ctx.expr(f"{jnp}.sum({{c}}, axis=0)", c=test)
     else:
-        new = ctx.expr(f"{jnp}.sum({jnp}.where({{c}}, {{e}}, 0), axis=0)", c=test, e=_renamed(comp.elt, var, xs.value))
+        new = ctx.expr(f"{jnp}.sum({jnp}.where({{c}}, {{e}}, 0), axis=0)", c=test, e=substitute_names(comp.elt, whole))
     edit = ctx.replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
     if edit is None:
         return None
@@ -921,15 +922,6 @@ def _elementwise(expr: cst.BaseExpression, var: str, ctx: FixContext, scalars: S
                                            cst.Equal, cst.NotEqual)) \
             and _elementwise(expr.comparisons[0].comparator, var, ctx, scalars)
     return False
-
-
-def _renamed(expr: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
-    """``expr`` with every name ``old`` read as ``new`` (element-wise expressions only: no scopes)."""
-    class _Rename(cst.CSTTransformer):
-        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-            return updated.with_changes(value=new) if original.value == old else updated
-
-    return cst.ensure_type(expr.visit(_Rename()), cst.BaseExpression)
 
 
 def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
@@ -1399,7 +1391,7 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
     reaches a place where it may have to stay one: a static slot (a shape, a ``range`` bound, a slice), or
     an argument of a call that is a Python value too (``simpson(f, a, b, 2 * n)``, where ``n`` sizes a
     ``jnp.linspace``).  The loop's carry is traced: there it would fail (ConcretizationTypeError)."""
-    from jitlint.fixes.static_args import static_slot
+    from jitlint.fixes.static_args import arithmetic_top, static_slot
 
     names = set(carry)
     stack: List[cst.CSTNode] = [loop]
@@ -1409,9 +1401,8 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
                 and not isinstance(ctx.parent(n), (cst.AssignTarget, cst.AugAssign)):
             if static_slot(n, ctx) not in (None, "test"):
                 return True  # (a test is rewritten with the loop, or by the branch fix after it)
-            child, parent = n, ctx.parent(n)
-            while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-                child, parent = parent, ctx.parent(parent)
+            child = arithmetic_top(n, ctx)
+            parent = ctx.parent(child)
             if isinstance(parent, cst.Arg) and ctx.facts.value(child).kind is Kind.STATIC:
                 call = ctx.parent(parent)
                 if isinstance(call, cst.Call) and not (ctx.index.qualify(call.func) or "").startswith(

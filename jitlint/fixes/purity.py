@@ -256,8 +256,8 @@ class Purity:
         self._passing.add(owner)
         try:
             for call in calls:
-                here = self._function_of(self.index.call_scope(call))
-                cls = here.cls if here is not None else None
+                here, cls = self.index.call_scopes.get(call, (None, None))
+                cls = here.cls if here is not None else cls
                 if self.index.resolve_function(call.func, here, cls)[0] is not owner:
                     return False
                 bound = [arg.value for arg, p in bind_arguments(owner.params, call.args) if p is param]
@@ -273,15 +273,6 @@ class Purity:
             return True
         finally:
             self._passing.discard(owner)
-
-    def _function_of(self, scope: Optional[Scope]) -> Optional[FunctionInfo]:
-        """The function (or lambda) a scope is, or the one a comprehension runs in; None at module level."""
-        while scope is not None:
-            info = self.index.infos.get(scope.node)
-            if info is not None:
-                return info
-            scope = scope.parent
-        return None
 
     def _is_array(self, node: cst.CSTNode) -> bool:
         value = self.facts.value(node)

@@ -38,7 +38,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references
+from jitlint.analysis.syntax import iter_children, name_references, returned_values
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import (
@@ -591,10 +591,10 @@ def to_scan_output(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
     if not (isinstance(ret, cst.Return) and isinstance(ret.value, cst.Tuple) and len(ret.value.elements) == 2
             and isinstance(ret.value.elements[1].value, cst.Name) and ret.value.elements[1].value.value == "None"
-            and not ret.value.elements[1].value.lpar and not any(ret.value.elements[i].value is None for i in (0,))):
+            and not ret.value.elements[1].value.lpar):
         return None
-    if any(isinstance(n, cst.Return) for s in statements[:-1] for n in _walk(s)):
-        return None
+    if len(returned_values(body_fn.node.body)) != 1:
+        return None  # (another `return` before the last statement)
     later = statements[statements.index(line) + 1:]
     if reads_of(value) & assigned_in(later) or not ctx.purity.expression(value, body_fn):
         return None
@@ -615,10 +615,7 @@ def to_scan_output(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     holder = ctx.parent(scan_call)
     if isinstance(holder, cst.Expr):
         target: Optional[cst.BaseAssignTargetExpression] = None
-    elif isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Tuple) \
-            and len(holder.targets[0].target.elements) == 2 \
-            and isinstance(holder.targets[0].target.elements[1].value, cst.Name) \
-            and holder.targets[0].target.elements[1].value.value == "_":
+    elif isinstance(holder, cst.Assign) and len(holder.targets) == 1 and _unpacked_carry(holder.targets[0].target):
         target = holder.targets[0].target
     else:
         return None
@@ -671,15 +668,10 @@ def to_scan_output(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                    "is then the array of every step's value", (edit,))
 
 
-def _walk(node: cst.CSTNode):
-    """``node`` and the nodes inside it, not inside nested functions, lambdas or classes."""
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if n is not node and isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        stack.extend(iter_children(n))
+def _unpacked_carry(target: cst.BaseAssignTargetExpression) -> bool:
+    """``carry, _ = ...``: a scan's result with its stacked outputs dropped."""
+    return isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+        and isinstance(target.elements[1].value, cst.Name) and target.elements[1].value.value == "_"
 
 
 def _scan_of(refs: List[cst.Name], ctx: FixContext) -> Optional[cst.Call]:
@@ -742,15 +734,20 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if _caller_sees_the_write(node, name, ctx):
         return Fix(Applicability.DISPLAY_ONLY, f"Return the updated `{name}` and have the callers use it: the "
                    "write changed the caller's array, which a rewrite in this function cannot", ())
-    at = cst.Subscript(value=cst.Attribute(cst.Name(name), cst.Name("at")), slice=node.slice,
-                       lbracket=node.lbracket, rbracket=node.rbracket)
-    call = cst.Call(func=cst.Attribute(at, cst.Name(method)), args=[cst.Arg(value)])
+    call = _at_update(cst.Name(name), node, method, value)
     new = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call, semicolon=statement.semicolon)
     edit = ctx.replace(statement, new)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].{method}(...)`: a JAX array is immutable, "
                    "so the update makes a new one", (edit,))
+
+
+def _at_update(array: cst.BaseExpression, item: cst.Subscript, method: str, value: cst.BaseExpression) -> cst.Call:
+    """``array.at[<item's index>].<method>(value)``, the index kept as written."""
+    at = cst.Subscript(value=cst.Attribute(array, cst.Name("at")), slice=item.slice,
+                       lbracket=item.lbracket, rbracket=item.rbracket)
+    return cst.Call(func=cst.Attribute(at, cst.Name(method)), args=[cst.Arg(value)])
 
 
 def _masked(node: cst.Subscript, ctx: FixContext) -> bool:
@@ -790,9 +787,7 @@ def _unpacked_at_update(node: cst.Subscript, ctx: FixContext) -> Optional[Fix]:
         return None
     chain: cst.BaseExpression = cst.Name(name)
     for p, v in zip(parts, values):
-        at = cst.Subscript(value=cst.Attribute(chain, cst.Name("at")), slice=p.slice,
-                           lbracket=p.lbracket, rbracket=p.rbracket)
-        chain = cst.Call(func=cst.Attribute(at, cst.Name("set")), args=[cst.Arg(v)])
+        chain = _at_update(chain, p, "set", v)
     new = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=chain, semicolon=statement.semicolon)
     edit = ctx.replace(statement, new)
     if edit is None:

@@ -241,17 +241,17 @@ def _static_arithmetic(name: cst.Name, ctx: FixContext) -> bool:
     """``name`` is an operand of arithmetic every other operand of which is a Python value (a literal, a
     ``range`` index, a static parameter): with ``name`` static too it computes a Python number, as the
     trace's constant would."""
-    child: cst.CSTNode = name
-    parent = ctx.parent(child)
-    seen = False
+    top = arithmetic_top(name, ctx)
+    return top is not name and _python_number(top, name.value, ctx)
+
+
+def arithmetic_top(node: cst.BaseExpression, ctx: FixContext) -> cst.BaseExpression:
+    """The largest arithmetic expression (binary and unary operations) that ``node`` is an operand of,
+    or ``node`` itself."""
+    parent = ctx.parent(node)
     while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        if isinstance(parent, cst.BinaryOperation):
-            other = parent.right if parent.left is child else parent.left
-            if not _python_number(other, name.value, ctx):
-                return False
-        seen = True
-        child, parent = parent, ctx.parent(parent)
-    return seen
+        node, parent = parent, ctx.parent(parent)
+    return node
 
 
 def _python_number(expr: cst.BaseExpression, param: str, ctx: FixContext,
@@ -304,10 +304,8 @@ def _unpacked_value(node: cst.CSTNode, name: str) -> Optional[cst.BaseExpression
 def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> Optional[str]:
     """``h`` where ``name`` (through arithmetic) is the value of ``h = ...``, h a local of ``fn_node``
     bound only there."""
-    child: cst.CSTNode = name
+    child = arithmetic_top(name, ctx)
     parent = ctx.parent(child)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        child, parent = parent, ctx.parent(parent)
     if not (isinstance(parent, cst.Assign) and parent.value is child and len(parent.targets) == 1
             and isinstance(parent.targets[0].target, cst.Name)):
         return None
