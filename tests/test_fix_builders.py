@@ -1537,7 +1537,12 @@ SCALE_PREAMBLE = """
     """
 
 HELPER_READ_ADVICE_ONLY = {
-    "a helper another module may call": """
+    # (a plain public one keeps its name as a wrapper: param_public_helper*)
+    "a decorated helper another module may call": """
+        def _logged(f):
+            return f
+
+        @_logged
         def scaled(x):
             return x * SCALE
 

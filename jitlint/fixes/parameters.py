@@ -27,14 +27,17 @@ Preconditions, proven from the code; otherwise the fix is display-only advice:
   module has an ``__all__`` it cannot read past that leaves it out;
 * at every call the read means the same global (no local or class attribute of that name).
 
-A read in a helper that serves only the jitted function (:func:`_only_caller`: no other module can
-call it, and every use is in that function -- a call, or the helper handed to ``jax.vmap``,
-``jax.grad``, ``lax.scan`` and the like, which call it -- or in helpers that serve it in turn) is
-threaded through: the helper, every other such helper reading the value and the helpers in between
-take the parameter too; a call passes it as a keyword, a helper handed to a transform is handed
+A read in a helper that serves only the jitted function (:func:`_only_caller`: every use in the
+module is in that function -- a call, or the helper handed to ``jax.vmap``, ``jax.grad``,
+``lax.scan`` and the like, which call it -- or in helpers that serve it in turn) is threaded
+through: the helper, every other such helper reading the value and the helpers in between take the
+parameter too; a call passes it as a keyword, a helper handed to a transform is handed
 ``functools.partial(helper, name=name)`` (bound: ``vmap`` does not map it, ``grad`` does not
 differentiate it), and the jitted function keeps its name as the plain function below
-(:func:`_threaded`).
+(:func:`_threaded`).  A helper another module may call keeps its name and signature the same way:
+a plain function that reads the value on every call and passes it to a renamed copy, which the
+jitted code calls; its uses outside the jitted code keep calling the public name (a plain ``def``
+only: no decorator, not ``async``, no generator).
 
 Where another module may call the function, or a call cannot take the argument, it keeps its name
 and signature as a plain function that reads the value on every call and passes it to the jitted
@@ -443,19 +446,43 @@ def _private(fn: FunctionInfo, ctx: FixContext) -> bool:
         or ctx.index.never_imported
 
 
+def _kept_public(fn: FunctionInfo, ctx: FixContext) -> bool:
+    """Whether helper ``fn`` keeps its name and signature as a plain function that reads the global on
+    every call and passes it to a renamed copy taking the parameter (:func:`_helper_behind_a_wrapper`):
+    another module may call it (it is not :func:`_private`), and those calls pass nothing.  The
+    module's own uses go to the copy."""
+    return not _private(fn, ctx)
+
+
 def _only_caller(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[FunctionInfo]:
     """The one jitted module-level function that ``helper`` serves, when ``helper`` is a module-level
-    function no other module can call (:func:`_private`) whose every use (:func:`_uses`) is in the
-    body of one module-level function (also in functions nested in it: a scan body reads that
-    function's parameters as a closure): that function when it is jitted, else the one that function
-    serves in turn (a chain of helpers, up to four deep, without cycles)."""
+    function whose every use in this module (:func:`_uses`) is in the body of one module-level function
+    (also in functions nested in it: a scan body reads that function's parameters as a closure): that
+    function when it is jitted, else the one that function serves in turn (a chain of helpers, up to
+    four deep, without cycles).  A helper other modules may call (:func:`_kept_public`) must be a plain
+    ``def`` (no decorator, not ``async``, no generator)."""
     if depth > 4 or _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
-            or helper.parent is not None or helper.cls is not None or not _private(helper, ctx):
+            or helper.parent is not None or helper.cls is not None \
+            or _kept_public(helper, ctx) and not _plain_def(helper.node):
         return None
+    owner = _owner(helper, ctx, depth)
+    if owner is None:
+        return None
+    return owner if _only_jit(owner, ctx) is not None else _only_caller(owner, ctx, depth + 1)
+
+
+def _owner(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[FunctionInfo]:
+    """The module-level function whose body uses ``helper`` (see :func:`_only_caller`): the one owner of
+    every use; for a helper kept public (:func:`_kept_public`), the one owner that is jitted or serves
+    a jitted function in turn -- the helper's other uses keep calling the public name, which reads the
+    global as before."""
     uses = _uses(helper, ctx)
     if not uses:
         return None
     owners = {_outermost(ctx.enclosing_function(use)) for use in uses}
+    if _kept_public(helper, ctx) and len(owners) > 1:
+        owners = {o for o in owners if o is not None and o is not helper and isinstance(o.node, cst.FunctionDef)
+                  and (_only_jit(o, ctx) is not None or _only_caller(o, ctx, depth + 1) is not None)}
     if len(owners) != 1:
         return None
     owner = owners.pop()
@@ -464,17 +491,14 @@ def _only_caller(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optio
     if any(True for _ in name_references(helper.node.body, owner.name)) \
             or any(True for _ in name_references(helper.node.body, helper.name)):
         return None  # a cycle (the helper calls back, or itself): the parameter would go round it
-    if _only_jit(owner, ctx) is not None:
-        return owner
-    return _only_caller(owner, ctx, depth + 1)
+    return owner
 
 
 def _chain(helper: FunctionInfo, caller: FunctionInfo, ctx: FixContext) -> List[FunctionInfo]:
     """``helper`` and the functions between it and ``caller`` (see :func:`_only_caller`), caller left out."""
     out = [helper]
     while len(out) < 6:
-        uses = _uses(out[-1], ctx) or []
-        owner = _outermost(ctx.enclosing_function(uses[0])) if uses else None
+        owner = _owner(out[-1], ctx)
         if owner is None or owner is caller:
             break
         out.append(owner)
@@ -537,21 +561,27 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     for h in helpers:
         changes[h].update({r: cst.Name(param) for r in helper_reads[h]})
         changes[h][h.node.params] = _with_keyword_only(h.node.params, param)
+    # a helper other modules may call keeps its name as a plain function; the module calls the copy
+    renamed = {h: ctx.fresh_name("_" + h.name.lstrip("_"), ctx.module, ctx.module_names())
+               for h in helpers if _kept_public(h, ctx)}
     imports: Tuple[Edit, ...] = ()
     for h in helpers:
         for use in _uses(h, ctx) or ():
             owner = _outermost(ctx.enclosing_function(use))
             if owner not in changes:
+                if h in renamed:
+                    continue  # (a use outside the jitted code keeps the public name)
                 return None
+            called = cst.Name(renamed.get(h, h.name))
             if isinstance(use, cst.Call):
-                changes[owner][use] = use.with_changes(args=appended(use.args, passed))
+                changes[owner][use] = use.with_changes(func=called, args=appended(use.args, passed))
                 continue
             spelled = ctx.import_name("functools.partial")
             if spelled is None:
                 return None
             partial_name, imports = spelled[0], spelled[1] or imports
             changes[owner][use] = cst.Call(cst.parse_expression(partial_name), [
-                cst.Arg(cst.Name(h.name), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), passed])
+                cst.Arg(called, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), passed])
     for edits in changes.values():
         if any(a in edits for node in edits for a in ctx.ancestors(node)):
             return None  # `_f(_g(x))`, `_f(x + G)`: one edit cannot hold both
@@ -564,7 +594,8 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
         return None
     edits: List[Edit] = list(wrapped.edits)
     for h in helpers:
-        edit = ctx.replace_many(changes[h])
+        edit = _helper_behind_a_wrapper(h, renamed[h], read, param, changes[h], ctx) if h in renamed \
+            else ctx.replace_many(changes[h])
         if edit is None:
             return None
         edits.append(edit)
@@ -889,6 +920,40 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
     return ctx.fix(Applicability.UNSAFE,
                    f"Keep `{fn.name}` as a plain function that passes `{ctx.code(read)}` on every call to the "
                    f"jitted `{private}`, as the {how} `{param}`", (edit,) + imports)
+
+
+def _plain_def(node: cst.FunctionDef) -> bool:
+    """A ``def`` without decorators, not ``async``, no generator: a wrapper can call it and return."""
+    return not node.decorators and node.asynchronous is None \
+        and not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node))
+
+
+def _helper_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpression, param: str,
+                             changes: Dict[cst.CSTNode, Replacement], ctx: FixContext) -> Optional[Edit]:
+    """``def h(x): ... G ...`` (a helper another module may call) -> ``def h(x): return _h(x, g=G)``
+    and ``def _h(x, *, g): ... g ...`` (``changes``: the reads and the new parameter): the public name
+    keeps its signature and docstring and reads the value on every call, as before."""
+    from jitlint.fixes.templates import PathReplacer
+    from jitlint.fixes.wrap import wrapped
+
+    node = fn.node
+    assert isinstance(node, cst.FunctionDef)
+    top = ctx.top_index(node)
+    forwarded = _forwarded(node.params)
+    if top is None or ctx.module.body[top] is not node or forwarded is None:
+        return None
+    on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
+    copy = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
+    body = list(copy.body.body) if isinstance(copy.body, cst.IndentedBlock) else []
+    doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
+    copy = copy.with_changes(name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+                             body=copy.body.with_changes(body=body[len(doc):]) if doc else copy.body)
+    call = cst.Call(cst.Name(private), args=appended(forwarded, _keyword_arg(read, param)))
+    wrapper = node.with_changes(body=cst.IndentedBlock(body=[*doc, cst.SimpleStatementLine([cst.Return(call)])]))
+    old_code = ctx.top_code(top)
+    _, wrapper_code = wrapped(ctx, old_code, wrapper)
+    _, copy_code = wrapped(ctx, old_code, copy)
+    return ctx.replace_top(top, wrapper_code + copy_code)
 
 
 def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:

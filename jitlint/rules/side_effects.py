@@ -245,11 +245,15 @@ class MutableGlobalRead(Rule):
     (the value bound: not mapped, not differentiated), and a helper reached
     through other helpers (`_log_prior` called by `_log_posterior`, which the
     jitted function differentiates) has the value passed down each of them.
-    Only when each helper is a module-level function no other module can call
-    (its name starts with `_`, `__all__` leaves it out, or nothing in the
-    project imports the module), every use of which is a call or such a
-    transform in the body of the one function it serves (not in a lambda or
-    nested function there).
+    A helper another module may call (`def decayed(x): ...`, public) keeps
+    its name and signature as a plain function that reads the value on every
+    call and passes it to a renamed copy (`_decayed(x, *, rate)`); the jitted
+    code calls the copy, and the module's other uses (eager code) keep calling
+    the public name. Only when each helper is a module-level function, every
+    use of which in the jitted code is a call or such a transform in the body
+    of the one function it serves (not in a lambda or nested function there);
+    a public helper must also be a plain `def` (no decorator, not `async`,
+    not a generator).
 
     A function transformed by Haiku (`MODEL = hk.transform(_forward)`, bound
     once at module level, the function used nowhere else) gets the
