@@ -37,8 +37,8 @@ _IPYTHON_LINE = re.compile(r"^([ \t]*)(?:[%!?]|[^#\n]*[^\s#]\?\??[ \t]*$)")
 _AUTOMAGIC = re.compile(r"^([ \t]*)(?:timeit|time|pip|conda|cd|ls|pwd|env|load_ext|matplotlib|config|who|whos|run|"
                         r"prun|history|reset|xmode|autoreload|alias|precision|pdb|save|store|sx|system)"
                         r"[ \t]+(?![=.(\[,:)\]}]|[-+*/%<>!&|^@]=|[-+*/%<>&|^@] )")
-#: ``x = !ls`` and ``x = %time f()``: an assignment from a magic or a shell escape
-_ASSIGNED_ESCAPE = re.compile(r"^([ \t]*)[A-Za-z_][\w., \t]*=[ \t]*[%!]")
+#: ``x = !ls``, ``x = %time f()``, ``times[c] = %timeit -o f(c)``: an assignment from a magic or a shell escape
+_ASSIGNED_ESCAPE = re.compile(r"^([ \t]*)[A-Za-z_][\w., \t\[\]'\"]*=[ \t]*[%!]")
 _LINE_REFERENCE = re.compile(r"\bline (\d+)\b(?! of )")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -95,6 +95,31 @@ def cell_source(cell: Any) -> str:
     return source if isinstance(source, str) else ""
 
 
+def _without_comment(line: str) -> str:
+    """``line`` up to its comment: a ``#`` outside the line's string literals (``print(f"### {c}")`` has
+    none); the brackets inside its strings stay in (the bracket count is an approximation)."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif ch in "'\"":
+            quote = line[i:i + 3] if line[i:i + 3] in ("'''", '"""') else ch
+            i += len(quote)
+            continue
+        elif ch == "#":
+            return line[:i]
+        i += 1
+    return line
+
+
 def python_lines(text: str) -> List[str]:
     """A code cell's lines as Python reads them (see the module's docstring), one for each line."""
     return _python_lines(_lines(text))
@@ -103,13 +128,16 @@ def python_lines(text: str) -> List[str]:
 def _python_lines(lines: List[str]) -> List[str]:
     if not lines:
         return []
-    first = lines[0].strip()
+    # a cell magic starts the cell, or follows only comments and blank lines there (Colab's form
+    # fields: `#@title Setup` above `%%bash`), which stay as they are
+    start = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), 0)
+    first = lines[start].strip()
     if first.startswith("%%"):
         magic = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        body = _python_lines(lines[1:]) if magic not in OTHER_CELL_MAGICS else None
+        body = _python_lines(lines[start + 1:]) if magic not in OTHER_CELL_MAGICS else None
         if body is None or (magic not in PYTHON_CELL_MAGICS and not _parses("\n".join(body))):
-            return ["" for _ in lines]
-        return ["pass"] + body
+            return lines[:start] + ["" for _ in lines[start:]]
+        return lines[:start] + ["pass"] + body
     # IPython takes the indentation of a cell's first line off every line that has it
     indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))]
     if indent and lines[0].strip():
@@ -134,7 +162,7 @@ def _python_lines(lines: List[str]) -> List[str]:
             in_escape = line.endswith("\\")
             continue
         out.append(line)
-        code = line.split("#", 1)[0]
+        code = _without_comment(line)
         depth = max(depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"), 0)
         continued = code.rstrip().endswith("\\")
     return out

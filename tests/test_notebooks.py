@@ -51,6 +51,23 @@ def test_a_cell_magic_keeps_a_python_body_and_blanks_any_other():
     assert python_lines("%%time\nx = 1\n\n") == ["pass", "x = 1", ""]  # a line for each line of the cell
 
 
+def test_a_cell_magic_under_comment_lines_is_one():
+    """Colab's form fields (`#@title Setup`) stand above the cell magic; the comments stay as they are."""
+    assert python_lines("#@title install\n%%bash\npip -q install x\nfi\n") == ["#@title install", "", "", ""]
+    assert python_lines("# timing\n\n%%timeit\nf(1.0)\n") == ["# timing", "", "pass", "f(1.0)"]
+    assert python_lines("# a comment\nx = 1\n%time f(x)\n") == ["# a comment", "x = 1", "pass"]
+
+
+def test_a_magic_assigned_to_an_item_is_one():
+    assert python_lines("t[c] = %timeit -o f(c)\nd['a'] = !ls\nx[a == b] = 1\n") == ["pass", "pass", "x[a == b] = 1"]
+
+
+def test_a_hash_in_a_string_starts_no_comment():
+    """`print(f"### {c}")` opens and closes its bracket: the magic lines after it are still read as such."""
+    cell = 'for c in cs:\n    print(f"\\n### Count: {c}\\n")\n    t[c] = %timeit -o f(c)\n'
+    assert python_lines(cell) == ["for c in cs:", '    print(f"\\n### Count: {c}\\n")', "    pass"]
+
+
 def test_a_line_magic_without_its_percent_is_one_where_the_line_is_not_python():
     assert python_lines("timeit -n 5 f(x)\nls\ntime = 3\npip install jax\nconfig = make(\n  a)\nrun - 1\n") == [
         "pass", "ls", "time = 3", "pass", "config = make(", "  a)", "run - 1"]

@@ -1306,7 +1306,7 @@ class ModuleIndex:
         for inner in index._calls_in_helper(fn, "tree_util.register_pytree_node"):
             owner = call_argument(inner, 0, "nodetype")
             flatten = call_argument(inner, 1, "flatten_func")
-            given = _bound_value(owner.value, fn, call) if owner is not None else None
+            given = bound_value(owner.value, fn, call) if owner is not None else None
             if flatten is None or not isinstance(given, cst.Name) or given.value != cls_name:
                 continue
             flat = fn.nested.get(flatten.value.value) if isinstance(flatten.value, cst.Name) else \
@@ -1367,7 +1367,7 @@ class ModuleIndex:
                     and item.args[0].value.value == receiver and isinstance(item.args[1].value, cst.Name)
                     and item.args[1].value.value == loop):
                 return set()
-            given = _bound_value(aux.for_in.iter, helper, call) if isinstance(aux.for_in.iter, cst.Name) else None
+            given = bound_value(aux.for_in.iter, helper, call) if isinstance(aux.for_in.iter, cst.Name) else None
             literal = [string_value(el) for el in (literal_elements(given) or ())] if given is not None else None
             if not literal or any(n is None for n in literal):
                 return set()
@@ -1447,7 +1447,7 @@ class ModuleIndex:
             parts = []
             for position, keyword in ((0, "nodetype"), (2, "meta_fields")):
                 arg = call_argument(inner, position, keyword)
-                value = _bound_value(arg.value, fn, call) if arg is not None else None
+                value = bound_value(arg.value, fn, call) if arg is not None else None
                 if value is None:
                     break
                 parts.append(cst.Arg(value) if position == 0 else cst.Arg(value, keyword=cst.Name("meta_fields")))
@@ -3303,7 +3303,11 @@ class ModuleIndex:
                     return found
         return None
 
-    def _static_spec(self, transform: jax_api.Transform, args: Sequence[cst.Arg], includes_function: bool = False):
+    def _static_spec(self, transform: jax_api.Transform, args: Sequence[cst.Arg], includes_function: bool = False,
+                     scope: Optional[FunctionInfo] = None):
+        """The ``static_argnums``, ``static_argnames`` and the positions ``in_axes`` leaves unbatched (its
+        sequence written at the call, or bound once to a name the call reads from ``scope``), and
+        whether both static kinds are given."""
         nums: Optional[Tuple[int, ...]] = ()
         names: Optional[Tuple[str, ...]] = ()
         in_axes: Tuple[int, ...] = ()
@@ -3314,7 +3318,7 @@ class ModuleIndex:
                 if arg.star == "**":
                     return None, None, (), False
                 if not arg.star and position == transform.in_axes_pos and position is not None:
-                    in_axes = self._in_axes(arg.value)
+                    in_axes = self._in_axes(self.value_bound_once(arg.value, scope))
                 position += 1
                 continue
             key = arg.keyword.value
@@ -3327,8 +3331,15 @@ class ModuleIndex:
                 kinds |= 2
                 names = self._str_tuple(arg.value)
             elif key == transform.in_axes_kw:
-                in_axes = self._in_axes(arg.value)
+                in_axes = self._in_axes(self.value_bound_once(arg.value, scope))
         return nums, names, in_axes, kinds == 3
+
+    def value_bound_once(self, node: cst.BaseExpression, scope: Optional[FunctionInfo]) -> cst.BaseExpression:
+        """The value a name certainly has where ``scope`` reads it (``in_axes = (0, None)`` written on the
+        line before ``jax.vmap(f, in_axes=in_axes)``); the node itself otherwise."""
+        if isinstance(node, cst.Name):
+            return self.single_value(node.value, scope) or node
+        return node
 
     @staticmethod
     def _in_axes(node: cst.BaseExpression) -> Tuple[int, ...]:
@@ -3612,7 +3623,7 @@ class ModuleIndex:
                 shared = t is not None
             if t is None:
                 continue
-            nums, names, in_axes, both = self._static_spec(t, args)
+            nums, names, in_axes, both = self._static_spec(t, args, scope=info.parent)
             label = "`@" + _short(self.module.code_for_node(d)) + "`"
             calls = [info.name] if not info.is_method else ["self." + info.name]
             # (the static arguments of a shared `name = partial(jax.jit, ...)` are the name's, not
@@ -3816,7 +3827,8 @@ class ModuleIndex:
             # of a vmap keeps nothing
             self._wrapped_calls.setdefault(inner, keeper)
             inner = next((a.value for a in inner.args if a.keyword is None and not a.star), None)
-        nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args))
+        nums, names, in_axes, both = self._static_spec(t, kwargs, includes_function=kwargs == list(call.args),
+                                                       scope=scope)
         label = f"`{_short(self.module.code_for_node(call))}`"
         call_names = tuple(self._assign_targets.get(call, ()))
         self._add_target_entry(target, scope, cls, label, call, t, nums=nums, names=names,
@@ -4166,7 +4178,7 @@ def _adds_to(node: Optional[cst.CSTNode], name: str) -> Optional[cst.BaseExpress
     return None
 
 
-def _bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:
+def bound_value(expr: cst.BaseExpression, fn: "FunctionInfo", call: cst.Call) -> Optional[cst.BaseExpression]:
     """``expr`` in the body of ``fn`` (a parameter, or ``list(p)`` / ``tuple(p)`` of one), with the
     value ``call`` gives that parameter (else its default) put in; None when it is anything else."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("list", "tuple") \

@@ -2932,7 +2932,12 @@ class Analyzer:
             held = base.pytree_class  # a dict annotated `Mapping[str, C]`: its values are C's
             return traced(base.reason, static_attrs=held.static_attrs, pytree_class=held)
         if base.kind is Kind.TRACED:
-            return traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
+            out = traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
+            if any(isinstance(el.slice, cst.Slice) for el in node.slice):
+                # a slice of an array, a list or a tuple is one of those: never None (an item may be,
+                # `{"mask": None}` passes None through a jit)
+                out = replace(out, not_none=True)
+            return out
         if base.jax_array:
             if self._eager_here():
                 return _CONCRETE_ARRAY
@@ -3602,16 +3607,19 @@ class Analyzer:
             return [join_all(v for _, v in rest)]
         return None
 
-    @staticmethod
-    def _unmapped_positions(call: cst.Call, q: Optional[str]) -> frozenset:
+    def _unmapped_positions(self, call: cst.Call, q: Optional[str]) -> frozenset:
         """The positions whose ``in_axes`` entry of ``jax.vmap(f, in_axes=...)`` (or of another vmap
         of the family, ``eqx.filter_vmap(f, in_axes=...)``) is None: the vmap passes those arguments
-        to ``f`` as they are, unbatched (a Python number stays one)."""
+        to ``f`` as they are, unbatched (a Python number stays one).  A name bound once to the
+        sequence is read as it (as discovery does)."""
         t = jax_api.TRANSFORMS.get(q or "")
         if t is None or t.in_axes_kw is None:
             return frozenset()
         spec = call_argument(call, t.in_axes_pos if t.in_axes_pos is not None else 99, t.in_axes_kw)
-        return frozenset(ModuleIndex._in_axes(spec.value)) if spec is not None else frozenset()
+        if spec is None:
+            return frozenset()
+        scope = self.index.call_scopes.get(call, (None, None))[0]
+        return frozenset(ModuleIndex._in_axes(self.index.value_bound_once(spec.value, scope)))
 
     def _traced_positions(self, call: cst.Call, q: Optional[str], params) -> Optional[Tuple[int, ...]]:
         """The positional arguments the function ``call`` makes gives ``f`` as tracers: what

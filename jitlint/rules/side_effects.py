@@ -1937,11 +1937,32 @@ class InPlaceArrayUpdate(Rule):
     name = "in-place-array-update"
     fix_title = "Write `x = x.at[i].set(v)` (`.add`, `.multiply`, ... for `+=`, `*=`, ...)"
 
+    def _string_key(self, target: cst.Subscript) -> bool:
+        """An index of ``target`` is a string (a literal, or a name whose one value is one): only a
+        mapping takes it (a JAX array raises on any string index), whatever the analysis knew of the
+        container (a pytree of variables copied from a traced state, `mdl_vars[NON_TRAINABLE] = ...`)."""
+        for element in target.slice:
+            index = element.slice
+            if not isinstance(index, cst.Index):
+                continue
+            if isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                return True
+            known = self.ctx.value(index.value)
+            if known.known and isinstance(known.const, str):
+                return True
+            if isinstance(index.value, cst.Name) and self.ctx.facts.read_scope.get(index.value) == "global":
+                value = self.ctx.index.single_value(index.value.value, None)  # a module constant
+                if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+                    return True
+        return False
+
     def _check(self, target: cst.BaseExpression, value: Callable[[], str]) -> None:
         """``target[...] = value()``, the new value's text made only for a report."""
         if not isinstance(target, cst.Subscript):
             return
         ctx = self.ctx
+        if self._string_key(target):
+            return  # `d["params"] = ...`: an array has no string index, so this stores into a dict
         base = ctx.value(target.value)
         if base.kind is Kind.TRACED and not base.container and (base.traced_array or (
                 not base.mapping and base.items is None
