@@ -1687,17 +1687,28 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
 
 def _index_used_as_int(body, index: str, ctx: FixContext) -> bool:
-    """The loop index as a Python int: ``range(i)``, ``x[:i]`` -- a tracer there fails."""
+    """The loop index as a Python int: ``range(i)``, ``x[:i]``, an argument of a ``math`` or NumPy
+    function (``comb(n, i)``: a binomial weight) -- a tracer there fails."""
     stack: List[cst.CSTNode] = list(body)
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Slice) and any(index in reads(p) for p in (n.lower, n.upper, n.step) if p is not None):
             return True
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("range", "int", "len"):
+        if isinstance(n, cst.Call) and _needs_python_values(n, ctx):
             if any(index in reads(a.value) for a in n.args):
                 return True
         stack.extend(iter_children(n))
     return False
+
+
+def _needs_python_values(call: cst.Call, ctx: FixContext) -> bool:
+    """``range``, ``int``, ``len`` (the builtins), or a function of Python's ``math`` module or of NumPy:
+    given a tracer they raise (or convert it)."""
+    if isinstance(call.func, cst.Name) and call.func.value in ("range", "int", "len") \
+            and ctx.facts.read_scope.get(call.func) in ("builtin", None):
+        return True
+    q = ctx.index.qualify(call.func) or ""
+    return q.startswith(("math.", "numpy.")) and not q.startswith("numpy.random.")
 
 
 @rewrites("JIT203")

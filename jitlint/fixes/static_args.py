@@ -223,8 +223,10 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                 data = True
                 continue
             found = True
-            sized = sized or _size_use(n, fn_node, ctx)
-            ranged = ranged or static_slot(n, ctx) == "range"
+            slot = static_slot(n, ctx)
+            # (a math function's argument needs one Python number too: `comb(n, k)`)
+            sized = sized or slot == "python" or _size_use(n, fn_node, ctx)
+            ranged = ranged or slot == "range"
             continue
         if isinstance(n, (cst.FunctionDef, cst.Lambda)):
             params = n.params
@@ -386,8 +388,8 @@ _SHAPE_KEYWORDS = frozenset({"shape", "length", "size", "num"})
 def static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
     """Where ``name`` (through arithmetic, comparisons, static builtins and tuples of sizes) needs a static
     value: ``"test"`` (an ``if`` / ``while`` / ``assert`` test), ``"slice"``, ``"range"``, ``"shape"`` (a
-    shape argument or keyword, a ``reshape``-like method), ``"keyword"`` (``axis=`` and the like) or ``"key"``
-    (a Python dict's key); None for no such place."""
+    shape argument or keyword, a ``reshape``-like method), ``"keyword"`` (``axis=`` and the like), ``"key"``
+    (a Python dict's key) or ``"python"`` (an argument of a ``math`` function); None for no such place."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
     while True:
@@ -424,6 +426,8 @@ def static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
     if parent.keyword is not None and parent.keyword.value in STATIC_KEYWORDS:
         return "shape" if parent.keyword.value in _SHAPE_KEYWORDS else "keyword"
     q = ctx.index.qualify(call.func)
+    if q is not None and q.startswith("math."):
+        return "python"  # Python's math functions take Python numbers (`comb(n, k)`): a tracer raises
     if q is not None and parent.keyword is None and not parent.star:
         position = [a for a in call.args if a.keyword is None].index(parent)
         found = _positional_slot(q, position)
