@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import re
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -59,6 +60,8 @@ from jitlint.fixes.wrap import with_comments
 from jitlint.rules.side_effects import clock_read, host_write
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
+#: a ``%`` conversion of a template :meth:`_Format.percent` reads: ``%%``, or flags/width/precision and a kind
+_PERCENT_FIELD = re.compile(r"%(?:(%)|([+ ]?0?\d*(?:\.\d+)?)([srafeEgG]))")
 
 
 class _Format:
@@ -98,6 +101,9 @@ class _Format:
             return self.value(expr.left) and self.value(expr.right)
         if isinstance(expr, cst.Call) and template_format(expr):
             return self.format_call(expr)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) \
+                and isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString)):
+            return self.percent(expr)
         kind = kind_of(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
             self.maybe = self.maybe or not proven_static(self.ctx, expr)
@@ -141,6 +147,44 @@ class _Format:
             if not self.replacement(part.expression, part.conversion, spec):
                 return False
         return True
+
+    def percent(self, node: cst.BinaryOperation) -> bool:
+        """``"probs %s" % p``, ``"loss %.3f, acc %s" % (loss, acc)``: a literal template of ``%s``, ``%r``,
+        ``%a`` (no width) and float conversions (``%.3f``, ``%e``, ``%g``, with a sign, zero padding, a
+        width and a precision, which ``format`` reads alike), one operand each -- the operands written
+        as a tuple display, or the one operand.  Anything else (``%d``, ``%-8s``, ``%(name)s``) is left."""
+        template = literal_value(node.left)
+        if not isinstance(template, str):
+            return False
+        right = node.right
+        if isinstance(right, cst.Tuple):
+            if not all(isinstance(el, cst.Element) for el in right.elements):
+                return False
+            operands = [el.value for el in right.elements]
+        else:
+            operands = [right]
+        if "%" in _PERCENT_FIELD.sub("", template):
+            return False  # a conversion this does not read
+        used = 0
+        at = 0
+        for m in _PERCENT_FIELD.finditer(template):
+            self.text(template[at:m.start()])
+            at = m.end()
+            if m.group(1):
+                self.text("%")
+                continue
+            if used >= len(operands):
+                return False
+            flags, kind = m.group(2), m.group(3)
+            expr = operands[used]
+            used += 1
+            if kind in "sra":
+                if flags or not self.replacement(expr, kind, None):
+                    return False
+            elif not self.replacement(expr, None, flags + kind):
+                return False
+        self.text(template[at:])
+        return used == len(operands)
 
     def replacement(self, expr: cst.BaseExpression, conversion: Optional[str], spec: Optional[str]) -> bool:
         """One replacement field of an f-string or a ``str.format`` template: ``expr`` shown with

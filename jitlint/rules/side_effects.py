@@ -1292,6 +1292,10 @@ class PrintInTracedCode(Rule):
     no trace it sees reaches it (a closure of a function jitted elsewhere, an
     unknown library's result): formatted at trace time, it would print a
     tracer's `repr` wherever a caller traces it.
+    A %-formatted argument (`"loss %.3f" % loss`) becomes fields of the
+    format string: `%s` / `%r` `{!s}` / `{!r}`, a float conversion the same
+    spec (`{:.3f}`, `{:+8.2e}`: `format` reads it as `%` does), `%%` a percent
+    sign; `%d`, a padded `%s` and named conversions get no fix.
     `file=` or `flush=` get no fix.
 
     Layout only, whatever the applicability: a call that would run past the
