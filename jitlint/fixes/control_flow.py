@@ -916,6 +916,10 @@ def _elementwise(expr: cst.BaseExpression, var: str, ctx: FixContext, scalars: S
         return _elementwise(expr.left, var, ctx, scalars) and _elementwise(expr.right, var, ctx, scalars)
     if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
         return _elementwise(expr.expression, var, ctx, scalars)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "abs" \
+            and ctx.facts.read_scope.get(expr.func) == "builtin" and len(expr.args) == 1 \
+            and expr.args[0].keyword is None and not expr.args[0].star:
+        return _elementwise(expr.args[0].value, var, ctx, scalars)  # (an array's abs is element-wise)
     if isinstance(expr, cst.Comparison):
         return _elementwise(expr.left, var, ctx, scalars) and len(expr.comparisons) == 1 and isinstance(
             expr.comparisons[0].operator, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual,
@@ -1438,10 +1442,10 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) \
             or ctx.facts.read_scope.get(node.func) != "builtin":
         return None
-    if len(node.args) == 1:
-        return _array_reduction(node, ctx) or _items_reduction(node, ctx)
     if node.func.value == "sorted":
-        return _argsort(node, ctx)
+        return _sorted_array(node, ctx) if len(node.args) == 1 else _argsort(node, ctx)
+    if len(node.args) == 1:
+        return _array_reduction(node, ctx) or _items_reduction(node, ctx) or _elementwise_reduction(node, ctx)
     if node.func.value in ("min", "max") and any(a.keyword is not None and a.keyword.value == "key"
                                                  for a in node.args):
         return _arg_best(node, ctx)
@@ -1486,6 +1490,59 @@ def _array_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which reduces the array in the trace", (edit,) + imports)
+
+
+def _sorted_array(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``sorted(scores)``, ``scores`` a traced array (a name) -> ``jnp.sort(scores)``.  The builtin iterates the
+    first axis and compares items, which works only on items of one element: code that ran sorted a 1-D
+    array, which ``jnp.sort`` sorts alike (ascending, stable).  UNSAFE: an array where the builtin gave a
+    list of 0-d arrays (list methods, ``+`` with a list, no longer apply)."""
+    arg = node.args[0]
+    if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name) \
+            or not ctx.facts.value(arg.value).traced_array:
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    edit = ctx.replace(node.func, cst.parse_expression(f"{jnp}.sort"), wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.sort`, which sorts the array in the trace", (edit,) + imports)
+
+
+def _elementwise_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """``all(abs(r - target) < tol for r in readings)``: ``all`` / ``any`` / ``max`` / ``min`` of a generator
+    or list comprehension with one ``for`` over a traced array (a name) and no ``if``, its item element-wise
+    in the element (see :func:`_elementwise`) -> ``jnp.all(abs(readings - target) < tol, axis=0)``, the whole
+    array for the element.  Iterating the array gave its rows and the builtin needed one element each, so
+    code that ran had a 1-D array.  UNSAFE: a 0-d array where the builtin gave a Python bool or an item;
+    ``all`` / ``any`` of no element gave True / False where ``max`` / ``min`` raised, as ``jnp`` does."""
+    arg = node.args[0]
+    twin = _ARRAY_REDUCTIONS.get(node.func.value) if isinstance(node.func, cst.Name) else None
+    comp = arg.value
+    if twin is None or arg.keyword is not None or arg.star or not isinstance(comp, (cst.GeneratorExp, cst.ListComp)) \
+            or comp.for_in.ifs or comp.for_in.inner_for_in is not None or comp.for_in.asynchronous is not None \
+            or not isinstance(comp.for_in.target, cst.Name):
+        return None
+    xs = comp.for_in.iter
+    if not (isinstance(xs, cst.Name) and ctx.facts.value(xs).traced_array):
+        return None
+    var = comp.for_in.target.value
+    scalars = {n.value for n in name_references(comp.elt) if n.value != var
+               and ctx.facts.value(n).kind is Kind.TRACED and not ctx.facts.value(n).container}
+    if not _elementwise(comp.elt, var, ctx, scalars):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    new = ctx.expr(f"{jnp}.{twin}({{e}}, axis=0)", e=substitute_names(comp.elt, {var: cst.Name(xs.value)}))
+    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}` over the whole array, computed in the trace",
+                   (edit,) + imports)
 
 
 def _items_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:

@@ -390,8 +390,13 @@ class BoolBuiltinOnTracer(Rule):
     becomes `jnp.argsort(scores)` where `n` is its length (`scores.shape[0]`,
     `len(scores)`), else `jnp.argsort(scores[:n])`: both sorts are stable,
     so ties keep their order. UNSAFE: an int array, not a list; an `n` past
-    the end raised `IndexError`. The other builtins (`sorted` otherwise,
-    `in`) have no automatic fix.
+    the end raised `IndexError`. `sorted(scores)` of a traced array becomes
+    `jnp.sort(scores)` (code that ran sorted a 1-D array; an array, not a
+    list). `all(abs(r - t) < tol for r in readings)` (and `any`, `max`,
+    `min`: one `for` over a traced array, no `if`, the item element-wise in
+    the element) becomes `jnp.all(abs(readings - t) < tol, axis=0)`, the
+    array for the element (a 0-d array, not a Python bool). The other
+    builtins (`sorted` otherwise, `in`) have no automatic fix.
 
     ## References
     - [`TracerBoolConversionError`](https://docs.jax.dev/en/latest/errors.html)
