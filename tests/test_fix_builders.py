@@ -210,6 +210,14 @@ NO_FIX = {
                     break
             return x
         """, "JIT203"),
+    # (the body reads it: computed again there, while_walrus_test)
+    "while whose test binds a name read after the loop": ("""
+        @jax.jit
+        def f(x):
+            while (half := x / 2) > 1:
+                x = half - 0.5
+            return x + half
+        """, "JIT203"),
     "while with a print in the body": ("""
         @jax.jit
         def f(x):

@@ -1779,15 +1779,19 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     fn_node, body = checked
     scope = ctx.index.infos.get(fn_node)
-    if not ctx.purity.expression(loop.test, scope) or _uses_global_state(ctx, fn_node, assigned_in(body)):
+    if not ctx.purity.expression(loop.test, scope, walrus=True) or _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
     carry = _carry(loop, fn_node, body)
     if carry is None or _static_carry_escapes(loop, carry, ctx):
+        return None
+    named = _test_walrus(loop, fn_node, body, carry, ctx)
+    if named is None:
         return None
     bld = _Builder(ctx)
     try:
         pred = bld.predicate(loop.test)
         param = _loop_param(ctx, carry, fn_node, body)
+        recomputed = [bld.statement(f"{w.target.value} = {{v}}", v=w.value) for w in named]  # type: ignore
         cond_name = ctx.fresh_name("cond_fun", fn_node)
         body_name = ctx.fresh_name("body_fun", fn_node, taken=[cond_name])
         lax = bld.lax
@@ -1796,11 +1800,14 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
     def make() -> Dict[cst.CSTNode, Replacement]:
         ret = _return(ctx, carry)
+        # (the test's `name := value` bindings serve the body, which computes them again: the test keeps
+        # the values alone)
+        tested = cst.ensure_type(pred.visit(_Unbound()), cst.BaseExpression) if named else pred
         cond_fun = bld.function(cond_name, [param], _unpack(bld, carry, param) + [
-            bld.statement("return {v}", v=pred)])
+            bld.statement("return {v}", v=tested)])
         header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
-        body_fun = bld.function(body_name, [param], _unpack(bld, carry, param) + as_lines(body) + [ret],
-                                header=header)
+        body_fun = bld.function(body_name, [param], _unpack(bld, carry, param) + recomputed + as_lines(body)
+                                + [ret], header=header)
         init = _tuple(ctx, carry)
         if len(carry) > 1:
             init = init.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -1808,6 +1815,41 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return {loop: cst.FlattenSentinel(keep_comments([loop], with_leading_lines([cond_fun, body_fun, call], loop)))}
 
     return _later(bld, "Use `lax.while_loop` (not reverse-mode differentiable)", [loop], make)
+
+
+class _Unbound(cst.CSTTransformer):
+    """``(name := value)`` -> ``(value)``."""
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr, updated_node: cst.NamedExpr) -> cst.BaseExpression:
+        return updated_node.value.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+
+def _test_walrus(loop: cst.While, fn_node: cst.FunctionDef, body, carry: List[str], ctx: FixContext
+                 ) -> Optional[List[cst.NamedExpr]]:
+    """The ``:=`` of the loop's test (``while (resid := f(y) - q) ** 2 > tol: y = y - resid / g(y)``), each
+    binding a name the body reads but neither rebinds nor carries, and that nothing reads after the loop:
+    ``cond_fun`` keeps the test as written, ``body_fun`` computes the value again from the carry before
+    its statements (the test is pure, so both give what the test gave).  None when a ``:=`` is otherwise;
+    an empty list when the test has none."""
+    found: List[cst.NamedExpr] = []
+    stack: List[cst.CSTNode] = [loop.test]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.NamedExpr):
+            found.append(n)
+        if not isinstance(n, cst.Lambda):
+            stack.extend(iter_children(n))
+    if not found:
+        return found
+    carried = set(carry)
+    live = Liveness(fn_node, [loop]).live_after(loop)
+    for w in found:
+        if not isinstance(w.target, cst.Name):
+            return None
+        name = w.target.value
+        if name in live or name in assigned_in(body) or name in carried:
+            return None
+    return found
 
 
 __all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop"]

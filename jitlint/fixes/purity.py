@@ -46,9 +46,12 @@ class Purity:
         self._passing: Set[FunctionInfo] = set()
 
     # ------------------------------------------------------------ public
-    def expression(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged_effects: bool = False) -> bool:
-        """Evaluating ``node`` has no Python side effect (staged JAX effects allowed if asked)."""
-        return self._expr(node, scope, staged_effects)
+    def expression(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged_effects: bool = False,
+                   walrus: bool = False) -> bool:
+        """Evaluating ``node`` has no Python side effect (staged JAX effects allowed if asked); with
+        ``walrus``, a ``name := value`` binding is allowed (the caller makes the binding local to where
+        the expression moves), its value checked as any other part."""
+        return self._expr(node, scope, staged_effects, walrus=walrus)
 
     def statements(self, stmts: Sequence[cst.CSTNode], scope: Optional[FunctionInfo],
                    staged_effects: bool = False, allow_return: bool = False) -> bool:
@@ -176,11 +179,14 @@ class Purity:
         return False
 
     def _expr(self, node: cst.CSTNode, scope: Optional[FunctionInfo], staged: bool,
-              local_containers: Iterable[str] = ()) -> bool:
+              local_containers: Iterable[str] = (), walrus: bool = False) -> bool:
         stack: List[cst.CSTNode] = [node]
         while stack:
             n = stack.pop()
             kind = type(n)  # concrete classes: the exact type tells, without an ABC check per class
+            if kind is cst.NamedExpr and walrus and isinstance(n.target, cst.Name):
+                stack.append(n.value)
+                continue
             if kind is cst.Yield or kind is cst.Await or kind is cst.NamedExpr:
                 return False
             if kind is cst.Call and not self._call(n, scope, staged, local_containers):
@@ -211,6 +217,10 @@ class Purity:
             fn, _ = self.index.resolve_function(func, scope, scope.cls if scope is not None else None)
             if fn is not None:
                 return self.function(fn) and self._function_args_pure(call, scope)
+            made = self._made_wrapper(func, scope)
+            if made is not None:
+                # `dq_dy = jax.grad(manning_q)`, then `dq_dy(y)`: as `jax.grad(manning_q)(y)`
+                return self._call(made, scope, staged, local_containers) and self._function_args_pure(call, scope)
             return self._passed_function(func, scope) and self._function_args_pure(call, scope)
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -232,6 +242,17 @@ class Purity:
             # `jax.grad(residual)(y)`: the transform of a pure function, called: pure when what it wraps is
             return self._call(func, scope, staged, local_containers) and self._function_args_pure(call, scope)
         return False
+
+    def _made_wrapper(self, func: cst.Name, scope: Optional[FunctionInfo]) -> Optional[cst.Call]:
+        """The call a local of ``scope`` bound once is the result of, where that call makes a wrapper of a
+        function (``jax.grad(f)``, ``jax.vmap(f)``, ``functools.partial(f, a)``)."""
+        if scope is None:
+            return None
+        value = scope.scope.single_value(func.value) if func.value in scope.local_names else None
+        if isinstance(value, cst.Call) and (self.index.qualify(value.func) or "") in jax_api.WRAPPER_MAKERS | {
+                "functools.partial"}:
+            return value
+        return None
 
     def _passed_function(self, func: cst.Name, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
         """``f(x)`` where ``f`` is a parameter of a function (this one or one around it), bound nowhere

@@ -317,6 +317,10 @@ class WhileOnTracer(Rule):
     be pure, and a function passed in as a parameter counts as pure only
     where every call of its function in the module passes a pure function of
     the module and nothing else refers to it (a caller elsewhere is not seen).
+    A name the test binds with `:=` for the body (`while (r := f(y) - q) ** 2
+    > tol:`) is computed again at the start of `body_fun` (the test is pure:
+    the same value), `cond_fun` testing the value alone; not where the body
+    rebinds the name or code after the loop reads it.
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)
