@@ -1994,3 +1994,42 @@ def test_math_functions_become_their_jax_numpy_twins(call, rewritten):
     _, diag = only(body, "JIT301", header=header)
     twin = diag.fix is not None and diag.fix.title.startswith("Use `jnp.")
     assert twin is rewritten, diag.fix
+
+
+# ------------------------------------------------------------------ item stores into what may be a dict
+STORES_INTO_MAYBE_A_DICT = {
+    # paxml's train step: the state's variables copied, a collection replaced under a constant of
+    # another package (a string there: `.at` of a dict raises AttributeError)
+    "a key imported from another package": """
+        from somewhere import base_layer
+
+        KEY = base_layer.NON_TRAINABLE
+
+        @jax.pmap
+        def step(states, updated):
+            variables = states.variables.copy()
+            variables[KEY] = updated[KEY]
+            return variables
+        """,
+    "a key a function of another package gives": """
+        from somewhere import collection_name
+
+        @jax.jit
+        def step(states, updated):
+            variables = states.variables.copy()
+            variables[collection_name()] = updated
+            return variables
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(STORES_INTO_MAYBE_A_DICT))
+def test_item_store_with_a_key_of_unknown_type_gets_advice_only(case):
+    """JIT105's `.at[...]` rewrite needs the container to be an array: where nothing shows it (not made by
+    JAX or NumPy) and the key is not one an array takes (a slice, an int, a `range` index, a traced array),
+    the fix is display-only."""
+    _, diags = findings(textwrap.dedent(STORES_INTO_MAYBE_A_DICT[case]))
+    stores = [d for d in diags if d.code == "JIT105"]
+    assert stores, diags
+    assert all(d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY and not d.fix.edits
+               for d in stores), [d.fix for d in stores]

@@ -40,6 +40,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from jitlint.analysis.syntax import iter_children, name_references, returned_values
+from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import (
@@ -743,6 +744,65 @@ _DROPPED_UPDATES = frozenset({"set", "add", "subtract", "multiply", "mul", "divi
                               "apply", "sort"})
 
 
+def _array_store(target: cst.Subscript, ctx: FixContext) -> bool:
+    """The store ``x[k] = v`` is into an array, as far as a rewrite to ``x.at[k]`` needs: ``x`` holds an array
+    by evidence (made by JAX or NumPy), or every index is one an array takes and a dict key rarely is (a
+    slice, an int literal, ``...``, ``None``, a traced array, a ``range`` loop's index, arithmetic of those).
+    A key of unknown type (`mdl_vars[NON_TRAINABLE]`, a constant of another package) may be a dict's: the
+    ``.at`` of a dict raises AttributeError."""
+    held = ctx.facts.value(target.value)
+    if held.jax_array or held.numpy_array or held.is_array or _made_as_array(target.value, ctx):
+        return True
+    return all(isinstance(el.slice, cst.Slice) or _array_index_value(el.slice.value, ctx) for el in target.slice)
+
+
+#: methods only an array has, whose result is an array (``raw.astype(jnp.float32)``)
+_ARRAY_METHODS = frozenset({"astype", "reshape", "transpose", "ravel", "flatten", "squeeze", "swapaxes", "clip",
+                            "round", "cumsum", "conj"})
+
+
+def _made_as_array(name: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``name`` is a local bound once, to a call of ``jax.numpy`` / ``numpy`` / ``jax.lax`` or of an
+    array-only method (``img = raw.astype(jnp.float32)``)."""
+    scope = ctx.enclosing_function(name) if isinstance(name, cst.Name) else None
+    value = scope.scope.single_value(name.value) if scope is not None else None  # type: ignore[union-attr]
+    if not isinstance(value, cst.Call):
+        return False
+    q = ctx.index.qualify(value.func) or ""
+    if q.startswith(("jax.numpy.", "numpy.", "jax.lax.")):
+        return True
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value in _ARRAY_METHODS
+
+
+def _array_index_value(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(expr, (cst.Integer, cst.Ellipsis)) or (isinstance(expr, cst.Name) and expr.value == "None"):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _array_index_value(expr.expression, ctx, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        return _array_index_value(expr.left, ctx, depth + 1) and _array_index_value(expr.right, ctx, depth + 1)
+    if isinstance(expr, cst.Tuple):
+        return all(isinstance(el, cst.Element) and _array_index_value(el.value, ctx, depth + 1) for el in expr.elements)
+    value = ctx.facts.value(expr)
+    if value.kind is Kind.TRACED and not value.container and not value.mapping:
+        return True  # (a traced index is an array's: a dict key must be hashable)
+    if value.known and isinstance(value.const, int):
+        return True
+    if isinstance(expr, cst.Name):
+        scope = ctx.enclosing_function(expr)
+        info = scope.scope.bindings_of(expr.value) if scope is not None else []
+        return bool(info) and all(b.kind is BindingKind.FOR and _over_range(b.node, ctx) for b in info)
+    return False
+
+
+def _over_range(loop: cst.CSTNode, ctx: FixContext) -> bool:
+    """``loop`` is a ``for`` over the builtin ``range(...)``."""
+    return isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) \
+        and loop.iter.func.value == "range" and ctx.facts.read_scope.get(loop.iter.func) in ("builtin", None)
+
+
 @rewrites("JIT105")
 def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT105: ``x[i] = v`` -> ``x = x.at[i].set(v)``; ``x[i] += v`` -> ``x = x.at[i].add(v)`` (``-=``
@@ -775,6 +835,9 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if _masked(node, ctx):
         return None  # a boolean mask (see JIT401)
     name = node.value.value
+    if not _array_store(node, ctx):
+        return Fix(Applicability.DISPLAY_ONLY, f"Write `{name} = {name}.at[...].set(...)` if `{name}` is a JAX "
+                   "array (a dict or list stored into as here needs no change)", ())
     if _caller_sees_the_write(node, name, ctx):
         return Fix(Applicability.DISPLAY_ONLY, f"Return the updated `{name}` and have the callers use it: the "
                    "write changed the caller's array, which a rewrite in this function cannot", ())

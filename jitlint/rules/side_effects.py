@@ -1924,7 +1924,11 @@ class InPlaceArrayUpdate(Rule):
     the old `x`, as Python's right-hand side did); a dropped
     `x.at[i].set(v)` (or `x.sort()`) statement becomes
     `x = x.at[i].set(v)`. A boolean mask is left to JIT401's `jnp.where`
-    rewrite (`.at[mask]` fails under jit too). UNSAFE: the name is bound to
+    rewrite (`.at[mask]` fails under jit too). Only where `x` is an array by
+    evidence (made by JAX or NumPy) or every index is one an array takes (a
+    slice, an int, a `range` loop's index, a traced array): a key of unknown
+    type (`variables[NON_TRAINABLE]`, a constant of another package) may be a
+    dict's, whose `.at` raises, so the fix is display-only there. UNSAFE: the name is bound to
     a new array, where NumPy's in-place write also changed every other name
     bound to the same array (the caller's, for a parameter); the code as
     written raised under jit (a dropped update changed nothing). Where a call
