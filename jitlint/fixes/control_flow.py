@@ -888,21 +888,16 @@ def _filtered_sum(cond: cst.CompIf, ctx: FixContext) -> Optional[Fix]:
                and ctx.facts.value(n).kind is Kind.TRACED and not ctx.facts.value(n).container}
     if not (_elementwise(comp.elt, var, ctx, scalars) and _elementwise(cond.test, var, ctx, scalars)):
         return None
-    spelled = ctx.import_name("jax.numpy")
-    if spelled is None:
-        return None
-    jnp, imports = spelled
     whole = {var: cst.Name(xs.value)}  # (element-wise: the whole array for one element)
     test = substitute_names(cond.test, whole)
-    if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1":
-        new = ctx.expr(f"{jnp}.sum({{c}}, axis=0)", c=test)
-    else:
-        new = ctx.expr(f"{jnp}.sum({jnp}.where({{c}}, {{e}}, 0), axis=0)", c=test, e=substitute_names(comp.elt, whole))
-    edit = ctx.replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
-    if edit is None:
-        return None
-    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.sum` over the elements that pass, selected in the trace",
-                   (edit,) + imports)
+    counted = isinstance(comp.elt, cst.Integer) and comp.elt.value == "1"
+
+    def build(jnp: str) -> cst.BaseExpression:
+        new = ctx.expr(f"{jnp}.sum({{c}}, axis=0)", c=test) if counted else ctx.expr(
+            f"{jnp}.sum({jnp}.where({{c}}, {{e}}, 0), axis=0)", c=test, e=substitute_names(comp.elt, whole))
+        return new.with_changes(lpar=call.lpar, rpar=call.rpar)
+
+    return _in_jax_numpy(ctx, call, build, "Use `{jnp}.sum` over the elements that pass, selected in the trace")
 
 
 def _elementwise(expr: cst.BaseExpression, var: str, ctx: FixContext, scalars: Set[str]) -> bool:
@@ -1482,14 +1477,22 @@ def _array_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
     if twin is None or arg.keyword is not None or arg.star or not ctx.facts.value(arg.value).traced_array \
             or isinstance(arg.value, (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.List, cst.Tuple, cst.Set)):
         return None
+    return _in_jax_numpy(ctx, node.func, lambda jnp: cst.parse_expression(f"{jnp}.{twin}"),
+                         f"Use `{{jnp}}.{twin}`, which reduces the array in the trace", wrap=False)
+
+
+def _in_jax_numpy(ctx: FixContext, old: cst.CSTNode, build: Callable[[str], cst.CSTNode], title: str,
+                  wrap: bool = True) -> Optional[Fix]:
+    """The UNSAFE fix replacing ``old`` by ``build(jnp)`` (``jnp``: how this module spells ``jax.numpy``,
+    imported if needed); ``title`` may name it as ``{jnp}``."""
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
         return None
     jnp, imports = spelled
-    edit = ctx.replace(node.func, cst.parse_expression(f"{jnp}.{twin}"), wrap=False)
+    edit = ctx.replace(old, build(jnp), wrap=wrap)
     if edit is None:
         return None
-    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which reduces the array in the trace", (edit,) + imports)
+    return ctx.fix(Applicability.UNSAFE, title.format(jnp=jnp), (edit,) + imports)
 
 
 def _sorted_array(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
@@ -1501,14 +1504,8 @@ def _sorted_array(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
     if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name) \
             or not ctx.facts.value(arg.value).traced_array:
         return None
-    spelled = ctx.import_name("jax.numpy")
-    if spelled is None:
-        return None
-    jnp, imports = spelled
-    edit = ctx.replace(node.func, cst.parse_expression(f"{jnp}.sort"), wrap=False)
-    if edit is None:
-        return None
-    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.sort`, which sorts the array in the trace", (edit,) + imports)
+    return _in_jax_numpy(ctx, node.func, lambda jnp: cst.parse_expression(f"{jnp}.sort"),
+                         "Use `{jnp}.sort`, which sorts the array in the trace", wrap=False)
 
 
 def _elementwise_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
@@ -1533,16 +1530,9 @@ def _elementwise_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
                and ctx.facts.value(n).kind is Kind.TRACED and not ctx.facts.value(n).container}
     if not _elementwise(comp.elt, var, ctx, scalars):
         return None
-    spelled = ctx.import_name("jax.numpy")
-    if spelled is None:
-        return None
-    jnp, imports = spelled
-    new = ctx.expr(f"{jnp}.{twin}({{e}}, axis=0)", e=substitute_names(comp.elt, {var: cst.Name(xs.value)}))
-    edit = ctx.replace(node, new.with_changes(lpar=node.lpar, rpar=node.rpar))
-    if edit is None:
-        return None
-    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}` over the whole array, computed in the trace",
-                   (edit,) + imports)
+    whole = substitute_names(comp.elt, {var: cst.Name(xs.value)})
+    return _in_jax_numpy(ctx, node, lambda jnp: ctx.expr(f"{jnp}.{twin}({{e}}, axis=0)", e=whole).with_changes(
+        lpar=node.lpar, rpar=node.rpar), f"Use `{{jnp}}.{twin}` over the whole array, computed in the trace")
 
 
 def _items_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:

@@ -448,7 +448,7 @@ def _private(fn: FunctionInfo, ctx: FixContext) -> bool:
 
 def _kept_public(fn: FunctionInfo, ctx: FixContext) -> bool:
     """Whether helper ``fn`` keeps its name and signature as a plain function that reads the global on
-    every call and passes it to a renamed copy taking the parameter (:func:`_helper_behind_a_wrapper`):
+    every call and passes it to a renamed copy taking the parameter (:func:`_split_behind_a_wrapper`):
     another module may call it (it is not :func:`_private`), and those calls pass nothing.  The
     module's own uses go to the copy."""
     return not _private(fn, ctx)
@@ -594,7 +594,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
         return None
     edits: List[Edit] = list(wrapped.edits)
     for h in helpers:
-        edit = _helper_behind_a_wrapper(h, renamed[h], read, param, changes[h], ctx) if h in renamed \
+        edit = _split_behind_a_wrapper(h, renamed[h], read, param, changes[h], ctx) if h in renamed \
             else ctx.replace_many(changes[h])
         if edit is None:
             return None
@@ -883,37 +883,8 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
     """``@jax.jit def f(x): ... G ...`` -> ``def f(x): return _f(x, g=G)`` and ``@jax.jit def
     _f(x, *, g): ... g ...``: the public name keeps its signature and docstring, and reads the
     value on every call."""
-    from jitlint.fixes.templates import PathReplacer
-    from jitlint.fixes.wrap import wrapped
-
-    node = fn.node
-    assert isinstance(node, cst.FunctionDef)
-    top = ctx.top_index(node)
-    if top is None or ctx.module.body[top] is not node:
-        return None
     private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
-    on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
-    jitted = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
-    body = list(jitted.body.body) if isinstance(jitted.body, cst.IndentedBlock) else []
-    doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
-    decorator = jitted.decorators[0]
-    jitted = jitted.with_changes(
-        name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
-        decorators=[decorator.with_changes(leading_lines=[])],
-        body=jitted.body.with_changes(body=body[len(doc):]) if doc else jitted.body)
-    forwarded = _forwarded(node.params)
-    if forwarded is None:
-        return None
-    argument = _keyword_arg(read, param)
-    call = cst.Call(cst.Name(private), args=appended(forwarded, argument))
-    returned = cst.SimpleStatementLine([cst.Return(call)])
-    wrapper = node.with_changes(
-        decorators=[], leading_lines=list(node.leading_lines) + list(node.decorators[0].leading_lines),
-        body=cst.IndentedBlock(body=[*(doc if doc else []), returned]))
-    old_code = ctx.top_code(top)
-    _, wrapper_code = wrapped(ctx, old_code, wrapper)
-    _, jitted_code = wrapped(ctx, old_code, jitted)
-    edit = ctx.replace_top(top, wrapper_code + jitted_code)
+    edit = _split_behind_a_wrapper(fn, private, read, param, changes, ctx)
     if edit is None:
         return None
     how = "static argument" if static else "argument"
@@ -922,17 +893,12 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
                    f"jitted `{private}`, as the {how} `{param}`", (edit,) + imports)
 
 
-def _plain_def(node: cst.FunctionDef) -> bool:
-    """A ``def`` without decorators, not ``async``, no generator: a wrapper can call it and return."""
-    return not node.decorators and node.asynchronous is None \
-        and not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node))
-
-
-def _helper_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpression, param: str,
-                             changes: Dict[cst.CSTNode, Replacement], ctx: FixContext) -> Optional[Edit]:
-    """``def h(x): ... G ...`` (a helper another module may call) -> ``def h(x): return _h(x, g=G)``
-    and ``def _h(x, *, g): ... g ...`` (``changes``: the reads and the new parameter): the public name
-    keeps its signature and docstring and reads the value on every call, as before."""
+def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpression, param: str,
+                            changes: Dict[cst.CSTNode, Replacement], ctx: FixContext) -> Optional[Edit]:
+    """One edit of the module statement ``def f`` (``fn``): ``def f(x): return _f(x, g=G)`` (its signature,
+    docstring and leading lines kept, its decorators moved) above ``_f`` (``private``), ``f`` with ``changes``
+    made (the reads, the new parameter ``param``) and its decorators: a jitted function, or a helper another
+    module may call (no decorator), keep their public name, which reads the value on every call."""
     from jitlint.fixes.templates import PathReplacer
     from jitlint.fixes.wrap import wrapped
 
@@ -946,14 +912,25 @@ def _helper_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpre
     copy = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
     body = list(copy.body.body) if isinstance(copy.body, cst.IndentedBlock) else []
     doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
+    decorators = [d.with_changes(leading_lines=[]) if k == 0 else d for k, d in enumerate(copy.decorators)]
     copy = copy.with_changes(name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+                             decorators=decorators,
                              body=copy.body.with_changes(body=body[len(doc):]) if doc else copy.body)
     call = cst.Call(cst.Name(private), args=appended(forwarded, _keyword_arg(read, param)))
-    wrapper = node.with_changes(body=cst.IndentedBlock(body=[*doc, cst.SimpleStatementLine([cst.Return(call)])]))
+    wrapper = node.with_changes(
+        decorators=[], leading_lines=list(node.leading_lines) + (
+            list(node.decorators[0].leading_lines) if node.decorators else []),
+        body=cst.IndentedBlock(body=[*doc, cst.SimpleStatementLine([cst.Return(call)])]))
     old_code = ctx.top_code(top)
     _, wrapper_code = wrapped(ctx, old_code, wrapper)
     _, copy_code = wrapped(ctx, old_code, copy)
     return ctx.replace_top(top, wrapper_code + copy_code)
+
+
+def _plain_def(node: cst.FunctionDef) -> bool:
+    """A ``def`` without decorators, not ``async``, no generator: a wrapper can call it and return."""
+    return not node.decorators and node.asynchronous is None \
+        and not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node))
 
 
 def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:

@@ -747,12 +747,8 @@ class RecompilationHazard(Rule):
         loops = self.ctx.index.loops_of.get(made, ())
         if len(loops) != 1 or loops[0] is not iteration:
             return False  # (an epoch loop around it: the same indexes come back, a wrapper made once keeps them)
-        target, iterable = iteration.target, iteration.iter
         index = self.ctx.index
-        if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(iterable, cst.Call) \
-                and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
-                and "enumerate" not in index.globals and "enumerate" not in index.functions:
-            target, iterable = target.elements[0].value, cst.Call(cst.Name("range"), [])
+        target, iterable = _counted_target(iteration, index)
         return isinstance(target, cst.Name) and target.value == value.value \
             and _distinct_values(iterable, index, caller)
 
@@ -773,12 +769,7 @@ class RecompilationHazard(Rule):
         for loop in loops:
             if not isinstance(loop, cst.For):
                 return False
-            target, iterable = loop.target, loop.iter
-            if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(iterable, cst.Call) \
-                    and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
-                    and "enumerate" not in index.globals and "enumerate" not in index.functions:
-                target = target.elements[0].value  # `for i, s in enumerate(...)`: `i` counts, distinct
-                iterable = cst.Call(cst.Name("range"), [])
+            target, iterable = _counted_target(loop, index)
             if not isinstance(target, cst.Name) or target.value not in shapes \
                     or not _distinct_values(iterable, index, owner):
                 return False
@@ -1803,6 +1794,17 @@ def _returns_display(name: str, index: ModuleIndex) -> bool:
     info = _module_function(name, index)
     values = returned_values(info.node.body) if info is not None else []
     return bool(values) and all(isinstance(v, (cst.List, cst.Tuple)) for v in values)
+
+
+def _counted_target(loop: cst.For, index: ModuleIndex) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
+    """The loop's target and what it iterates; for ``for i, s in enumerate(...)`` the counter ``i`` and a
+    ``range()`` (the counter's values are distinct)."""
+    target, iterable = loop.target, loop.iter
+    if isinstance(target, cst.Tuple) and len(target.elements) == 2 and isinstance(iterable, cst.Call) \
+            and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" \
+            and "enumerate" not in index.globals and "enumerate" not in index.functions:
+        return target.elements[0].value, cst.Call(cst.Name("range"), [])
+    return target, iterable
 
 
 def _distinct_values(iterable: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo]) -> bool:
