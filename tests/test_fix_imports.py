@@ -190,3 +190,52 @@ def test_from_numpy_import_removed_when_unused():
 def test_import_alone_in_its_block_goes_with_its_blank_line():
     out = fixed("import os\n\nimport numpy as np\n\nimport jax\n" + NUMPY_BODY + "\n\nP = os.sep\n")
     assert head(out) == "import os\n\nimport jax\nimport jax.numpy as jnp\n"
+
+
+# ------------------------------------------------- imports the fix can reach
+
+
+LATE = '''
+import jax
+from jax import jit
+
+
+@jit
+def scale(x, neg):
+    if neg:
+        return -x
+    return x
+
+
+{late}
+
+
+def later(x):
+    return {use}(scale, neg=False)(x)
+'''
+
+
+@pytest.mark.parametrize("late, use", [
+    ("from functools import partial", "partial"),
+    ("from functools import partial as partial", "partial"),
+    ("import functools\nfrom functools import partial", "partial"),
+])
+def test_a_decorator_does_not_reuse_an_import_below_it(late, use):
+    """A decorator runs when its ``def`` does: an import of ``partial`` further down (a notebook's later
+    cell) is not bound yet, so the fix adds the import at the top; running the fixed module works."""
+    out = fixed(LATE.format(late=late, use=use))
+    top = out.split("@")[0]
+    assert "from functools import partial" in top
+    assert '@partial(jit, static_argnames=("neg",))' in out
+    namespace: dict = {}
+    exec(compile(out, "case.py", "exec"), namespace)  # NameError before the fix
+    assert namespace["scale"](2.0, True) == -2.0
+
+
+def test_a_function_body_reuses_an_import_below_it():
+    """Code in a function body runs after the module is imported: a later module-level import serves it."""
+    source = "import jax\nimport numpy as np\n" + NUMPY_BODY + "\n\nimport jax.numpy as jnp  # noqa: E402\n" + \
+        "\n\ndef g(x):\n    return jnp.exp(x) + np.ones(1)\n"
+    out = fixed(source)
+    assert "return jnp.exp(x)\n" in out
+    assert out.count("import jax.numpy as jnp") == 1

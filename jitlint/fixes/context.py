@@ -299,52 +299,66 @@ class FixContext:
         given.add(name)  # two fixes in one function never define the same helper name
         return name
 
-    def top_level_aliases(self) -> Dict[str, str]:
-        """Local name -> qualified name for imports at module level (not inside functions)."""
+    def top_level_aliases(self, before: Optional[int] = None) -> Dict[str, str]:
+        """Local name -> qualified name for imports at module level (not inside functions); with
+        ``before``, only the imports of the module statements before that index."""
+        if before is not None:
+            return _aliases_of(self.module.body[:before])
         if self._aliases is None:
-            from jitlint.analysis.names import ImportTable
-
-            table = ImportTable()
-            for stmt in self.module.body:
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    for small in stmt.body:
-                        if isinstance(small, cst.Import):
-                            table.add_import(small)
-                        elif isinstance(small, cst.ImportFrom):
-                            table.add_import_from(small)
-            self._aliases = dict(table.aliases)
+            self._aliases = _aliases_of(self.module.body)
         return self._aliases
 
-    def import_name(self, qualified: str) -> Optional[Tuple[str, Tuple[Edit, ...]]]:
+    def import_name(self, qualified: str, at: Optional[cst.CSTNode] = None
+                    ) -> Optional[Tuple[str, Tuple[Edit, ...]]]:
         """How to spell ``qualified`` here (``jax.lax`` -> ``lax``), and the import edit it needs, if any.
 
         An existing module-level import is reused (``jnp`` for ``jax.numpy``,
         ``jax.lax`` when only ``jax`` is imported); otherwise the conventional
         import is added (``from jax import lax``, ``import jax.numpy as jnp``,
         ``from functools import partial``, ``import jax``) when its name is free.
+        Where the spelling is placed at ``at`` and that runs while the module is
+        imported (a decorator, a module-level statement), only the imports above
+        it count: a notebook importing ``partial`` in a later cell gets the
+        import added at the top (a second import of the same name is harmless).
         """
-        aliases = self.top_level_aliases()
+        every = self.top_level_aliases()
+        before = self._import_time_index(at)
+        aliases = every if before is None else self.top_level_aliases(before)
         exact = [local for local, full in aliases.items() if full == qualified and "." not in local]
         if exact:
             return sorted(exact, key=len)[0], ()
         conventional = _CONVENTIONAL.get(qualified)
-        via_parent = self._via_parent(qualified)
+        via_parent = self._via_parent(qualified, aliases)
         if via_parent is not None and qualified in _PARENT_FIRST:
             return via_parent, ()
         if conventional is not None:
             local, text = conventional
-            if local not in self.module_names() and local not in aliases:
+            free = local not in self.module_names() and local not in every
+            if free or (local not in aliases and every.get(local) == qualified):
                 return local, (self._insert_import(text),)
         if via_parent is not None:
             return via_parent, ()
         root = qualified.split(".")[0]
-        if root in self.module_names() or root in aliases:
+        if root in self.module_names() or root in every:
             return None
         return qualified, (self._insert_import(f"import {root}"),)
 
-    def _via_parent(self, qualified: str) -> Optional[str]:
+    def _import_time_index(self, at: Optional[cst.CSTNode]) -> Optional[int]:
+        """The index of the module statement holding ``at`` when ``at`` runs while the module is
+        imported (not inside a function or lambda body); None otherwise."""
+        if at is None:
+            return None
+        child = at
+        for node in self.ancestors(at):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and child is node.body:
+                return None
+            if isinstance(node, cst.Module):
+                return next((i for i, stmt in enumerate(node.body) if stmt is child), None)
+            child = node
+        return None
+
+    def _via_parent(self, qualified: str, aliases: Dict[str, str]) -> Optional[str]:
         """``qualified`` spelled through an imported parent module: ``jax.lax`` via ``import jax``."""
-        aliases = self.top_level_aliases()
         prefix, _, suffix = qualified.rpartition(".")
         while prefix:
             for local, full in sorted(aliases.items()):
@@ -375,6 +389,20 @@ _CONVENTIONAL = {
     "jax.numpy": ("jnp", "import jax.numpy as jnp"),
     "functools.partial": ("partial", "from functools import partial"),
 }
+
+
+def _aliases_of(statements: Sequence[cst.BaseStatement]) -> Dict[str, str]:
+    from jitlint.analysis.names import ImportTable
+
+    table = ImportTable()
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    table.add_import(small)
+                elif isinstance(small, cst.ImportFrom):
+                    table.add_import_from(small)
+    return dict(table.aliases)
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:

@@ -576,7 +576,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
             if isinstance(use, cst.Call):
                 changes[owner][use] = use.with_changes(func=called, args=appended(use.args, passed))
                 continue
-            spelled = ctx.import_name("functools.partial")
+            spelled = ctx.import_name("functools.partial", at=use)
             if spelled is None:
                 return None
             partial_name, imports = spelled[0], spelled[1] or imports
@@ -991,7 +991,7 @@ def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
     d = entry.site.decorator
     positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
     if isinstance(d, (cst.Name, cst.Attribute)):
-        spelled = ctx.import_name("functools.partial")
+        spelled = ctx.import_name("functools.partial", at=d)
         if spelled is None:
             return None
         partial, imports = spelled

@@ -528,7 +528,7 @@ def _edit_site(entry: EntryPoint, params: List[str], indices, positional: List[s
     if isinstance(site, cst.Decorator):
         d = site.decorator
         if isinstance(d, (cst.Name, cst.Attribute)):
-            spelled = ctx.import_name("functools.partial")
+            spelled = ctx.import_name("functools.partial", at=d)
             if spelled is None:
                 return None
             partial, imports = spelled
