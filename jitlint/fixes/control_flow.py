@@ -1498,14 +1498,22 @@ def _in_jax_numpy(ctx: FixContext, old: cst.CSTNode, build: Callable[[str], cst.
 def _sorted_array(node: cst.Call, ctx: FixContext) -> Optional[Fix]:
     """``sorted(scores)``, ``scores`` a traced array (a name) -> ``jnp.sort(scores)``.  The builtin iterates the
     first axis and compares items, which works only on items of one element: code that ran sorted a 1-D
-    array, which ``jnp.sort`` sorts alike (ascending, stable).  UNSAFE: an array where the builtin gave a
-    list of 0-d arrays (list methods, ``+`` with a list, no longer apply)."""
+    array, which ``jnp.sort`` sorts alike (ascending, stable).  Where ``scores`` is traced but may be a
+    sequence of traced scalars rather than an array (a helper's parameter, a row of a pytree argument),
+    ``jnp.sort(jnp.asarray(scores))``: ``asarray`` stacks such a sequence and leaves an array as it is.
+    UNSAFE: an array where the builtin gave a list of 0-d arrays (list methods, ``+`` with a list, no
+    longer apply)."""
     arg = node.args[0]
-    if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name) \
-            or not ctx.facts.value(arg.value).traced_array:
+    if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
         return None
-    return _in_jax_numpy(ctx, node.func, lambda jnp: cst.parse_expression(f"{jnp}.sort"),
-                         "Use `{jnp}.sort`, which sorts the array in the trace", wrap=False)
+    value = ctx.facts.value(arg.value)
+    if value.traced_array:
+        return _in_jax_numpy(ctx, node.func, lambda jnp: cst.parse_expression(f"{jnp}.sort"),
+                             "Use `{jnp}.sort`, which sorts the array in the trace", wrap=False)
+    if value.kind is not Kind.TRACED or value.mapping:
+        return None
+    return _in_jax_numpy(ctx, node, lambda jnp: ctx.expr(f"{jnp}.sort({jnp}.asarray({{x}}))", x=arg.value),
+                         "Use `{jnp}.sort` of the values as one array, which sorts them in the trace")
 
 
 def _elementwise_reduction(node: cst.Call, ctx: FixContext) -> Optional[Fix]:

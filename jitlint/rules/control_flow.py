@@ -396,7 +396,9 @@ class BoolBuiltinOnTracer(Rule):
     so ties keep their order. UNSAFE: an int array, not a list; an `n` past
     the end raised `IndexError`. `sorted(scores)` of a traced array becomes
     `jnp.sort(scores)` (code that ran sorted a 1-D array; an array, not a
-    list). `all(abs(r - t) < tol for r in readings)` (and `any`, `max`,
+    list); where `scores` is traced but may be a sequence of traced scalars
+    (a helper's parameter), `jnp.sort(jnp.asarray(scores))`: `asarray`
+    stacks the sequence and leaves an array as it is. `all(abs(r - t) < tol for r in readings)` (and `any`, `max`,
     `min`: one `for` over a traced array, no `if`, the item element-wise in
     the element) becomes `jnp.all(abs(readings - t) < tol, axis=0)`, the
     array for the element (a 0-d array, not a Python bool). The other
