@@ -187,6 +187,9 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 # that gives the function a parameter edits the statements that call it
                 defined = {name for first, last in holder
                            for name in re.findall(r"^def (\w+)", "".join(old_lines[first - 1:last]), re.MULTILINE)}
+                # (or a module-level jit of a lambda written in the call: `_clip = jax.jit(lambda x: ...)`)
+                defined |= {name for first, last in holder for name in re.findall(
+                    r"^(\w+) = jax\.jit\(lambda\b", "".join(old_lines[first - 1:last]), re.MULTILINE)}
                 # (or by the name of a module-level jit wrapper of it: `_step = jax.jit(_update)`)
                 defined |= {wrapper for name in list(defined) for wrapper in re.findall(
                     rf"^(\w+) = jax\.jit\({name}\b", "".join(old_lines), re.MULTILINE)}

@@ -53,7 +53,7 @@ module's assignments show (a function sets a string where a number was) fails to
 from __future__ import annotations
 
 import keyword
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -96,7 +96,7 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return ctx.memo[key] or advice
     key = ("parameters", caller.node, shown)
     if key not in ctx.memo:
-        helpers = _reading_helpers(caller, read, node.value, ctx) or []
+        helpers = [] if isinstance(caller.node, cst.Lambda) else _reading_helpers(caller, read, node.value, ctx) or []
         built = _threaded(read, node.value, caller, helpers, ctx) if helpers else None
         if built is None and caller is fn:
             built = _rewrite(read, node.value, fn, ctx)
@@ -133,7 +133,7 @@ def _read_expression(name: cst.Name, ctx: FixContext) -> cst.BaseExpression:
 
 
 def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: FixContext) -> Optional[Fix]:
-    if not isinstance(fn.node, cst.FunctionDef) or fn.parent is not None or fn.cls is not None:
+    if not isinstance(fn.node, (cst.FunctionDef, cst.Lambda)) or fn.parent is not None or fn.cls is not None:
         return None
     if global_name in fn.local_names or global_name in fn.global_names or global_name in fn.nonlocal_names:
         return None
@@ -147,7 +147,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     if static and kind == "array":
         return None  # an array cannot be static
     entry = _only_jit(fn, ctx)
-    if entry is None:
+    if entry is None or isinstance(fn.node, cst.Lambda):
         return _through_wrapper(read, global_name, kind, static, reads, fn, ctx)
     if static and (entry.partial_positional or entry.partial_keywords):
         return None
@@ -220,7 +220,7 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
         return None
     for call in calls:
         scope = ctx.index.call_scopes.get(call, (None, None))[0]
-        if any(arg.star == "**" for arg in call.args) or _shadowed(global_name, scope) or _in_class_body(call, ctx):
+        if any(arg.star == "**" for arg in call.args) or not _reads_global(global_name, scope) or _in_class_body(call, ctx):
             return None
         if scope is None and not _bound_before(global_name, call, ctx):
             return None  # (module code that runs the function before the global exists)
@@ -311,23 +311,28 @@ def _module_assign(node: cst.CSTNode, ctx: FixContext, whole: bool = False) -> O
 
 def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoint, cst.SimpleStatementLine, str]]:
     """``W = jax.jit(_f, ...)`` at module level, the one way ``_f`` is traced: a private module-level
-    function, not decorated, whose name the module reads only there. (The entry, the statement, ``W``.)"""
+    function, not decorated, whose name the module reads only there; or ``W = jax.jit(lambda x: ...)``,
+    the lambda written in the call. (The entry, the statement, ``W``.)"""
     entries = [e for e in ctx.index.entries if e.function is fn]
     node = fn.node
-    if len(entries) != 1 or not isinstance(node, cst.FunctionDef) or node.decorators or fn.parent is not None \
-            or fn.cls is not None or not fn.name.startswith("_"):
+    if len(entries) != 1 or fn.parent is not None or fn.cls is not None:
+        return None
+    lambda_ = isinstance(node, cst.Lambda)
+    if not lambda_ and not (isinstance(node, cst.FunctionDef) and not node.decorators and fn.name.startswith("_")):
         return None
     entry = entries[0]
     site = entry.site
     t = entry.transform
     if not isinstance(site, cst.Call) or t is None or t.name not in _JIT or entry.partial_positional \
-            or entry.partial_keywords or not site.args or site.args[0].star or site.args[0].keyword is not None \
-            or not isinstance(site.args[0].value, cst.Name) or site.args[0].value.value != fn.name:
+            or entry.partial_keywords or not site.args or site.args[0].star or site.args[0].keyword is not None:
+        return None
+    first = site.args[0].value
+    if not (first is node if lambda_ else isinstance(first, cst.Name) and first.value == fn.name):
         return None
     wrapper = _module_assign(site, ctx, whole=True)
     if wrapper is None:
         return None
-    if any(ref is not node.name and ref is not site.args[0].value for ref in name_references(ctx.module, fn.name)):
+    if not lambda_ and any(ref is not node.name and ref is not first for ref in name_references(ctx.module, fn.name)):
         return None  # (also called, or handed on, as itself)
     statement = ctx.module.body[ctx.top_index(site)]
     assert isinstance(statement, cst.SimpleStatementLine)
@@ -339,30 +344,41 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
     """``def _f(x): ... G ...`` and ``W = jax.jit(_f)`` -> ``def _f(x, *, g): ... g ...`` and ``_W =
     jax.jit(_f)`` behind ``def W(x): return _W(x, g=G)``: the name the module's callers (and other modules)
     use keeps its signature and reads the value on every call.  A private ``W`` every use of which is a
-    call in this module keeps its jit, and its calls pass the value."""
+    call in this module keeps its jit, and its calls pass the value.  A lambda written in the jit call
+    (``W = jax.jit(lambda x: x * G)``) gets the parameter where it stands."""
     found = _only_wrapper(fn, ctx)
     if found is None:
         return None
     entry, statement, wrapper = found
     node = fn.node
-    assert isinstance(node, cst.FunctionDef)
-    if node.asynchronous is not None or any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)):
+    assert isinstance(node, (cst.FunctionDef, cst.Lambda))
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)) \
+            or (isinstance(node, cst.FunctionDef) and node.asynchronous is not None):
         return None
     site = entry.site
     assert isinstance(site, cst.Call)
     param = _parameter_name(read, global_name, node, ctx)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[node.params] = _with_keyword_only(node.params, param)
-    def_edit = ctx.replace_many(changes)
-    if def_edit is None:
-        return None
     jit_call = site
+    def_edits: Tuple[Edit, ...] = ()
+    if isinstance(node, cst.Lambda):
+        from jitlint.fixes.templates import PathReplacer
+
+        on_path = {a for old in changes for a in ctx.ancestors(old)}
+        jit_call = site.with_changes(args=[site.args[0].with_changes(
+            value=node.visit(PathReplacer(changes, on_path)))] + list(site.args[1:]))
+    else:
+        def_edit = ctx.replace_many(changes)
+        if def_edit is None:
+            return None
+        def_edits = (def_edit,)
     if static:
         positional = [p.name.value for p, k in fn.params if k in ("posonly", "positional")]
         merged = merged_static_args(list(site.args[1:]), [param], {}, positional, ctx, entry.transform)
         if merged is None:
             return None
-        jit_call = site.with_changes(args=[site.args[0]] + merged)
+        jit_call = jit_call.with_changes(args=[jit_call.args[0]] + merged)
     argument = _keyword_arg(read, param)
     how = "static argument" if static else "argument"
     uses = [ref for ref in name_references(ctx.module, wrapper) if ref is not statement.body[0].targets[0].target]
@@ -370,7 +386,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
     visible = wrapper.startswith("_") and not listed_in_all(ctx.module, wrapper) and all(
         isinstance(call, cst.Call) and call.func is ref and not any(a.star == "**" for a in call.args)
         and not _shadowed(wrapper, ctx.index.call_scopes.get(call, (None, None))[0])
-        and not _shadowed(global_name, ctx.index.call_scopes.get(call, (None, None))[0])
+        and _reads_global(global_name, ctx.index.call_scopes.get(call, (None, None))[0])
         for ref, call in zip(uses, calls))
     if visible and uses:
         if any(a in calls for call in calls for a in ctx.ancestors(call)):
@@ -380,7 +396,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         call_edits = ctx.replace_per_statement(replaced)
         if call_edits is None:
             return None
-        edits: List[Edit] = [def_edit] + call_edits
+        edits: List[Edit] = list(def_edits) + call_edits
         return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` "
                        f"(at the {len(calls)} call{'s' if len(calls) != 1 else ''} of `{wrapper}`)", tuple(edits))
     forwarded = _forwarded(node.params)
@@ -409,7 +425,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         return None
     return ctx.fix(Applicability.UNSAFE,
                    f"Keep `{wrapper}` as a plain function that passes `{ctx.code(read)}` on every call to the "
-                   f"jitted `{private}`, as the {how} `{param}`", (def_edit, wrapper_edit))
+                   f"jitted `{private}`, as the {how} `{param}`", def_edits + (wrapper_edit,))
 
 
 #: functions that take a function and call it with the arguments they are given (or trace it so): a helper
@@ -822,7 +838,7 @@ def _editable_calls(fn: FunctionInfo, entry: EntryPoint, global_name: str,
     calls = list(entry.visible_calls())
     for call in calls:
         scope, cls = ctx.index.call_scopes.get(call, (None, None))
-        if cls is not None or _shadowed(name, scope) or _shadowed(global_name, scope):
+        if cls is not None or _shadowed(name, scope) or not _reads_global(global_name, scope):
             return None
         if any(a is fn.node for a in ctx.ancestors(call)):
             return None  # called by itself
@@ -832,6 +848,18 @@ def _editable_calls(fn: FunctionInfo, entry: EntryPoint, global_name: str,
         if any(a in calls for a in ctx.ancestors(call)):
             return None  # f(f(x)): one edit cannot hold both
     return calls
+
+
+def _reads_global(name: str, scope: Optional[FunctionInfo]) -> bool:
+    """``name`` read in ``scope`` is the module's global: no scope out to the module binds it, or the
+    first that names it declares it ``global`` (a setter that assigns the global and then calls)."""
+    while scope is not None:
+        if name in scope.global_names:
+            return True
+        if name in scope.local_names or name in scope.nonlocal_names:
+            return False
+        scope = scope.parent
+    return True
 
 
 def _shadowed(name: str, scope: Optional[FunctionInfo]) -> bool:
@@ -867,7 +895,7 @@ def _can_wrap(fn: FunctionInfo, entry: EntryPoint, ctx: FixContext) -> bool:
     return calls_by_name(fn, ctx) is not None
 
 
-def _own_nodes(node: cst.FunctionDef):
+def _own_nodes(node: Union[cst.FunctionDef, cst.Lambda]):
     """The nodes of the function's body, not those of functions or lambdas nested in it."""
     stack: List[cst.CSTNode] = [node.body]
     while stack:

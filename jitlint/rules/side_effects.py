@@ -233,7 +233,12 @@ class MutableGlobalRead(Rule):
     temperature=CONFIG["temperature"])` above `@jax.jit def _softmax(logits,
     *, temperature)`. Callers are not edited. This needs the jit to be the
     function's only decorator and the function not to be `async` or a
-    generator. Otherwise the fix is display-only advice.
+    generator. A lambda jitted where it is bound at module level
+    (`normalize = jax.jit(lambda x: x * 10 ** (TARGET / 20))`) gets the
+    parameter where it stands (`lambda x, *, target: ...`), the same way: a
+    private name every use of which is a call here keeps its jit and its
+    calls pass the value; a public one is kept as the plain function above.
+    Otherwise the fix is display-only advice.
 
     A read in a helper that the jitted function calls (`def _scaled(x):
     return x * SCALE`, called from `@jax.jit def step(x)`) is passed down the
