@@ -531,3 +531,14 @@ def test_a_cached_result_that_read_another_modules_importers_follows_them(tmp_pa
     results = lint_files(files, Config(), cache_dir=cache)
     assert [(os.path.basename(r.path), d.line, d.code) for r in results for d in r.diagnostics] == [
         ("config.py", 13, "JIT101")]
+
+
+LIE = os.path.join(os.path.dirname(__file__), "fixtures", "project", "lie_pkg")
+
+
+def test_class_variables_of_the_classes_a_package_reexports():
+    """`import lie`, a package whose `__init__` imports its classes by name from private modules: on an
+    unannotated jitted parameter, a size those classes declare `ClassVar` (class-level, never a pytree
+    field) is static; a data field of the same classes used as a shape stays reported."""
+    _check_package(LIE, ("check_jlog.py", os.path.join("lie", "__init__.py"), os.path.join("lie", "_base.py"),
+                         os.path.join("lie", "_so2.py")))

@@ -3,6 +3,7 @@ points where JAX starts tracing (decorators, transform call sites, lax bodies).
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
@@ -542,6 +543,12 @@ def _assigned_values(fn: FunctionInfo, name: str) -> List[cst.BaseExpression]:
 #: what a failed import raises (a handler of ``Exception`` or a bare ``except`` catches it too)
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
+#: packages whose class decorators make no pytree (the standard library's, typing and validation ones):
+#: a class they decorate is not one whose fields a library registers (see library_registered_fields)
+_STDLIB_DECORATOR_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "dataclasses", "enum", "functools", "typing", "typing_extensions", "attr", "attrs", "pydantic", "beartype",
+    "typeguard", "jaxtyping", "abc"}
+
 
 def _imports_jax(block: cst.BaseSuite) -> bool:
     """A statement of the block imports ``jax`` or a module of it."""
@@ -905,6 +912,7 @@ class ModuleIndex:
         #: class name -> the attributes it declares static (its own, its bases' in this module, and
         #: properties computed from them)
         self.static_fields_by_class: Dict[str, Set[str]] = {}
+        self._library_fields: Optional[Dict[str, Set[str]]] = None
         self._jax_import_flags: Optional[Set[str]] = None
         self.static_fields: Set[str] = self._static_fields()
 
@@ -1178,6 +1186,41 @@ class ModuleIndex:
         return ()
 
     # ------------------------------------------------------ pytree metadata
+    def library_registered_fields(self) -> Dict[str, Set[str]]:
+        """Classes of this module that a decorator of a library jitlint does not know makes what they
+        are (``@pytree`` of jax_primitives on a dataclass), with no base class: class name -> its
+        annotated fields.  Which of those fields are pytree leaves and which static metadata is that
+        library's choice (jax_primitives keeps ``res_x: int`` static, ``Dynamic[...]`` fields leaves)."""
+        if self._library_fields is None:
+            self._library_fields = {}
+            for cls in self.classes.values():
+                if any(base not in ("", "object") for base in cls.bases):
+                    continue
+                if not any(self._library_decorator(d.func if isinstance(d, cst.Call) else d) for d in cls.decorators):
+                    continue
+                names: Set[str] = set()
+                for stmt in cls.node.body.body:
+                    if isinstance(stmt, cst.SimpleStatementLine):
+                        names.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
+                                     and isinstance(small.target, cst.Name))
+                self._library_fields[cls.name] = names
+        return self._library_fields
+
+    def _library_decorator(self, decorator: cst.BaseExpression) -> bool:
+        """A decorator imported from a package outside JAX, its known libraries and the standard library
+        (an absolute import: a relative one is the project's own code)."""
+        if not isinstance(decorator, (cst.Name, cst.Attribute)):
+            return False
+        root = decorator
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or self.globals.get(root.value) is None \
+                or self.globals[root.value].kind != "import":
+            return False
+        q = self.qualify(decorator)
+        return q is not None and "." in q and not q.startswith(".") and not q.startswith(jax_api.EXTERNAL_PACKAGES) \
+            and q.split(".")[0] not in _STDLIB_DECORATOR_PACKAGES
+
     def pytree_children(self, cls: ClassInfo) -> Optional[Set[str]]:
         """For a ``@register_pytree_node_class`` class whose ``tree_flatten`` returns
         ``(self.a, self.b), aux``: the attributes that are children (traced when the instance
@@ -1472,8 +1515,15 @@ class ModuleIndex:
 
     def _static_annotation(self, annotation: cst.BaseExpression) -> bool:
         """``Static[T]`` of jax_dataclasses: the annotation that makes a field of a
-        ``@jax_dataclasses.pytree_dataclass`` aux data (static under jit)."""
-        return isinstance(annotation, cst.Subscript) and self.qualify(annotation.value) == "jax_dataclasses.Static"
+        ``@jax_dataclasses.pytree_dataclass`` aux data (static under jit); and ``ClassVar[T]``: an
+        attribute of the class, not of its instances, which no dataclass or pytree machinery takes as a
+        field (``dataclasses.fields``, flax's ``struct``, equinox, chex all leave it out), so an
+        instance passed to a traced function gives it as the Python value the class holds."""
+        head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+        q = self.qualify(head)
+        if q in ("typing.ClassVar", "typing_extensions.ClassVar"):
+            return True
+        return isinstance(annotation, cst.Subscript) and q == "jax_dataclasses.Static"
 
     def _static_fields(self) -> Set[str]:
         """Fields made static by ``register_dataclass(meta_fields=...)``, ``field(static=True)``

@@ -198,6 +198,22 @@ def allows_none(annotation: cst.BaseExpression) -> bool:
     return without_none(annotation) is not annotation
 
 
+def is_mapping_type(annotation: cst.BaseExpression, index: ModuleIndex, path: Optional[str], project,
+                    depth: int = 0) -> bool:
+    """The annotation names a dict type (``Dict[str, jax.Array]``, ``dict``, ``Mapping[...]``, or a
+    module-level alias of one, ``States = Dict[str, jax.Array]``), None not allowed."""
+    annotation = parsed(annotation)
+    if annotation is None or without_none(annotation) is not annotation:
+        return False
+    if _head(annotation) in _MAPPINGS:
+        return True
+    alias = alias_of(annotation, index, path, project) if depth < 3 else None
+    if alias is None:
+        return False
+    value, where = alias
+    return is_mapping_type(value, where.index, where.path, project, depth + 1)
+
+
 def mapping_value(annotation: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     """What indexing a dict annotated ``Mapping[str, X]`` / ``dict[str, X]`` gives: ``X``."""
     if not isinstance(annotation, cst.Subscript) or _head(annotation) not in _MAPPINGS \

@@ -194,7 +194,26 @@ class Project:
                 if state is not None:
                     if state not in out and state.index is not index:
                         out.append(state)
+                        if name == qualified:
+                            out.extend(s for s in self._reexported_classes(state) if s not in out and s.index is not index)
                     break
+        return out
+
+    def _reexported_classes(self, package: ModuleState) -> List[ModuleState]:
+        """The modules defining the classes a package's ``__init__`` imports by name (``import jaxlie``
+        gives ``jaxlie.SO3``, defined in ``jaxlie/_so3.py``): what a module that imports the package
+        gets its objects from."""
+        if not package.path.endswith("__init__.py"):
+            return []
+        out: List[ModuleState] = []
+        for qualified in sorted(set(package.index.imports.aliases.values())):
+            if (qualified + ".").startswith(jax_api.EXTERNAL_PACKAGES):
+                continue
+            found = self._defining_module(package.path, qualified, lambda state, name: name in state.index.classes)
+            if found is not None and found[0] not in out and found[0] is not package:
+                out.append(found[0])
+            if len(out) >= 32:
+                break
         return out
 
     def importing_modules(self, from_path: Optional[str], field: str) -> List[ModuleState]:

@@ -23,7 +23,7 @@ from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
                                         is_accessor, is_property, state_test, stores_state, top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
-                                     defined, mapping_value, parsed, without_none)
+                                     defined, is_mapping_type, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path,
                                      guarded_not_none, iter_children, is_docstring, literal_elements,
@@ -1063,16 +1063,18 @@ class Analyzer:
             facts = {"foreign": True}
         return facts
 
-    def _foreign_class(self, annotation: cst.BaseExpression) -> bool:
-        """The annotation names a class defined outside the checked code (``mjx.Model``), not an array
-        type: which of its fields are leaves and which static metadata is that library's choice."""
+    def _foreign_class(self, annotation: cst.BaseExpression, where: Optional[Definition] = None) -> bool:
+        """The annotation (read in this module, or in ``where``'s) names a class defined outside the checked
+        code (``mjx.Model``), not an array type: which of its fields are leaves and which static metadata
+        is that library's choice."""
+        index, path = (self.index, self.path) if where is None else (where.index, where.path)
         named = without_none(parsed(annotation))
         if not isinstance(named, (cst.Name, cst.Attribute)):
             return False
-        q = self.index.qualify(named)
+        q = index.qualify(named)
         if q is None or "." not in q or q.startswith(_NOT_FOREIGN) or _array_annotation(q):
             return False
-        return defined(named, self.index, self.path, self.project) is None
+        return defined(named, index, path, self.project) is None
 
     def _annotation_facts(self, annotation: Optional[cst.BaseExpression], where: Optional[Definition] = None) -> dict:
         """The facts of the class an annotation names, read in this module or in ``where``'s."""
@@ -1156,6 +1158,9 @@ class Analyzer:
             return traced(base.reason, container=True, mapping=True, element=STATIC, pytree_class=cls)
         cls = class_named(inner, owner.index, owner.path, self.project)
         if cls is None:
+            if self._foreign_class(inner, owner):
+                # `domain: Domain` of a library (jaxdf): its own fields are leaves or metadata as it decides
+                return traced(base.reason, foreign=True)
             return None
         return traced(base.reason, static_attrs=cls.static_attrs, pytree_class=cls)
 
@@ -2066,7 +2071,13 @@ class Analyzer:
 
     def _exec_ann_assign(self, small: cst.AnnAssign, frame: Frame) -> bool:
         if small.value is not None:
-            self.bind(small.target, self.ev(small.value, frame), frame)
+            value = self.ev(small.value, frame)
+            if value.kind is Kind.TRACED and not value.container and not value.is_array and value.items is None \
+                    and is_mapping_type(small.annotation.annotation, self.index, self.path, self.project):
+                # `new_states: States = states.copy()`, `States = Dict[str, jax.Array]`: a dict of tracers
+                # (storing an item into it is a dict store), its keys static
+                value = replace(value, container=True, mapping=True, element=STATIC, leaf=False)
+            self.bind(small.target, value, frame)
         return True
 
     def _exec_aug_assign(self, small: cst.AugAssign, frame: Frame) -> bool:
@@ -2257,7 +2268,7 @@ class Analyzer:
             return self._graph_member(iterable, node)
         if iterable.kind is Kind.TRACED:
             return traced(Reason(node, "iterating over traced `{code}` (line {line}) yields traced values",
-                                 iterable.reason))
+                                 iterable.reason), foreign=iterable.foreign)
         if iterable.jax_array:
             if self._eager_here():
                 return _CONCRETE_ARRAY
@@ -2610,9 +2621,12 @@ class Analyzer:
                  frame: Optional[Frame] = None, operands: Sequence[cst.CSTNode] = ()) -> Value:
         best = strongest(values)
         if best.kind is Kind.TRACED:
+            # computed only from what a library's objects hold (`list(domain.N) + [3]`, `model.nv + 1`):
+            # leaf or metadata as that library decides, like the fields themselves
+            foreign = all(v.foreign for v in values if v.kind is Kind.TRACED)
             if any(v.kind is Kind.TRACED and (v.container or v.items is not None) for v in values):
                 # list/tuple concatenation or repetition: a Python container, not an array
-                return traced(best.reason, is_array=False, is_bool=is_bool)
+                return traced(best.reason, is_array=False, is_bool=is_bool, foreign=foreign)
             reason = best.reason
             if not any(v.traced_array for v in values):
                 # only a leaf of the traced arguments computes as a number: it is a traced array
@@ -2620,7 +2634,8 @@ class Analyzer:
                                 best.reason)
                 if frame is not None:
                     self._note_arrays(operands, values, frame)
-            return traced(reason, is_array=any(v.is_array for v in values), leaf=True, is_bool=is_bool)
+            return traced(reason, is_array=any(v.is_array for v in values), leaf=True, is_bool=is_bool,
+                          foreign=foreign)
         if any(v.jax_array for v in values) and best.kind is Kind.STATIC:
             if self._eager_here():
                 return _CONCRETE_ARRAY
@@ -2685,6 +2700,10 @@ class Analyzer:
         if attr in self.index.static_fields and not (base.kind is Kind.TRACED and (
                 base.pytree_class is not None or attr in self._own_data_fields())):
             return STATIC  # (an instance of a known class has the static fields its class declares)
+        if base.kind is Kind.TRACED and not base.foreign and not base.mapping and self._library_field(attr, base):
+            # a field of a class a library's decorator registers: leaf or metadata as that library decides
+            return traced(Reason(node, "`{code}` is a field of a class that a library registers", base.reason),
+                          foreign=True)
         if base.instance is not None and base.kind is Kind.MAYBE and isinstance(node.value, cst.Name):
             children = self.index.pytree_children(base.instance)
             if children is not None:
@@ -2865,6 +2884,31 @@ class Analyzer:
         if found is None:
             found = self._startup[key] = startup.set_at_startup(self.project, self.path, self.index, writers)
         return found
+
+    def _library_field(self, attr: str, base: Value) -> bool:
+        """``attr`` read from a traced instance of a class of this module that a library's decorator
+        registers (see ``ModuleIndex.library_registered_fields``), or from a traced object of unknown
+        class where such a class declares ``attr`` and no other class of the module does."""
+        registered = self.index.library_registered_fields()
+        if not registered:
+            return False
+        if base.pytree_class is not None:
+            own = base.pytree_class.index is self.index and base.pytree_class.name in registered
+            return own and attr in registered[base.pytree_class.name]
+        if not any(attr in names for names in registered.values()):
+            return False
+        return not any(attr in names for cls, names in self._annotated_fields().items() if cls not in registered)
+
+    def _annotated_fields(self) -> Dict[str, Set[str]]:
+        """Class name -> the fields annotated in its body, for the classes of this module."""
+        out: Dict[str, Set[str]] = {}
+        for cls in self.index.classes.values():
+            names = out.setdefault(cls.name, set())
+            for stmt in cls.node.body.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    names.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
+                                 and isinstance(small.target, cst.Name))
+        return out
 
     def _own_data_fields(self) -> frozenset:
         """The fields that a class of this module declares as data (see ``data_fields``): on a traced
@@ -3923,7 +3967,7 @@ class Analyzer:
             if element.kind is Kind.STATIC:
                 # what it holds is static (a dict's keys: `sorted(state)`): a Python list of Python values
                 return Value(element=element, container=True)
-            return Value(first.kind, first.reason, element=element, container=True)
+            return Value(first.kind, first.reason, element=element, container=True, foreign=first.foreign)
         if name == "next":
             return self.element_of(first, call)
         if name == "dict":

@@ -299,7 +299,9 @@ class NumpyOnTracer(Rule):
             name = f"{name}`"
         for arg in node.args:
             value = ctx.value(arg.value)
-            if value.kind is Kind.TRACED:
+            if value.kind is Kind.TRACED and not value.foreign:
+                # (a field of a library's object, `np.asarray(u.domain.dx)` of `u: FourierSeries`: leaf or
+                # metadata is that library's choice, and handed to NumPy only metadata runs, as JIT402 holds)
                 self.report(node, f"{library} function `{name} called on traced "
                                   f"`{ctx.code(arg.value)}`", value.reason)
                 return

@@ -262,7 +262,7 @@ class TracedShape(Rule):
         if value.kind is not Kind.TRACED or value.foreign:
             return False
         items = [self.ctx.value(el.value) for el in node.elements if isinstance(el, cst.Element)] \
-            if isinstance(node, (cst.Tuple, cst.List)) else []
+            if isinstance(node, (cst.Tuple, cst.List)) else list(value.items or ())
         traced_items = [item for item in items if item.kind is Kind.TRACED]
         return not (traced_items and all(item.foreign for item in traced_items))
 
