@@ -557,6 +557,8 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
             scalar = type(node.func) is name and node.func.value in _SCALAR_BUILTINS
             if not scalar and not (array_call is not None and array_call(node)):
                 out.update(a.value.value for a in node.args if type(a.value) is name)
+                # handed on inside a display too: a lax loop's carry `(i, state, x)`, a dict of operands
+                out.update(_names_displayed([a.value for a in node.args]))
             if type(node.func) is name:
                 out.add(node.func.value)  # called: a function or a module, no array
         elif kind is subscript and type(node.value) is name:
@@ -580,6 +582,22 @@ def container_uses(fn: cst.CSTNode, array_attributes: frozenset, array_call=None
             out.add(node.value.value)
         stack.extend(iter_children(node))
     return frozenset(out)
+
+
+def _names_displayed(values: Sequence[cst.BaseExpression]) -> Set[str]:
+    """The names written as elements of the tuple, list, set and dict displays among ``values`` (nested
+    displays followed)."""
+    out: Set[str] = set()
+    pending = [v for v in values if type(v) in (cst.Tuple, cst.List, cst.Set, cst.Dict)]
+    while pending:
+        display = pending.pop()
+        for el in display.elements:
+            value = getattr(el, "value", None)
+            if type(value) is cst.Name:
+                out.add(value.value)
+            elif type(value) in (cst.Tuple, cst.List, cst.Set, cst.Dict):
+                pending.append(value)
+    return out
 
 
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)

@@ -1050,9 +1050,14 @@ class Analyzer:
         uses = self._container_names.get(fn)
         if uses is None:
             uses = self._container_names[fn] = container_uses(
-                fn.node, jax_api.ARRAY_ATTRIBUTE_NAMES,
-                lambda call: jax_api.is_array_function(self.index.qualify(call.func) or ""))
+                fn.node, jax_api.ARRAY_ATTRIBUTE_NAMES, self._takes_arrays)
         return p.name.value not in uses
+
+    def _takes_arrays(self, call: cst.Call) -> bool:
+        """A function of JAX's array API, whose operands are arrays: not lax's control flow, whose
+        operands are pytrees (`lax.while_loop(cond, body, (i, state, x))` hands `state` on whole)."""
+        q = self.index.qualify(call.func) or ""
+        return jax_api.is_array_function(q) and q not in jax_api.TRACED_BODIES and q not in jax_api.LAX_CALL_ARITY
 
     def _class_facts(self, p: cst.Param) -> dict:
         """What the class a parameter is annotated as (this module's or, through the project, another
@@ -1118,6 +1123,18 @@ class Analyzer:
         returns = getattr(fn.node, "returns", None)
         return self._as_instance(value, returns.annotation if returns is not None else None)
 
+    def _declared_mapping(self, value: Value, annotation: Optional[cst.BaseExpression],
+                          where: Optional[Definition] = None) -> Value:
+        """A traced value of unknown structure where the annotation (read in this module or in ``where``'s)
+        names a dict type or an alias of one (``DetectorState = dict[str, jax.Array]``): a dict of tracers,
+        its keys (what iterating it gives) static."""
+        if annotation is None or value.kind is not Kind.TRACED or value.container or value.items is not None:
+            return value
+        index, path = (self.index, self.path) if where is None else (where.index, where.path)
+        if not is_mapping_type(annotation, index, path, self.project):
+            return value
+        return replace(value, container=True, mapping=True, element=STATIC, is_array=False, leaf=False)
+
     def _as_instance(self, value: Value, annotation: Optional[cst.BaseExpression],
                      where: Optional[Definition] = None) -> Value:
         """A traced value where the annotation names a class of the checked code is an instance of
@@ -1127,6 +1144,9 @@ class Analyzer:
         if value.kind is not Kind.TRACED or value.pytree_class is not None \
                 or value.container or value.items is not None:
             return value
+        mapping = self._declared_mapping(value, annotation, where)
+        if mapping is not value:
+            return mapping
         facts = self._annotation_facts(annotation, where)
         if not facts:
             return value
@@ -1862,7 +1882,7 @@ class Analyzer:
         types = self._instance_types(test.args[1].value)
         if types == "concrete":
             return frozenset((name,)), _NOTHING
-        if types == "tracer" or (types == "jax array" and not _known_structure(env[name])):
+        if types == "tracer" or (types in ("jax array", "some jax array") and not _known_structure(env[name])):
             return _NOTHING, frozenset((name,))
         return _NOTHING, _NOTHING
 
@@ -1959,7 +1979,8 @@ class Analyzer:
     def _instance_types(self, node: cst.BaseExpression) -> Optional[str]:
         """``"concrete"`` when every type ``isinstance`` is given (a tuple of them, nested, or an
         ``A | B`` union) holds only concrete values, ``"tracer"`` when every one is JAX's tracer
-        class, else None."""
+        class, ``"jax array"`` when every one is JAX's array type, ``"some jax array"`` when one is
+        (among others), else None."""
         elements = _type_alternatives(node)
         if not elements:
             return None
@@ -1971,6 +1992,10 @@ class Analyzer:
             return "tracer"
         if all(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements):
             return "jax array"
+        if any(self.index.qualify(el) in jax_api.JAX_ARRAY_TYPES for el in elements):
+            # `isinstance(x, (jnp.ndarray, np.ndarray))`: holds for every array tracer (and for other
+            # values too), so where it fails `x` is no array tracer
+            return "some jax array"
         return None
 
     def _loop(self, stmt, frame: Frame, at_head, completes: bool = True) -> bool:
@@ -2072,11 +2097,8 @@ class Analyzer:
     def _exec_ann_assign(self, small: cst.AnnAssign, frame: Frame) -> bool:
         if small.value is not None:
             value = self.ev(small.value, frame)
-            if value.kind is Kind.TRACED and not value.container and not value.is_array and value.items is None \
-                    and is_mapping_type(small.annotation.annotation, self.index, self.path, self.project):
-                # `new_states: States = states.copy()`, `States = Dict[str, jax.Array]`: a dict of tracers
-                # (storing an item into it is a dict store), its keys static
-                value = replace(value, container=True, mapping=True, element=STATIC, leaf=False)
+            if not value.is_array:  # (`new_states: States = states.copy()`: storing an item is a dict store)
+                value = self._declared_mapping(value, small.annotation.annotation)
             self.bind(small.target, value, frame)
         return True
 
@@ -4042,7 +4064,7 @@ class Analyzer:
         if len(args) != 2 or any(arg.keyword is not None or arg.star for arg, _ in args):
             return False
         (tested, value), (types, _) = args
-        return value.traced_array and self._instance_types(types.value) in ("tracer", "jax array")
+        return value.traced_array and self._instance_types(types.value) in ("tracer", "jax array", "some jax array")
 
     def _instance_test_of_each(self, how: str, gen: cst.GeneratorExp) -> Optional[bool]:
         """``any(isinstance(v, T) for v in (a, b))`` / ``all(...)`` decided under tracing: each
@@ -4069,7 +4091,8 @@ class Analyzer:
                 return None
             kind = self._instance_types(test.args[1].value)
             # the tracer among the leaves; the other leaves are not known
-            truths = [True if kind in ("tracer", "jax array") else False if kind == "concrete" else None, None]
+            decided = True if kind in ("tracer", "jax array", "some jax array") else False if kind == "concrete" else None
+            truths = [decided, None]
         for item in listed[1] if listed is not None else ():
             if not isinstance(item, cst.Name):
                 truths.append(None)  # only a name is decided
