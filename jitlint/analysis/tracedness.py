@@ -20,8 +20,9 @@ import libcst as cst
 
 from jitlint.analysis import jax_api, startup
 from jitlint.analysis.cancel import checkpoint
-from jitlint.analysis.discovery import (EntryPoint, FunctionInfo, ModuleIndex, applies_module, condition_key,
-                                        is_accessor, is_property, state_test, stores_state, top_small_statements)
+from jitlint.analysis.discovery import (ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, applies_module,
+                                        condition_key, is_accessor, is_property, state_test, stores_state,
+                                        top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      defined, is_mapping_type, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
@@ -842,6 +843,8 @@ class Analyzer:
             facts = self._class_facts(param)
             if not facts and not container and param.annotation is None:
                 facts = self._passed_instance(param, entry)
+            held = self._passed_instance_list(param, entry) if not facts and not container \
+                and param.annotation is None else {}
             leaf = not container and not facts and (
                 self._annotated_scalar(param) or self._passed_number(param, entry)
                 or self._never_a_container(param, fn))
@@ -858,6 +861,9 @@ class Analyzer:
                                not_none=not container and (self._annotated_not_none(param)
                                                            or self._passed_not_none(param, entry)),
                                **facts)
+            if held:  # a list of instances of one class: iterating it gives such an instance
+                env[name] = replace(env[name], container=True, leaf=False, is_array=False,
+                                    element=traced(reason, **held))
         return env
 
     def _annotated_array(self, p: cst.Param) -> bool:
@@ -885,6 +891,34 @@ class Analyzer:
                     and value.func.value in self.index.classes):
                 return {}
             classes.add(value.func.value)
+        if len(classes) != 1:
+            return {}
+        return self._annotation_facts(cst.Name(classes.pop()))
+
+    def _passed_instance_list(self, p: cst.Param, entry: EntryPoint) -> dict:
+        """An unannotated parameter that every call seen (at least one) passes a list or tuple display of
+        instances of one class of this module (or a name bound once to one): what iterating it gives is
+        that instance (``daily_yield([Panel(...), Panel(...)], ...)``: ``p(...)`` runs ``Panel.__call__``); a
+        list comprehension making them counts the same."""
+        classes = set()
+        for call in entry.visible_calls():
+            arg = entry.argument_for(call, p)
+            if arg is None or arg.star:
+                return {}
+            value = arg.value
+            if isinstance(value, cst.Name):
+                value = self.index.single_value(value.value, self.index.call_scopes.get(call, (None, None))[0])
+            if isinstance(value, cst.ListComp):  # `[Ball(e, h) for e in restitutions]`
+                made_all = [value.elt]
+            elif isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+                made_all = [el.value if isinstance(el, cst.Element) else None for el in value.elements]
+            else:
+                return {}
+            for made in made_all:
+                if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name)
+                        and made.func.value in self.index.classes):
+                    return {}
+                classes.add(made.func.value)
         if len(classes) != 1:
             return {}
         return self._annotation_facts(cst.Name(classes.pop()))
@@ -1193,8 +1227,11 @@ class Analyzer:
         for binding in bindings:
             value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
             q = self.index.qualify(value.func) if isinstance(value, cst.Call) else None
-            if q is None or not q.startswith(("jax.numpy.", "numpy.")) or not jax_api.is_array_function(q) \
-                    or q in jax_api.STATIC_RESULT_FUNCTIONS or q.startswith("numpy.random."):
+            if q is None:
+                return False
+            made = jax_api.makes_numpy_array(q, value) if q.startswith("numpy.") else (
+                q.startswith("jax.numpy.") and jax_api.is_array_function(q) and q not in jax_api.STATIC_RESULT_FUNCTIONS)
+            if not made:
                 return False
         return bool(bindings)
 
@@ -1232,6 +1269,10 @@ class Analyzer:
                 # every call seen passes an instance of one class of this module: calling it runs its
                 # `__call__` in the trace (its arrays traced, its other fields kept static by the filter)
                 return Value(Kind.MAYBE, instance=self.index.classes.get(cls.name))
+            held = self._passed_instance_list(p, entry).get("pytree_class")
+            if held is not None and held.index is self.index:  # a list of them: iterating gives one
+                return Value(Kind.MAYBE, container=True,
+                             element=Value(Kind.MAYBE, instance=self.index.classes.get(held.name)))
             return MAYBE
         text = self.index.module.code_for_node(ann)
         head = text.split("[")[0].split(".")[-1]
@@ -2733,6 +2774,9 @@ class Analyzer:
                     return STATIC  # aux data of the pytree: static
                 return traced(Reason(node, f"`{{code}}` is a child of the pytree `{node.value.value}` (its "
                                            "`tree_flatten`): traced when the instance is passed to a traced function"))
+            leaf = self._module_array_field(base.instance, attr, node)
+            if leaf is not None:
+                return leaf
         if base.kind is Kind.TRACED and base.pytree_class is not None and not base.mapping:
             field_value = self._field_value(node, base)
             if field_value is not None:
@@ -2906,6 +2950,21 @@ class Analyzer:
         if found is None:
             found = self._startup[key] = startup.set_at_startup(self.project, self.path, self.index, writers)
         return found
+
+    def _module_array_field(self, cls: ClassInfo, attr: str, node: cst.Attribute) -> Optional[Value]:
+        """A field annotated as an array (not declared static) of an equinox Module of this module, read
+        from an instance a transform was given: equinox makes every array a leaf, which the transform
+        traces (``filter_jit`` keeps only the non-array leaves static)."""
+        owner = Definition(self.index, self.path, cls.name, self.project)
+        if "equinox.Module" not in owner.external_bases() or attr in owner.static_attrs:
+            return None
+        annotation = owner.field_annotation(attr)
+        inner = without_none(annotation) if annotation is not None else None
+        if inner is None or not self._array_type(inner, owner):
+            return None
+        return traced(Reason(node, f"`{{code}}` is a field of the equinox Module `{cls.name}` annotated as an "
+                                   "array: a leaf, which the transform traces"),
+                      is_array=True, optional=allows_none(annotation))
 
     def _library_field(self, attr: str, base: Value) -> bool:
         """``attr`` read from a traced instance of a class of this module that a library's decorator

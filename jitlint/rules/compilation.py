@@ -12,9 +12,9 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, flat_targets, int_value,
-                                     iter_children, name_references, params_of, path_to, returned_values, short_code,
-                                     string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, bind_arguments, call_argument, calls_in, flat_targets,
+                                     int_value, iter_children, name_references, params_of, path_to, returned_values,
+                                     short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -183,6 +183,9 @@ def _written_here(root: cst.CSTNode, attribute: cst.Attribute) -> bool:
 
 #: the ahead-of-time steps of a jitted function: ``jax.jit(f).trace(x).lower().compile()``
 _AOT_STEPS = frozenset({"trace", "lower", "compile"})
+
+#: decorators under which a factory returns the same object for the same arguments
+_CACHING_DECORATORS = frozenset({"functools.cache", "functools.lru_cache"})
 
 class RecompilationHazard(Rule):
     """## What it does
@@ -437,7 +440,8 @@ class RecompilationHazard(Rule):
             return
         target = _function_argument(site)
         made_per_call = isinstance(fn.node, cst.Lambda) or bool(entry.partial_positional or entry.partial_keywords) \
-            or (isinstance(target, cst.Call) and index.qualify(target.func) == "functools.partial")
+            or (isinstance(target, cst.Call) and index.qualify(target.func) == "functools.partial") \
+            or self._factory_call(target, fn, scope) is not None
         if entry.self_bound:
             # `self.method` is a new bound-method object on every access (verified: one trace per call)
             made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS
@@ -759,13 +763,25 @@ class RecompilationHazard(Rule):
         iteration is another program, which a wrapper made before the loop -- the values then static
         arguments -- would compile just as often (measured on JAX 0.10.2: 18 shapes, 18 compiles either
         way).  A loop whose values may repeat, or whose target the function does not read as a shape
-        (an epoch), still makes the same program again."""
+        (an epoch), still makes the same program again.  A Python ``range()`` bound counts as a shape
+        (the loop is unrolled), and so does what the function hands to a function a factory made (``make(n)``
+        jitted, or ``transform = make(n)`` called in it), where the made function reads it so.  So does an
+        object or function made in this iteration from its loop variable that the function reads (itself or
+        through the functions of the iteration it calls, ``wavelet = WaveletTransform(n, kind=kind)``): a
+        wrapper made before the loop would take it as a static argument, a new cache key every iteration."""
         index = self.ctx.index
         loops = index.loops_of.get(site)
         if not loops or not isinstance(fn.node, (cst.Lambda, cst.FunctionDef)):
             return False
-        shapes = (_shape_names(fn.node, index) | _item_index_names(fn.node, index)) - set(fn.local_names)
+        if self._reads_object_of_iteration(site, fn):
+            return True
+        shapes = (_shape_names(fn.node, index) | _item_index_names(fn.node, index)
+                  | _loop_count_names(fn.node)) - set(fn.local_names)
         owner = index.call_scopes.get(site, (None, None))[0] if isinstance(site, cst.Call) else None
+        factory = self._factory_call(_function_argument(site), fn, owner) if isinstance(site, cst.Call) else None
+        if factory is not None:  # `jax.jit(make(n))`: what the factory's parameters are given is read as shapes
+            shapes |= _given_for(factory[0], factory[1], shapes)
+        shapes |= self._shapes_of_made_callees(fn, owner)
         for loop in loops:
             if not isinstance(loop, cst.For):
                 return False
@@ -774,6 +790,77 @@ class RecompilationHazard(Rule):
                     or not _distinct_values(iterable, index, owner):
                 return False
         return True
+
+    def _reads_object_of_iteration(self, site: cst.CSTNode, fn: FunctionInfo) -> bool:
+        """``fn``, or a function of the same enclosing function that it calls (transitively), reads a name
+        bound in the iteration around ``site`` to a new object holding the loop variable
+        (``analysis.iterations.new_key_each_iteration``) or to the function a closure factory makes from it."""
+        index = self.ctx.index
+        iteration = iteration_of(site, index)
+        owner = fn.parent
+        if iteration is None or owner is None:
+            return False
+        varying = {n.value for n in assigned_names(iteration.target)} if isinstance(iteration, cst.For) else set()
+        siblings = {info.name: info for info in index.infos.values() if info.parent is owner and info is not fn}
+        todo, seen, free = [fn], set(), set()
+        while todo and len(seen) < 16:
+            f = todo.pop()
+            if f in seen:
+                continue
+            seen.add(f)
+            for ref in name_references(f.node.body):
+                if ref.value in f.local_names or ref.value in free:
+                    continue
+                free.add(ref.value)
+                if ref.value in siblings:
+                    todo.append(siblings[ref.value])
+        for name in sorted(free - set(siblings)):
+            if new_key_each_iteration(cst.Name(name), iteration, owner.scope, index):
+                return True
+            value = index.single_value(name, owner) if varying else None
+            if isinstance(value, cst.Call) and varying & {r.value for a in value.args for r in name_references(a.value)}:
+                maker, bound = index.resolve_function(value.func, owner, None)
+                if maker is not None and not bound and isinstance(maker.node, cst.FunctionDef) \
+                        and _returned_nested(maker, index):
+                    return True
+        return False
+
+    def _shapes_of_made_callees(self, fn: FunctionInfo, owner: Optional[FunctionInfo]) -> Set[str]:
+        """The names that ``fn`` hands, through a function it calls that a factory made in the enclosing
+        function (``transform = make_transform(nscales)``, then ``transform(x)`` in ``fn``), to what that
+        made function reads as shapes or loop counts: each value of them is another program of ``fn``,
+        whose wrapper made once would take the made function as a static argument, a new object each time."""
+        index = self.ctx.index
+        out: Set[str] = set()
+        for call in calls_in(fn.node.body):
+            if not isinstance(call.func, cst.Name) or call.func.value in fn.local_names:
+                continue
+            value = index.single_value(call.func.value, owner)
+            if not isinstance(value, cst.Call):
+                continue
+            maker, bound = index.resolve_function(value.func, owner, None)
+            if maker is None or bound or not isinstance(maker.node, cst.FunctionDef):
+                continue
+            for made in _returned_nested(maker, index):
+                reads = (_shape_names(made.node, index) | _loop_count_names(made.node)) - set(made.local_names)
+                out |= _given_for(value, maker, reads)
+        return out
+
+    def _factory_call(self, target: Optional[cst.BaseExpression], fn: FunctionInfo,
+                      scope) -> Optional[Tuple[cst.Call, FunctionInfo]]:
+        """``target`` calls the function that makes ``fn`` (``jax.jit(make_corrector(gain, offset))``, ``fn`` a
+        function nested in ``make_corrector`` and returned): a new function object at every call, unless the
+        factory caches what it makes (``functools.cache``).  The call and the factory; None otherwise."""
+        if not isinstance(target, cst.Call) or fn.parent is None:
+            return None
+        maker, bound = self.ctx.index.resolve_function(target.func, scope if isinstance(scope, FunctionInfo) else None,
+                                                       None)
+        if maker is None or bound or maker is not fn.parent or not isinstance(maker.node, cst.FunctionDef):
+            return None
+        if any(self.ctx.index.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+               in _CACHING_DECORATORS for d in maker.node.decorators):
+            return None
+        return target, maker
 
     def _caches_cleared(self, site: cst.CSTNode) -> bool:
         """A loop around ``site`` clears JAX's caches on every iteration (``jax.clear_caches()`` as a statement
@@ -1765,6 +1852,35 @@ def _shape_names(fn: cst.CSTNode, index: ModuleIndex) -> Set[str]:
         for position, keyword in slots or ():
             arg = call_argument(call, position, keyword)
             if arg is not None:
+                out.update(read.value for read in name_references(arg.value))
+    return out
+
+
+def _given_for(call: cst.Call, maker: FunctionInfo, names: Set[str]) -> Set[str]:
+    """The names ``call`` passes (as the whole argument) to the parameters of ``maker`` among ``names``."""
+    return {arg.value.value for arg, param in bind_arguments(maker.params, call.args)
+            if param is not None and param.name.value in names and isinstance(arg.value, cst.Name)}
+
+
+def _returned_nested(maker: FunctionInfo, index: ModuleIndex) -> List[FunctionInfo]:
+    """The functions nested in ``maker`` that it returns by name (a closure factory's products)."""
+    nested = {info.name: info for info in index.infos.values() if info.parent is maker}
+    out = []
+    for value in returned_values(maker.node.body):
+        if isinstance(value, cst.Name) and value.value in nested:
+            out.append(nested[value.value])
+        elif isinstance(value, cst.Lambda) and value in index.infos:
+            out.append(index.infos[value])
+    return out
+
+
+def _loop_count_names(fn: cst.CSTNode) -> Set[str]:
+    """The names read in the bounds of the Python ``range()`` loops of ``fn`` (``for _ in range(nscales)``):
+    the loop is unrolled while tracing, so each value of them makes another program."""
+    out: Set[str] = set()
+    for call in calls_in(fn.body if isinstance(fn, (cst.Lambda, cst.FunctionDef)) else fn):
+        if isinstance(call.func, cst.Name) and call.func.value == "range":
+            for arg in call.args:
                 out.update(read.value for read in name_references(arg.value))
     return out
 
