@@ -848,6 +848,11 @@ class ModuleIndex:
         self._loop_markers: Dict[cst.CSTNode, str] = {}
         #: (name, function, scope where written, which table): a mutation, kept when the name is a global
         self._mutations: List[Tuple[str, FunctionInfo, Scope, Dict[str, Set[FunctionInfo]]]] = []
+        #: (global name, attribute, scope) of each ``G.attr = ...`` / ``+=`` / ``del`` in a function
+        self._attribute_writes: List[Tuple[str, str, Scope]] = []
+        #: module-level name -> the attributes functions of the module assign on it (``PROFILE.half_life_h``)
+        self.assigned_attributes: Dict[str, Set[str]] = {}
+        self._setattr_names: Optional[Set[str]] = None
         self._declared: Optional[Set[str]] = None
         self._private_references: Optional[Dict[str, List[Tuple[cst.CSTNode, Optional[ClassInfo]]]]] = None
         self._mentions: Optional[Dict[str, List[cst.Name]]] = None
@@ -883,6 +888,9 @@ class ModuleIndex:
         for name, fn, here, table in self._mutations:
             if here.resolve(name) in (None, self.scope_model.module_scope):
                 table.setdefault(name, set()).add(fn)
+        for name, attr, here in self._attribute_writes:
+            if here.resolve(name) in (None, self.scope_model.module_scope):
+                self.assigned_attributes.setdefault(name, set()).add(attr)
         never_run = self._never_run()
         for info in self._pending_decorators:
             if info.node not in never_run:  # a def that never runs is never decorated
@@ -1922,6 +1930,8 @@ class ModuleIndex:
                     table = self.mutated_in_functions if isinstance(t, cst.Subscript) \
                         else self.attribute_mutated_in_functions
                     self._mutations.append((t.value.value, scope, here, table))
+                    if isinstance(t, cst.Attribute):
+                        self._attribute_writes.append((t.value.value, t.attr.value, here))
 
     # --------------------------------------------------------- entry points
     def _factory_result(self, call: cst.Call, scope: Optional[FunctionInfo], cls: Optional[ClassInfo],
@@ -2827,6 +2837,37 @@ class ModuleIndex:
                 return False
             codes.add(self.module.code_for_node(value).strip())
         return len(codes) == 1
+
+    def attribute_never_assigned(self, name: str, attr: str) -> bool:
+        """``name`` is a module-level object whose functions change it only by assigning attributes, none of
+        them ``attr``, and ``attr`` is plain data of it: the object is a ``SimpleNamespace`` /
+        ``argparse.Namespace``, or an instance of a class of this module with no method, property or
+        ``__getattr__`` of that name (which could compute it from attributes that do change).  A read of
+        ``name.attr`` then gives the value it was made with."""
+        info = self.globals.get(name)
+        if info is None or self.mutated_in_functions.get(name) or self.global_writers.get(name) \
+                or attr in self.assigned_attributes.get(name, ()) or name in self._setattr_targets():
+            return False
+        value = info.node.value if isinstance(info.node, cst.Assign) else None
+        if not isinstance(value, cst.Call) or info.assignments != 1:
+            return False
+        q = self.qualify(value.func)
+        if q in ("types.SimpleNamespace", "argparse.Namespace"):
+            return True
+        cls = self.classes.get(value.func.value) if isinstance(value.func, cst.Name) and q is None else None
+        if cls is None or cls.bases and any(base not in ("", "object") for base in cls.bases):
+            return False
+        return attr not in cls.methods and "__getattr__" not in cls.methods and "__getattribute__" not in cls.methods
+
+    def _setattr_targets(self) -> Set[str]:
+        """Names given as the object to ``setattr(obj, ...)`` anywhere in the module."""
+        if self._setattr_names is None:
+            self._setattr_names = set()
+            for call, _, _ in self._pending_calls:
+                if isinstance(call.func, cst.Name) and call.func.value in ("setattr", "delattr") and call.args \
+                        and isinstance(call.args[0].value, cst.Name):
+                    self._setattr_names.add(call.args[0].value.value)
+        return self._setattr_names
 
     def changed_after_import(self, name: str, reader: Optional[FunctionInfo] = None) -> bool:
         """A global that a function changes, other than functions run at import time (before

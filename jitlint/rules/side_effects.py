@@ -314,7 +314,7 @@ class MutableGlobalRead(Rule):
             why = "it is reassigned in this module"
         elif index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
                 and not index.memo_only(node.value) and not self._changed_only_while_tracing(node.value):
-            if self._set_at_startup(node.value):
+            if self._set_at_startup(node.value) or self._unchanged_attribute(node):
                 return
             why = "a function of this module changes it" if not info.mutable_container else \
                 "it is a module-level container that a function of this module changes"
@@ -322,6 +322,18 @@ class MutableGlobalRead(Rule):
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _unchanged_attribute(self, node: cst.Name) -> bool:
+        """``PROFILE.body_kg`` where the module's functions only assign other attributes of ``PROFILE``
+        (``PROFILE.half_life_h = ...``): this one keeps the value it was made with (not a method called,
+        see ``ModuleIndex.attribute_never_assigned``)."""
+        parent = self.ctx.parent(node)
+        if not isinstance(parent, cst.Attribute) or parent.value is not node:
+            return False
+        holder = self.ctx.parent(parent)
+        if isinstance(holder, cst.Call) and holder.func is parent:
+            return False
+        return self.ctx.index.attribute_never_assigned(node.value, parent.attr.value)
 
     def _set_at_startup(self, name: str) -> bool:
         """Every function of this module that changes global ``name`` is called in the project only
