@@ -193,7 +193,7 @@ class RecompilationHazard(Rule):
     created per call, per loop iteration or per element of a comprehension
     around a fresh callable (a `lambda`, a nested `def`, a
     `functools.partial`, a bound method `self.f`, the result of `jax.grad` /
-    `jax.vmap` / ...), and a static argument given a value that changes on
+    `jax.vmap` / ..., what a closure factory returns: `jax.jit(make_step(lr))`), and a static argument given a value that changes on
     every iteration (a loop counter, arithmetic on one, or a variable the
     loop reassigns, such as a decaying learning rate).
 
@@ -225,7 +225,10 @@ class RecompilationHazard(Rule):
     from the loop variable (`model = Model(kind)`, then
     `jax.jit(jax.grad(loss), static_argnums=0)(model, x)`): that object is
     a new cache key on every iteration, so a wrapper made once before the
-    loop compiles just as often. A static object built before the loop or
+    loop compiles just as often; the same holds for a function made in the
+    loop that reads such an object, or a function a closure factory made
+    from the loop variable (`wavelet = WaveletTransform(n, kind=kind)`, then
+    `jax.jit(propagate)` of a function calling `wavelet.decompose`). A static object built before the loop or
     from other names, one of a class of the module that hashes by value (a
     frozen dataclass: its key repeats when the loop's values do), a value
     that can repeat (`int(i % 2)`), and a closure over a fresh object
@@ -238,8 +241,12 @@ class RecompilationHazard(Rule):
     the loop reads it, a concatenation of those): every iteration is another
     program, which a wrapper made before the loop, the sizes static, would
     compile as often; an argument whose shape changes with such a loop is not
-    reported either. An outer loop the function does not read as a shape (an
-    epoch), repeated values, or a value read as data are still flagged.
+    reported either. A Python `range()` bound counts as a shape (the loop is
+    unrolled), and so does a factory's argument that the function it makes
+    reads so (`jax.jit(make_transform(n))` for distinct `n`). An outer loop
+    the function does not read as a shape (an epoch), repeated values, or a
+    value read as data (`jax.jit(make_corrector(gain, offset))`, numbers a
+    module-level jitted function could take traced) are still flagged.
 
     Nor is a wrapper made in a loop that clears JAX's caches on every
     iteration (`jax.clear_caches()` as a statement of its body, a benchmark

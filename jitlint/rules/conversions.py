@@ -206,6 +206,12 @@ class NumpyOnTracer(Rule):
     that traced code filled with `append`), those functions convert it
     first, which fails: that is flagged (`NUMPY_CONVERTS_SEQUENCES`).
     `import jax.numpy as np` makes `np.*` JAX, and it is not flagged either.
+    Nor is a value read from a library's object (`u: FourierSeries` of
+    jaxdf, `np.asarray(u.domain.dx)`; a field annotated with such a class;
+    a class of the module that a library's decorator registers): which of
+    its fields are leaves and which static metadata is that library's
+    choice, and handed to NumPy only metadata runs (as JIT402 holds for
+    shapes).
 
     ## Why is this bad?
     NumPy needs the data: `jax.errors.TracerArrayConversionError: The
