@@ -2033,3 +2033,25 @@ def test_item_store_with_a_key_of_unknown_type_gets_advice_only(case):
     assert stores, diags
     assert all(d.fix is not None and d.fix.applicability is Applicability.DISPLAY_ONLY and not d.fix.edits
                for d in stores), [d.fix for d in stores]
+
+
+@pytest.mark.parametrize("use", ["zones.add(3)", "zones.discard(0)", "helper(zones)", "zones == {0}"])
+def test_a_static_set_changed_or_handed_on_gets_advice_only(use):
+    """`frozenset(...)` serves a set read for its members; a set the function changes, hands to a function
+    it cannot see, or compares with a set display (a frozenset compares equal, but the test reads the
+    value as a set) keeps the advice."""
+    _, diag = only(f"""
+        from functools import partial
+
+        def helper(z):
+            return z
+
+        @partial(jax.jit, static_argnames=("zones",))
+        def f(x, zones):
+            {use}
+            return x * len(zones)
+
+        def run(x):
+            return f(x, zones=set([0, 2]))
+        """, "JIT502")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix

@@ -702,6 +702,9 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
             if edit is not None:
                 return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
                                (edit,))
+        frozen = _as_frozenset(arg, name, value, entry, ctx)
+        if frozen is not None:
+            return frozen
         scope, _ = ctx.index.call_scopes.get(call, (None, None))
         cls = unhashable_dataclass(value.func.value, ctx.index) \
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
@@ -879,6 +882,59 @@ def _as_tuple(value: cst.List) -> cst.Tuple:
 #: builtins that read a sequence's items and care not whether it is a list or a tuple
 _SEQUENCE_READERS = frozenset({"len", "tuple", "list", "zip", "enumerate", "sum", "min", "max", "sorted",
                                "reversed", "any", "all", "iter", "set", "frozenset"})
+
+
+def _as_frozenset(arg: cst.Arg, name: str, value: cst.BaseExpression, entry: EntryPoint,
+                  ctx: FixContext) -> Optional[Fix]:
+    """A set written at the call (``set(enabled)``, ``{0, 2}``, a set comprehension) given to a static
+    parameter that the function only tests for members, iterates, measures or combines without changing
+    (``z in zones_on``) -> ``frozenset(...)``: the same members, hashable.  UNSAFE: iterating a frozenset
+    may give its members in another order than the set did."""
+    if arg.value is not value or not isinstance(entry.function.node, cst.FunctionDef) \
+            or "frozenset" in ctx.index.globals:
+        return None
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "set" \
+            and ctx.index.qualify(value.func) is None and len(value.args) <= 1:
+        new: cst.BaseExpression = value.with_changes(func=cst.Name("frozenset"))
+    elif isinstance(value, (cst.Set, cst.SetComp)):
+        new = cst.Call(cst.Name("frozenset"), [cst.Arg(value)])
+    else:
+        return None
+    uses = list(name_references(entry.function.node.body, name))
+    if not uses or not all(_set_use(use, ctx) for use in uses):
+        return None
+    edit = ctx.replace(value, new, wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass a `frozenset` as `{name}`: the same members, and a static "
+                   "argument must be hashable", (edit,))
+
+
+#: methods of a set that read it (what ``frozenset`` has too)
+_SET_READERS = frozenset({"issubset", "issuperset", "isdisjoint", "union", "intersection", "difference",
+                          "symmetric_difference", "copy"})
+
+
+def _set_use(node: cst.BaseExpression, ctx: FixContext) -> bool:
+    """A use of a set that a frozenset serves alike: a membership test, a loop over it, an argument of a
+    builtin that reads it, an operand of ``|`` ``&`` ``-`` ``^``, a reading method."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return parent.attr.value in _SET_READERS
+    if isinstance(parent, cst.BinaryOperation) and isinstance(
+            parent.operator, (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)):
+        return True
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return True
+    if isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)) \
+            and parent.comparator is node:
+        return True
+    if isinstance(parent, cst.Arg) and parent.star == "" and parent.keyword is None:
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+            and call.func.value in _SEQUENCE_READERS | {"frozenset", "set"} \
+            and ctx.facts.read_scope.get(call.func) == "builtin"
+    return False
 
 
 def _read_as_a_sequence(name: str, fn: cst.FunctionDef, ctx: FixContext) -> bool:

@@ -1515,6 +1515,14 @@ class BadStaticArguments(Rule):
       might do any of these -- or an item that is not a literal leaves
       DISPLAY_ONLY advice: a tuple, a frozen dataclass, or a traced
       argument, whichever keeps the function's meaning.
+    - A set written at the call (`zones=set(enabled)`, `{0, 2}`, a set
+      comprehension) becomes `frozenset(...)`, the same members, when the
+      function only tests membership, iterates it, gives it to `len`,
+      `sorted` and the like, combines it with `|` `&` `-` `^` or calls a
+      method that reads it (`issubset`, `union`, ...). UNSAFE: a frozenset
+      may iterate its members in another order than the set. A set the
+      function changes (`add`), compares or hands to another function
+      keeps DISPLAY_ONLY advice.
     - An instance of a module `@dataclass` that is unhashable makes the
       dataclass `frozen=True`, which hashes it by its fields' values, where
       every field is annotated with a hashable type (numbers, strings,
