@@ -729,12 +729,24 @@ _KEY_FACTORIES = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 def _field_kinds(name: str, ctx: FixContext) -> Optional[Dict[str, Optional[str]]]:
     """For a global every module-level binding of which makes an instance of one dataclass of this module
     (``CELL = CellSpec(capacity_ah=2.5, ...)``): the kind of each field over those instances (the value a
-    call gives it, by keyword or position, else the field's default); None for any other global."""
+    call gives it, by keyword or position, else the field's default); of a ``SimpleNamespace`` made with
+    the same keywords each time, the kind of each keyword's value; None for any other global."""
     key = ("parameters.field_kinds", name)
     if key in ctx.memo:
         return ctx.memo[key]  # type: ignore[return-value]
     found: Optional[Dict[str, Optional[str]]] = None
     values = _module_values(name, ctx)
+    if values and all(isinstance(v, cst.Call) and ctx.index.qualify(v.func) in _NAMESPACES
+                      and all(a.keyword is not None and not a.star for a in v.args) for v in values):
+        # `PROFILE = SimpleNamespace(half_life_h=5.0, body_kg=70.0)`: its attributes are its keywords
+        by_field: Dict[str, Set[Optional[str]]] = {}
+        for call in values:
+            for a in call.args:  # type: ignore[union-attr]
+                by_field.setdefault(a.keyword.value, set()).add(_literal_kind(a.value, ctx))
+        if all(set(by_field) == {a.keyword.value for a in v.args} for v in values):  # type: ignore[union-attr]
+            found = {f: _one_kind(k) for f, k in by_field.items()}
+        ctx.memo[key] = found
+        return found
     classes = {v.func.value for v in values or () if isinstance(v, cst.Call) and isinstance(v.func, cst.Name)}
     cls = ctx.index.classes.get(classes.pop()) if len(classes) == 1 and values and all(
         isinstance(v, cst.Call) for v in values) else None
@@ -756,6 +768,10 @@ def _field_kinds(name: str, ctx: FixContext) -> Optional[Dict[str, Optional[str]
         found = {f: _one_kind(k) for f, k in kinds.items()} if kinds else None
     ctx.memo[key] = found
     return found
+
+
+#: classes whose instances hold what their keywords give, as attributes
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 
 def _dataclass_fields(cls, ctx: FixContext) -> Optional[Dict[str, Optional[cst.BaseExpression]]]:

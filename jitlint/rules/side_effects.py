@@ -137,6 +137,11 @@ class MutableGlobalRead(Rule):
     while the program is built, the same way each time. When eager code
     changes it too (a switch to mute records), or a change is not set back,
     the read is flagged.
+    Nor is an attribute that nothing assigns of a global object whose
+    other attributes the module's functions assign (`PROFILE.body_kg` where
+    only `PROFILE.half_life_h = ...` is written; a `SimpleNamespace` or an
+    instance of a plain class of the module, the attribute no method or
+    property of it): it keeps the value the object was made with.
     Nor is an attribute of a global object that the traced function sets
     itself before it reads it (`_ctx.total = Total(...)` at the top of its
     body), or that the context function of a `with ctx():` around the read
@@ -219,7 +224,9 @@ class MutableGlobalRead(Rule):
     (`jax.random.key(0)`) -- an item: a dict literal holding the key; a field
     of a module-level instance of a dataclass of the module (`CELL.capacity_ah`):
     every module-level binding makes one, the field's value a literal of one
-    kind (given by keyword or position, or its default); and the
+    kind (given by keyword or position, or its default); an attribute of a
+    module-level `SimpleNamespace` made with the same keywords each time
+    (`PROFILE.half_life_h`), of the kind its keyword's value has; and the
     function is a module-level `def` jitted by its decorator and in no other
     way, which the module only calls by name (not passed, wrapped or
     rebound), with the global unshadowed at each call.
