@@ -197,6 +197,11 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 # `apply` / `init`, and of a jit of them, `predict = jax.jit(MODEL.apply)`)
                 transforms = {m for name in list(defined) for m in re.findall(
                     rf"^(\w+) = .*hk\.transform\w*\({name}\)", "".join(old_lines), re.MULTILINE)}
+                # (or a flax linen Module's one instance, `MODEL = RoofSnowLoad()`, run by `MODEL.apply`)
+                transforms |= {m for first, last in holder
+                               for cls in re.findall(r"^class (\w+)\(nn\.Module\)", "".join(old_lines[first - 1:last]),
+                                                     re.MULTILINE)
+                               for m in re.findall(rf"^(\w+) = {cls}\(", "".join(old_lines), re.MULTILINE)}
                 defined |= {f"{m}.{how}" for m in transforms for how in ("apply", "init")}
                 defined |= {w for m in transforms for w in re.findall(
                     rf"^(\w+) = jax\.jit\({m}\.apply\)", "".join(old_lines), re.MULTILINE)}
@@ -357,6 +362,8 @@ def plain_jit(jax):
 def test_fix_keeps_meaning(name, tmp_path, capsys):
     jax = pytest.importorskip("jax")
     data = read(name, ".in.py")
+    for library in re.findall(r"^(?:import|from) (flax|equinox|optax)\b", decode_file(data).text, re.MULTILINE):
+        pytest.importorskip(library)  # (a fixture of a library's own rule runs where the library is installed)
     in_path = os.path.join(FIX_DIR, name + ".in.py")
     out_path = os.path.join(FIX_DIR, name + ".out.py")
     try:

@@ -184,6 +184,8 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
     jax.jit(MODEL.apply)``.  Haiku's ``apply`` and ``init`` hand keyword arguments on to the function (haiku
     0.0.17), and jit traces a keyword argument as it does a positional one.  A flag (a value that must stay
     static) is left to the advice: the jit would trace it."""
+    if fn.cls is not None:
+        return _through_linen(read, global_name, fn, ctx)
     node = fn.node
     if fn.parent is not None or fn.cls is not None or not isinstance(node, cst.FunctionDef) \
             or global_name in fn.local_names | fn.global_names | fn.nonlocal_names:
@@ -216,6 +218,59 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
         if wrapper is None:
             return None
         calls.extend(wrapper)
+    return _passed_where_run(read, global_name, node, reads, calls, model.value, ctx)
+
+
+def _through_linen(read: cst.BaseExpression, global_name: str, fn: FunctionInfo,
+                   ctx: FixContext) -> Optional[Fix]:
+    """``__call__`` of a flax linen Module whose one instance is bound at module level (``MODEL =
+    RoofSnowLoad()``, the class named nowhere else) -> ``def __call__(self, x, *, g)``, and every call that
+    runs it passes ``g=G``: ``MODEL.apply(...)`` / ``MODEL.init(...)`` (no ``method=``) and the calls of a
+    module-level ``W = jax.jit(MODEL.apply)``.  Linen's ``apply`` and ``init`` hand keyword arguments on
+    to ``__call__`` (flax 0.12).  A flag is left to the advice."""
+    node = fn.node
+    cls = fn.cls
+    if fn.parent is not None or cls is None or not isinstance(node, cst.FunctionDef) or fn.name != "__call__" \
+            or global_name in fn.local_names | fn.global_names | fn.nonlocal_names:
+        return None
+    if not any(b is not None and ctx.index.qualify(b) == "flax.linen.Module" for b in cls.base_nodes):
+        return None
+    kind = _kind(read, global_name, ctx)
+    reads = _reads_in(node, read, ctx)
+    if kind is None or not reads or _made_static_for(kind, reads, ctx):
+        return None
+    made = [ref for ref in name_references(ctx.module, cls.name) if ref is not cls.node.name]
+    if len(made) != 1 or not (isinstance(ctx.parent(made[0]), cst.Call) and ctx.parent(made[0]).func is made[0]):
+        return None
+    model = _module_assign(ctx.parent(made[0]), ctx, whole=True)
+    if model is None:
+        return None
+    calls: List[cst.Call] = []
+    for ref in name_references(ctx.module, model.value):
+        if ref is model:
+            continue
+        attr = ctx.parent(ref)
+        if not (isinstance(attr, cst.Attribute) and attr.value is ref and attr.attr.value in ("apply", "init")):
+            return None
+        user = ctx.parent(attr)
+        if isinstance(user, cst.Call) and user.func is attr:
+            if any(a.keyword is not None and a.keyword.value == "method" for a in user.args):
+                return None
+            calls.append(user)
+            continue
+        wrapper = _jit_wrapper_of(attr, ctx)
+        if wrapper is None:
+            return None
+        calls.extend(wrapper)
+    return _passed_where_run(read, global_name, node, reads, calls, model.value, ctx)
+
+
+def _passed_where_run(read: cst.BaseExpression, global_name: str, node: cst.FunctionDef,
+                      reads: List[cst.BaseExpression], calls: List[cst.Call], model: str,
+                      ctx: FixContext) -> Optional[Fix]:
+    """The function gets the keyword-only parameter, and each of ``calls`` (which run it through ``model``'s
+    apply and init) passes the global: where none unpacks ``**``, reads the global shadowed, runs at module
+    level before it is bound, or is in traced code."""
     if not calls:
         return None
     for call in calls:
@@ -237,8 +292,8 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
     call_edits = _passing(calls, read, param, ctx)
     if call_edits is None:
         return None
-    return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the argument `{param}` (at the "
-                   f"{len(calls)} call{'s' if len(calls) != 1 else ''} of `{model.value}`'s apply and init)",
+    return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{node.name.value}` as the argument `{param}` "
+                   f"(at the {len(calls)} call{'s' if len(calls) != 1 else ''} of `{model}`'s apply and init)",
                    (def_edit, *call_edits))
 
 

@@ -274,7 +274,12 @@ class MutableGlobalRead(Rule):
     `predict = jax.jit(MODEL.apply)` (Haiku hands keyword arguments on to the
     function; jit traces them). Only when every such call is seen, none is in
     traced code (the read would be frozen there instead), the jit takes no
-    options, and the value is a traced one (a flag stays advice).
+    options, and the value is a traced one (a flag stays advice). `__call__`
+    of a flax linen Module whose one instance is bound at module level
+    (`MODEL = RoofSnowLoad()`, the class named nowhere else) gets it the
+    same way, passed by `MODEL.apply(...)`, `MODEL.init(...)` (no
+    `method=`) and the calls of `jax.jit(MODEL.apply)`: linen hands keyword
+    arguments on to `__call__`.
 
     The rewrite is UNSAFE: the signature changes, so a caller the analysis
     cannot see breaks -- or, behind the plain function, the public name is no
