@@ -200,25 +200,38 @@ def _through_transform(read: cst.BaseExpression, global_name: str, fn: FunctionI
     model = _module_assign(handed[0], ctx)
     if model is None:
         return None
+    def runs_fn(attr: cst.Attribute) -> bool:
+        found = ctx.index.haiku_transformed(attr, None)
+        return found is not None and isinstance(found[0], cst.Name) and found[0].value == fn.name
+
+    calls = _runs_of(model, runs_fn, ctx)
+    if calls is None:
+        return None
+    return _passed_where_run(read, global_name, node, reads, calls, model.value, ctx)
+
+
+def _runs_of(model: cst.Name, runs_fn, ctx: FixContext) -> Optional[List[cst.Call]]:
+    """The calls that run the function through the module-level ``model``: every read of it is
+    ``model.attr`` with ``runs_fn(attr)``, called (no ``method=``) or the function of a module-level
+    ``W = jax.jit(model.attr)`` every read of which calls it; None otherwise."""
     calls: List[cst.Call] = []
     for ref in name_references(ctx.module, model.value):
         if ref is model:
             continue
         attr = ctx.parent(ref)
-        if not (isinstance(attr, cst.Attribute) and attr.value is ref):
-            return None
-        found = ctx.index.haiku_transformed(attr, None)
-        if found is None or not (isinstance(found[0], cst.Name) and found[0].value == fn.name):
+        if not (isinstance(attr, cst.Attribute) and attr.value is ref) or not runs_fn(attr):
             return None
         user = ctx.parent(attr)
         if isinstance(user, cst.Call) and user.func is attr:
+            if any(a.keyword is not None and a.keyword.value == "method" for a in user.args):
+                return None
             calls.append(user)
             continue
         wrapper = _jit_wrapper_of(attr, ctx)
         if wrapper is None:
             return None
         calls.extend(wrapper)
-    return _passed_where_run(read, global_name, node, reads, calls, model.value, ctx)
+    return calls
 
 
 def _through_linen(read: cst.BaseExpression, global_name: str, fn: FunctionInfo,
@@ -245,23 +258,9 @@ def _through_linen(read: cst.BaseExpression, global_name: str, fn: FunctionInfo,
     model = _module_assign(ctx.parent(made[0]), ctx, whole=True)
     if model is None:
         return None
-    calls: List[cst.Call] = []
-    for ref in name_references(ctx.module, model.value):
-        if ref is model:
-            continue
-        attr = ctx.parent(ref)
-        if not (isinstance(attr, cst.Attribute) and attr.value is ref and attr.attr.value in ("apply", "init")):
-            return None
-        user = ctx.parent(attr)
-        if isinstance(user, cst.Call) and user.func is attr:
-            if any(a.keyword is not None and a.keyword.value == "method" for a in user.args):
-                return None
-            calls.append(user)
-            continue
-        wrapper = _jit_wrapper_of(attr, ctx)
-        if wrapper is None:
-            return None
-        calls.extend(wrapper)
+    calls = _runs_of(model, lambda attr: attr.attr.value in ("apply", "init"), ctx)
+    if calls is None:
+        return None
     return _passed_where_run(read, global_name, node, reads, calls, model.value, ctx)
 
 
