@@ -492,7 +492,9 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     an array arrives as one (``3`` as ``Array(3)``), and several records may come out in another
     order.  What changes is when the record is made: on every call of the compiled function instead
     of once per trace, once per element under ``vmap`` -- the point of the fix."""
-    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or host_write(node, ctx.index, ctx.facts)):
+    warning = isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "warnings.warn"
+    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or warning
+                                              or host_write(node, ctx.index, ctx.facts)):
         return None
     stmt = ctx.parent(node)
     if not isinstance(stmt, cst.Expr) or stmt.value is not node:
@@ -529,6 +531,9 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     if host_write(node, ctx.index, ctx.facts):  # (the writer gets NumPy arrays where eager code gave it JAX arrays)
         return ctx.fix(Applicability.UNSAFE, "Write from `jax.debug.callback`, which runs on every call with "
+                       "the values", (edit,) + import_edits)
+    if warning:  # (the frame a warning is attributed to, which filters and `stacklevel` read, is the callback's)
+        return ctx.fix(Applicability.UNSAFE, "Warn from `jax.debug.callback`, which runs on every call with "
                        "the values", (edit,) + import_edits)
     safe = not lifted.maybe and _prints_in_function(ctx, node) <= 1
     return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,

@@ -1421,7 +1421,9 @@ def _string_pieces(expr: cst.BaseExpression) -> Iterator[str]:
 class SideEffectInTracedCode(Rule):
     """## What it does
     Flags Python side effects inside traced code other than `print`: `logging`
-    calls, `open()` for writing and file writes (`Path.write_text` too, and the
+    calls, a `warnings.warn` that formats a traced value (it shows a tracer,
+    once per trace; a warning of static values is shown once per place by
+    Python's default filter, eagerly too, and is not flagged), `open()` for writing and file writes (`Path.write_text` too, and the
     writing methods of a module-level `csv.writer`, `io.StringIO` or open file), `time.*`,
     `datetime.now()`, Python's `random.*`, `numpy.random.*`, draws from a
     module-level host generator (`RNG = np.random.default_rng(0)`), and
@@ -1534,6 +1536,10 @@ class SideEffectInTracedCode(Rule):
     `jax.debug.callback` the same way (UNSAFE: the writer gets the values as
     NumPy arrays, where eager code gave it JAX arrays).
 
+    A `warnings.warn` of a traced value moves into `jax.debug.callback` too
+    (UNSAFE: the frame the warning is attributed to, which filters and
+    `stacklevel` read, is the callback's).
+
     Other side effects have no automatic fix: use `io_callback` for I/O,
     and explicit PRNG keys for randomness.
 
@@ -1568,6 +1574,15 @@ class SideEffectInTracedCode(Rule):
                 self.report(node, f"{what} of `{self.ctx.code(arg.value)}` raises `{error}` while tracing: {why}",
                             self.ctx.value(traced).reason or _why_traced(self))
                 return
+        if kind == "warning":
+            # a warning of static values is shown once per place by Python's default filter, eagerly too; one
+            # that formats a traced value shows a tracer, once per trace, instead of the value of each call
+            shown = next((v for v in (self.ctx.value(arg.value) for arg in node.args)
+                          if v.kind is Kind.TRACED or v.formats_tracer is not None), None)
+            if shown is not None:
+                self.report(node, f"{what} inside traced code shows a tracer instead of the value, once per trace",
+                            shown.reason or shown.formats_tracer)
+            return
         if kind == "log":
             # a record of a traced value records a tracer; one of static values only is right, and
             # made once per trace: missing on later calls of the function jit keeps the trace of (a
@@ -1717,6 +1732,8 @@ class SideEffectInTracedCode(Rule):
             head, _, tail = q.rpartition(".")
             if head in ("logging", "absl.logging") and tail in jax_api.LOGGER_METHODS:
                 return "log", f"`{ctx.code(func)}()`"
+            if q == "warnings.warn":
+                return "warning", f"`{ctx.code(func)}()`"
             if clock_read(q) or q == "time.sleep":
                 return "clock", f"`{ctx.code(func)}()`"
             if q in _RNG_STATE_READS or q in _RNG_STATE_WRITES:
