@@ -1471,7 +1471,11 @@ class SideEffectInTracedCode(Rule):
     `finally: np.random.set_state(old)`): on every way out of the call the
     state is as it was, so the save, the restore, and a reseed in the `try`
     after a save made just before it change nothing. A draw in between is
-    still flagged: its number is frozen into the trace.
+    still flagged: its number is frozen into the trace. A draw after the
+    function itself seeds the generator with a literal (`np.random.seed(17)`
+    as a statement of its body, not under an `if`, a loop or a `try`, before
+    the draw's) is not: every call draws the same numbers, which the trace
+    keeps (the seed is still flagged).
 
     Where the code is traced only by a transform that traces again on every
     call (`jax.vmap` alone), a log line, a clock read or a write of Python
@@ -1744,6 +1748,8 @@ class SideEffectInTracedCode(Rule):
             if q in _SEEDED_GENERATORS and _literal_seed(node, ctx.qualify):
                 return None  # `np.random.default_rng(10)`: the same draws on every call, traced or not
             if head == "random" or q.startswith("numpy.random."):
+                if self._reseeded_before(node, head):
+                    return None  # the same numbers on every call: drawn once in the trace, they are what eager gives
                 return "random", f"random draw `{ctx.code(func)}()`"
             if q in ("builtins.open", "io.open") and _opens_for_reading(node):
                 return None
@@ -1782,6 +1788,32 @@ class SideEffectInTracedCode(Rule):
                 return "log", f"logging call `{ctx.code(func)}()`"
         return None
 
+
+    def _reseeded_before(self, node: cst.Call, module: str) -> bool:
+        """A draw from a global generator (``np.random.randn(n, 3)``) after the function itself seeded it with a
+        literal (``np.random.seed(17)``, a statement of its body -- not under an ``if``, a loop or a ``try`` --
+        before the one holding the draw): every call draws the same numbers, so the constant a trace keeps is
+        what each eager call computes (nbody-jax's fixed initial positions, JAX 0.10.2: jit equals eager).
+        The seed itself is still reported: it sets the generator once per trace, not on every call."""
+        fn = self.ctx.function
+        body = fn.node.body if isinstance(fn.node, cst.FunctionDef) else None
+        if not isinstance(body, cst.IndentedBlock):
+            return False
+        parents = self.ctx.index.parents
+        holder: Optional[cst.CSTNode] = node
+        while holder is not None and parents.get(id(holder)) is not body:
+            holder = parents.get(id(holder))
+        if holder is None:
+            return False
+        for stmt in body.body:
+            if stmt is holder:
+                return False
+            if isinstance(stmt, cst.SimpleStatementLine) and any(
+                    isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                    and self.ctx.qualify(small.value.func) == f"{module}.seed" and len(small.value.args) == 1
+                    and isinstance(small.value.args[0].value, cst.Integer) for small in stmt.body):
+                return True
+        return False
 
     def _state_restored(self, node: cst.Call, q: str) -> bool:
         """A host generator's global state saved and restored by the same call in a ``finally``
@@ -1910,12 +1942,32 @@ def _opens_for_reading(call: cst.Call) -> bool:
 _AT_UPDATES = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
 
 
+def _stores_by_its_own_method(value) -> bool:
+    """``value`` is an instance of a class of the checked code that defines ``__setitem__`` itself (or a base
+    class of its module does): ``x[i] = v`` calls that method (jorbit's ``DoubleDouble`` updates its arrays
+    with ``.at[i].set`` there), which is analysed as the code it is."""
+    cls = value.pytree_class
+    if cls is None:
+        return False
+    for definition in (cls, *cls.imported_bases()):
+        info = definition.index.classes.get(definition.name)
+        seen = set()
+        while info is not None and info.name not in seen:
+            seen.add(info.name)
+            if "__setitem__" in info.methods:
+                return True
+            info = next((definition.index.classes.get(b) for b in info.bases if b in definition.index.classes), None)
+    return False
+
+
 class InPlaceArrayUpdate(Rule):
     """## What it does
     Flags item assignment on a JAX array: `x[i] = v`, `x[i] += v`, where `x`
     is known to be a JAX array (made by `jnp` / `lax`, or annotated as one).
     A parameter that may be a dict or list pytree is not flagged: item
-    assignment is legal on those.
+    assignment is legal on those; nor is an instance of a class of the
+    checked code that defines `__setitem__` (a pytree that updates its
+    arrays with `.at` there): the store is that method's code.
 
     Also flags, anywhere in the module (traced or not), an `.at[...]` update
     whose result is thrown away: `x.at[i].add(v)` as a statement of its own
@@ -2018,6 +2070,8 @@ class InPlaceArrayUpdate(Rule):
         if self._string_key(target):
             return  # `d["params"] = ...`: an array has no string index, so this stores into a dict
         base = ctx.value(target.value)
+        if _stores_by_its_own_method(base):
+            return  # an object of a class that defines `__setitem__`: the store is its code's (an `.at` update)
         if base.kind is Kind.TRACED and not base.container and (base.traced_array or (
                 not base.mapping and base.items is None
                 and (_array_index(target) or self._read_as_array(target.value)))):
