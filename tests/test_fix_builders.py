@@ -2055,3 +2055,16 @@ def test_a_static_set_changed_or_handed_on_gets_advice_only(use):
             return f(x, zones=set([0, 2]))
         """, "JIT502")
     assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix
+
+
+@pytest.mark.parametrize("body", [
+    # the update reads a parameter: moved out, it would read the argument eagerly, not the traced value
+    "global TOTAL\n    TOTAL += x.sum()\n    return x * 2",
+    # the rest reads what is updated: the jitted core would read it frozen
+    "global CALLS\n    CALLS += 1\n    return x * CALLS",
+    # not at the top: the update follows traced work
+    "y = x * 2\n    global CALLS\n    CALLS += 1\n    return y",
+])
+def test_host_update_wrapper_needs_a_leading_update_of_outer_values_only(body):
+    source = fixed("CALLS = 0\nTOTAL = 0.0\n\n\n@jax.jit\ndef f(x):\n    " + body + "\n")
+    assert "def _f(" not in source, source

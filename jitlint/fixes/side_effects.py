@@ -39,7 +39,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references, returned_values
+from jitlint.analysis.syntax import is_docstring, iter_children, name_references, returned_values
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
@@ -1139,3 +1139,114 @@ class _Lifted:
         self.by_code[code] = name
         into.append((name, expr))
         return name
+
+
+# ============================================================ JIT102: host state updated per call
+
+
+@rewrites("JIT102")
+def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``@jax.jit def rate(x): nonlocal scans; scans += 1; ...`` -> ``def rate(x): nonlocal scans; scans +=
+    1; return _rate(x)`` above ``@jax.jit def _rate(x): ...``: the update of outer state, moved to a plain
+    function that keeps the name and the signature, runs on every call, as eagerly.
+
+    Only the statements that open the body (after its docstring) and update a ``global`` / ``nonlocal``
+    name, or an item or attribute of a global or outer object, with values that read nothing of the
+    function (no parameter, no local: a counter's ``+= 1``, a literal) are moved, with their
+    declarations; the finding must be one of them, and the rest of the body must not name what they
+    update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
+    UNSAFE: the name is no longer a jitted function (its ``lower`` and the other attributes of one are
+    gone), and inside an outer ``jax.jit`` the update still runs once per trace."""
+    from jitlint.fixes.parameters import _forwarded, _only_jit
+    from jitlint.fixes.wrap import wrapped
+
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.node.asynchronous is not None \
+            or len(fn.node.decorators) != 1 or _only_jit(fn, ctx) is None \
+            or not isinstance(fn.node.body, cst.IndentedBlock):
+        return None
+    body = list(fn.node.body.body)
+    doc = body[:1] if body and is_docstring(body[0]) else []
+    moved: List[cst.BaseStatement] = []
+    updated: set = set()
+    for stmt in body[len(doc):]:
+        names = _host_update(stmt, fn, ctx)
+        if names is None:
+            break
+        moved.append(stmt)
+        updated |= names
+    rest = body[len(doc) + len(moved):]
+    finding_line = next((s for s in moved if s is node or any(a is s for a in ctx.ancestors(node))), None)
+    if finding_line is None or not updated or not rest or any(isinstance(n, (cst.Yield, cst.Await)) for s in rest for n in _walk(s)):
+        return None
+    if any(ref.value in updated for s in rest for ref in name_references(s)):
+        return None  # (the core reads what the wrapper updates: it would read it frozen)
+    forwarded = _forwarded(fn.node.params)
+    if forwarded is None:
+        return None
+    private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
+    call = cst.Call(cst.Name(private), args=forwarded)
+    wrapper = fn.node.with_changes(decorators=[], leading_lines=list(fn.node.leading_lines) + list(
+        fn.node.decorators[0].leading_lines),
+        body=fn.node.body.with_changes(body=[*doc, *moved, cst.SimpleStatementLine([cst.Return(call)])]))
+    decorator = fn.node.decorators[0].with_changes(leading_lines=[])
+    blank = [cst.EmptyLine(indent=False)] * (2 if fn.parent is None else 1)
+    core = fn.node.with_changes(name=cst.Name(private), decorators=[decorator], leading_lines=blank,
+                                body=fn.node.body.with_changes(body=rest))
+    top = ctx.top_index(fn.node)
+    if fn.parent is None and top is not None and ctx.module.body[top] is fn.node:
+        old_code = ctx.top_code(top)
+        _, wrapper_code = wrapped(ctx, old_code, wrapper)
+        _, core_code = wrapped(ctx, old_code, core)
+        edit = ctx.replace_top(top, wrapper_code + core_code)
+    else:
+        edit = ctx.replace(fn.node, cst.FlattenSentinel([wrapper, core]))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Update the state in a plain `{fn.name}`, on every call, and jit the "
+                   f"rest as `{private}`", (edit,))
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) or n is node:
+            stack.extend(iter_children(n))
+
+
+def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:
+    """The outer names ``stmt`` updates, where it is a line of ``global`` / ``nonlocal`` declarations and
+    updates of outer state whose values read nothing of ``fn`` (see :func:`to_host_wrapper`); None otherwise."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    own = set(fn.local_names) - set(fn.global_names) - set(fn.nonlocal_names)
+    own |= {p.name.value for p, _ in fn.params}
+    names: set = set()
+    for small in stmt.body:
+        if isinstance(small, (cst.Global, cst.Nonlocal)):
+            continue
+        if isinstance(small, cst.AugAssign):
+            targets, value = [small.target], small.value
+        elif isinstance(small, cst.Assign):
+            targets, value = [t.target for t in small.targets], small.value
+        else:
+            return None
+        for target in targets:
+            root = target
+            while isinstance(root, (cst.Attribute, cst.Subscript)):
+                if isinstance(root, cst.Subscript) and any(ref.value in own for el in root.slice
+                                                           for ref in name_references(el)):
+                    return None
+                root = root.value
+            if not isinstance(root, cst.Name) or root.value in own and root is target:
+                return None
+            if root is target and root.value not in fn.global_names | fn.nonlocal_names:
+                return None  # (a plain local name)
+            if root is not target and root.value in own:
+                return None
+            names.add(root.value)
+        if any(ref.value in own for ref in name_references(value)):
+            return None
+    return names

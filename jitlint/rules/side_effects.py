@@ -574,7 +574,7 @@ class OuterStateWrite(Rule):
     ```
 
     ## Fix safety
-    Three rewrites, UNSAFE. A value appended on every step of a `lax.scan`
+    Four rewrites, UNSAFE. A value appended on every step of a `lax.scan`
     body to a list of the function around it (`out = []`, read only by
     `jnp.stack(out)` after the scan) becomes the scan's per-step output: the
     body returns it where it returned `None` (`return c, y`), the scan's
@@ -592,8 +592,17 @@ class OuterStateWrite(Rule):
     value), gnorm)`. The host then gets NumPy arrays, not `jax.Array`s; they
     arrive when the compiled call runs, which may finish after it returns
     (`jax.effects_barrier()` waits for them); under `vmap` one call appends
-    or stores the whole batch. Any other write has no automatic fix: the
-    value has to be returned and stored by the caller.
+    or stores the whole batch. A jitted function that opens by updating
+    outer state with values of its own -- a call counter (`global CALLS;
+    CALLS += 1`, `STATS["forward"] += 1`, a factory's `nonlocal scans;
+    scans += 1`), values that read no parameter or local -- keeps its name
+    and signature as a plain function that makes the update on every call
+    and returns the jitted rest, renamed (`return _forward(x, w)`), where
+    the rest does not read what is updated and the jit is the function's
+    one decorator: the public name is no longer a jitted function (its
+    `lower` and the other attributes of one are gone), and inside an outer
+    `jax.jit` the update still runs once per trace. Any other write has no
+    automatic fix: the value has to be returned and stored by the caller.
 
     ## References
     - [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
