@@ -228,6 +228,8 @@ def class_named(annotation: Optional[cst.BaseExpression], index: ModuleIndex, pa
     the other modules of the checked folder, followed through imports); None for any other type."""
     annotation = parsed(annotation) if annotation is not None else None
     annotation = without_none(annotation) if annotation is not None else None
+    if isinstance(annotation, cst.Subscript):
+        annotation = annotation.value  # a generic class of the checked code, parametrized (`Medium[FourierSeries]`)
     if not isinstance(annotation, (cst.Name, cst.Attribute)):
         return None
     found = defined(annotation, index, path, project)

@@ -1147,8 +1147,16 @@ class Analyzer:
 
     def as_annotated(self, p: cst.Param, value: Value) -> Value:
         """A traced argument of a parameter annotated with a class of the checked code is an instance
-        of that class, as a traced parameter of an entry point is (the function states what it takes)."""
-        return self._as_instance(value, p.annotation.annotation if p.annotation is not None else None)
+        of that class, as a traced parameter of an entry point is (the function states what it takes);
+        annotated with a library's class (``u: FourierSeries``), it is that library's object, whose fields
+        are leaves or metadata as the library decides."""
+        annotation = p.annotation.annotation if p.annotation is not None else None
+        made = self._as_instance(value, annotation)
+        if made is value and annotation is not None and value.kind is Kind.TRACED and not value.foreign \
+                and value.pytree_class is None and not value.container and value.items is None \
+                and self._foreign_class(annotation):
+            return replace(value, foreign=True, is_array=False, leaf=False)
+        return made
 
     def as_returned(self, fn: FunctionInfo, value: Value) -> Value:
         """What a function annotated to return a class of the checked code (``-> Agent``) returns,
