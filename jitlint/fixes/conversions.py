@@ -56,7 +56,7 @@ an int32 beyond 2**24 converted with ``float()`` is rounded in float32.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -66,6 +66,7 @@ from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.registry import rewrites
+from jitlint.fixes.templates import Replacement
 
 #: ``jax.numpy`` functions whose positional arguments (all of them, or the first n) are array
 #: operands, and their keyword arguments that are
@@ -124,8 +125,10 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     kind, operand = found
     function = ctx.enclosing_def(node)
+    ctx.memo["conversions.tables"] = []
     if function is None or not _array_use(node, ctx, function, kind == "float", 0, kind == "bool"):
         return None
+    tables: List[cst.Subscript] = list(ctx.memo.pop("conversions.tables", []))  # type: ignore[arg-type]
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
         return None
@@ -137,11 +140,15 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         new = ctx.expr(f"{jnp}.asarray({{x}}, dtype={kind})", x=operand)
         shown, what = f"`{jnp}.asarray(x, dtype={kind})`", f"`{kind}(x)`"
     new = new.with_changes(lpar=node.lpar, rpar=node.rpar)
-    edit = ctx.replace(node, new)
-    if edit is None:
+    changes: Dict[cst.CSTNode, Replacement] = {node: new}
+    for table in tables:  # `SCALE[idx]` -> `jnp.asarray(SCALE)[idx]`: the index an array now
+        changes[table.value] = ctx.expr(f"{jnp}.asarray({{t}})", t=table.value)
+    edits = ctx.replace_per_statement(changes) if tables else [ctx.replace(node, new)]
+    if edits is None or None in edits:
         return None
-    return ctx.fix(Applicability.UNSAFE, f"Keep the value as an array: {shown} for {what}",
-                   (edit,) + tuple(imports))
+    return ctx.fix(Applicability.UNSAFE, f"Keep the value as an array: {shown} for {what}"
+                   + (f", and index the table as an array, `{jnp}.asarray(...)`" if tables else ""),
+                   tuple(edits) + tuple(imports))
 
 
 @rewrites("JIT301")
@@ -327,8 +334,30 @@ def _array_index(index: cst.Index, ctx: FixContext) -> bool:
     value = ctx.facts.value(subscript.value)
     if (value.kind is Kind.TRACED and value.traced_array) or value.jax_array:
         return True
+    if _number_table(subscript.value, ctx):
+        # `SCALE[idx]` of a module-level list of numbers: indexed as `jnp.asarray(SCALE)[idx]` by the fix
+        ctx.memo.setdefault("conversions.tables", []).append(subscript)  # type: ignore[union-attr]
+        return True
     return value.kind is not Kind.STATIC and not value.container and not value.mapping and value.items is None \
         and _given_to_jax_numpy(subscript.value, ctx)
+
+
+def _number_table(table: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``table`` is a module-level name bound once to a list or tuple display of number literals, read as
+    the global where it is indexed: ``jnp.asarray(table)`` holds the same numbers."""
+    if not isinstance(table, cst.Name) or ctx.facts.read_scope.get(table) != "global":
+        return False
+    info = ctx.index.globals.get(table.value)
+    value = info.node.value if info is not None and info.assignments == 1 and isinstance(info.node, cst.Assign) \
+        else None
+    if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
+        return False
+    return all(isinstance(el, cst.Element) and isinstance(_bare_number(el.value), (cst.Integer, cst.Float))
+               for el in value.elements)
+
+
+def _bare_number(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.expression if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) else node
 
 
 def _given_to_jax_numpy(table: cst.BaseExpression, ctx: FixContext) -> bool:

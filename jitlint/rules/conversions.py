@@ -81,10 +81,13 @@ class ConcretizeTracer(Rule):
     module-level function whose name is read only to make jit wrappers of
     it: its results are arrays anyway); for an `int`, the whole index of a
     JAX array (`table[int(jnp.argmax(q))]`: a 0-d integer array selects the
-    same element, negative positions and clamping alike); or a local name
-    bound only there whose every read is such a use. A `bool(x)` is kept an
-    array only where it is returned. No fix when the value reaches anything
-    else: an `if`, a comparison, `range`, a shape, an index of a list, a
+    same element, negative positions and clamping alike), or the index of a
+    module-level list or tuple of number literals, which the fix then indexes
+    as an array (`SCALE[idx]` -> `jnp.asarray(SCALE)[idx]`, the same numbers
+    as 0-d arrays); or a local name bound only there whose every read is such
+    a use. A `bool(x)` is kept an array only where it is returned. No fix
+    when the value reaches anything else: an `if`, a comparison, `range`, a
+    shape, an index of another list, a
     string, a dict key, an argument of another function, a `return` from a
     helper, a nested function or lambda.
 
