@@ -2421,6 +2421,12 @@ class Analyzer:
             helper = self.index.infos.get(bindings[0].node)
             if helper is not None:
                 return Value(func=helper)
+        made = bindings[0].value if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGNMENT else None
+        if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value in self.index.classes \
+                and self.index.qualify(made.func) is None and not owner.scope.is_local(made.func.value):
+            # `env = Environment()` beside a scan body that calls `env(...)`: an instance, as a module-level
+            # one bound once is (its methods run in the trace)
+            return Value(instance=self.index.classes[made.func.value])
         for binding in bindings:  # (`m = jnp.max(k)`, then `m = jnp.minimum(m, n)`: an array either way)
             bound = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
             q = self.index.qualify(bound.func) if isinstance(bound, cst.Call) else None

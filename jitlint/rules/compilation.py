@@ -279,7 +279,10 @@ class RecompilationHazard(Rule):
     object (`CartPole.render(s)` in a loop is no call of a function `render`).
     A setup function that builds its step functions once
     (`make_trainer()`, `init()`) is not a hazard, nor is a jit inside traced
-    code (it is inlined into the outer trace), nor `jax.jit(f, inline=True)`,
+    code (it is inlined into the outer trace: also in a function handed to
+    the maker of what a jit wraps, `jax.jit(shape_wrapper(step, args))`, and
+    in `__call__` of an instance bound once beside a scan body that calls
+    it), nor `jax.jit(f, inline=True)`,
     which says the wrapper runs inside an enclosing trace (called eagerly it
     would still compile on every call).
 
@@ -1775,9 +1778,27 @@ class _TracedScopes:
 
     def __init__(self, bodies, index: ModuleIndex) -> None:
         self.bodies, self.index = bodies, index
+        self._handed: Optional[Set[FunctionInfo]] = None
 
     def __contains__(self, scope) -> bool:
-        return scope in self.bodies or (isinstance(scope, FunctionInfo) and self.index.jitted_by_decorator(scope))
+        return scope in self.bodies or (isinstance(scope, FunctionInfo) and (
+            self.index.jitted_by_decorator(scope) or scope in self.handed_to_jitted_wrappers()))
+
+    def handed_to_jitted_wrappers(self) -> Set[FunctionInfo]:
+        """Functions given by name to the call that makes what a jit wraps (``jax.jit(shape_wrapper(f,
+        args))``, the wrapper maker another module's): the wrapper it makes calls them, in the trace."""
+        if self._handed is None:
+            self._handed = set()
+            for site, (scope, _) in self.index.call_scopes.items():
+                if not site.args or not isinstance(site.args[0].value, cst.Call) \
+                        or self.index.qualify(site.func) not in jax_api.COMPILING_TRANSFORMS:
+                    continue
+                for arg in site.args[0].value.args:
+                    if isinstance(arg.value, cst.Name) and not arg.star:
+                        fn, bound = self.index.resolve_function(arg.value, scope, None)
+                        if fn is not None and not bound:
+                            self._handed.add(fn)
+        return self._handed
 
 
 def _defined_within(fn: FunctionInfo, scope: FunctionInfo) -> bool:
