@@ -228,12 +228,28 @@ def class_named(annotation: Optional[cst.BaseExpression], index: ModuleIndex, pa
     the other modules of the checked folder, followed through imports); None for any other type."""
     annotation = parsed(annotation) if annotation is not None else None
     annotation = without_none(annotation) if annotation is not None else None
-    if isinstance(annotation, cst.Subscript):
+    parametrized = isinstance(annotation, cst.Subscript)
+    if parametrized:
         annotation = annotation.value  # a generic class of the checked code, parametrized (`Medium[FourierSeries]`)
     if not isinstance(annotation, (cst.Name, cst.Attribute)):
         return None
     found = defined(annotation, index, path, project)
-    return found if found is not None and found.name in found.index.classes else None
+    if found is None or found.name not in found.index.classes:
+        return None
+    if parametrized and not _holds_something(found.index.classes[found.name].node):
+        return None  # `class Batched(Generic[T]): ...` read as `Batched[CHWArray]`: a marker of a type, no class
+    return found
+
+
+def _holds_something(cls: cst.ClassDef) -> bool:
+    """The class body declares a field (an annotated name) or defines a method: a class whose instances
+    carry data, not an empty marker used only to annotate."""
+    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.FunctionDef):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.AnnAssign) for s in stmt.body):
+            return True
+    return False
 
 
 def alias_of(annotation: cst.BaseExpression, index: ModuleIndex, path: Optional[str],
