@@ -222,6 +222,12 @@ SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x *
       "@jax.jit\ndef g(x):\n    return x * scale\n", "curve = sweep(g, 1.0)\n"), False),
     (("from functools import partial as sweep\n", "curve = sweep(g, 1.0)\n", "scale = 3.0\n",
       "print(curve())\n"), True),
+    # a name bound again after the rebinding, to a call not given g, reaches g no more, nor does a name
+    # computed from it (jaxquantum's `states = sesolve(H0, ...)`, then `szt = overlap(states, ...)`)
+    (("from functools import partial as sweep\n", "states = sweep(g, 1.0)\n", "szt = states\n",
+      "scale = 3.0\n", "states = sweep(abs, 1.0)\n", "szt = states\n", "print(szt())\n"), False),
+    # ... while a chain of names whose bindings lead back to g does
+    (("def keep(f):\n    return f\n", "h = keep(g)\n", "k = h\n", "scale = 3.0\n", "print(k(1.0))\n"), True),
 ])
 def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_after(tmp_path, later, stale):
     """Nothing imports a notebook: its jitted functions run only where its own cells call them, so a

@@ -2633,11 +2633,17 @@ class ModuleIndex:
         traced_at = [i for i, stmt in enumerate(body)
                      if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and any_node([stmt], may_trace)]
 
-        def reaches(w: str, s: int) -> bool:
+        def reaches(w: str, s: int, depth: int = 0) -> bool:
             """The binding of ``w`` that statement ``s`` sees (its latest before ``s``) names the function
-            or one that reaches it (another definition of the same name may not: notebooks redefine)."""
+            or one whose binding there reaches it in turn (another definition of the same name may not:
+            notebooks redefine; `states = solve(H0)` in a later cell no longer reaches `Ht`)."""
             t = max((t for t in (self.globals[w].statements if w in self.globals else []) if t < s), default=None)
-            return t is None or bool({n.value for n in name_references(body[t])} & (users | {name}) - {w})
+            if t is None:
+                return True
+            named = {n.value for n in name_references(body[t])} & (users | {name}) - {w}
+            if name in named or depth > 8:
+                return bool(named)
+            return any(reaches(u, t, depth + 1) for u in named)
 
         for s in traced_at:
             if s <= rebinding:
