@@ -216,7 +216,11 @@ class RecompilationHazard(Rule):
     when the configuration changes: not flagged.
 
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
-    flagged: the compilation cache is keyed on the function object. Neither
+    flagged: the compilation cache is keyed on the function object. Nor is
+    an equinox filter transform of a bound method (`eqx.filter_jit(self._step)`,
+    also through `eqx.filter_vmap`): equinox compares the callable by
+    equality, and bound methods of one object are equal (`jax.jit` of one,
+    or equinox's of a lambda, is still flagged). Neither
     is a wrapper made once per call and then applied in a loop or a
     comprehension: its compilation is amortised.
 
@@ -453,8 +457,12 @@ class RecompilationHazard(Rule):
             or (isinstance(target, cst.Call) and index.qualify(target.func) == "functools.partial") \
             or self._factory_call(target, fn, scope) is not None
         if entry.self_bound:
-            # `self.method` is a new bound-method object on every access (verified: one trace per call)
-            made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS
+            # `self.method` is a new bound-method object on every access (verified: one trace per call); but
+            # equinox's filter transforms key their cache on the callable's equality, and a bound method of
+            # the same object compares equal, as does an equinox transform of one (`eqx.filter_jit(
+            # eqx.filter_vmap(self._step))`, JAX 0.10.2 / equinox 0.13: one trace over four calls)
+            made_per_call = scope is not None and _method_of(scope) not in _SETUP_METHODS \
+                and not (entry.transform is not None and entry.transform.name.startswith("equinox."))
         if index.haiku_transformed(target, scope) is not None:
             # `jax.jit(net.apply)`: the function wrapped is the one `hk.transform` made when `net` was
             # bound, read from it again -- the same object at every call, whatever it transformed
@@ -1037,6 +1045,8 @@ class RecompilationHazard(Rule):
                 what, per_evaluation, in_loop = f"a `{self.ctx.code(layer.func)}(...)` result", True, False
             elif fresh is not None:
                 what, per_evaluation, in_loop = fresh
+                if what == "a bound method" and (index.qualify(site.func) or "").startswith("equinox."):
+                    continue  # (equinox's cache compares the bound method, and its transforms of it, by equality)
             else:
                 continue
             names = index.names_assigned(site)
