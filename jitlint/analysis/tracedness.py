@@ -421,6 +421,10 @@ _NOT_FOREIGN = ("jax.", "jaxlib.", "numpy.", "typing.", "typing_extensions.", "b
                 "dataclasses.", "flax.nnx.", "equinox.")
 
 
+#: the standard library's enumeration bases: a member of a subclass is an instance, never None
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+
+
 def _array_annotation(text: str) -> bool:
     """An annotation naming an array type (``jax.Array``, ``jnp.ndarray``, jaxtyping's ``Float[...]``)."""
     return text.split("[")[0].split(".")[-1].strip() in ARRAY_ANNOTATIONS
@@ -2395,6 +2399,8 @@ class Analyzer:
                         value = Value(numpy_array=True)
                     elif g.sequence and g.assignments == 1:
                         value = Value(container=True, mapping=g.mapping)
+                    elif self._never_none_global(name):
+                        value = Value(not_none=True)  # (`dense = Layout.DENSE`: `if layout is None:` is False)
                     else:
                         value = STATIC
                         if g.kind == "import" and record:
@@ -2480,6 +2486,22 @@ class Analyzer:
                 else frame.env.get(node.value.value, STATIC)
             return base.kind is Kind.TRACED or base.jax_array or base.numpy_array
         return False
+
+    def _never_none_global(self, name: str) -> bool:
+        """A module-level name bound once, and by nothing else, to a member of an ``Enum`` class of this
+        module (``dense = Layout.DENSE``) or to a literal that is not None: it is never None."""
+        g = self.index.globals.get(name)
+        if g is None or g.assignments != 1 or self.index.global_writers.get(name) \
+                or not isinstance(g.node, cst.Assign):
+            return False
+        value = g.node.value
+        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name)):
+            return False
+        cls = self.index.classes.get(value.value.value)
+        return cls is not None and self.index.qualify(value.value) is None and any(
+            node is not None and (self.index.qualify(node) or "") in _ENUM_BASES for node in cls.base_nodes)
 
     def _ev(self, node: cst.CSTNode, frame: Frame) -> Value:
         evaluate = self._EXPRESSIONS.get(type(node))
