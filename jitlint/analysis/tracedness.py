@@ -881,29 +881,25 @@ class Analyzer:
         this module -- a name bound once to ``C(...)``, or ``C(...)`` itself: it is that instance, as if
         annotated ``C`` (``eval_step(MODEL, xb)`` with ``MODEL = Autoencoder(...)``: ``model(x)`` runs
         ``Autoencoder.__call__``)."""
-        classes = set()
-        calls = entry.visible_calls()
-        for call in calls:
-            arg = entry.argument_for(call, p)
-            if arg is None or arg.star:
-                return {}
-            value = arg.value
-            if isinstance(value, cst.Name):
-                scope = self.index.call_scopes.get(call, (None, None))[0]
-                value = self.index.single_value(value.value, scope)
-            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                    and value.func.value in self.index.classes):
-                return {}
-            classes.add(value.func.value)
-        if len(classes) != 1:
-            return {}
-        return self._annotation_facts(cst.Name(classes.pop()))
+        return self._class_every_call_makes(p, entry, lambda value: [value])
 
     def _passed_instance_list(self, p: cst.Param, entry: EntryPoint) -> dict:
         """An unannotated parameter that every call seen (at least one) passes a list or tuple display of
         instances of one class of this module (or a name bound once to one): what iterating it gives is
         that instance (``daily_yield([Panel(...), Panel(...)], ...)``: ``p(...)`` runs ``Panel.__call__``); a
         list comprehension making them counts the same."""
+        def made(value):
+            if isinstance(value, cst.ListComp):  # `[Ball(e, h) for e in restitutions]`
+                return [value.elt]
+            if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+                return [el.value if isinstance(el, cst.Element) else None for el in value.elements]
+            return None
+        return self._class_every_call_makes(p, entry, made)
+
+    def _class_every_call_makes(self, p: cst.Param, entry: EntryPoint, made) -> dict:
+        """The facts of the one class of this module whose instances every call seen (at least one) passes
+        for ``p``: ``made(value)`` gives the expressions of the argument (or of what a name bound once to it
+        holds) that must each be ``C(...)``; None where the argument is of another shape."""
         classes = set()
         for call in entry.visible_calls():
             arg = entry.argument_for(call, p)
@@ -912,17 +908,14 @@ class Analyzer:
             value = arg.value
             if isinstance(value, cst.Name):
                 value = self.index.single_value(value.value, self.index.call_scopes.get(call, (None, None))[0])
-            if isinstance(value, cst.ListComp):  # `[Ball(e, h) for e in restitutions]`
-                made_all = [value.elt]
-            elif isinstance(value, (cst.List, cst.Tuple)) and value.elements:
-                made_all = [el.value if isinstance(el, cst.Element) else None for el in value.elements]
-            else:
+            parts = made(value) if value is not None else None
+            if not parts:
                 return {}
-            for made in made_all:
-                if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name)
-                        and made.func.value in self.index.classes):
+            for part in parts:
+                if not (isinstance(part, cst.Call) and isinstance(part.func, cst.Name)
+                        and part.func.value in self.index.classes):
                     return {}
-                classes.add(made.func.value)
+                classes.add(part.func.value)
         if len(classes) != 1:
             return {}
         return self._annotation_facts(cst.Name(classes.pop()))
