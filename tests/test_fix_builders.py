@@ -2068,3 +2068,26 @@ def test_a_static_set_changed_or_handed_on_gets_advice_only(use):
 def test_host_update_wrapper_needs_a_leading_update_of_outer_values_only(body):
     source = fixed("CALLS = 0\nTOTAL = 0.0\n\n\n@jax.jit\ndef f(x):\n    " + body + "\n")
     assert "def _f(" not in source, source
+
+
+def test_a_size_a_call_passes_as_an_array_is_not_made_static():
+    """`board(x, jnp.int32(8))`: making `n_points` static would hand jit an array to hash (ValueError:
+    Non-hashable static arguments); the count passed as a Python int is made static."""
+    array_call = fixed("""
+        @jax.jit
+        def board(load, n_points):
+            return jnp.linspace(0.0, load, n_points)
+
+        def pool():
+            return board(jnp.float32(1.5), jnp.int32(8))
+        """)
+    assert "static_argnames" not in array_call
+    int_call = fixed("""
+        @jax.jit
+        def board(load, n_points):
+            return jnp.linspace(0.0, load, n_points)
+
+        def pool():
+            return board(jnp.float32(1.5), 8)
+        """)
+    assert 'static_argnames=("n_points",)' in int_call

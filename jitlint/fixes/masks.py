@@ -1035,7 +1035,12 @@ def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                 candidates += [b for b in (element.slice.lower, element.slice.upper, element.slice.step)
                                if b is not None]
     elif isinstance(node, cst.Call):
-        candidates += [a.value for a in node.args]
+        slots = jax_api.SHAPE_ARGUMENTS.get(ctx.index.qualify(node.func) or "")
+        if slots:  # `jnp.linspace(0.0, length, n)`: only `n` is a size; `length` is traced data
+            found = [call_argument(node, position, keyword) for position, keyword in slots]
+            candidates += [a.value for a in found if a is not None]
+        else:
+            candidates += [a.value for a in node.args]
     for candidate in candidates:
         if ctx.facts.value(candidate).kind is not Kind.TRACED:
             continue

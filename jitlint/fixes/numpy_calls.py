@@ -324,10 +324,39 @@ def _build_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[_Rewrite]:
     if head is None or imported is None or not (imported + ".").startswith("numpy."):
         return None
     new_head = cst.parse_expression(module + imported[len("numpy"):], config=ctx.config)
-    edit = ctx.replace(head, new_head.with_changes(lpar=head.lpar, rpar=head.rpar), wrap=False)
+    changes: Dict[cst.CSTNode, cst.CSTNode] = {head: new_head.with_changes(lpar=head.lpar, rpar=head.rpar)}
+    for display in _displays_for_arrays(node, name):
+        # `np.percentile(x, [50, 95])`: NumPy converts the list, `jax.numpy` takes arrays only (TypeError:
+        # percentile requires ndarray or scalar arguments, got <class 'list'>)
+        changes[display] = ctx.expr(f"{module}.asarray({{d}})", d=display)
+    edit = ctx.replace_many(changes, wrap=len(changes) > 1)
     if edit is None:
         return None
     return _Rewrite(edit, import_edits, head, f"{module}.{name}", module)
+
+
+#: parameters that take a sequence of arrays (a list of them is what they expect)
+_SEQUENCE_PARAMETERS = frozenset({"tup", "arrays", "condlist", "choicelist"})
+
+
+def _displays_for_arrays(node: cst.Call, name: str) -> List[cst.BaseExpression]:
+    """The list and tuple displays ``node`` passes where the ``jax.numpy`` namesake takes an array (a
+    parameter neither static nor a sequence of arrays): ``jnp`` rejects a list there, NumPy converts it."""
+    sig = SIGNATURES[name]
+    out: List[cst.BaseExpression] = []
+    position = 0
+    for arg in node.args:
+        if arg.star:
+            continue
+        if arg.keyword is None:
+            param = sig.positional[position] if position < len(sig.positional) else None
+            position += 1
+        else:
+            param = arg.keyword.value
+        if param is not None and param not in sig.static and param not in _SEQUENCE_PARAMETERS \
+                and isinstance(arg.value, (cst.List, cst.Tuple)):
+            out.append(arg.value)
+    return out
 
 
 def _dispatched(node: cst.Call, name: str, ctx: FixContext) -> bool:

@@ -139,6 +139,11 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
             indices[p] = positional.index(p)
         elif kinds.get(p) != "kwonly":
             return None
+    for call in entry.visible_calls():
+        scope = ctx.index.call_scopes.get(call, (None, None))[0]
+        if any(param is not None and param.name.value in params and array_valued(arg.value, ctx.index, scope)
+               for arg, param in entry.bind_args(call)):
+            return None  # (`board(jnp.float32(length), ...)`: an array made static is unhashable: ValueError)
     edit = _edit_site(entry, params, indices, positional, ctx, dropped)
     if edit is None:
         return None

@@ -244,7 +244,11 @@ class NumpyOnTracer(Rule):
     The fix replaces the callee only: `np.log10(x)` -> `jnp.log10(x)`,
     `np.linalg.eigh(m)` -> `jnp.linalg.eigh(m)`, and `percentile(x, 90)`
     after `from numpy import percentile` -> `jnp.percentile(x, 90)`. The
-    arguments and their comments stay as they are; an existing
+    arguments and their comments stay as they are, but a list or tuple
+    display where `jax.numpy` takes an array is wrapped in `jnp.asarray`
+    (`np.percentile(x, [50, 95])` -> `jnp.percentile(x, jnp.asarray([50,
+    95]))`: `jax.numpy` rejects a list there; a sequence of arrays, as
+    `np.concatenate([a, b])` takes, and static arguments stay); an existing
     `import jax.numpy as jnp` is reused, otherwise it is added.
 
     It is always UNSAFE: the result is a JAX array, float32 (int32) unless

@@ -244,6 +244,10 @@ class TracedShape(Rule):
     bound that is a parameter used only where a static value is needed
     (`jax.random.normal(key, (n,))`, the `k` of `lax.top_k(x, k)`) is made
     static (`static_argnames`): UNSAFE, it recompiles for every new value.
+    Only the size arguments of the call count (`jnp.linspace(0.0, length,
+    n)` makes `n` static, not the traced stop `length`), and not where a
+    call seen passes the parameter an array (`jnp.int32(8)`: a static array
+    is unhashable, and jit raises).
 
     ## References
     - [Static arguments in `jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
