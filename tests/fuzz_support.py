@@ -401,6 +401,11 @@ def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
     finding_spans = [(a, b) for a, b in spans if any(a <= at < b for at in starts)]
     for a, b in finding_spans:
         defined.update(re.findall(r"^def (\w+)", text[a:b], re.MULTILINE))
+        # (a lambda jitted where it is bound, `W = jax.jit(lambda x: ...)`: its calls pass the value)
+        defined.update(re.findall(r"^(\w+) = jax\.jit\(lambda\b", text[a:b], re.MULTILINE))
+        # (a flax linen Module's one instance, `MODEL = Cls()`, runs `__call__` through `MODEL.apply`)
+        for cls in re.findall(r"^class (\w+)\(nn\.Module\)", text[a:b], re.MULTILINE):
+            defined.update(re.findall(rf"^(\w+) = {cls}\(", text, re.MULTILINE))
     grew = True
     while grew:  # the functions that use one of them, to a fixed point
         grew = False

@@ -886,6 +886,24 @@ CAST_NO_FIX = {
     "a Python index": """
         TABLE = [1.0, 2.0, 3.0]
 
+        def pick(i):
+            return TABLE[i]
+
+        @jax.jit
+        def f(i, y):
+            return y * pick(int(i))
+        """,
+    "an index of a list that is not all numbers": """
+        TABLE = [1.0, "two", 3.0]
+
+        @jax.jit
+        def f(i, y):
+            return y * len(str(TABLE[int(i)]))
+        """,
+    "an index of a list bound twice": """
+        TABLE = [1.0, 2.0, 3.0]
+        TABLE = [4.0, 5.0]
+
         @jax.jit
         def f(i, y):
             return y * TABLE[int(i)]

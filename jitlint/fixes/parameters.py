@@ -88,7 +88,7 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     shown = ctx.code(read)
     advice = Fix(Applicability.DISPLAY_ONLY,
                  f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
-    caller = fn if _only_jit(fn, ctx) is not None or _only_wrapper(fn, ctx) is not None else _only_caller(fn, ctx)
+    caller = fn if only_jit_entry(fn, ctx) is not None or _only_wrapper(fn, ctx) is not None else _only_caller(fn, ctx)
     if caller is None:
         key = ("transformed", fn.node, shown)
         if key not in ctx.memo:
@@ -146,7 +146,7 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     static = _made_static_for(kind, reads, ctx)
     if static and kind == "array":
         return None  # an array cannot be static
-    entry = _only_jit(fn, ctx)
+    entry = only_jit_entry(fn, ctx)
     if entry is None or isinstance(fn.node, cst.Lambda):
         return _through_wrapper(read, global_name, kind, static, reads, fn, ctx)
     if static and (entry.partial_positional or entry.partial_keywords):
@@ -453,7 +453,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         edits: List[Edit] = list(def_edits) + call_edits
         return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the {how} `{param}` "
                        f"(at the {len(calls)} call{'s' if len(calls) != 1 else ''} of `{wrapper}`)", tuple(edits))
-    forwarded = _forwarded(node.params)
+    forwarded = forwarded_arguments(node.params)
     if forwarded is None:
         return None
     private = ctx.fresh_name("_" + wrapper.lstrip("_") + "_jit", ctx.module, ctx.module_names())
@@ -531,14 +531,14 @@ def _only_caller(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optio
     function when it is jitted, else the one that function serves in turn (a chain of helpers, up to
     four deep, without cycles).  A helper other modules may call (:func:`_kept_public`) must be a plain
     ``def`` (no decorator, not ``async``, no generator)."""
-    if depth > 4 or _only_jit(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
+    if depth > 4 or only_jit_entry(helper, ctx) is not None or not isinstance(helper.node, cst.FunctionDef) \
             or helper.parent is not None or helper.cls is not None \
             or _kept_public(helper, ctx) and not _plain_def(helper.node):
         return None
     owner = _owner(helper, ctx, depth)
     if owner is None:
         return None
-    return owner if _only_jit(owner, ctx) is not None else _only_caller(owner, ctx, depth + 1)
+    return owner if only_jit_entry(owner, ctx) is not None else _only_caller(owner, ctx, depth + 1)
 
 
 def _owner(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[FunctionInfo]:
@@ -552,7 +552,7 @@ def _owner(helper: FunctionInfo, ctx: FixContext, depth: int = 0) -> Optional[Fu
     owners = {_outermost(ctx.enclosing_function(use)) for use in uses}
     if _kept_public(helper, ctx) and len(owners) > 1:
         owners = {o for o in owners if o is not None and o is not helper and isinstance(o.node, cst.FunctionDef)
-                  and (_only_jit(o, ctx) is not None or _only_caller(o, ctx, depth + 1) is not None)}
+                  and (only_jit_entry(o, ctx) is not None or _only_caller(o, ctx, depth + 1) is not None)}
     if len(owners) != 1:
         return None
     owner = owners.pop()
@@ -609,7 +609,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     if global_name in caller.local_names or global_name in caller.global_names \
             or global_name in caller.nonlocal_names:
         return None
-    entry = _only_jit(caller, ctx)
+    entry = only_jit_entry(caller, ctx)
     if entry is None or not _can_wrap(caller, entry, ctx):
         return None
     kind = _kind(read, global_name, ctx)
@@ -882,7 +882,7 @@ def _reads_in(fn_node: cst.FunctionDef, read: cst.BaseExpression, ctx: FixContex
     return out
 
 
-def _only_jit(fn: FunctionInfo, ctx: FixContext):
+def only_jit_entry(fn: FunctionInfo, ctx: FixContext):
     """The function's one entry, a ``jax.jit`` decorator; None if it is traced any other way too."""
     entries = [e for e in ctx.index.entries if e.function is fn]
     if len(entries) != 1:
@@ -1003,7 +1003,7 @@ def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpres
     node = fn.node
     assert isinstance(node, cst.FunctionDef)
     top = ctx.top_index(node)
-    forwarded = _forwarded(node.params)
+    forwarded = forwarded_arguments(node.params)
     if top is None or ctx.module.body[top] is not node or forwarded is None:
         return None
     on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
@@ -1031,7 +1031,7 @@ def _plain_def(node: cst.FunctionDef) -> bool:
         and not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node))
 
 
-def _forwarded(params: cst.Parameters) -> Optional[List[cst.Arg]]:
+def forwarded_arguments(params: cst.Parameters) -> Optional[List[cst.Arg]]:
     """The arguments that pass a function's own parameters on, as it received them."""
     out = [cst.Arg(cst.Name(p.name.value)) for p in list(params.posonly_params) + list(params.params)]
     if isinstance(params.star_arg, cst.Param):

@@ -1157,12 +1157,12 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
     UNSAFE: the name is no longer a jitted function (its ``lower`` and the other attributes of one are
     gone), and inside an outer ``jax.jit`` the update still runs once per trace."""
-    from jitlint.fixes.parameters import _forwarded, _only_jit
+    from jitlint.fixes.parameters import forwarded_arguments, only_jit_entry
     from jitlint.fixes.wrap import wrapped
 
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.node.asynchronous is not None \
-            or len(fn.node.decorators) != 1 or _only_jit(fn, ctx) is None \
+            or len(fn.node.decorators) != 1 or only_jit_entry(fn, ctx) is None \
             or not isinstance(fn.node.body, cst.IndentedBlock):
         return None
     body = list(fn.node.body.body)
@@ -1181,7 +1181,7 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     if any(ref.value in updated for s in rest for ref in name_references(s)):
         return None  # (the core reads what the wrapper updates: it would read it frozen)
-    forwarded = _forwarded(fn.node.params)
+    forwarded = forwarded_arguments(fn.node.params)
     if forwarded is None:
         return None
     private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
