@@ -921,6 +921,7 @@ class ModuleIndex:
         #: properties computed from them)
         self.static_fields_by_class: Dict[str, Set[str]] = {}
         self._library_fields: Optional[Dict[str, Set[str]]] = None
+        self._annotated: Optional[Dict[str, Set[str]]] = None
         self._jax_import_flags: Optional[Set[str]] = None
         self.static_fields: Set[str] = self._static_fields()
 
@@ -1206,13 +1207,21 @@ class ModuleIndex:
                     continue
                 if not any(self._library_decorator(d.func if isinstance(d, cst.Call) else d) for d in cls.decorators):
                     continue
-                names: Set[str] = set()
-                for stmt in cls.node.body.body:
+                self._library_fields[cls.name] = self.annotated_fields()[cls.name]
+        return self._library_fields
+
+    def annotated_fields(self) -> Dict[str, Set[str]]:
+        """Class name -> the names annotated in its body (``res_x: int``), for the classes of this module."""
+        if self._annotated is None:
+            self._annotated = {}
+            for cls in self.classes.values():
+                names = self._annotated.setdefault(cls.name, set())
+                body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+                for stmt in body:
                     if isinstance(stmt, cst.SimpleStatementLine):
                         names.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
                                      and isinstance(small.target, cst.Name))
-                self._library_fields[cls.name] = names
-        return self._library_fields
+        return self._annotated
 
     def _library_decorator(self, decorator: cst.BaseExpression) -> bool:
         """A decorator imported from a package outside JAX, its known libraries and the standard library

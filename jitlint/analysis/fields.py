@@ -148,12 +148,8 @@ def _stores_to(fn: cst.CSTNode, receiver: str, attr: str) -> Iterator[Optional[c
 def data_fields(index: ModuleIndex) -> Set[str]:
     """The fields that a class of the module declares (annotated in its body) and not as static."""
     out: Set[str] = set()
-    for cls in index.classes.values():
-        static = index.static_fields_by_class.get(cls.name, ())
-        for stmt in cls.node.body.body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                out.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
-                           and isinstance(small.target, cst.Name) and small.target.value not in static)
+    for name, annotated in index.annotated_fields().items():
+        out |= annotated - set(index.static_fields_by_class.get(name, ()))
     return out
 
 
@@ -236,20 +232,11 @@ def class_named(annotation: Optional[cst.BaseExpression], index: ModuleIndex, pa
     found = defined(annotation, index, path, project)
     if found is None or found.name not in found.index.classes:
         return None
-    if parametrized and not _holds_something(found.index.classes[found.name].node):
-        return None  # `class Batched(Generic[T]): ...` read as `Batched[CHWArray]`: a marker of a type, no class
+    if parametrized and not (found.index.annotated_fields()[found.name] or found.index.classes[found.name].methods):
+        # `class Batched(Generic[T]): ...` read as `Batched[CHWArray]`: declaring no field and no method, it
+        # only marks a type; its instances carry nothing
+        return None
     return found
-
-
-def _holds_something(cls: cst.ClassDef) -> bool:
-    """The class body declares a field (an annotated name) or defines a method: a class whose instances
-    carry data, not an empty marker used only to annotate."""
-    for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.FunctionDef):
-            return True
-        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.AnnAssign) for s in stmt.body):
-            return True
-    return False
 
 
 def alias_of(annotation: cst.BaseExpression, index: ModuleIndex, path: Optional[str],

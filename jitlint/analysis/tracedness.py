@@ -3007,18 +3007,7 @@ class Analyzer:
             return own and attr in registered[base.pytree_class.name]
         if not any(attr in names for names in registered.values()):
             return False
-        return not any(attr in names for cls, names in self._annotated_fields().items() if cls not in registered)
-
-    def _annotated_fields(self) -> Dict[str, Set[str]]:
-        """Class name -> the fields annotated in its body, for the classes of this module."""
-        out: Dict[str, Set[str]] = {}
-        for cls in self.index.classes.values():
-            names = out.setdefault(cls.name, set())
-            for stmt in cls.node.body.body:
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    names.update(small.target.value for small in stmt.body if isinstance(small, cst.AnnAssign)
-                                 and isinstance(small.target, cst.Name))
-        return out
+        return not any(attr in names for cls, names in self.index.annotated_fields().items() if cls not in registered)
 
     def _own_data_fields(self) -> frozenset:
         """The fields that a class of this module declares as data (see ``data_fields``): on a traced

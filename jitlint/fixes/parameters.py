@@ -53,7 +53,7 @@ module's assignments show (a function sets a string where a number was) fails to
 from __future__ import annotations
 
 import keyword
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -406,7 +406,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
     entry, statement, wrapper = found
     node = fn.node
     assert isinstance(node, (cst.FunctionDef, cst.Lambda))
-    if any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)) \
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(node)) \
             or (isinstance(node, cst.FunctionDef) and node.asynchronous is not None):
         return None
     site = entry.site
@@ -960,12 +960,12 @@ def _can_wrap(fn: FunctionInfo, entry: EntryPoint, ctx: FixContext) -> bool:
     assert isinstance(node, cst.FunctionDef)
     if node.asynchronous is not None or len(node.decorators) != 1 or entry.site is not node.decorators[0]:
         return False
-    if any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node)):
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(node)):
         return False
     return calls_by_name(fn, ctx) is not None
 
 
-def _own_nodes(node: Union[cst.FunctionDef, cst.Lambda]):
+def own_nodes(node: Union[cst.FunctionDef, cst.Lambda]):
     """The nodes of the function's body, not those of functions or lambdas nested in it."""
     stack: List[cst.CSTNode] = [node.body]
     while stack:
@@ -993,32 +993,48 @@ def _behind_a_wrapper(read: cst.BaseExpression, param: str, static: bool, fn: Fu
 
 def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpression, param: str,
                             changes: Dict[cst.CSTNode, Replacement], ctx: FixContext) -> Optional[Edit]:
-    """One edit of the module statement ``def f`` (``fn``): ``def f(x): return _f(x, g=G)`` (its signature,
-    docstring and leading lines kept, its decorators moved) above ``_f`` (``private``), ``f`` with ``changes``
-    made (the reads, the new parameter ``param``) and its decorators: a jitted function, or a helper another
-    module may call (no decorator), keep their public name, which reads the value on every call."""
+    """``def f(x): return _f(x, g=G)`` above ``_f`` with ``changes`` made (the reads, the new parameter
+    ``param``): a jitted function, or a helper another module may call, keeps its public name, which reads
+    the value on every call."""
+    return split_behind_a_wrapper(fn, private, changes, ctx, passed=[_keyword_arg(read, param)])
+
+
+def split_behind_a_wrapper(fn: FunctionInfo, private: str, changes: Dict[cst.CSTNode, Replacement],
+                           ctx: FixContext, passed: Sequence[cst.Arg] = (),
+                           moved: Sequence[cst.BaseStatement] = ()) -> Optional[Edit]:
+    """One edit of the statement ``def f`` (``fn``): ``def f(x): <moved>; return _f(x, <passed>)`` (its
+    signature, docstring and leading lines kept, its decorators moved) above ``_f`` (``private``), ``f`` with
+    ``changes`` made, without the statements ``moved`` into the wrapper, and with its decorators.  A module
+    statement is rewritten whole; a function nested in another is replaced in its block."""
     from jitlint.fixes.templates import PathReplacer
     from jitlint.fixes.wrap import wrapped
 
     node = fn.node
     assert isinstance(node, cst.FunctionDef)
-    top = ctx.top_index(node)
     forwarded = forwarded_arguments(node.params)
-    if top is None or ctx.module.body[top] is not node or forwarded is None:
+    if forwarded is None or not isinstance(node.body, cst.IndentedBlock):
         return None
     on_path = {a for old in changes for a in ctx.ancestors(old)} | set(changes)
-    copy = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef)
+    copy = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef) if changes else node
     body = list(copy.body.body) if isinstance(copy.body, cst.IndentedBlock) else []
     doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
+    kept = [stmt for stmt in body[len(doc):] if not any(stmt is m for m in moved)]
     decorators = [d.with_changes(leading_lines=[]) if k == 0 else d for k, d in enumerate(copy.decorators)]
-    copy = copy.with_changes(name=cst.Name(private), leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
-                             decorators=decorators,
-                             body=copy.body.with_changes(body=body[len(doc):]) if doc else copy.body)
-    call = cst.Call(cst.Name(private), args=appended(forwarded, _keyword_arg(read, param)))
+    top = ctx.top_index(node)
+    module_level = fn.parent is None and top is not None and ctx.module.body[top] is node
+    blank = [cst.EmptyLine(indent=False)] * (2 if module_level else 1)
+    copy = copy.with_changes(name=cst.Name(private), leading_lines=blank, decorators=decorators,
+                             body=copy.body.with_changes(body=kept))
+    args = list(forwarded)
+    for arg in passed:
+        args = appended(args, arg)
+    call = cst.Call(cst.Name(private), args=args)
     wrapper = node.with_changes(
         decorators=[], leading_lines=list(node.leading_lines) + (
             list(node.decorators[0].leading_lines) if node.decorators else []),
-        body=cst.IndentedBlock(body=[*doc, cst.SimpleStatementLine([cst.Return(call)])]))
+        body=cst.IndentedBlock(body=[*doc, *moved, cst.SimpleStatementLine([cst.Return(call)])]))
+    if not module_level:
+        return ctx.replace(node, cst.FlattenSentinel([wrapper, copy]))
     old_code = ctx.top_code(top)
     _, wrapper_code = wrapped(ctx, old_code, wrapper)
     _, copy_code = wrapped(ctx, old_code, copy)
@@ -1028,7 +1044,7 @@ def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpres
 def _plain_def(node: cst.FunctionDef) -> bool:
     """A ``def`` without decorators, not ``async``, no generator: a wrapper can call it and return."""
     return not node.decorators and node.asynchronous is None \
-        and not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own_nodes(node))
+        and not any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(node))
 
 
 def forwarded_arguments(params: cst.Parameters) -> Optional[List[cst.Arg]]:

@@ -1157,8 +1157,7 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
     UNSAFE: the name is no longer a jitted function (its ``lower`` and the other attributes of one are
     gone), and inside an outer ``jax.jit`` the update still runs once per trace."""
-    from jitlint.fixes.parameters import forwarded_arguments, only_jit_entry
-    from jitlint.fixes.wrap import wrapped
+    from jitlint.fixes.parameters import only_jit_entry, own_nodes, split_behind_a_wrapper
 
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.node.asynchronous is not None \
@@ -1177,43 +1176,17 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         updated |= names
     rest = body[len(doc) + len(moved):]
     finding_line = next((s for s in moved if s is node or any(a is s for a in ctx.ancestors(node))), None)
-    if finding_line is None or not updated or not rest or any(isinstance(n, (cst.Yield, cst.Await)) for s in rest for n in _walk(s)):
-        return None
+    if finding_line is None or not updated or not rest \
+            or any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(fn.node)):
+        return None  # (a generator cannot be split behind a function that returns its call)
     if any(ref.value in updated for s in rest for ref in name_references(s)):
         return None  # (the core reads what the wrapper updates: it would read it frozen)
-    forwarded = forwarded_arguments(fn.node.params)
-    if forwarded is None:
-        return None
     private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
-    call = cst.Call(cst.Name(private), args=forwarded)
-    wrapper = fn.node.with_changes(decorators=[], leading_lines=list(fn.node.leading_lines) + list(
-        fn.node.decorators[0].leading_lines),
-        body=fn.node.body.with_changes(body=[*doc, *moved, cst.SimpleStatementLine([cst.Return(call)])]))
-    decorator = fn.node.decorators[0].with_changes(leading_lines=[])
-    blank = [cst.EmptyLine(indent=False)] * (2 if fn.parent is None else 1)
-    core = fn.node.with_changes(name=cst.Name(private), decorators=[decorator], leading_lines=blank,
-                                body=fn.node.body.with_changes(body=rest))
-    top = ctx.top_index(fn.node)
-    if fn.parent is None and top is not None and ctx.module.body[top] is fn.node:
-        old_code = ctx.top_code(top)
-        _, wrapper_code = wrapped(ctx, old_code, wrapper)
-        _, core_code = wrapped(ctx, old_code, core)
-        edit = ctx.replace_top(top, wrapper_code + core_code)
-    else:
-        edit = ctx.replace(fn.node, cst.FlattenSentinel([wrapper, core]))
+    edit = split_behind_a_wrapper(fn, private, {}, ctx, moved=moved)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Update the state in a plain `{fn.name}`, on every call, and jit the "
                    f"rest as `{private}`", (edit,))
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) or n is node:
-            stack.extend(iter_children(n))
 
 
 def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:

@@ -193,8 +193,9 @@ class RecompilationHazard(Rule):
     created per call, per loop iteration or per element of a comprehension
     around a fresh callable (a `lambda`, a nested `def`, a
     `functools.partial`, a bound method `self.f`, the result of `jax.grad` /
-    `jax.vmap` / ..., what a closure factory returns: `jax.jit(make_step(lr))`), and a static argument given a value that changes on
-    every iteration (a loop counter, arithmetic on one, or a variable the
+    `jax.vmap` / ..., what a closure factory returns:
+    `jax.jit(make_step(lr))`), and a static argument given a value that
+    changes on every iteration (a loop counter, arithmetic on one, or a variable the
     loop reassigns, such as a decaying learning rate).
 
     Also flagged: a traced argument whose *shape* changes on every iteration
@@ -819,7 +820,7 @@ class RecompilationHazard(Rule):
         if iteration is None or owner is None:
             return False
         varying = {n.value for n in assigned_names(iteration.target)} if isinstance(iteration, cst.For) else set()
-        siblings = {info.name: info for info in index.infos.values() if info.parent is owner and info is not fn}
+        siblings = {name: info for name, info in owner.nested.items() if info is not fn}
         todo, seen, free = [fn], set(), set()
         while todo and len(seen) < 16:
             f = todo.pop()
@@ -836,11 +837,10 @@ class RecompilationHazard(Rule):
             if new_key_each_iteration(cst.Name(name), iteration, owner.scope, index):
                 return True
             value = index.single_value(name, owner) if varying else None
-            if isinstance(value, cst.Call) and varying & {r.value for a in value.args for r in name_references(a.value)}:
-                maker, bound = index.resolve_function(value.func, owner, None)
-                if maker is not None and not bound and isinstance(maker.node, cst.FunctionDef) \
-                        and _returned_nested(maker, index):
-                    return True
+            given = {r.value for a in value.args for r in name_references(a.value)} \
+                if isinstance(value, cst.Call) else set()
+            if varying & given and index.resolve_function(value, owner, None)[0] is not None:
+                return True  # (`transform = make_transform(n)`: the function a factory returns, made anew)
         return False
 
     def _shapes_of_made_callees(self, fn: FunctionInfo, owner: Optional[FunctionInfo]) -> Set[str]:
@@ -854,14 +854,11 @@ class RecompilationHazard(Rule):
             if not isinstance(call.func, cst.Name) or call.func.value in fn.local_names:
                 continue
             value = index.single_value(call.func.value, owner)
-            if not isinstance(value, cst.Call):
-                continue
-            maker, bound = index.resolve_function(value.func, owner, None)
-            if maker is None or bound or not isinstance(maker.node, cst.FunctionDef):
-                continue
-            for made in _returned_nested(maker, index):
-                reads = (_shape_names(made.node, index) | _loop_count_names(made.node)) - set(made.local_names)
-                out |= _given_for(value, maker, reads)
+            made = index.resolve_function(value, owner, None)[0] if isinstance(value, cst.Call) else None
+            if made is None or made.parent is None:
+                continue  # (the function a factory returns, resolved through the factory: see ModuleIndex)
+            reads = (_shape_names(made.node, index) | _loop_count_names(made.node)) - set(made.local_names)
+            out |= _given_for(value, made.parent, reads)
         return out
 
     def _factory_call(self, target: Optional[cst.BaseExpression], fn: FunctionInfo,
@@ -1906,18 +1903,6 @@ def _given_for(call: cst.Call, maker: FunctionInfo, names: Set[str]) -> Set[str]
     """The names ``call`` passes (as the whole argument) to the parameters of ``maker`` among ``names``."""
     return {arg.value.value for arg, param in bind_arguments(maker.params, call.args)
             if param is not None and param.name.value in names and isinstance(arg.value, cst.Name)}
-
-
-def _returned_nested(maker: FunctionInfo, index: ModuleIndex) -> List[FunctionInfo]:
-    """The functions nested in ``maker`` that it returns by name (a closure factory's products)."""
-    nested = {info.name: info for info in index.infos.values() if info.parent is maker}
-    out = []
-    for value in returned_values(maker.node.body):
-        if isinstance(value, cst.Name) and value.value in nested:
-            out.append(nested[value.value])
-        elif isinstance(value, cst.Lambda) and value in index.infos:
-            out.append(index.infos[value])
-    return out
 
 
 def _loop_count_names(fn: cst.CSTNode) -> Set[str]:

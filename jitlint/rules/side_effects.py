@@ -1960,12 +1960,8 @@ def _stores_by_its_own_method(value) -> bool:
         return False
     for definition in (cls, *cls.imported_bases()):
         info = definition.index.classes.get(definition.name)
-        seen = set()
-        while info is not None and info.name not in seen:
-            seen.add(info.name)
-            if "__setitem__" in info.methods:
-                return True
-            info = next((definition.index.classes.get(b) for b in info.bases if b in definition.index.classes), None)
+        if info is not None and definition.index.find_method(info, "__setitem__") is not None:
+            return True
     return False
 
 
