@@ -195,3 +195,24 @@ def test_a_clock_read_from_the_callback_is_read_on_every_call():
         counts[kind] = (n, ordered, len(set(module.CALL_TIMES)))
     assert counts["in"][0] == 1  # the original: one reading, when `forces` was traced
     assert counts["out"] == (5, True, 5), counts  # the fix: one reading per call, in order
+
+
+def test_a_cast_stored_in_a_field_is_kept_where_a_read_needs_a_number():
+    """JIT301's rewrite of `self.f = float(x)` holds only where every read of `.f` in the module is array
+    arithmetic; one read that needs a Python number (a format spec) keeps the cast."""
+    source = HEADER + textwrap.dedent("""
+        class Gauge:
+            def __init__(self, reading):
+                self.reading = float(reading)
+
+            def scaled(self):
+                return jnp.sqrt(self.reading) * 2.0
+
+        @jax.jit
+        def f(x):
+            return Gauge(x[0]).scaled() + x
+        """)
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    assert "self.reading = jnp.asarray(reading, dtype=float)" in fixed
+    shown = source + "\n\ndef show(g):\n    return f\"{g.reading:.2f}\"\n"
+    assert fix_source(shown, "case.py", Config(), unsafe=True).fixed == shown

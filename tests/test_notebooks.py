@@ -370,3 +370,22 @@ def test_what_a_method_returns_does_not_hold_the_jitted_function(tmp_path, later
     (tmp_path / "nb.ipynb").write_bytes(notebook(*(SOLVER_CELLS + later)))
     found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
     assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+@pytest.mark.parametrize("between, stale", [
+    ("", False),  # nothing of the module traces `g` while it is imported: every trace reads 3.0
+    ("print(g(1.0))\n", True),  # traced at import with 2.0; the importer's call reuses that trace
+    ("y = jax.jit(g)(1.0)\n", True),  # the same function object: the wrapper's trace of `g` is kept
+    ("def warm():\n    return g(1.0)\n", False),  # a function nobody calls while importing traces nothing
+])
+def test_a_global_rebound_while_an_imported_module_loads_is_stale_only_after_an_import_time_trace(
+        tmp_path, between, stale):
+    """A module that another module imports has run all its statements before the importer calls it:
+    a global it binds twice at import time is read with its last value by every later trace (run on
+    JAX 0.10.2: `g(1.0)` gives 3.0 jitted and eagerly); only a trace made between the bindings, while the
+    module loads, keeps the first value (2.0 jitted, 3.0 eagerly)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lib.py").write_text("".join(SCALE_CELLS[:2]) + between + "scale = 3.0\n")
+    (tmp_path / "user.py").write_text("from lib import g\n\nprint(g(1.0))\n")
+    found = json.loads(_check(tmp_path, "--format", "json", "lib.py").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -2,6 +2,8 @@
 import os
 import re
 
+import pytest
+
 from jitlint.config import Config
 from jitlint.engine import parse
 from jitlint import runner
@@ -542,3 +544,35 @@ def test_class_variables_of_the_classes_a_package_reexports():
     field) is static; a data field of the same classes used as a shape stays reported."""
     _check_package(LIE, ("check_jlog.py", os.path.join("lie", "__init__.py"), os.path.join("lie", "_base.py"),
                          os.path.join("lie", "_so2.py")))
+
+
+RUN_CONFIG = {
+    "pkg/__init__.py": "",
+    "pkg/ppo.py": (
+        "import dataclasses\n\nimport jax\n\n\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+        "class PPOConfig:\n    lr: float\n    rollout_steps: int = dataclasses.field(metadata={'static': True})\n"),
+    "pkg/experiment_config.py": (
+        "import dataclasses\n\nimport jax\n\nfrom .ppo import PPOConfig\n\n\n@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\nclass AgentState:\n    ppo_config: PPOConfig\n    weights: jax.Array\n"),
+    "pkg/run.py": (
+        "from functools import partial\n\nimport jax\n\nfrom .experiment_config import AgentState\n\n\n"
+        "@jax.jit\ndef rollout(runner_state):\n"
+        "    steps = runner_state[0].ppo_config.rollout_steps\n"
+        "    def body(carry, _):\n        return carry + 1.0, carry\n"
+        "    return jax.lax.scan(body, runner_state[1], None, steps)  # expect: JIT402\n"),
+}
+
+
+@pytest.mark.parametrize("declared, stale", [("metadata={'static': True}", False), ("default=4", True)])
+def test_a_field_declared_static_by_a_class_of_a_module_imported_by_an_imported_one(tmp_path, declared, stale):
+    """An object of unknown class read in a jitted function (`runner_state[0].ppo_config`): a field name
+    that the classes of the modules it imports -- and of those they import, which define what their
+    classes hold (`AgentState.ppo_config: PPOConfig`) -- declare only static is a Python value (JAX 0.10.2:
+    `lax.scan` runs 7 steps); declared a leaf, it is a tracer and `lax.scan` raises."""
+    for name, text in RUN_CONFIG.items():
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text.replace("metadata={'static': True}", declared))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    [result] = lint_files([str(tmp_path / "pkg" / "run.py")], Config())
+    assert [d.code for d in result.diagnostics] == (["JIT402"] if stale else [])

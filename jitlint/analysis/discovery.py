@@ -1640,17 +1640,28 @@ class ModuleIndex:
                                 lambda call: self.field_helper_declares_static(call, node_key, depth))
 
     def field_helper_declares_static(self, call: cst.Call, node_key: bool, depth: int = 0) -> bool:
-        """A call of a module-level function of the checked code (this module's, or one it imports)
-        every return of which declares a field static: fdtdx's ``frozen_field(**kw)`` returns
+        """A call of a module-level function of the checked code (this module's, or one it imports), or of
+        a static method of a class of this module, every return of which declares a field static:
+        fdtdx's ``frozen_field(**kw)`` returns
         ``tc_field(..., on_setattr=[*on_setattr, tc.freeze])``, and its ``frozen_private_field``
         returns ``frozen_field(...)``.  Typing overloads (no return) are left aside."""
         if depth > 4:
             return False
         where: Optional[ModuleIndex] = None
         name = None
-        if isinstance(call.func, cst.Name) and call.func.value in self.globals \
-                and self.globals[call.func.value].kind != "import":
-            where, name = self, call.func.value
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in self.classes:
+            # a static method of a class of this module (genjax's ``Pytree.static()``): the same helper
+            method = self.find_method(self.classes[func.value.value], func.attr.value)
+            if method is None or not method.is_static_method or not isinstance(method.node, cst.FunctionDef):
+                return False
+            returned = [_with_literal_arguments(value, method.node, call) if value is not None else None
+                        for value in returned_values(method.node.body)]
+            return bool(returned) and all(value is not None and self.declares_static(value, node_key, depth + 1)
+                                          for value in returned)
+        if isinstance(func, cst.Name) and func.value in self.globals \
+                and self.globals[func.value].kind != "import":
+            where, name = self, func.value
         elif self.resolve_function_elsewhere is not None:
             q = self.qualify(call.func)
             found = self.resolve_function_elsewhere(q) if q and not (q + ".").startswith(
@@ -1974,7 +1985,7 @@ class ModuleIndex:
             s = scope
             while s is not None:
                 if expr.value in s.nested:
-                    return s.nested[expr.value], False
+                    return self._nested_def_reaching(s, expr.value, expr) or s.nested[expr.value], False
                 if expr.value in s.local_names:
                     break  # a parameter or variable of this function hides a def of that name outside it
                 s = s.parent
@@ -2063,6 +2074,80 @@ class ModuleIndex:
         if expr.attr.value == "init":
             return target, 1
         return target, leading - (0 if rng else 1)
+
+    def _nested_def_reaching(self, fn: FunctionInfo, name: str, read: cst.CSTNode) -> Optional[FunctionInfo]:
+        """Of the several ``def name`` of function ``fn`` (and no other binding of it), the one a read in
+        ``fn`` sees in statement order: walking back from the read, block by block outwards, the first
+        statement that always binds the name (a def of it, or an ``if`` every arm of which ends up
+        binding it: the first of those arms' defs is taken).  A def after the read in a loop around it
+        may be seen on the next run of the loop; so may one in an arm that may not run: None there (the
+        first def is then taken, as before)."""
+        bindings = [b for b in fn.scope.bindings_of(name) if b.binds_value]
+        if len(bindings) < 2 or any(b.kind is not BindingKind.FUNCTION for b in bindings):
+            return None
+        defs = {id(b.node) for b in bindings}
+        path = self._block_path(read, fn.node)
+        if path is None:
+            return None
+        for block, index in reversed(path):
+            for stmt in reversed(block.body[:index]):
+                kind, found = self._binds_def(stmt, defs)
+                if kind == "always":
+                    return self.infos.get(found[0])
+                if kind == "maybe":
+                    return None
+            owner = self.parents.get(id(block))
+            if isinstance(owner, (cst.For, cst.While)) and owner.body is block and any(
+                    self._binds_def(stmt, defs)[0] != "no" for stmt in block.body[index + 1:]):
+                return None  # (bound later in the loop: seen by the read on the next run)
+        return None
+
+    def _binds_def(self, stmt: cst.CSTNode, defs: Set[int]) -> Tuple[str, List[cst.FunctionDef]]:
+        """Whether running ``stmt`` binds a name to one of the defs ``defs`` (ids): "always" (with the defs
+        it may leave bound), "maybe", or "no"."""
+        if id(stmt) in defs:
+            return "always", [stmt]
+        if isinstance(stmt, cst.If):
+            arms: List[cst.BaseSuite] = [stmt.body]
+            tail = stmt.orelse
+            while isinstance(tail, cst.If):
+                arms.append(tail.body)
+                tail = tail.orelse
+            results = [self._block_binds(arm, defs) for arm in arms]
+            results.append(self._block_binds(tail.body, defs) if tail is not None else ("no", []))
+            if all(kind == "always" for kind, _ in results):
+                return "always", [node for _, found in results for node in found]
+            return ("no", []) if all(kind == "no" for kind, _ in results) else ("maybe", [])
+        if isinstance(stmt, cst.With):
+            return self._block_binds(stmt.body, defs)
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.ClassDef, cst.FunctionDef)):
+            return "no", []  # (a def of the name nested in another def or a class binds in that scope)
+        holds = any(self._block_path(self._def_node(d), stmt) is not None for d in defs)
+        return ("maybe", []) if holds else ("no", [])
+
+    def _block_binds(self, block: cst.BaseSuite, defs: Set[int]) -> Tuple[str, List[cst.FunctionDef]]:
+        for stmt in reversed(getattr(block, "body", ())):
+            kind, found = self._binds_def(stmt, defs)
+            if kind != "no":
+                return kind, found
+        return "no", []
+
+    def _def_node(self, node_id: int) -> cst.CSTNode:
+        return next(node for node in self.infos if id(node) == node_id)
+
+    def _block_path(self, node: cst.CSTNode, stop: cst.CSTNode) -> Optional[List[Tuple[cst.BaseSuite, int]]]:
+        """Where ``node`` is inside ``stop``: for each block around it, outermost first, the block and
+        the index of the statement in it that holds ``node``; None when not inside ``stop``."""
+        path: List[Tuple[cst.BaseSuite, int]] = []
+        child, parent = node, self.parents.get(id(node))
+        while parent is not None and parent is not stop:
+            if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+                index = next((i for i, stmt in enumerate(parent.body) if stmt is child), None)
+                if index is None:
+                    return None
+                path.append((parent, index))
+            child, parent = parent, self.parents.get(id(parent))
+        return path[::-1] if parent is stop else None
 
     def def_seen_from(self, name: str, scope: Optional[FunctionInfo], read: Optional[cst.CSTNode] = None
                       ) -> FunctionInfo:
@@ -2371,7 +2456,9 @@ class ModuleIndex:
         """Module-level code rebinds ``name`` after ``fn`` (its top-level def) exists.
 
         Rebinding before the function is defined -- ``X = ...; try: X += ...`` at
-        import time -- cannot make a trace stale.
+        import time -- cannot make a trace stale; nor can one after it when no module statement
+        traces the function before the last binding: an importer calls it only once the module's
+        statements have all run, and that trace reads the last value.
         """
         info = self.globals.get(name)
         if info is None:
@@ -2399,14 +2486,16 @@ class ModuleIndex:
             return False  # (`TOL = 1e-11` defined twice: a rebinding that stores the same value)
         if top.cls is None and position is not None and info.last_statement > position:
             first = self._first_trace_of(top.name)
-            if first is not None and info.last_statement < first:
-                return False  # (a script that sets its data up, then runs the jitted loss: traced after)
+            if first is None or info.last_statement < first:
+                # (a script that sets its data up, then runs the jitted loss: traced after; a module whose
+                # own statements trace nothing: every trace comes after its import has bound the last value)
+                return False
             if self.never_imported and not any(self._traced_after(top.name, r)
                                                for r in info.statements if r > position):
                 return False  # (a notebook, a script: no trace made before a rebinding runs after it)
         if top.cls is not None and position is not None and info.last_statement > position:
             first = self._first_use_of_class(top.cls.name, position)
-            if first is not None and info.last_statement < first:
+            if first is None or info.last_statement < first:
                 return False  # (a notebook that defines a class, sets its data up, then makes the object)
         return position is None or info.last_statement > position
 

@@ -3018,8 +3018,8 @@ class Analyzer:
         return self._own_data
 
     def _imported_static_field(self, attr: str) -> bool:
-        """Whether ``attr`` is a field name that classes of the checked modules this module imports, or that
-        import it (or that those import), declare static, and that no class of those modules or of this
+        """Whether ``attr`` is a field name that classes of the checked modules this module imports (or that
+        those import), or that import it (or that those import), declare static, and that no class of those modules or of this
         one declares as a data field:
         read from a traced object of unknown class (``agent: Any``, ``cache: KVCache`` with
         ``KVCache = Any``), such a name is one of those classes' static fields, a Python value -- the
@@ -3031,8 +3031,12 @@ class Analyzer:
         if known is None:
             known = False
             if self.project is not None and attr not in self._own_data_fields():
-                around = self.project.imported_modules(self.path, self.index) + \
-                    self.project.importing_modules(self.path, attr)
+                imported = self.project.imported_modules(self.path, self.index)
+                around = imported + self.project.importing_modules(self.path, attr)
+                # (and what those import: `ExpConfig` imported here holds a `PPOConfig` of its own module)
+                for state in imported:
+                    around += [s for s in self.project.imported_modules(state.path, state.index)
+                               if s.index is not self.index and s not in around]
                 known = any(attr in state.index.static_fields for state in around) and \
                     not any(attr in data_fields(state.index) for state in around)
             self._imported_static[attr] = known
@@ -3261,7 +3265,10 @@ class Analyzer:
             # call seen), called: its `__call__` runs in the trace
             return self._call_method(call, self.index.classes[owner.name], "__call__", local, args, frame)
         if name in self.index.classes and self.facts.read_scope.get(func) == "global":
-            return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=self.index.classes[name], fresh=True)
+            cls = self.index.classes[name]
+            if best.kind is Kind.TRACED:
+                self._construct(call, cls, args, frame)
+            return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=cls, fresh=True)
         if self.facts.read_scope.get(func) == "builtin":
             return self._call_builtin(call, name, args, best)
         return self._unknown_call(call, name, best)
@@ -3376,6 +3383,38 @@ class Analyzer:
                 return []
             out.append(self.index.functions[v.value])
         return list(dict.fromkeys(out))
+
+    def _construct(self, call: cst.Call, cls, args, frame: Frame) -> None:
+        """``C(...)`` of a class of this module given traced values, in traced code: its ``__init__``
+        runs here, on them; a dataclass's generated ``__init__`` stores them in its fields in order
+        and runs ``__post_init__``, where those fields hold what the call gave (the others, given
+        nothing traced or a default, stay static)."""
+        init = self.index.find_method(cls, "__init__")
+        fresh = Value(Kind.STATIC, instance=cls, fresh=True)
+        if init is not None:
+            self._call_method(call, cls, "__init__", fresh, args, frame)
+            return
+        post = self.index.find_method(cls, "__post_init__")
+        fields = _init_fields(cls) if post is not None and any(
+            (dotted_name(d.func if isinstance(d, cst.Call) else d) or "").rsplit(".", 1)[-1] == "dataclass"
+            for d in cls.decorators) else None
+        if not fields or any(arg.star for arg, _ in args):
+            return
+        given: Dict[str, Value] = {}
+        position = 0
+        for arg, value in args:
+            if arg.keyword is None:
+                if position < len(fields):
+                    given[fields[position]] = value
+                position += 1
+            else:
+                given[arg.keyword.value] = value
+        traced_fields = [(f, v) for f, v in given.items() if v.kind is Kind.TRACED]
+        if not traced_fields:
+            return
+        statics = frozenset(f for f in fields if f not in dict(traced_fields))
+        self_value = Value(Kind.TRACED, traced_fields[0][1].reason, instance=cls, fresh=True, static_attrs=statics)
+        self._call_user(call, post, None, [], frame, self_value)
 
     def _call_method(self, call: cst.Call, cls, method: str, receiver: Value, args, frame: Frame) -> Value:
         fn = self.index.find_method(cls, method)
@@ -4389,3 +4428,27 @@ class Analyzer:
 
 def analyse_module(index: ModuleIndex) -> Facts:
     return Analyzer(index).run()
+
+
+def _init_fields(cls) -> List[str]:
+    """The fields a dataclass's generated ``__init__`` takes, in order: the names annotated in its
+    body, but a ``ClassVar`` and a ``field(init=False)``."""
+    out: List[str] = []
+    body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            annotation = dotted_name(small.annotation.annotation.value
+                                     if isinstance(small.annotation.annotation, cst.Subscript)
+                                     else small.annotation.annotation) or ""
+            if annotation.rsplit(".", 1)[-1] == "ClassVar":
+                continue
+            value = small.value
+            if isinstance(value, cst.Call) and any(
+                    a.keyword is not None and a.keyword.value == "init" and isinstance(a.value, cst.Name)
+                    and a.value.value == "False" for a in value.args):
+                continue
+            out.append(small.target.value)
+    return out
+

@@ -56,7 +56,7 @@ an int32 beyond 2**24 converted with ``float()`` is rounded in float32.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -282,6 +282,9 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     """The Python number ``expr`` evaluates to is used only where an array does the same (with
     ``returned_only``, a ``bool``: only returned from the jitted function, or bound to a name that is)."""
     parent = ctx.parent(expr)
+    stored = _stored_attribute(expr, ctx, function)
+    if stored is not None:
+        return depth < _DEPTH and _attribute_use(stored, expr, ctx, is_float, depth)
     if isinstance(parent, (cst.Element, cst.DictElement)) and parent.value is expr \
             and not (isinstance(parent, cst.Element) and _operand_sequence(parent, ctx)):
         ret = _returned_holder(parent, ctx)
@@ -322,6 +325,86 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, cst.Index) and not is_float:
         return _array_index(parent, ctx)
     return False
+
+
+def _stored_attribute(expr: cst.BaseExpression, ctx: FixContext, function: cst.FunctionDef) -> Optional[str]:
+    """``X`` where ``expr`` is what a method stores in ``self.X`` (``self.X = float(x)``, or its place in
+    ``self.X, self.Y = float(x), float(y)``)."""
+    parent = ctx.parent(expr)
+    target: Optional[cst.BaseExpression] = None
+    if isinstance(parent, cst.Assign) and parent.value is expr and len(parent.targets) == 1:
+        target = parent.targets[0].target
+    elif isinstance(parent, cst.Element) and parent.value is expr and isinstance(ctx.parent(parent), cst.Tuple):
+        display = ctx.parent(parent)
+        assign = ctx.parent(display)
+        if isinstance(assign, cst.Assign) and assign.value is display and len(assign.targets) == 1 \
+                and isinstance(assign.targets[0].target, cst.Tuple) \
+                and len(assign.targets[0].target.elements) == len(display.elements):  # type: ignore[union-attr]
+            position = next(i for i, el in enumerate(display.elements) if el is parent)  # type: ignore[union-attr]
+            target = assign.targets[0].target.elements[position].value
+    params = function.params.params
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and params \
+            and target.value.value == params[0].name.value \
+            and ctx.index.infos.get(function) is not None and ctx.index.infos[function].cls is not None:
+        return target.attr.value
+    return None
+
+
+def _attribute_use(attr: str, stored: cst.BaseExpression, ctx: FixContext, is_float: bool, depth: int) -> bool:
+    """Every read of an attribute ``attr`` in the module (``reading.temp_c``, ``self.temp_c``) but those
+    in ``stored``, what is stored (``float(self.temp_c)``), is in a function and an array use there: what
+    a method stored in it may be an array instead of a number."""
+    inside = {id(node) for node in _walk(stored)}
+    checked: Set[str] = ctx.memo.setdefault("conversions.attributes", set())  # type: ignore[assignment]
+    checked.add(attr)
+    try:
+        for node in _attribute_reads(ctx, attr):
+            if id(node) in inside:
+                continue
+            function = ctx.enclosing_def(node)
+            if function is None or not _array_use(node, ctx, function, is_float, depth + 1):
+                return False
+        return True
+    finally:
+        checked.discard(attr)
+
+
+def _attribute_reads(ctx: FixContext, attr: str) -> List[cst.Attribute]:
+    """The ``.attr`` of the module that are read (not stored into)."""
+    key = f"conversions.reads.{attr}"
+    if key not in ctx.memo:
+        found: List[cst.Attribute] = []
+        stack: List[cst.CSTNode] = [ctx.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute) and node.attr.value == attr and not _stored_into(node, ctx):
+                found.append(node)
+            stack.extend(node.children)
+        ctx.memo[key] = found
+    return list(ctx.memo[key])  # type: ignore[arg-type]
+
+
+def _walk(node: cst.CSTNode) -> List[cst.CSTNode]:
+    out, stack = [], [node]
+    while stack:
+        here = stack.pop()
+        out.append(here)
+        stack.extend(here.children)
+    return out
+
+
+def _stored_into(node: cst.Attribute, ctx: FixContext) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Element):
+        parent = ctx.parent(parent)
+        while isinstance(parent, (cst.Tuple, cst.List, cst.Element)):
+            holder = ctx.parent(parent)
+            if isinstance(holder, cst.AssignTarget):
+                return True
+            parent = holder
+        return False
+    return isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+        isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node)
 
 
 def _array_index(index: cst.Index, ctx: FixContext) -> bool:
@@ -423,6 +506,10 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
     value = literal_value(other)
     if value is None and ctx.facts.value(other).known:
         value = ctx.facts.value(other).const
+    if value is None and isinstance(other, cst.Name):
+        value = _global_number(other, ctx)
+    if isinstance(other, cst.Attribute) and other.attr.value in ctx.memo.get("conversions.attributes", ()):
+        return "float"  # (the attribute whose reads are checked: a number, or an array after the fix)
     if isinstance(value, bool):
         return "int"
     if isinstance(value, (int, float)):
@@ -451,6 +538,23 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
             return "array"
         return "float" if "float" in kinds or isinstance(other.operator, cst.Divide) else "int"
     return None
+
+
+def _global_number(name: cst.Name, ctx: FixContext):
+    """The number a module global read here holds when the module binds it once, to a literal (``A =
+    17.62``, or its place in ``A, B = 17.62, 243.12``) and no function rebinds it; else None."""
+    if ctx.facts.read_scope.get(name) != "global" or name.value in ctx.index.global_written:
+        return None
+    info = ctx.index.globals.get(name.value)
+    if info is None or info.assignments != 1 or not isinstance(info.node, cst.Assign) or len(info.node.targets) != 1:
+        return None
+    target, value = info.node.targets[0].target, info.node.value
+    if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
+        for element, bound in zip(target.elements, value.elements):
+            if isinstance(element.value, cst.Name) and element.value.value == name.value:
+                return literal_value(bound.value)
+        return None
+    return literal_value(value) if isinstance(target, cst.Name) and target.value == name.value else None
 
 
 def _size_of_array(node: cst.BaseExpression, ctx: FixContext) -> bool:

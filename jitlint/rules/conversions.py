@@ -84,8 +84,12 @@ class ConcretizeTracer(Rule):
     same element, negative positions and clamping alike), or the index of a
     module-level list or tuple of number literals, which the fix then indexes
     as an array (`SCALE[idx]` -> `jnp.asarray(SCALE)[idx]`, the same numbers
-    as 0-d arrays); or a local name bound only there whose every read is such
-    a use. A `bool(x)` is kept an array only where it is returned. No fix
+    as 0-d arrays); a local name bound only there whose every read is such
+    a use; or an attribute a method stores it in (`self.temp_c = float(t)`,
+    also in `self.a, self.b = float(a), float(b)`: a constructor run in the
+    trace, a dataclass's `__post_init__`) whose every read in the module is
+    such a use -- a read in a format spec or an `if` keeps the cast. A
+    `bool(x)` is kept an array only where it is returned. No fix
     when the value reaches anything else: an `if`, a comparison, `range`, a
     shape, an index of another list, a
     string, a dict key, an argument of another function, a `return` from a
