@@ -47,7 +47,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
-from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_references
+from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_references, returned_values
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, literal_value
 from jitlint.fixes.context import FixContext
@@ -786,3 +786,46 @@ def _attributes_read(cls, method: FunctionInfo, seen: set) -> set:
                 found |= _attributes_read(cls, called, seen)
         stack.extend(iter_children(node))
     return found
+
+
+@rewrites("JIT501")
+def to_cached_property(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``@property def step(self): return jax.jit(lambda ...)`` gotten and called on every loop iteration
+    -> ``@functools.cached_property``: the wrapper is made on the first access of each object and kept
+    in its ``__dict__``, so each object compiles once.  Only for a plain class (no base but ``object``,
+    no ``__slots__``, no setter or deleter of the property), where an object's ``__dict__`` may hold it.
+    UNSAFE: what the wrapped function reads of the object while it is traced (``self.drag``) is then
+    read at the first call only; the property read it at every access."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
+        return None
+    function = ctx.enclosing_def(node)
+    info = ctx.index.infos.get(function) if function is not None else None
+    if info is None or info.cls is None or info.parent is not None \
+            or not any(value is node for value in returned_values(function.body)):
+        return None
+    decorators = function.decorators
+    if len(decorators) != 1 or not isinstance(decorators[0].decorator, cst.Name) \
+            or decorators[0].decorator.value != "property" or ctx.facts.read_scope.get(decorators[0].decorator) \
+            not in ("builtin", None):
+        return None
+    cls = info.cls
+    if any(base not in ("object",) for base in cls.bases) or cls.decorators:
+        return None
+    for stmt in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(small, (cst.Assign, cst.AnnAssign)) and "__slots__" in ctx.code(small).split("=")[0]
+                for small in stmt.body):
+            return None
+        if isinstance(stmt, cst.FunctionDef) and stmt is not function and any(
+                isinstance(d.decorator, cst.Attribute) and isinstance(d.decorator.value, cst.Name)
+                and d.decorator.value.value == info.name for d in stmt.decorators):
+            return None  # (`@step.setter`: a cached_property takes none)
+    spelled = ctx.import_name("functools.cached_property")
+    if spelled is None:
+        return None
+    name, imports = spelled
+    edit = ctx.replace(decorators[0].decorator, ctx.expr(name))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Make the wrapper once per object: `@{name}` instead of `@property`",
+                   (edit,) + tuple(imports))

@@ -209,7 +209,10 @@ class RecompilationHazard(Rule):
     lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
     size written with `.at[t].set` are not flagged; a wrapper of a function
     the module cannot see (`jax.jit(model.apply)`) counts when it is made
-    without static options.
+    without static options. So is a property (or a module function) that
+    returns a new wrapper each time where a loop gets it and calls it at once
+    (`self.step(pos, vel)` with `@property def step(self): return
+    jax.jit(lambda ...)`; `stepper(rate)(x)`): each access makes one.
 
     A wrapper made in a loop under an `if` whose branch changes what its own
     test reads (`if need_compile: step = jax.jit(...); need_compile = False`,
@@ -374,6 +377,13 @@ class RecompilationHazard(Rule):
     name its parameters) or `static_argnums` on a partial with positions
     bound.
 
+    A property of a plain class (no base but `object`, no `__slots__`, no
+    setter) that returns the new wrapper becomes a
+    `functools.cached_property`: made at the first access of each object and
+    kept in its `__dict__`, one compile per object instead of one per access.
+    What the wrapped function reads of the object while traced is then read
+    once per object.
+
     No fix either for another nested function, a bound method, an option that is
     not a literal, a hoist to module level of a name bound below it, or in a
     module with JIT101 findings. A static argument that changes on every
@@ -522,6 +532,12 @@ class RecompilationHazard(Rule):
             return
         if self._runs_once(scope):
             return
+        if made_per_call and fn.parent is scope and any(value is site for value in returned_values(scope.node.body)):
+            getter = self._got_and_called_in_loop(scope)
+            if getter is not None:
+                self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} made on every {getter} and "
+                                  "called at once, in a loop: a fresh callable is traced and compiled each time")
+            return
         if any(name in scope.global_names for name in entry.call_names):
             return  # kept in a module global (`global CACHE; if CACHE is None: CACHE = jax.pmap(...)`)
         uses = self._wrapper_uses(site, scope, entry.call_names)
@@ -529,6 +545,35 @@ class RecompilationHazard(Rule):
                 and not _used_in_closure(scope, entry.call_names, fn.node):
             self.report(site, f"`{self.ctx.code(site.func)}` of {_what(fn, entry)} on every call of `{scope.label}`, "
                               "used once: a fresh callable is traced and compiled each time")
+
+    def _got_and_called_in_loop(self, scope: FunctionInfo) -> Optional[str]:
+        """``scope`` returns the wrapper it makes (``@property def step(self): return jax.jit(lambda ...)``,
+        or ``def stepper(): return jax.jit(...)``): where a loop of this module gets it and calls it at
+        once (``self.step(pos, vel)``, ``stepper()(x)``), every iteration makes and compiles a new one
+        (JAX 0.10.2: 48 compiles over 48 steps).  What is said of the getter, or None."""
+        index = self.ctx.index
+        node = scope.node
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        is_property = scope.cls is not None and any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in node.decorators)
+        if is_property:
+            for call in index.calls_in_loops:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == scope.name \
+                        and isinstance(func.value, cst.Name) and func.value.value == "self" \
+                        and getattr(index.call_scopes.get(call, (None, None))[0], "cls", None) is scope.cls:
+                    return f"access of the property `{scope.name}`"
+            return None
+        if scope.cls is not None or scope.parent is not None:
+            return None
+        for call in index.calls_in_loops:
+            func = call.func
+            if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == scope.name \
+                    and index.functions.get(scope.name) is scope \
+                    and not _local_in(scope.name, index.call_scopes.get(call, (None, None))[0]):
+                return f"call of `{scope.name}`"
+        return None
 
     def _outlives_iteration(self, made: cst.CSTNode, names: Iterable[str], root: cst.CSTNode) -> bool:
         """The wrapper made at ``made`` outlives its iteration: it is stored (an element of a list
