@@ -1465,6 +1465,10 @@ class Analyzer:
         if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
             return False
         test = stmt.test
+        memo = self._own_memo_test(test, frame, unset=False)
+        if memo is not None:
+            # `if key in self._cache: return self._cache[key]`, then `self._cache[key] = ...`: the object's memo
+            return self._sets_own_attribute(rest, memo[0], memo[1])
         found = (test.value, None) if isinstance(test, cst.Name) else state_test(test, self.index.module, unset=False)
         if found is None:
             return False
@@ -1698,6 +1702,10 @@ class Analyzer:
         if own is not None:
             # `if self._cache is None: self._cache = ...`: the object's lazy cache, filled on first use
             return self._sets_own_attribute(stmt.body, own)
+        memo = self._own_memo_test(test, frame, unset=True)
+        if memo is not None:
+            # `if key not in self._cache: self._cache[key] = ...`: the object's memo, filled once per key
+            return self._sets_own_attribute(stmt.body, memo[0], memo[1])
         found = state_test(test, self.index.module, unset=True)
         if found is None:
             return False
@@ -1730,16 +1738,37 @@ class Analyzer:
             return None  # (`self` rebound in the method is some other object)
         return attr
 
-    @staticmethod
-    def _sets_own_attribute(block: cst.BaseSuite, attr: str) -> bool:
-        """A statement at the top of ``block`` assigns ``self.<attr>``."""
-        for stmt in block.body:
+    def _own_memo_test(self, test: cst.BaseExpression, frame: Frame, unset: bool) -> Optional[Tuple[str, str]]:
+        """``key not in self.C`` (``unset``) or ``key in self.C``: the attribute ``C`` and the key's code."""
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        if not isinstance(op, cst.NotIn if unset else cst.In):
+            return None
+        own = self._own_attribute(right, frame)
+        return (own, self.index.module.code_for_node(test.left)) if own is not None else None
+
+    def _sets_own_attribute(self, block: Union[cst.BaseSuite, Sequence[cst.CSTNode]], attr: str,
+                            key: Optional[str] = None) -> bool:
+        """A statement at the top of ``block`` (a block or its statements) assigns ``self.<attr>`` (with
+        ``key``: stores ``self.<attr>[key]``)."""
+        module = self.index.module
+        for stmt in block if isinstance(block, (list, tuple)) else block.body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    if isinstance(small, cst.Assign) and any(
-                            isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
-                            and isinstance(t.target.value, cst.Name) for t in small.targets):
-                        return True
+                    if not isinstance(small, cst.Assign):
+                        continue
+                    for t in small.targets:
+                        target = t.target
+                        if key is not None:
+                            if not (isinstance(target, cst.Subscript) and len(target.slice) == 1
+                                    and isinstance(target.slice[0].slice, cst.Index)
+                                    and module.code_for_node(target.slice[0].slice.value) == key):
+                                continue
+                            target = target.value
+                        if isinstance(target, cst.Attribute) and target.attr.value == attr \
+                                and isinstance(target.value, cst.Name):
+                            return True
         return False
 
     def _guarded_global(self, name: str, frame: Frame) -> bool:
