@@ -2109,3 +2109,49 @@ def test_a_size_a_call_passes_as_an_array_is_not_made_static():
             return board(jnp.float32(1.5), 8)
         """)
     assert 'static_argnames=("n_points",)' in int_call
+
+
+def test_an_id_compared_with_numbers_is_not_made_static_but_a_mode_string_is():
+    """`if kind == 0:` picks a branch on an id a caller may pass as a device integer: making it static
+    raises there (unhashable, JAX 0.10.2), the select rewrite takes both; a flag tested for its truth
+    stays the static fix's."""
+    _, numeric = only("""
+        @jax.jit
+        def f(kind, x):
+            if kind == 0:
+                y = x * 2.0
+            else:
+                y = x + 1.0
+            return y
+        """, "JIT201")
+    assert numeric.fix is not None and "static" not in numeric.fix.title
+    _, mode = only("""
+        @jax.jit
+        def f(double, x):
+            if double:
+                y = x * 2.0
+            else:
+                y = x + 1.0
+            return y
+        """, "JIT201")
+    assert mode.fix is not None and "static" in mode.fix.title
+
+
+def test_a_while_loop_whose_count_sizes_an_array_after_it_is_not_rewritten():
+    """`while left > 0: trips += 1`, then `jnp.arange(trips)`: as a `lax.while_loop` carry the count is
+    traced, and the length it gives after the loop depends on the data (ConcretizationTypeError on JAX
+    0.10.2): no loop rewrite can give it, so none is offered; the same count only returned is rewritten."""
+    sized = """
+        @jax.jit
+        def f(cars, capacity):
+            trips = 0
+            left = cars
+            while left > 0:
+                left = left - capacity
+                trips += 1
+            return jnp.arange(trips) * 2.0
+        """
+    _, diag = only(sized, "JIT203")
+    assert diag.fix is None or not diag.fix.edits
+    _, returned = only(sized.replace("jnp.arange(trips) * 2.0", "trips"), "JIT203")
+    assert returned.fix is not None and "while_loop" in returned.fix.title

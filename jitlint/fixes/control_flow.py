@@ -1394,6 +1394,9 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
 
     names = set(carry)
     stack: List[cst.CSTNode] = [loop]
+    # after the loop the carry holds what the loop gave back, traced: a size made of it there fails as well
+    # (`while left > 0: trips += 1`, then `jnp.arange(trips)`: a value-dependent length, no loop can give it)
+    stack += _statements_after(loop, ctx)
     while stack:
         n = stack.pop()
         if isinstance(n, cst.Name) and n.value in names and ctx.facts.value(n).kind is Kind.STATIC \
@@ -1409,6 +1412,20 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
                     return True
         stack.extend(iter_children(n))
     return False
+
+
+def _statements_after(stmt: cst.CSTNode, ctx: FixContext) -> List[cst.CSTNode]:
+    """The statements that run after ``stmt`` in its function: those after it in its block, and after each
+    statement around it, up to the function."""
+    out: List[cst.CSTNode] = []
+    current: Optional[cst.CSTNode] = stmt
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        found = ctx.block_of(current)
+        if found is not None:
+            block, index = found
+            out.extend(getattr(block, "body", ())[index + 1:])
+        current = ctx.parent(current)
+    return out
 
 
 def _unpack(bld: _Builder, carry: List[str], param: str) -> List[cst.BaseStatement]:

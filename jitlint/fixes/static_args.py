@@ -85,7 +85,36 @@ def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
-    return checked_static_fix(fn, traced_parameters(node, fn, ctx), ctx)
+    params = traced_parameters(node, fn, ctx)
+    if params and all(_numeric_selector(fn.node, p, ctx) for p in params):
+        # `if method == 0: ... elif method == 1:` on an id a caller may pass as an array (a device int): a
+        # static argument raises there (unhashable), while the branches rewritten as a select take either
+        return None
+    return checked_static_fix(fn, params, ctx)
+
+
+def _numeric_selector(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
+    """Every read of parameter ``name`` in the function compares it, ``==`` or ``!=``, with a number
+    literal: an id that picks a branch, as well a 0-d integer array as a Python int."""
+    reads = [n for n in name_references(fn_node.body, name) if ctx.facts.read_scope.get(n) in ("local", None)]
+    if not reads:
+        return False
+    for n in reads:
+        parent = ctx.parent(n)
+        if isinstance(parent, cst.ComparisonTarget):
+            comparison = ctx.parent(parent)
+            other = comparison.left if isinstance(comparison, cst.Comparison) else None
+        elif isinstance(parent, cst.Comparison) and parent.left is n and len(parent.comparisons) == 1:
+            comparison, other = parent, parent.comparisons[0].comparator
+        else:
+            return False
+        if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1 \
+                or not isinstance(comparison.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+            return False
+        value = literal_value(other) if other is not None else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+    return True
 
 
 def checked_static_fix(fn: FunctionInfo, params: List[str], ctx: FixContext) -> Optional[Fix]:

@@ -130,7 +130,10 @@ class PythonBranchOnTracer(Rule):
       test were scalars; an array where the builtin gave a Python number.
     - a parameter used only where a static value is needed -> added to
       `static_argnames`: JAX compiles again for every new value, the value
-      must be hashable, and a caller passing a traced value now fails.
+      must be hashable, and a caller passing a traced value now fails. Not
+      for an id only compared with numbers (`if kind == 0: ... elif kind ==
+      1:`): a caller may pass it as a device integer, which a static
+      argument rejects (unhashable); the branches become selects instead.
 
     Layout only, whatever the applicability: a `jnp.where` / `lax.cond` line
     past the project's line length (`line-length`, else flake8's
@@ -320,7 +323,10 @@ class WhileOnTracer(Rule):
     A name the test binds with `:=` for the body (`while (r := f(y) - q) ** 2
     > tol:`) is computed again at the start of `body_fun` (the test is pure:
     the same value), `cond_fun` testing the value alone; not where the body
-    rebinds the name or code after the loop reads it.
+    rebinds the name or code after the loop reads it. No fix where a carried
+    Python number reaches a place that needs it static, in the loop or after
+    it (`while left > 0: trips += 1`, then `jnp.arange(trips)`): the carry
+    is traced, and a length that depends on the data is no loop's to give.
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)
