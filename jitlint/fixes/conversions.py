@@ -299,10 +299,11 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, cst.Assign) and parent.value is expr and depth < _DEPTH:
         return _name_use(parent, ctx, function, is_float, depth, returned_only)
     if returned_only:
-        # a `bool`: also the condition of `jnp.where` (a 0-d bool array selects as True / False do)
+        # a `bool`: also the condition of `jnp.where`, the predicate of `lax.cond` / `lax.select` (a 0-d bool
+        # array selects as True / False do, and `lax.cond` takes no other under jit)
         return isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star \
             and isinstance(ctx.parent(parent), cst.Call) and ctx.parent(parent).args[0] is parent \
-            and ctx.index.qualify(ctx.parent(parent).func) == "jax.numpy.where"  # type: ignore[union-attr]
+            and ctx.index.qualify(ctx.parent(parent).func) in _PREDICATE_TAKERS  # type: ignore[union-attr]
     if isinstance(parent, cst.BinaryOperation):
         if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
             return False
@@ -325,6 +326,10 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
     if isinstance(parent, cst.Index) and not is_float:
         return _array_index(parent, ctx)
     return False
+
+
+#: functions whose first argument selects, as a Python bool or a 0-d boolean array alike
+_PREDICATE_TAKERS = frozenset({"jax.numpy.where", "jax.lax.cond", "jax.lax.select"})
 
 
 def _stored_attribute(expr: cst.BaseExpression, ctx: FixContext, function: cst.FunctionDef) -> Optional[str]:

@@ -42,7 +42,7 @@ import libcst as cst
 from jitlint.analysis.syntax import is_docstring, iter_children, name_references, returned_values
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.values import Kind
-from jitlint.diagnostics import Applicability, Fix
+from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import (
     comments_in,
     escape_braces,
@@ -790,6 +790,10 @@ def _array_index_value(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0
         return _array_index_value(expr.left, ctx, depth + 1) and _array_index_value(expr.right, ctx, depth + 1)
     if isinstance(expr, cst.Tuple):
         return all(isinstance(el, cst.Element) and _array_index_value(el.value, ctx, depth + 1) for el in expr.elements)
+    if isinstance(expr, cst.List) and expr.elements:
+        # `t[[0, -1]] = v`: a list is no dict key (unhashable) and indexes no list: an array's gather
+        return all(isinstance(el, cst.Element) and isinstance(el.value, (cst.Integer, cst.UnaryOperation))
+                   and _array_index_value(el.value, ctx, depth + 1) for el in expr.elements)
     value = ctx.facts.value(expr)
     if value.kind is Kind.TRACED and not value.container and not value.mapping:
         return True  # (a traced index is an array's: a dict key must be hashable)
@@ -846,13 +850,23 @@ def to_at_update(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if _caller_sees_the_write(node, name, ctx):
         return Fix(Applicability.DISPLAY_ONLY, f"Return the updated `{name}` and have the callers use it: the "
                    "write changed the caller's array, which a rewrite in this function cannot", ())
+    imports: Tuple[Edit, ...] = ()
+    if any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.List) for el in node.slice):
+        # `.at[[0, -1]]` raises (a list is no index of JAX's): the positions as an array, `.at[jnp.array([0, -1])]`
+        spelled = ctx.import_name("jax.numpy")
+        if spelled is None:
+            return None
+        jnp, imports = spelled
+        node = node.with_changes(slice=[
+            el.with_changes(slice=el.slice.with_changes(value=ctx.expr(f"{jnp}.array({{x}})", x=el.slice.value)))
+            if isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.List) else el for el in node.slice])
     call = _at_update(cst.Name(name), node, method, value)
     new = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call, semicolon=statement.semicolon)
     edit = ctx.replace(statement, new)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Write `{name} = {name}.at[...].{method}(...)`: a JAX array is immutable, "
-                   "so the update makes a new one", (edit,))
+                   "so the update makes a new one", (edit,) + tuple(imports))
 
 
 def _at_update(array: cst.BaseExpression, item: cst.Subscript, method: str, value: cst.BaseExpression) -> cst.Call:

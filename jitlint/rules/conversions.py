@@ -89,7 +89,9 @@ class ConcretizeTracer(Rule):
     also in `self.a, self.b = float(a), float(b)`: a constructor run in the
     trace, a dataclass's `__post_init__`) whose every read in the module is
     such a use -- a read in a format spec or an `if` keeps the cast. A
-    `bool(x)` is kept an array only where it is returned. No fix
+    `bool(x)` is kept an array only where it is returned, or selects: the
+    condition of `jnp.where`, the predicate of `lax.cond` / `lax.select`
+    (a 0-d boolean array picks as the bool did). No fix
     when the value reaches anything else: an `if`, a comparison, `range`, a
     shape, an index of another list, a
     string, a dict key, an argument of another function, a `return` from a

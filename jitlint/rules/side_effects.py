@@ -2021,15 +2021,16 @@ class InPlaceArrayUpdate(Rule):
     ## Fix safety
     `x[i] = v` becomes `x = x.at[i].set(v)`, `x[i] += v` `x = x.at[i].add(v)`
     (`-=`, `*=`, `/=`, `**=`: `subtract`, `multiply`, `divide`, `power`),
-    the index kept as written, where `x` is a parameter or a local of the
-    function; items stored by one tuple assignment, `x[0], x[1:] = a, b`,
+    the index kept as written (but a list of positions, `x[[0, -1]] = v`,
+    which `.at` takes only as an array: `x.at[jnp.array([0, -1])]`), where
+    `x` is a parameter or a local of the function; items stored by one tuple assignment, `x[0], x[1:] = a, b`,
     become one chain, `x = x.at[0].set(a).at[1:].set(b)` (the values read
     the old `x`, as Python's right-hand side did); a dropped
     `x.at[i].set(v)` (or `x.sort()`) statement becomes
     `x = x.at[i].set(v)`. A boolean mask is left to JIT401's `jnp.where`
     rewrite (`.at[mask]` fails under jit too). Only where `x` is an array by
     evidence (made by JAX or NumPy) or every index is one an array takes (a
-    slice, an int, a `range` loop's index, a traced array): a key of unknown
+    slice, an int, a list of ints, a `range` loop's index, a traced array): a key of unknown
     type (`variables[NON_TRAINABLE]`, a constant of another package) may be a
     dict's, whose `.at` raises, so the fix is display-only there. UNSAFE: the name is bound to
     a new array, where NumPy's in-place write also changed every other name
