@@ -493,7 +493,9 @@ class OuterStateWrite(Rule):
     `update`, ...) on a module-level or enclosing container, attribute
     assignment on `self` or on a module, a traced value stored in a
     `nonlocal`, and a `nonlocal` counter updated in a jitted function or a
-    `lax` body (`n_calls += 1` counts traces, not calls). Storing a static
+    `lax` body (`n_calls += 1` counts traces, not calls), as is an attribute
+    of a module-level object bumped there (`helper.calls += 1`, `STATS.rows
+    += x.shape[0]`). Storing a static
     value in a `nonlocal` (`seen_shape = x.shape`) is the usual way to get
     trace-time facts out, and is not flagged. Nor is a counter that the
     function owning it reads only in assertions (`assert n_traces == 1`,
@@ -511,7 +513,9 @@ class OuterStateWrite(Rule):
     traced code calls only from such a branch. The branch runs once, on
     the first call, whether the code is run eagerly or traced once and the
     trace kept, so the global ends up the same. The same holds for the entries
-    of a memo dict (see JIT101) that are not traced, and for dropping its
+    of a memo dict (see JIT101) that are not traced -- a global's, or an
+    object's own (`if key in self._emu: return self._emu[key]`, then
+    `self._emu[key] = ...`) -- and for dropping its
     entries (`clear()`): a dropped entry is computed again. Nor is a push onto a list or
     deque that the same call pops in a `finally` (`STACK.append(t)` in the
     `try`, or just before it, and `finally: STACK.pop()` or `.pop(-1)`), with no other change
@@ -640,7 +644,24 @@ class OuterStateWrite(Rule):
             self.report(target, f"`{self.ctx.code(node)}` updates nonlocal `{target.value}` once, at trace time, "
                                 "not on every call or iteration", _why_traced(self))
             return
+        root = target.value if isinstance(target, cst.Attribute) else None
+        if isinstance(root, cst.Name) and self._global_object(root) and not self.ctx.is_traced(node.value) \
+                and self.ctx.body.cached and self.ctx.body.kept_across_calls and not self.ctx.body.abstract_only \
+                and not _initialisation(self):
+            # `helper.calls += 1`, `STATS.rows += x.shape[0]` on a module-level object: a running count kept
+            # outside the trace grows once per trace, not once per call (the trace is reused)
+            self.report(target, f"`{self.ctx.code(node)}` updates an attribute of global `{root.value}` once, at "
+                                "trace time, not on every call", _why_traced(self), subject=root.value)
+            return
         self._targets(node, [node.target], node.value)
+
+    def _global_object(self, root: cst.Name) -> bool:
+        """``root`` reads a module-level object of this module (a function, a class, an instance; not an
+        imported module) that no function of the module rebinds."""
+        if self.ctx.facts.read_scope.get(root) != "global" or root.value in self.ctx.function.global_names:
+            return False
+        info = self.ctx.index.globals.get(root.value)
+        return info is not None and info.kind != "import" and root.value not in self.ctx.index.global_written
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
