@@ -1090,8 +1090,8 @@ class ModuleIndex:
                 self.module_partial_names.add(name)
             elif q is not None and jax_api.is_array_function(q):
                 info.jax_array = True
-            elif q in ("logging.getLogger", "absl.logging.get_absl_logger"):
-                self.logger_names.add(name)
+            elif q in ("logging.getLogger", "absl.logging.get_absl_logger", "logging.LoggerAdapter"):
+                self.logger_names.add(name)  # (an adapter's `info` logs through the logger it wraps)
             elif q is None and isinstance(value.func, cst.Name):
                 info.instance_of = value.func.value
 

@@ -1543,7 +1543,7 @@ class SideEffectInTracedCode(Rule):
 
     ## Fix safety
     A logging call (`logging.info(...)`, `logger.warning(...)` on a
-    module-level logger, `logger.log(level, ...)`) whose result is not used
+    module-level logger or a `logging.LoggerAdapter` of one, `logger.log(level, ...)`) whose result is not used
     moves into `jax.debug.callback`:
     `logger.info("cost %s", jnp.mean(c))` ->
     `jax.debug.callback(lambda mean_c: logger.info("cost %s", mean_c), jnp.mean(c))`.
