@@ -2155,3 +2155,24 @@ def test_a_while_loop_whose_count_sizes_an_array_after_it_is_not_rewritten():
     assert diag.fix is None or not diag.fix.edits
     _, returned = only(sized.replace("jnp.arange(trips) * 2.0", "trips"), "JIT203")
     assert returned.fix is not None and "while_loop" in returned.fix.title
+
+
+def test_a_jitted_def_in_a_loop_moves_before_it_only_when_it_reads_nothing_the_loop_binds():
+    """Moved before the loop, the def is made once: right where it reads only names bound before the loop;
+    one that reads the loop's variable (or a name the body assigns) is a different function each
+    iteration, and stays."""
+    body = """
+        def run(x, rate):
+            for k in range(4):
+                @jax.jit
+                def step(v):
+                    return v * rate
+                x = step(x)
+            return x
+        """
+    source, diag = only(body, "JIT501")
+    assert diag.fix is not None and "before the loop" in diag.fix.title
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    assert "    @jax.jit\n    def step(v):\n        return v * rate\n\n    for k in range(4):\n" in fixed
+    _, reads_loop = findings(body.replace("return v * rate", "return v * rate * k"))
+    assert all(d.fix is None or "before the loop" not in d.fix.title for d in reads_loop if d.code == "JIT501")

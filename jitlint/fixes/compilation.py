@@ -51,7 +51,7 @@ from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, literal_value
 from jitlint.fixes.context import FixContext
-from jitlint.fixes.dataflow import reads
+from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.static_args import is_static_use
@@ -829,3 +829,60 @@ def to_cached_property(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Make the wrapper once per object: `@{name}` instead of `@property`",
                    (edit,) + tuple(imports))
+
+
+@rewrites("JIT501")
+def to_def_before_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``for ...: @jax.jit def step(...): ...; step(x)`` -> the decorated ``def`` moved just before the loop,
+    where it reads nothing the loop binds (its target, the names its body assigns): each iteration made
+    the same function anew, and jit compiled each one; made once, it compiles once.  The name must be bound
+    by this ``def`` alone in its function (or module).  UNSAFE: what the function reads from outside
+    (``p_spread``) is read at its first trace, and the ``def`` runs even when the loop runs no iteration."""
+    if not isinstance(node, cst.Decorator) or ctx.index.qualify(
+            node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator) not in COMPILING_TRANSFORMS:
+        return None
+    inner = ctx.parent(node)
+    if not isinstance(inner, cst.FunctionDef) or inner.asynchronous is not None:
+        return None
+    block = ctx.parent(inner)
+    loop = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(loop, (cst.For, cst.While)) or loop.body is not block or loop.orelse is not None \
+            or getattr(loop, "asynchronous", None) is not None:
+        return None
+    info = ctx.index.infos.get(inner)
+    if info is None:
+        return None
+    owner = info.parent
+    bindings = owner.scope.bindings_of(inner.name.value) if owner is not None \
+        else ctx.index.scope_model.module_scope.bindings_of(inner.name.value)
+    if len(bindings) != 1:
+        return None
+    in_loop = set(assigned_in([loop]))  # (its target, and what its body binds)
+    in_loop.discard(inner.name.value)
+    own = set(info.scope.local)
+    free = {ref.value for ref in name_references(inner) if ref.value not in own}
+    decorators = {ref.value for d in inner.decorators for ref in name_references(d)}
+    if (free | decorators) & in_loop or any(isinstance(n, (cst.Global, cst.Nonlocal)) for n in _walk_nodes(inner)):
+        return None
+    rest = [stmt for stmt in block.body if stmt is not inner]
+    if not rest:
+        return None
+    if block.body[0] is inner:  # (the blank line after the def goes with it)
+        rest[0] = rest[0].with_changes(leading_lines=[line for line in rest[0].leading_lines if line.comment])
+    moved = inner.with_changes(leading_lines=[line for line in inner.leading_lines if line.comment])
+    new_loop = loop.with_changes(body=block.with_changes(body=rest),
+                                 leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines])
+    edit = ctx.replace(loop, cst.FlattenSentinel([moved, new_loop]))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Define `{inner.name.value}` once, before the loop: its jit then compiles "
+                   "once", (edit,))
+
+
+def _walk_nodes(node: cst.CSTNode) -> List[cst.CSTNode]:
+    out, stack = [], [node]
+    while stack:
+        here = stack.pop()
+        out.append(here)
+        stack.extend(iter_children(here))
+    return out

@@ -377,6 +377,11 @@ class RecompilationHazard(Rule):
     name its parameters) or `static_argnums` on a partial with positions
     bound.
 
+    A jitted `def` inside the loop that calls it (`for ...: @jax.jit def
+    step(x): ...`) that reads nothing the loop binds (its target, the names
+    its body assigns) and is the only binding of its name moves just before
+    the loop: made once, compiled once.
+
     A property of a plain class (no base but `object`, no `__slots__`, no
     setter) that returns the new wrapper becomes a
     `functools.cached_property`: made at the first access of each object and
