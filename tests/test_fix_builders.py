@@ -2176,3 +2176,33 @@ def test_a_jitted_def_in_a_loop_moves_before_it_only_when_it_reads_nothing_the_l
     assert "    @jax.jit\n    def step(v):\n        return v * rate\n\n    for k in range(4):\n" in fixed
     _, reads_loop = findings(body.replace("return v * rate", "return v * rate * k"))
     assert all(d.fix is None or "before the loop" not in d.fix.title for d in reads_loop if d.code == "JIT501")
+
+
+def test_a_break_on_a_traced_test_becomes_a_while_loop_where_the_loop_allows_it():
+    """`for i in range(n): ...; if test: break` -> `lax.while_loop` (the count and the test carried); a loop
+    over anything but `range`, or with more after the `if`, keeps the advice alone."""
+    body = """
+        @jax.jit
+        def f(x):
+            for i in range(10):
+                x = x * 0.5
+                if x.sum() < 1.0:
+                    break
+            return x
+        """
+    _, diag = only(body, "JIT201")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE and "while_loop" in diag.fix.title
+    _, listed = only(body.replace("range(10)", "[1, 2, 3]"), "JIT201")
+    assert listed.fix is not None and listed.fix.applicability is Applicability.DISPLAY_ONLY
+    assert "while_loop" in listed.fix.title
+    _, more = only("""
+        @jax.jit
+        def f(x):
+            for i in range(10):
+                x = x * 0.5
+                if x.sum() < 1.0:
+                    break
+                x = x + 1.0
+            return x
+        """, "JIT201")
+    assert more.fix is not None and more.fix.applicability is Applicability.DISPLAY_ONLY

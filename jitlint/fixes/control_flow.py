@@ -1868,3 +1868,86 @@ def _test_walrus(loop: cst.While, fn_node: cst.FunctionDef, body, carry: List[st
 
 
 __all__ = ["to_branch_rewrite", "to_fori_loop", "to_while_loop"]
+
+
+@rewrites("JIT201")
+def to_early_exit_while(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``for i in range(n): <body>; if <test>: break`` -- a traced test that ends the loop early, last in
+    its body -> ``lax.while_loop`` carrying the loop's variables, the count and whether the test held:
+    ``cond_fun`` runs another step while the count is below ``n`` and the test has not held, ``body_fun``
+    runs the body and computes the test, as the Python loop did after each step (JAX's documented way to
+    stop a loop on a traced value).  UNSAFE: not reverse-mode differentiable, and the carried values must
+    keep their shapes and dtypes from one step to the next."""
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, cst.If) or stmt.test is not node:
+        return None
+    inner = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ()
+    if not inner or not isinstance(inner[0], cst.SimpleStatementLine) or not isinstance(inner[0].body[0], cst.Break):
+        return None
+    rewritten = _early_exit_while(node, stmt, inner, ctx)
+    return rewritten if rewritten is not None else Fix(Applicability.DISPLAY_ONLY, _BREAK_ADVICE, ())
+
+
+_BREAK_ADVICE = "Stop the loop in the condition of a `lax.while_loop` instead of `break`"
+
+
+def _early_exit_while(node: cst.BaseExpression, stmt: cst.If, inner, ctx: FixContext) -> Optional[Fix]:
+    if stmt.orelse is not None or len(inner) != 1 or len(inner[0].body) != 1:
+        return None
+    block = ctx.parent(stmt)
+    loop = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(loop, cst.For) or loop.body is not block or block.body[-1] is not stmt \
+            or loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+        return None
+    call = loop.iter
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "range"
+            and ctx.facts.read_scope.get(call.func) in ("builtin", None)) \
+            or any(a.keyword is not None or a.star for a in call.args) or not 1 <= len(call.args) <= 2:
+        return None
+    fn_node = ctx.enclosing_def(loop)
+    body = list(block.body[:-1])
+    if fn_node is None or not body or _contains(body, (cst.Yield, cst.Await)):
+        return None
+    scope = ctx.index.infos.get(fn_node)
+    if not ctx.purity.statements(body, scope, staged_effects=True) or not ctx.purity.expression(node, scope):
+        return None
+    index = loop.target.value
+    liveness = Liveness(fn_node, [loop])
+    if index != "_" and index in liveness.live_after(loop):
+        return None  # Python leaves the index bound after the loop
+    if _uses_global_state(ctx, fn_node, assigned_in(body)) or _index_used_as_int(body, index, ctx):
+        return None
+    carry = _carry(loop, fn_node, body, exclude=(index,))
+    if carry is None or _static_carry_escapes(loop, carry, ctx):
+        return None
+    bld = _Builder(ctx)
+    try:
+        counter = ctx.fresh_name("step", fn_node, taken=carry + [index])
+        stopped = ctx.fresh_name("stopped", fn_node, taken=carry + [index, counter])
+        param = ctx.fresh_name("carry", fn_node, taken=carry + [index, counter, stopped])
+        cond_name = ctx.fresh_name("cond_fun", fn_node)
+        body_name = ctx.fresh_name("body_fun", fn_node, taken=[cond_name])
+        pred = bld.predicate(node)
+        lax = bld.lax
+    except _NoFix:
+        return None
+    start = call.args[0].value if len(call.args) == 2 else cst.Integer("0")
+    stop = call.args[-1].value
+    names = carry + [counter, stopped]
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
+        unpack = bld.statement(f"{_target(names)} = {param}")
+        cond_fun = bld.function(cond_name, [param], [
+            unpack, bld.statement(f"return ({counter} < {{n}}) & ~{stopped}", n=stop)])
+        header = loop.body.header if isinstance(loop.body, cst.IndentedBlock) else None
+        named_index = [bld.statement(f"{index} = {counter}")] if index != "_" else []
+        body_fun = bld.function(body_name, [param], [unpack] + named_index + as_lines(body) + [
+            bld.statement(f"return {_target(carry)}, {counter} + 1, {{t}}", t=pred)], header=header)
+        init = cst.parse_expression(f"({_target(carry)}, {{s}}, False)".replace("{s}", ctx.code(start)))
+        result = bld.statement(f"{_target(carry)}, _, _ = {lax}.while_loop({cond_name}, {body_name}, {{i}})",
+                               i=init)
+        return {loop: cst.FlattenSentinel(keep_comments([loop], with_leading_lines([cond_fun, body_fun, result],
+                                                                                 loop)))}
+
+    return _later(bld, "Stop the loop in the condition of a `lax.while_loop` (not reverse-mode differentiable)",
+                  [loop], make)

@@ -91,6 +91,12 @@ class PythonBranchOnTracer(Rule):
     the loop in the condition of a `lax.while_loop`; check with
     `checkify.check`.
 
+    - a loop over `range` that ends early on a traced test, last in its
+      body (`for i in range(n): ...; if test: break`) -> `lax.while_loop`
+      carrying the loop's variables, the count and whether the test held:
+      `cond_fun` runs another step while the count is below `n` and the
+      test has not held, `body_fun` runs the body and computes the test (a
+      `lax.while_loop` is not reverse-mode differentiable).
     - a check that raises (`assert test, msg`, or `if test: raise E(...)`
       with nothing else in the branch) on a boolean array -> the same check
       made on every call:
@@ -168,12 +174,8 @@ class PythonBranchOnTracer(Rule):
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason, hint)
 
     def visit_If(self, node: cst.If) -> None:
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        first = body[0].body[0] if body and isinstance(body[0], cst.SimpleStatementLine) else None
-        advice = None
-        if isinstance(first, cst.Break):
-            advice = "Stop the loop in the condition of a `lax.while_loop` instead of `break`"
-        self._check(node.test, "`if`", advice)
+        # (`if test: break`: the fix layer rewrites the loop, or advises `lax.while_loop` where it cannot)
+        self._check(node.test, "`if`")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         self._check(node.test, "conditional expression")
