@@ -2206,3 +2206,20 @@ def test_a_break_on_a_traced_test_becomes_a_while_loop_where_the_loop_allows_it(
             return x
         """, "JIT201")
     assert more.fix is not None and more.fix.applicability is Applicability.DISPLAY_ONLY
+
+
+def test_a_spread_row_is_printed_field_by_field_only_when_its_length_is_known():
+    """`print(*row)`: `jax.debug.print` gets one field per value where the function unpacks the row into
+    so many names (it ran, so the row has that many); a row of unknown length keeps `print`."""
+    body = """
+        @jax.jit
+        def f(row):
+            a, b = row
+            print("row", *row)
+            return a + b
+        """
+    source, diag = only(body, "JIT103")
+    assert diag.fix is not None and diag.fix.edits
+    assert 'jax.debug.print("row {!s} {!s}", *row)' in fix_source(source, "case.py", Config()).fixed
+    _, unknown = only(body.replace("a, b = row", "a, b = row[0], row[1]"), "JIT103")
+    assert unknown.fix is None or not unknown.fix.edits

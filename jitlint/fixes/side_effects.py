@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -379,7 +379,15 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     sep, end = " ", "\n"
     values: List[cst.BaseExpression] = []
+    spread: Dict[int, int] = {}  # (the position of a `*row` argument, and how many values it gives)
     for arg in node.args:
+        if arg.star == "*" and arg.keyword is None:
+            count = _unpacked_length(arg.value, node, ctx)
+            if count is None:
+                return None
+            spread[len(values)] = count
+            values.append(arg.value)
+            continue
         if arg.star:
             return None
         if arg.keyword is None:
@@ -398,9 +406,21 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not end.endswith("\n"):
         return None
     fmt = _Format(ctx, set())
+    starred: Set[int] = set()
     for i, value in enumerate(values):
         if i:
             fmt.text(sep)
+        if i in spread:
+            # `print("tub", *reading)`: one field per value the row gives, the row spread into the arguments
+            if kind_of(ctx, value) is not Kind.TRACED or spread[i] == 0:
+                return None
+            for k in range(spread[i]):
+                if k:
+                    fmt.text(sep)
+                fmt.field("{!s}")
+            starred.add(len(fmt.positional))
+            fmt.positional.append(value)
+            continue
         if not fmt.value(value):
             return None
     fmt.text(end[:-1])
@@ -409,7 +429,7 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     func_text, import_edits = spelled
     args = [cst.Arg(cst.SimpleString(string_literal(fmt.format_string())))]
-    args += [cst.Arg(v) for v in fmt.positional]
+    args += [cst.Arg(v, star="*" if k in starred else "") for k, v in enumerate(fmt.positional)]
     no_space = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     args += [cst.Arg(v, keyword=cst.Name(k), equal=no_space) for k, v in fmt.keywords]
     call = node.with_changes(func=cst.parse_expression(func_text), args=args,
@@ -424,6 +444,27 @@ def to_debug_print(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     safe = not fmt.maybe and not several
     return ctx.fix(Applicability.SAFE if safe else Applicability.UNSAFE,
                    "Use `jax.debug.print`, which prints the values on every call", (edit,) + import_edits)
+
+
+def _unpacked_length(value: cst.BaseExpression, call: cst.Call, ctx: FixContext) -> Optional[int]:
+    """How many values ``*value`` gives in ``call``: a tuple or list display's element count (no starred
+    element), or -- for a name of the function bound once -- the number of targets a plain assignment
+    of the function unpacks it into (``ph, temp, ca, alk = reading``: it ran, so the row has four)."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return None if any(isinstance(el, cst.StarredElement) for el in value.elements) else len(value.elements)
+    fn = ctx.enclosing_function(call)
+    if not isinstance(value, cst.Name) or fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return None
+    counts = set()
+    for ref in name_references(fn.node.body, value.value):
+        assign = ctx.parent(ref)
+        if isinstance(assign, cst.Assign) and assign.value is ref and len(assign.targets) == 1 \
+                and isinstance(assign.targets[0].target, (cst.Tuple, cst.List)):
+            elements = assign.targets[0].target.elements
+            if not any(isinstance(el, cst.StarredElement) for el in elements):
+                counts.add(len(elements))
+    bindings = fn.scope.bindings_of(value.value)
+    return counts.pop() if len(counts) == 1 and len(bindings) <= 1 else None
 
 
 def _argument_comments(old: cst.Call, new_args: List[cst.Arg]) -> List[List[str]]:

@@ -1355,7 +1355,11 @@ class PrintInTracedCode(Rule):
     format string: `%s` / `%r` `{!s}` / `{!r}`, a float conversion the same
     spec (`{:.3f}`, `{:+8.2e}`: `format` reads it as `%` does), `%%` a percent
     sign; `%d`, a padded `%s` and named conversions get no fix.
-    `file=` or `flush=` get no fix.
+    `file=` or `flush=` get no fix. A spread traced row (`print("gas",
+    *row)`) gets one field per value where its length is known -- a tuple
+    display, or a name the function unpacks into so many names (`n, t, v =
+    row`: it ran, so the row has three) -- and is spread into the arguments
+    (`jax.debug.print("gas {!s} {!s} {!s}", *row)`); else no fix.
 
     Layout only, whatever the applicability: a call that would run past the
     project's line length (`line-length`, else flake8's `max-line-length`,
