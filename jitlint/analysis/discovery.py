@@ -1858,9 +1858,9 @@ class ModuleIndex:
         self._assign_targets[node.value] = names
 
     def _loop_marker(self, node) -> str:
-        """``"*"`` for a while loop; else the names a for loop binds to Python numbers
-        (``range``, ``enumerate`` index, a literal tuple of numbers), joined by commas."""
-        if not isinstance(node, cst.For):
+        """``"*"`` for a while loop; else the names a for loop (or a comprehension's ``for``) binds to
+        Python numbers (``range``, ``enumerate`` index, a literal tuple of numbers), joined by commas."""
+        if not isinstance(node, (cst.For, cst.CompFor)):
             return "*"
         it = node.iter
         names: List[str] = []
@@ -1875,6 +1875,15 @@ class ModuleIndex:
                                 for e in elements):
                 names = [n.value for n in assigned_names(node.target)]
         return ",".join(names) or "*"
+
+    def comprehension_markers(self, comprehension: cst.CSTNode) -> Tuple[str, ...]:
+        """The loop markers (see :meth:`_loop_marker`) of each ``for`` of a comprehension."""
+        out: List[str] = []
+        clause = getattr(comprehension, "for_in", None)
+        while isinstance(clause, cst.CompFor):
+            out.append(self._loop_marker(clause))
+            clause = clause.inner_for_in
+        return tuple(out)
 
     def _note_attribute_write(self, node, scope: FunctionInfo) -> None:
         """``self.x = ...`` in a method: the class mutates its instances."""

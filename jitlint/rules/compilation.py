@@ -196,7 +196,8 @@ class RecompilationHazard(Rule):
     `jax.vmap` / ..., what a closure factory returns:
     `jax.jit(make_step(lr))`), and a static argument given a value that
     changes on every iteration (a loop counter, arithmetic on one, or a variable the
-    loop reassigns, such as a decaying learning rate).
+    loop reassigns, such as a decaying learning rate), a comprehension's
+    `for` included (`[f(x, day=d) for d in range(1, 366, 7)]`).
 
     Also flagged: a traced argument whose *shape* changes on every iteration
     of a loop around an eager call -- a slice with one bound that counts with
@@ -1201,7 +1202,11 @@ class RecompilationHazard(Rule):
         if not static and not filter_static:
             return
         for call in entry.visible_calls():
-            loops = index.calls_in_loops.get(call)
+            loops = index.calls_in_loops.get(call, ())
+            element = index.per_element.get(call)
+            if element is not None:
+                # (a comprehension's `for` runs the call once per element: `[f(x, day=d) for d in range(...)]`)
+                loops = tuple(loops) + index.comprehension_markers(element.node)
             if not loops:
                 continue
             caller = index.call_scopes.get(call, (None,))[0]
