@@ -216,3 +216,21 @@ def test_a_cast_stored_in_a_field_is_kept_where_a_read_needs_a_number():
     assert "self.reading = jnp.asarray(reading, dtype=float)" in fixed
     shown = source + "\n\ndef show(g):\n    return f\"{g.reading:.2f}\"\n"
     assert fix_source(shown, "case.py", Config(), unsafe=True).fixed == shown
+
+
+def test_a_cast_given_to_a_field_is_kept_unless_the_class_annotates_an_array():
+    """JIT301's rewrite of `C(x=float(v))`: where `C` annotates the field `jax.Array`; a field annotated
+    `float` keeps the cast (a caller may read it as a Python number)."""
+    source = HEADER + textwrap.dedent("""
+        from typing import NamedTuple
+
+        class Fit(NamedTuple):
+            depth: jax.Array
+
+        @jax.jit
+        def f(x):
+            return Fit(depth=float(x.sum()))
+        """)
+    assert "Fit(depth=jnp.asarray(x.sum(), dtype=float))" in fix_source(source, "case.py", Config(), unsafe=True).fixed
+    plain = source.replace("depth: jax.Array", "depth: float")
+    assert fix_source(plain, "case.py", Config(), unsafe=True).fixed == plain

@@ -577,13 +577,15 @@ def _size_of_array(node: cst.BaseExpression, ctx: FixContext) -> bool:
 
 
 def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
-    """``arg`` is an array operand of an element-wise ``jax.numpy`` function."""
+    """``arg`` is an array operand of an element-wise ``jax.numpy`` function, or the value of a field that a
+    class of the module annotates as an array (``Transit(depth_ppm=float(d))`` with ``depth_ppm: jax.Array``:
+    the class says an array goes there)."""
     call = ctx.parent(arg)
     if not isinstance(call, cst.Call) or arg.star:
         return False
     spec = _ARRAY_OPERANDS.get(ctx.index.qualify(call.func) or "")
     if spec is None:
-        return False
+        return _array_field_argument(arg, call, ctx)
     count, keywords = spec
     if arg.keyword is not None:
         return arg.keyword.value in keywords
@@ -591,6 +593,31 @@ def _operand_argument(arg: cst.Arg, ctx: FixContext) -> bool:
     if any(a.star for a in call.args[:position]):
         return False
     return count is None or position < count
+
+
+#: annotations that say a field holds an array
+_ARRAY_ANNOTATIONS = frozenset({"jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike"})
+
+
+def _array_field_argument(arg: cst.Arg, call: cst.Call, ctx: FixContext) -> bool:
+    """``arg`` of ``C(...)``, ``C`` a class of the module with no ``__init__`` of its own (a NamedTuple, a
+    dataclass: the arguments fill the annotated fields in order), goes to a field annotated as an array."""
+    if not isinstance(call.func, cst.Name) or call.func.value not in ctx.index.classes:
+        return False
+    cls = ctx.index.classes[call.func.value]
+    if "__init__" in cls.methods or any(a.star for a in call.args):
+        return False
+    fields: List[Tuple[str, cst.BaseExpression]] = []
+    for stmt in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                fields.append((small.target.value, small.annotation.annotation))
+    if arg.keyword is not None:
+        annotation = dict(fields).get(arg.keyword.value)
+    else:
+        position = next(i for i, a in enumerate(call.args) if a is arg)
+        annotation = fields[position][1] if position < len(fields) else None
+    return annotation is not None and (ctx.index.qualify(annotation) or "") in _ARRAY_ANNOTATIONS
 
 
 def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionDef, is_float: bool = False,

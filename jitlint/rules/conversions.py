@@ -75,7 +75,9 @@ class ConcretizeTracer(Rule):
     constants, sizes (`x.shape[i]`, `x.ndim`, `len(x)`), other such
     conversions or traced arrays; element-wise `jax.numpy` functions
     (`jnp.maximum`, `jnp.where`, `jnp.clip` and its `min=` / `max=`),
-    `jnp.asarray` / `jnp.array` / `jnp.stack`; a `return` -- alone, or in a
+    `jnp.asarray` / `jnp.array` / `jnp.stack`; the value of a field a class
+    of the module annotates `jax.Array` (`Transit(depth_ppm=float(d))`, a
+    NamedTuple or dataclass with no `__init__` of its own); a `return` -- alone, or in a
     returned tuple, list or dict display -- from a function every call of which
     goes through `jax.jit` (jitted where it is defined, or a private
     module-level function whose name is read only to make jit wrappers of
