@@ -152,7 +152,6 @@ class Facts:
         called from `middle` (line 11)", ..., "`step` is traced by `@jax.jit`".  For findings about a
         statement rather than a traced value (a side effect, a write to a global)."""
         hops: List[Tuple[Optional[CallSite], str]] = []
-        facts: Facts = self
         body = self.bodies.get(fn)
         seen: Set[int] = set()
         while body is not None and id(body) not in seen:
@@ -170,7 +169,7 @@ class Facts:
                 break
             else:
                 hops.append((site, f"`{label}` is called from `{site.caller.label}` (line {{line}})"))
-            facts, body = site.facts, site.facts.bodies.get(site.caller)
+            body = site.facts.bodies.get(site.caller)
         reason: Optional[Reason] = None
         for site, text in reversed(hops):
             if site is None:

@@ -862,7 +862,7 @@ def to_def_before_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     own = set(info.scope.local)
     free = {ref.value for ref in name_references(inner) if ref.value not in own}
     decorators = {ref.value for d in inner.decorators for ref in name_references(d)}
-    if (free | decorators) & in_loop or any(isinstance(n, (cst.Global, cst.Nonlocal)) for n in _walk_nodes(inner)):
+    if (free | decorators) & in_loop or any_node([inner], lambda n: isinstance(n, (cst.Global, cst.Nonlocal))):
         return None
     rest = [stmt for stmt in block.body if stmt is not inner]
     if not rest:
@@ -877,12 +877,3 @@ def to_def_before_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Define `{inner.name.value}` once, before the loop: its jit then compiles "
                    "once", (edit,))
-
-
-def _walk_nodes(node: cst.CSTNode) -> List[cst.CSTNode]:
-    out, stack = [], [node]
-    while stack:
-        here = stack.pop()
-        out.append(here)
-        stack.extend(iter_children(here))
-    return out

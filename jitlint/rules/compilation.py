@@ -1249,7 +1249,7 @@ class RecompilationHazard(Rule):
                                            f"static argument `{name}` of jitted `{entry.function.label}`: JAX hashes "
                                            "a function by identity, so each call traces and compiles again",
                                 fix=Fix(Applicability.DISPLAY_ONLY,
-                                        f"Define the function once (at module level, or once per object) and "
+                                        "Define the function once (at module level, or once per object) and "
                                         f"pass the data it closes over as traced arguments", ()))
                     break  # one finding per call
 
