@@ -2094,7 +2094,7 @@ class ModuleIndex:
         bindings = [b for b in fn.scope.bindings_of(name) if b.binds_value]
         if len(bindings) < 2 or any(b.kind is not BindingKind.FUNCTION for b in bindings):
             return None
-        defs = {id(b.node) for b in bindings}
+        defs = {id(b.node): b.node for b in bindings}
         path = self._block_path(read, fn.node)
         if path is None:
             return None
@@ -2111,8 +2111,8 @@ class ModuleIndex:
                 return None  # (bound later in the loop: seen by the read on the next run)
         return None
 
-    def _binds_def(self, stmt: cst.CSTNode, defs: Set[int]) -> Tuple[str, List[cst.FunctionDef]]:
-        """Whether running ``stmt`` binds a name to one of the defs ``defs`` (ids): "always" (with the defs
+    def _binds_def(self, stmt: cst.CSTNode, defs: Dict[int, cst.CSTNode]) -> Tuple[str, List[cst.FunctionDef]]:
+        """Whether running ``stmt`` binds a name to one of the defs ``defs`` (by id): "always" (with the defs
         it may leave bound), "maybe", or "no"."""
         if id(stmt) in defs:
             return "always", [stmt]
@@ -2131,18 +2131,15 @@ class ModuleIndex:
             return self._block_binds(stmt.body, defs)
         if isinstance(stmt, (cst.SimpleStatementLine, cst.ClassDef, cst.FunctionDef)):
             return "no", []  # (a def of the name nested in another def or a class binds in that scope)
-        holds = any(self._block_path(self._def_node(d), stmt) is not None for d in defs)
+        holds = any(self._block_path(node, stmt) is not None for node in defs.values())
         return ("maybe", []) if holds else ("no", [])
 
-    def _block_binds(self, block: cst.BaseSuite, defs: Set[int]) -> Tuple[str, List[cst.FunctionDef]]:
+    def _block_binds(self, block: cst.BaseSuite, defs: Dict[int, cst.CSTNode]) -> Tuple[str, List[cst.FunctionDef]]:
         for stmt in reversed(getattr(block, "body", ())):
             kind, found = self._binds_def(stmt, defs)
             if kind != "no":
                 return kind, found
         return "no", []
-
-    def _def_node(self, node_id: int) -> cst.CSTNode:
-        return next(node for node in self.infos if id(node) == node_id)
 
     def _block_path(self, node: cst.CSTNode, stop: cst.CSTNode) -> Optional[List[Tuple[cst.BaseSuite, int]]]:
         """Where ``node`` is inside ``stop``: for each block around it, outermost first, the block and
@@ -4420,3 +4417,25 @@ def is_property(node: FunctionNode) -> bool:
     return isinstance(node, cst.FunctionDef) and any(
         dotted_name(d.decorator) in ("property", "functools.cached_property", "cached_property")
         for d in node.decorators)
+
+
+def init_fields(cls: ClassInfo) -> List[Tuple[str, cst.BaseExpression]]:
+    """The fields a NamedTuple's or dataclass's generated ``__init__`` takes, in order, with their
+    annotations: the names annotated in the class body, but a ``ClassVar`` and a ``field(init=False)``."""
+    out: List[Tuple[str, cst.BaseExpression]] = []
+    body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                continue
+            annotation = small.annotation.annotation
+            head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+            if (dotted_name(head) or "").rsplit(".", 1)[-1] == "ClassVar":
+                continue
+            value = small.value
+            if isinstance(value, cst.Call) and any(
+                    a.keyword is not None and a.keyword.value == "init" and isinstance(a.value, cst.Name)
+                    and a.value.value == "False" for a in value.args):
+                continue
+            out.append((small.target.value, annotation))
+    return out

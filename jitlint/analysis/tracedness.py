@@ -21,7 +21,7 @@ import libcst as cst
 from jitlint.analysis import jax_api, startup
 from jitlint.analysis.cancel import checkpoint
 from jitlint.analysis.discovery import (ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, applies_module,
-                                        condition_key, is_accessor, is_property, state_test, stores_state,
+                                        condition_key, init_fields, is_accessor, is_property, state_test, stores_state,
                                         top_small_statements)
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      defined, is_mapping_type, mapping_value, parsed, without_none)
@@ -3423,7 +3423,7 @@ class Analyzer:
             self._call_method(call, cls, "__init__", fresh, args, frame)
             return
         post = self.index.find_method(cls, "__post_init__")
-        fields = _init_fields(cls) if post is not None and any(
+        fields = [name for name, _ in init_fields(cls)] if post is not None and any(
             (dotted_name(d.func if isinstance(d, cst.Call) else d) or "").rsplit(".", 1)[-1] == "dataclass"
             for d in cls.decorators) else None
         if not fields or any(arg.star for arg, _ in args):
@@ -4456,27 +4456,3 @@ class Analyzer:
 
 def analyse_module(index: ModuleIndex) -> Facts:
     return Analyzer(index).run()
-
-
-def _init_fields(cls) -> List[str]:
-    """The fields a dataclass's generated ``__init__`` takes, in order: the names annotated in its
-    body, but a ``ClassVar`` and a ``field(init=False)``."""
-    out: List[str] = []
-    body = cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
-                continue
-            annotation = dotted_name(small.annotation.annotation.value
-                                     if isinstance(small.annotation.annotation, cst.Subscript)
-                                     else small.annotation.annotation) or ""
-            if annotation.rsplit(".", 1)[-1] == "ClassVar":
-                continue
-            value = small.value
-            if isinstance(value, cst.Call) and any(
-                    a.keyword is not None and a.keyword.value == "init" and isinstance(a.value, cst.Name)
-                    and a.value.value == "False" for a in value.args):
-                continue
-            out.append(small.target.value)
-    return out
-

@@ -812,9 +812,7 @@ def to_cached_property(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if any(base not in ("object",) for base in cls.bases) or cls.decorators:
         return None
     for stmt in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.SimpleStatementLine) and any(
-                isinstance(small, (cst.Assign, cst.AnnAssign)) and "__slots__" in ctx.code(small).split("=")[0]
-                for small in stmt.body):
+        if isinstance(stmt, cst.SimpleStatementLine) and "__slots__" in names_bound_in(stmt):
             return None
         if isinstance(stmt, cst.FunctionDef) and stmt is not function and any(
                 isinstance(d.decorator, cst.Attribute) and isinstance(d.decorator.value, cst.Name)

@@ -1943,7 +1943,7 @@ def _early_exit_while(node: cst.BaseExpression, stmt: cst.If, inner, ctx: FixCon
         named_index = [bld.statement(f"{index} = {counter}")] if index != "_" else []
         body_fun = bld.function(body_name, [param], [unpack] + named_index + as_lines(body) + [
             bld.statement(f"return {_target(carry)}, {counter} + 1, {{t}}", t=pred)], header=header)
-        init = cst.parse_expression(f"({_target(carry)}, {{s}}, False)".replace("{s}", ctx.code(start)))
+        init = ctx.expr(f"({_target(carry)}, {{s}}, False)", s=start)
         result = bld.statement(f"{_target(carry)}, _, _ = {lax}.while_loop({cond_name}, {body_name}, {{i}})",
                                i=init)
         return {loop: cst.FlattenSentinel(keep_comments([loop], with_leading_lines([cond_fun, body_fun, result],

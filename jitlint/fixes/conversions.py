@@ -60,6 +60,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from jitlint.analysis.discovery import init_fields
 from jitlint.analysis.syntax import key_parts, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
@@ -607,11 +608,7 @@ def _array_field_argument(arg: cst.Arg, call: cst.Call, ctx: FixContext) -> bool
     cls = ctx.index.classes[call.func.value]
     if "__init__" in cls.methods or any(a.star for a in call.args):
         return False
-    fields: List[Tuple[str, cst.BaseExpression]] = []
-    for stmt in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                fields.append((small.target.value, small.annotation.annotation))
+    fields = init_fields(cls)
     if arg.keyword is not None:
         annotation = dict(fields).get(arg.keyword.value)
     else:
