@@ -29,6 +29,7 @@ def jit502(body: str):
     ('static_argnames=("nmu",)', "x, num"),            # too short to be close (ratio 0.67)
     ('static_argnames=("width_",)', "x, width, widths"),  # close to two
     ('static_argnames=("zzz",)', "x, n"),              # close to none
+    ('static_argnames=("lrn2",)', "x, lrn1, lrn3"),     # one edit from two
     ("static_argnames=NAMES", "x, n"),                 # not a literal
 ])
 def test_no_fix_for_a_name_not_close_to_exactly_one_parameter(spec, params):
@@ -40,6 +41,17 @@ def test_no_fix_for_a_name_not_close_to_exactly_one_parameter(spec, params):
             return x
         """)
     assert diag.fix is None
+
+
+@pytest.mark.parametrize("typo, param", [("tmep", "temp"), ("nmae", "name"), ("rate", "rates"),
+                                         ("modes", "mode"), ("axsi", "axis"), ("sizr", "size")])
+def test_one_slip_of_the_keyboard_on_a_short_name_is_fixed(typo, param):
+    diag = jit502(f"""
+        @partial(jax.jit, static_argnames=("{typo}",))
+        def f(x, {param}, other):
+            return x
+        """)
+    assert diag.fix is not None and f"`{param}`" in diag.fix.title
 
 
 def test_two_misspellings_of_one_parameter_are_not_fixed():

@@ -1030,6 +1030,10 @@ def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[
         if name in params:
             continue
         close = difflib.get_close_matches(name, params, n=2, cutoff=0.8)  # type: ignore[arg-type]
+        if not close and len(name) >= 4:  # type: ignore[arg-type]
+            # one slip of the keyboard (a letter added, dropped, replaced, or two swapped: `nmae` for
+            # `name`), which the ratio above misses on short names
+            close = [p for p in params if _one_edit_apart(name, p)]  # type: ignore[arg-type]
         if not close:  # a looser spelling, of a parameter the body needs static (`"reduce"`: `reduction`)
             close = [p for p in params if p not in names and _needs_static(fn, p, ctx) and (
                 p.startswith(name) or name.startswith(p)  # type: ignore[arg-type]
@@ -1050,6 +1054,21 @@ def _close_names(node: cst.Arg, entry: EntryPoint, ctx: FixContext) -> Optional[
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, "`static_argnames`: " + "; ".join(said), (edit,))
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """``b`` is ``a`` with one letter added, dropped or replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                   and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    return short[i:] == long[i + 1:]
 
 
 def _needs_static(fn: FunctionInfo, name: str, ctx: FixContext) -> bool:

@@ -1550,8 +1550,10 @@ class BadStaticArguments(Rule):
     is static -- which is why each spec fix is UNSAFE or display-only.
 
     - A `static_argnames` name that is not a parameter but is close to
-      exactly one (`difflib`, cutoff 0.8: `"nmu"` -> `"num"`) is replaced
-      by that parameter, in the same quotes; dropped when that parameter
+      exactly one (`difflib`, cutoff 0.8: `"num_step"` -> `"num_steps"`;
+      or, for a name of four letters or more, one slip of the keyboard --
+      a letter added, dropped or replaced, or two swapped: `"tmep"` ->
+      `"temp"`) is replaced by that parameter, in the same quotes; dropped when that parameter
       is listed already. UNSAFE: it makes that parameter static, so JAX
       compiles once per value of it, the value must be hashable, and a
       caller that passes a traced value breaks. A name close to none or to
