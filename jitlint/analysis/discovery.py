@@ -382,6 +382,36 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
 
 
+def _import_bindings(node: Union[cst.Import, cst.ImportFrom]) -> Set[str]:
+    """The local names an import statement binds (``import a.b`` binds ``a``)."""
+    if isinstance(node.names, cst.ImportStar):
+        return set()
+    out = set()
+    for alias in node.names:
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            out.add(alias.asname.name.value)
+        else:
+            out.add((dotted_name(alias.name) or "").split(".")[0])
+    return out
+
+
+def _module_level_imports(module: cst.Module) -> Set[str]:
+    """The names the module's own statements import (also in an ``if`` or ``try`` at module level), not
+    those a function or class body imports."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Import or kind is cst.ImportFrom:
+            out |= _import_bindings(node)  # type: ignore[arg-type]
+        elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            continue
+        elif kind in _STATEMENT_CONTAINERS or kind in (cst.SimpleStatementSuite, cst.Else, cst.ExceptHandler):
+            stack.extend(iter_children(node))
+    return out
+
+
 def applies_module(callee: cst.BaseExpression, fn: "FunctionInfo") -> bool:
     """``model.apply`` resolved to ``__call__`` (:meth:`ModuleIndex.resolve_function`): a Flax module's
     ``apply(variables, *args)`` runs ``__call__(*args)``, so its first positional argument is the variables."""
@@ -779,6 +809,10 @@ class ModuleIndex:
         #: checked code, by qualified name (given by the project); None when checked alone
         self.resolve_function_elsewhere = resolve_function
         self.imports = ImportTable()
+        #: the import tables of functions that import names themselves, by the function node's id
+        self._local_imports: Dict[int, ImportTable] = {}
+        #: the names those functions import
+        self._locally_imported: Set[str] = set()
         self.extra_jit = {name: jax_api.Transform(name, ("static_argnums",), ("static_argnames",))
                           for name in extra_jit}
         self.functions: Dict[str, FunctionInfo] = {}
@@ -951,6 +985,17 @@ class ModuleIndex:
 
     # ----------------------------------------------------------------- names
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        if self._local_imports:
+            head = node
+            while type(head) is cst.Attribute:
+                head = head.value
+            if type(head) is cst.Name and head.value in self._locally_imported:
+                parent = self.parents.get(id(node))
+                while parent is not None:  # the innermost function importing the name decides
+                    table = self._local_imports.get(id(parent))
+                    if table is not None and head.value in table.aliases:
+                        return table.resolve(node)
+                    parent = self.parents.get(id(parent))
         return self.imports.resolve(node)
 
     def transform_of(self, node: cst.BaseExpression) -> Optional[jax_api.Transform]:
@@ -984,11 +1029,22 @@ class ModuleIndex:
         softmax`` then ``from jax.nn import softmax``: the JAX one is what a function finds when it runs);
         an import in an ``except`` handler only adds a name its ``try`` did not import (the handler runs
         when the ``try``'s import failed)."""
-        stack: List[Tuple[cst.CSTNode, bool]] = [(module, False)]
+        at_module_level = _module_level_imports(module)
+        stack: List[Tuple[cst.CSTNode, bool, Optional[cst.CSTNode]]] = [(module, False, None)]
         while stack:
-            node, fallback = stack.pop()
+            node, fallback, function = stack.pop()
             kind = type(node)
             if kind is cst.Import or kind is cst.ImportFrom:
+                if function is not None:
+                    # a function's own import binds a local name: code outside it keeps the module's import
+                    # of that name (`from jax.numpy import sqrt` at the top, `from numpy import sqrt` in a
+                    # NumPy reference function); a name only functions import is taken as before
+                    local = self._local_imports.setdefault(id(function), ImportTable(self.imports.package))
+                    (local.add_import if kind is cst.Import else local.add_import_from)(node)  # type: ignore[arg-type]
+                    bound = _import_bindings(node)
+                    self._locally_imported |= bound
+                    if bound & at_module_level:
+                        continue
                 before = dict(self.imports.aliases) if fallback else None
                 if kind is cst.Import:
                     self.imports.add_import(node)
@@ -997,6 +1053,8 @@ class ModuleIndex:
                 if before:
                     self.imports.aliases.update(before)  # (a name the `try` imported keeps its import)
                 continue
+            if kind is cst.FunctionDef:
+                function = node
             children: List[Tuple[cst.CSTNode, bool]] = []
             if kind in _STATEMENT_CONTAINERS:
                 body = node.body
@@ -1011,7 +1069,7 @@ class ModuleIndex:
                             children.append((extra, handler))
             elif kind is cst.SimpleStatementSuite:
                 children += [(b, fallback) for b in node.body]
-            stack.extend(reversed(children))  # (popped in the order the code runs)
+            stack.extend((child, flag, function) for child, flag in reversed(children))  # (popped in code order)
 
     # --------------------------------------------------------------- globals
     def _collect_globals(self, module: cst.Module) -> None:

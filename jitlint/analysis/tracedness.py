@@ -10,7 +10,6 @@ rules query.  Nothing here reports anything.
 """
 from __future__ import annotations
 
-import builtins
 import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -233,7 +232,6 @@ class _Terminated(Exception):
     (``int()`` of a tracer inside a ``try`` whose handler catches what it raises)."""
 
 
-#: the names of Python's builtins (a call of one is a call of the builtin unless the name is bound)
 #: builtins whose result is never None
 _NEVER_NONE_BUILTINS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format", "len", "tuple", "list",
                                   "dict", "set", "frozenset", "range", "round", "abs", "sum", "sorted", "divmod"})
@@ -275,7 +273,15 @@ def _shadowed_in(name: str, scope: Optional["FunctionInfo"]) -> bool:
     return False
 
 
-_PYTHON_BUILTINS = frozenset(dir(builtins))
+#: the standard library's callables that call a function they are given while they run -- on the elements
+#: of what they iterate, or to order them (``map``, ``sorted(xs, key=f)``, ``functools.reduce``); the
+#: others read it (``inspect.signature(f)``, ``functools.wraps(f)``, ``callable(f)``, ``id(f)``), keep it
+#: for later (``atexit.register``, ``threading.Thread(target=f)``) or wrap it, and run none of its code
+_STDLIB_CALLERS = frozenset({
+    "map", "filter", "sorted", "min", "max", "iter", "functools.reduce", "itertools.accumulate",
+    "itertools.starmap", "itertools.filterfalse", "itertools.takewhile", "itertools.dropwhile", "itertools.groupby",
+    "heapq.nsmallest", "heapq.nlargest", "heapq.merge", "bisect.bisect", "bisect.bisect_left", "bisect.bisect_right",
+    "bisect.insort", "bisect.insort_left", "bisect.insort_right", "operator.call"})
 
 
 class Frame:
@@ -408,6 +414,12 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
         return {cst.LessThan: a < b, cst.GreaterThan: a > b, cst.LessThanEqual: a <= b,
                 cst.GreaterThanEqual: a >= b}[type(op)]
     return None
+
+
+def _excludes_none(annotation: str) -> bool:
+    """The annotation's text names a type that excludes None: not Optional, no union, not Any or object."""
+    text = annotation.replace(" ", "")
+    return not any(word in text for word in ("None", "Optional", "Any", "object")) and "|" not in text
 
 
 def _never_none(value: Value) -> bool:
@@ -553,6 +565,8 @@ class Analyzer:
         self._initialising = 0
         #: functions of this module -> whether they never return None (see returns_never_none)
         self._never_none_returns: Dict[cst.CSTNode, bool] = {}
+        #: field names -> whether the module's classes declare them never None (see _module_field_never_none)
+        self._module_fields_never_none: Dict[str, bool] = {}
         #: the value iterated by the outer loop of a generator expression, where it was last evaluated
         self._generator_iterables: Dict[cst.GeneratorExp, Value] = {}
         #: see _imported_static_fields
@@ -764,7 +778,13 @@ class Analyzer:
         by_keyword = {a.keyword.value: a for a in entry.partial_args if a.keyword is not None}
         for param, _ in params:
             if _param_name(param) in by_keyword and _param_name(param) not in env:
-                env[_param_name(param)] = literal_value(by_keyword[_param_name(param)].value)
+                bound = by_keyword[_param_name(param)].value
+                env[_param_name(param)] = literal_value(bound)
+                if not env[_param_name(param)].known and entry.scope is not None \
+                        and self._never_none_expression(bound, entry.scope, depth=1):
+                    # (`partial(neighbor_fn, max_occupancy=nbrs.max_occupancy)`, a field declared `int`:
+                    # `if max_occupancy is None:` in the function is false)
+                    env[_param_name(param)] = Value(not_none=True)
         static = entry.static_params() | set(entry.partial_keywords)
         unknown_statics = entry.static_nums is None or entry.static_names is None
         calls = entry.visible_calls()
@@ -862,12 +882,34 @@ class Analyzer:
                                element=STATIC if kind == "varkw" else None,  # its keys: strings
                                leaf=leaf,
                                not_none=not container and (self._annotated_not_none(param)
-                                                           or self._passed_not_none(param, entry)),
+                                                           or self._passed_not_none(param, entry)
+                                                           or self._required_value(param, kind, entry)),
                                **facts)
             if held:  # a list of instances of one class: iterating it gives such an instance
                 env[name] = replace(env[name], container=True, leaf=False, is_array=False,
                                     element=traced(reason, **held))
         return env
+
+    def _required_value(self, p: cst.Param, kind: str, entry: EntryPoint) -> bool:
+        """A parameter of a jitted function that every caller must pass (no default), that the function
+        itself never tests against None, and that no call seen gives None (its annotation, if any,
+        excluding None): the function is written for a value there, so a helper's ``is None`` branch
+        that it reaches serves the helper's other callers (``update_fn(position, neighbors)`` calling
+        ``neighbor_list_fn(position, neighbors=None)``, whose None path is the eager allocation)."""
+        if p.default is not None or kind not in ("posonly", "positional", "kwonly") or entry.all_traced \
+                or entry.transform is None or (p.annotation is not None and not self._annotated_not_none(p)):
+            return False
+        name = p.name.value
+        for ref in name_references(entry.function.node.body, name):
+            holder = self.index.parents.get(id(ref))
+            if isinstance(holder, cst.Comparison) and any(
+                    isinstance(c.comparator, cst.Name) and c.comparator.value == "None" for c in holder.comparisons):
+                return False  # (`if state is None:` in the function itself: None is expected)
+        for call in entry.visible_calls():
+            arg = entry.argument_for(call, p)
+            if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "None":
+                return False
+        return True
 
     def _annotated_array(self, p: cst.Param) -> bool:
         if p.annotation is None:
@@ -998,6 +1040,8 @@ class Analyzer:
             return depth > 0 and scope is not None and self._never_none_local(node.value, scope, depth)
         if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
             return True  # an operator's result (a number, an array, a bool), not None
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and scope is not None:
+            return self._field_never_none(node.value.value, node.attr.value, scope)
         if not isinstance(node, cst.Call):
             return False
         if isinstance(node.func, cst.Name) and node.func.value in _NEVER_NONE_BUILTINS \
@@ -1022,6 +1066,115 @@ class Analyzer:
             return owner is not None and owner._returns_never_none(callee, depth)
         text = where.module.code_for_node(returns.annotation)
         return _array_annotation(text) and "|" not in text and "Optional" not in text and "None" not in text
+
+    def _field_never_none(self, name: str, attr: str, scope: FunctionInfo) -> bool:
+        """``name.attr`` where ``name`` is a parameter of ``scope`` (or a local bound once to one) annotated
+        with a class of the checked code that declares ``attr`` with a type excluding None
+        (``max_occupancy: int``): what the annotations say an instance holds there."""
+        annotation = self._annotation_behind(name, scope, 0)
+        cls = class_named(annotation, self.index, self.path, self.project) if annotation is not None else None
+        if cls is None:
+            # of an object of unknown class, a field name the module's classes declare: one of them
+            # (as a field declared only static is static, see `_ev_attribute`)
+            return annotation is None and self._module_field_never_none(attr)
+        field = cls.field_annotation(attr)
+        return field is not None and _excludes_none(cls.index.module.code_for_node(field))
+
+    def _module_field_never_none(self, attr: str) -> bool:
+        """Every class of this module that declares a field ``attr`` annotates it with a type that
+        excludes None and gives it no None default, and one does (``max_occupancy: int =
+        dataclasses.static_field()``); no method stores None in an attribute of that name."""
+        known = self._module_fields_never_none.get(attr)
+        if known is None:
+            found = []
+            for cls in self.index.classes.values():
+                for stmt in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
+                    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                                and small.target.value == attr:
+                            found.append(_excludes_none(self.index.module.code_for_node(small.annotation.annotation))
+                                         and not (isinstance(small.value, cst.Name) and small.value.value == "None"))
+            known = bool(found) and all(found) and not self._stores_none_in(attr)
+            self._module_fields_never_none[attr] = known
+        return known
+
+    def _stores_none_in(self, attr: str) -> bool:
+        """Some statement of the module stores None in an attribute named ``attr`` (``obj.attr = None``)."""
+        for node in name_references(self.index.module):
+            if node.value != "None":
+                continue
+            holder = self.index.parents.get(id(node))
+            if isinstance(holder, cst.Assign) and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
+                                                      for t in holder.targets):
+                return True
+        return False
+
+    def _annotation_behind(self, name: str, scope: FunctionInfo, depth: int) -> Optional[cst.BaseExpression]:
+        """The class annotation of what ``name`` holds in ``scope``: a parameter's own; of a parameter
+        without one, the one annotation of what every call of ``scope`` (a function only called by its
+        name) that passes it passes (``update_fn(position, neighbors: NeighborList)`` calling
+        ``neighbor_list_fn(position, neighbors)``); of a local bound once to a parameter
+        (``nbrs = neighbors``), the parameter's."""
+        params = {p.name.value: p for p, _ in scope.params}
+        if name not in params:
+            value = scope.scope.single_value(name) if scope.scope.is_local(name) else None
+            if not isinstance(value, cst.Name) or value.value not in params:
+                return None
+            name = value.value
+        if len(scope.scope.bindings_of(name)) > 1:
+            return None  # (rebound in the body)
+        param = params[name]
+        if param.annotation is not None:
+            return param.annotation.annotation
+        if depth >= 2:
+            return None
+        found: Optional[cst.BaseExpression] = None
+        for call in self._calls_only(scope) or ():
+            arg = self._argument_to(call, scope, param)
+            if arg is None:
+                continue  # (the default: None, which the code tests before it reads the field)
+            caller = self.index.call_scopes.get(call, (None, None))[0]
+            given = self._annotation_behind(arg.value.value, caller, depth + 1) \
+                if isinstance(arg.value, cst.Name) and caller is not None else None
+            if given is None or (found is not None and not given.deep_equals(found)):
+                return None
+            found = given
+        return found
+
+    def _calls_only(self, fn: FunctionInfo) -> Optional[List[cst.Call]]:
+        """The calls of ``fn``, a ``def`` nested in a function, where every use of its name is a call
+        by that name; None where it goes anywhere else (returned, stored, passed) or is rebound."""
+        outer = fn.parent
+        if outer is None or not isinstance(fn.node, cst.FunctionDef) or len(outer.scope.bindings_of(fn.name)) != 1:
+            return None
+        calls: List[cst.Call] = []
+        for ref in name_references(outer.node.body, fn.name):
+            holder = self.index.parents.get(id(ref))
+            if ref is fn.node.name:
+                continue
+            if not (isinstance(holder, cst.Call) and holder.func is ref):
+                return None
+            calls.append(holder)
+        return calls
+
+    @staticmethod
+    def _argument_to(call: cst.Call, fn: FunctionInfo, param: cst.Param) -> Optional[cst.Arg]:
+        """The argument of ``call`` (of ``fn``) that ``param`` takes, when the call spells it (by position
+        before any unpacking, or by keyword)."""
+        positional = [p for p, kind in fn.params if kind in ("posonly", "positional")]
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                if arg.star == "*":
+                    return None
+                continue
+            if arg.keyword is None:
+                if index < len(positional) and positional[index] is param:
+                    return arg
+                index += 1
+            elif arg.keyword.value == param.name.value:
+                return arg
+        return None
 
     def returns_never_none(self, fn: FunctionInfo) -> bool:
         """``fn``, a function of this module, never returns None (see :meth:`_returns_never_none`)."""
@@ -1261,8 +1414,7 @@ class Analyzer:
         """Annotated with a type that excludes None (not Optional, a union with None, or Any)."""
         if p.annotation is None:
             return False
-        text = self.index.module.code_for_node(p.annotation.annotation).replace(" ", "")
-        return not any(word in text for word in ("None", "Optional", "Any", "object")) and "|" not in text
+        return _excludes_none(self.index.module.code_for_node(p.annotation.annotation))
 
     def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
         ann = p.annotation.annotation if p.annotation is not None else None
@@ -3712,7 +3864,11 @@ class Analyzer:
                 params = params[len(bound_pos):]
                 for a in inner_args:
                     if a.keyword is not None:
-                        env[a.keyword.value] = self.ev(a.value, frame)
+                        bound = self.ev(a.value, frame)
+                        if not bound.not_none and isinstance(a.value, cst.Attribute) \
+                                and self._never_none_expression(a.value, frame.fn, depth=1):
+                            bound = replace(bound, not_none=True)  # (a field its class declares `int`)
+                        env[a.keyword.value] = bound
                     elif a.star == "**":
                         tracing = tree_map = False
             label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
@@ -3760,8 +3916,9 @@ class Analyzer:
         """Whether functions passed to ``call`` are to be analysed at the call, as code that runs
         in the trace: the callee calls them and jitlint does not follow it there.
 
-        Yes for JAX and the JAX libraries jitlint models, the standard library and the builtins
-        (``functools.reduce(f, xs)``, ``sorted(xs, key=f)``), and a project class or object it
+        Yes for JAX and the JAX libraries jitlint models, the standard library's and the builtins' callables
+        that call what they are given (``functools.reduce(f, xs)``, ``sorted(xs, key=f)``; not
+        ``inspect.signature(f)``), and a project class or object it
         cannot follow. No for a function of the project the analysis follows into (``helper(f, x)``,
         ``self.helper(f)``, ``mod.helper(f)``): its body is analysed with ``f`` and runs ``f`` where
         it calls it, and only if it does. No for a library jitlint knows nothing of, or a method of
@@ -3776,7 +3933,7 @@ class Analyzer:
                 return True
             top = q.split(".", 1)[0]
             if top in sys.stdlib_module_names or top == "builtins":
-                return True
+                return q.replace("builtins.", "", 1) in _STDLIB_CALLERS
             if self.project is None or not self.project.defines_module(self.path, q):
                 return False  # a library jitlint knows nothing of
             return self.project.resolve_function(self.path, q) is None
@@ -3791,9 +3948,10 @@ class Analyzer:
         return False
 
     def _calls_builtin(self, call: cst.Call, frame: Frame) -> bool:
-        """``call`` calls a Python builtin by its name, not shadowed by a local or a module global."""
+        """``call`` calls, by its name (not shadowed by a local or a module global), a Python builtin that
+        calls a function it is given (``map``, ``sorted(xs, key=f)``; not ``callable(f)`` or ``id(f)``)."""
         func = call.func
-        return isinstance(func, cst.Name) and func.value in _PYTHON_BUILTINS and func.value not in frame.env \
+        return isinstance(func, cst.Name) and func.value in _STDLIB_CALLERS and func.value not in frame.env \
             and func.value not in self.index.globals
 
     def _elements_given(self, call: cst.Call, q: Optional[str], fn_arg: cst.Arg, plain, frame: Frame

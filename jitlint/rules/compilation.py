@@ -180,12 +180,12 @@ def _written_here(root: cst.CSTNode, attribute: cst.Attribute) -> bool:
     return False
 
 
-
 #: the ahead-of-time steps of a jitted function: ``jax.jit(f).trace(x).lower().compile()``
 _AOT_STEPS = frozenset({"trace", "lower", "compile"})
 
 #: decorators under which a factory returns the same object for the same arguments
 _CACHING_DECORATORS = frozenset({"functools.cache", "functools.lru_cache"})
+
 
 class RecompilationHazard(Rule):
     """## What it does
@@ -1250,7 +1250,7 @@ class RecompilationHazard(Rule):
                                            "a function by identity, so each call traces and compiles again",
                                 fix=Fix(Applicability.DISPLAY_ONLY,
                                         "Define the function once (at module level, or once per object) and "
-                                        f"pass the data it closes over as traced arguments", ()))
+                                        "pass the data it closes over as traced arguments", ()))
                     break  # one finding per call
 
     def _made_per_call(self, value: cst.BaseExpression, caller: FunctionInfo) -> Optional[str]:
@@ -2160,6 +2160,11 @@ def _returns_unhashable(name: str, index: ModuleIndex, depth: int, containers: b
     return bool(values) and all(v is not None and _unhashable(v, index, depth + 1, info, containers) for v in values)
 
 
+#: ``jax.jit`` and the ``pjit`` spellings that make the same wrapper (JAX 0.10.2: ``pjit`` calls ``jax.jit``):
+#: a new one traces again, where a ``pmap`` of an equal bound method keeps its trace
+_JIT_OR_PJIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
+
+
 class MutableStaticSelf(Rule):
     """## What it does
     Flags a jitted method whose `self` is static -- `jax.jit(self.method)`,
@@ -2425,7 +2430,7 @@ class MutableStaticSelf(Rule):
         guard = self._run_once_guard(cls, method_name, me, body)
         if guard is not None:
             return min(writes) > guard
-        return all(entry.transform is not None and entry.transform.name == "jax.jit"
+        return all(entry.transform is not None and entry.transform.name in _JIT_OR_PJIT
                    and self._stored_on(entry.site, body, me) for entry in entries)
 
     @staticmethod

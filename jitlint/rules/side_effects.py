@@ -987,6 +987,9 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
                 and self._set_back_on_exit(target):
             return  # scratch state of one call: every call, eager or traced, leaves the same constant
+        if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
+                and target.value is root and self._local_in_all_but_name(target):
+            return  # a local variable spelled as an attribute: no code but this call's own reads it
         if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
             # `self` came in as a pytree argument: the write reaches the trace's copy only
             self.report(target, f"write to {where} changes only the traced copy of `{root.value}` (a pytree "
@@ -996,6 +999,51 @@ class OuterStateWrite(Rule):
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
                         _why_traced(self), subject=root.value)
+
+    def _local_in_all_but_name(self, target: cst.Attribute) -> bool:
+        """``self.pe = ...`` where the method's first statement that names ``self.pe`` is a plain assignment
+        of it in the method's own body (on every path, before any read), and no other code of the module
+        names an attribute ``pe`` (no other method, function or class reads or sets it): what the
+        attribute holds is read only by the call that wrote it, as a local variable's would be -- the
+        tracer left on the object after the trace is read by nothing (LOCA's positional encodings)."""
+        fn = self.ctx.function
+        node = fn.node
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock) \
+                or not node.params.params or target.value.value != node.params.params[0].name.value:
+            return False
+        attr = target.attr.value
+        me = target.value.value
+
+        def names_it(n: cst.CSTNode) -> bool:
+            return isinstance(n, cst.Attribute) and n.attr.value == attr and isinstance(n.value, cst.Name) \
+                and n.value.value == me
+
+        first = next((stmt for stmt in node.body.body if any_node([stmt], names_it)), None)
+        if not (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1
+                and isinstance(first.body[0], cst.Assign) and len(first.body[0].targets) == 1
+                and names_it(first.body[0].targets[0].target) and not any_node([first.body[0].value], names_it)):
+            return False
+        # (another class's `self.pe` is that object's own: a class is unrelated when neither is among the
+        # other's bases defined here)
+        classes = self.ctx.index.classes
+        related = {fn.cls.name} if fn.cls is not None else set()
+        grown = True
+        while grown:
+            grown = False
+            for name, info in classes.items():
+                if name not in related and (set(info.bases) & related  # a subclass, or a base
+                                            or any(name in classes[r].bases for r in related if r in classes)):
+                    related.add(name)
+                    grown = True
+        others = [info.node for name, info in classes.items() if name not in related]
+
+        def elsewhere(n: cst.CSTNode) -> bool:
+            if not (isinstance(n, cst.Attribute) and n.attr.value == attr) or path_to(node, n) is not None:
+                return False
+            return not (isinstance(n.value, cst.Name) and n.value.value == "self"
+                        and any(path_to(other, n) is not None for other in others))
+
+        return not any_node([self.ctx.index.module], elsewhere)
 
     def _set_back_on_exit(self, target: cst.Attribute) -> bool:
         """Scratch state of one call: the value written here does not outlive the call that wrote it,
