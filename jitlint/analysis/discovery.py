@@ -382,6 +382,11 @@ _STATEMENT_CONTAINERS = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStat
 _WITH_MORE_BLOCKS = frozenset({cst.If, cst.Try, cst.TryStar, cst.For, cst.While})
 
 
+#: callables that hand on each element of what they iterate, one for one
+_ELEMENT_BY_ELEMENT = frozenset({"enumerate", "list", "tuple", "iter", "reversed", "sorted", "tqdm.tqdm",
+                                 "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+
+
 def _import_bindings(node: Union[cst.Import, cst.ImportFrom]) -> Set[str]:
     """The local names an import statement binds (``import a.b`` binds ``a``)."""
     if isinstance(node.names, cst.ImportStar):
@@ -1822,7 +1827,8 @@ class ModuleIndex:
                     self._unreachable.extend(body[live:])
             if kind is cst.For or kind is cst.While:
                 loop_body = node.body
-                inner = loops + (node,)
+                # (a `for` over one element runs its body once: nothing in it repeats)
+                inner = loops if kind is cst.For and self._one_trip(node.iter) else loops + (node,)
                 for child in iter_children(node):
                     parents[id(child)] = node
                     push((child, scope, cls, inner if child is loop_body else loops, here))
@@ -1830,6 +1836,25 @@ class ModuleIndex:
                 for child in iter_children(node):
                     parents[id(child)] = node
                     push((child, scope, cls, loops, here))
+
+    def _one_trip(self, iterable: cst.BaseExpression) -> bool:
+        """A ``for`` over ``iterable`` runs once: ``range(1)`` (``range(k, k + 1)`` of literals), a list or
+        tuple display of one element, or one of those given to what hands on each element of what it
+        iterates (``enumerate``, ``tqdm``, ``list``, ``reversed``), or ``trange(1)``."""
+        while isinstance(iterable, cst.Call) and len(iterable.args) >= 1 and not iterable.args[0].star \
+                and iterable.args[0].keyword is None:
+            q = self.qualify(iterable.func) or (iterable.func.value if isinstance(iterable.func, cst.Name)
+                                                and iterable.func.value not in self.globals else "")
+            if q in ("range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"):
+                bounds = [int_value(a.value) for a in iterable.args if a.keyword is None and not a.star]
+                if len(bounds) == 1:
+                    return bounds[0] == 1
+                return len(bounds) == 2 and None not in bounds and bounds[1] - bounds[0] == 1  # type: ignore[operator]
+            if q not in _ELEMENT_BY_ELEMENT:
+                return False
+            iterable = iterable.args[0].value
+        return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) == 1 \
+            and isinstance(iterable.elements[0], cst.Element)
 
     def call_scope(self, call: cst.Call) -> Optional[Scope]:
         """The scope a call of this module is made in (where the names it reads are looked up)."""

@@ -454,7 +454,8 @@ class RecompilationHazard(Rule):
                 uses = self._wrapper_uses(None, fn.parent, [fn.name])
                 if self._compiles_anyway(fn.node, uses, entry) or self._amortised(fn.node, fn.parent, uses) \
                         or self._caches_cleared(fn.node) \
-                        or self._reused_per_configuration(fn.node, fn.parent, [fn.name]):
+                        or self._reused_per_configuration(fn.node, fn.parent, [fn.name]) \
+                        or self._distinct_program_each_iteration(fn.node, fn):
                     return
                 self.report(site, f"`{fn.name}` is jitted anew on every loop iteration: each new function object "
                                   "is traced and compiled again")
@@ -778,6 +779,28 @@ class RecompilationHazard(Rule):
         0.10.2: 3 configurations timed 5 times each, 3 compiles)."""
         return self._configured_per_iteration(made, scope) and _used_in_closure(scope, names, made)
 
+    def _called_only_in_traces(self, scope: Optional[FunctionInfo], names: Sequence[str]) -> bool:
+        """The wrapper is bound to one name, bound once, and every use of that name is a call made in traced
+        code (a function jitted in turn): a jit called while another is traced is inlined into that
+        trace and compiles nothing of its own (measured on JAX 0.10.2: no compile of the inner function;
+        what compiles is the caller, per its own trace)."""
+        index = self.ctx.index
+        if len(names) != 1 or names[0].startswith(("self.", ".")):
+            return False
+        name = names[0]
+        own = scope.scope if scope is not None else index.scope_model.module_scope
+        if len(own.bindings_of(name)) != 1:
+            return False
+        calls = []
+        for ref in name_references(scope.node if scope is not None else index.module, name):
+            holder = index.parents.get(id(ref))
+            if isinstance(holder, cst.AssignTarget) and holder.target is ref:
+                continue  # (the binding)
+            if not (isinstance(holder, cst.Call) and holder.func is ref):
+                return False
+            calls.append(holder)
+        return bool(calls) and all(index.owner_of(call) in self.ctx.facts.bodies for call in calls)
+
     def _wrapper_uses(self, site: Optional[cst.Call], scope: Optional[FunctionInfo],
                       names: Iterable[str]) -> List[cst.Call]:
         """The calls of a wrapper: of the local names it is bound to (``names``) in ``scope``, and the call
@@ -933,14 +956,24 @@ class RecompilationHazard(Rule):
         of its own body: a benchmark timing each model from cold): everything compiles again each
         iteration, so a wrapper made there costs nothing more than one made before the loop."""
         index = self.ctx.index
-        for loop in index.loops_of.get(site, ()):
-            body = getattr(loop, "body", None)
-            for stmt in getattr(body, "body", ()):
-                if isinstance(stmt, cst.SimpleStatementLine) and any(
-                        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
-                        and index.qualify(small.value.func) in _CACHE_CLEARS for small in stmt.body):
-                    return True
-        return False
+
+        def clears(stmts, depth: int) -> bool:
+            for stmt in stmts:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+                        continue
+                    if index.qualify(small.value.func) in _CACHE_CLEARS:
+                        return True
+                    # (a helper of the module that does it as a statement of its own body: `clear_caches()`)
+                    helper = index.functions.get(small.value.func.value) \
+                        if isinstance(small.value.func, cst.Name) and depth == 0 else None
+                    if helper is not None and helper.parent is None and isinstance(helper.node, cst.FunctionDef) \
+                            and isinstance(helper.node.body, cst.IndentedBlock) and clears(helper.node.body.body, 1):
+                        return True
+            return False
+
+        return any(clears(getattr(getattr(loop, "body", None), "body", ()), 0)
+                   for loop in index.loops_of.get(site, ()))
 
     def _remade_on_change(self, site: cst.CSTNode, names: Sequence[str]) -> bool:
         """The wrapper made in the loop is made under an ``if`` whose branch changes what its own test reads
@@ -1107,7 +1140,8 @@ class RecompilationHazard(Rule):
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
                     continue  # one wrapper per item, kept to be called later
                 if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
-                        or (scope is not None and self._reused_per_configuration(site, scope, names)):
+                        or (scope is not None and self._reused_per_configuration(site, scope, names)) \
+                        or self._called_only_in_traces(scope, names) or self._caches_cleared(site):
                     continue
                 made = index.infos.get(inner) if isinstance(inner, (cst.Lambda, cst.FunctionDef)) else None
                 if made is not None and self._distinct_program_each_iteration(site, made):
