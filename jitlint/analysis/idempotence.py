@@ -456,6 +456,9 @@ def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:
     if single is not None:
         return [single]
     found = scope.bindings.get(name)
+    if found and len(found) == 1 and not found[0].loops and not scope.declares(name) \
+            and _unpacked_from(found[0].node, name) is not None:
+        return [_unpacked_from(found[0].node, name)]  # `opt_init, update, get_params = self.opt`: a part of it
     if not found or scope.declares(name) or any(b.kind is not BindingKind.ASSIGNMENT or b.value is None or b.loops
                                                 for b in found):
         return None
@@ -475,6 +478,31 @@ def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:
         inner = around + (node.test,) if isinstance(node, cst.If) else around
         stack.extend((child, inner) for child in iter_children(node))
     return out + list(tests.values()) if placed == len(found) else None
+
+
+def _unpacked_from(node: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
+    """The value ``node`` unpacks when it is ``a, name, b = value`` (one target, a tuple or list of plain
+    names and attributes, none starred): what it binds ``name`` to is a part of that value."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0].target, (cst.Tuple, cst.List))):
+        return None
+    elements = node.targets[0].target.elements
+    if any(isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Attribute)) for el in elements):
+        return None
+    return node.value if any(isinstance(el.value, cst.Name) and el.value.value == name for el in elements) else None
+
+
+def unpacked_into(node: cst.CSTNode, self_name: str, attr: str) -> Optional[cst.BaseExpression]:
+    """``a, self.<attr>, b = value`` (see :func:`_unpacked_from`): the value unpacked."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0].target, (cst.Tuple, cst.List))):
+        return None
+    elements = node.targets[0].target.elements
+    if any(isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Attribute)) for el in elements):
+        return None
+    hits = [el for el in elements if isinstance(el.value, cst.Attribute) and isinstance(el.value.value, cst.Name)
+            and el.value.value.value == self_name and el.value.attr.value == attr]
+    return node.value if len(hits) == 1 else None
 
 
 def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], scope: "Scope",

@@ -7,7 +7,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, Owner
-from jitlint.analysis.idempotence import assigns_attribute, built_from_self
+from jitlint.analysis.idempotence import assigns_attribute, built_from_self, unpacked_into
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
@@ -2419,8 +2419,12 @@ class MutableStaticSelf(Rule):
                 for t in targets:
                     if any(isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name)
                            and a.value.value == self_name and a.attr.value == attr for a in flat_targets(t)):
+                        unpacked = unpacked_into(n, self_name, attr)
+                        if unpacked is not None:
+                            values.append(unpacked)  # `init, self.update, get = self.opt`: a part of that value
+                            continue
                         if not (isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(t, cst.Attribute)):
-                            return False  # `+=`, an unpacking, a chained assignment, `del`
+                            return False  # `+=`, a chained assignment, `del`
                         values.append(n.value)
             stack.extend(iter_children(n))
         moving = set(changes) - {attr}
