@@ -567,6 +567,24 @@ def _plain_literal(expr: Optional[cst.BaseExpression]) -> bool:
         isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"))
 
 
+def _arithmetic_of_names(expr: Optional[cst.BaseExpression], reads: Set[str]) -> bool:
+    """``expr`` is a literal, a name (added to ``reads``), or arithmetic of those (``+ - * / // % **``,
+    a sign, parentheses): no call, no subscript, nothing that can give another value for the same inputs."""
+    if expr is None:
+        return False
+    if _plain_literal(expr):
+        return True
+    if isinstance(expr, cst.Name):
+        reads.add(expr.value)
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return _arithmetic_of_names(expr.expression, reads)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (
+            cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)):
+        return _arithmetic_of_names(expr.left, reads) and _arithmetic_of_names(expr.right, reads)
+    return False
+
+
 def _assigned_values(fn: FunctionInfo, name: str) -> List[cst.BaseExpression]:
     """Every value a local of ``fn`` is assigned (``x = ...`` each time); empty when it is bound any
     other way too (a parameter, a loop target, an augmented assignment) or not a local."""
@@ -3020,16 +3038,22 @@ class ModuleIndex:
         self._jax_import_flags = found
         return found
 
-    def _one_literal_value(self, name: str) -> bool:
+    def _one_literal_value(self, name: str, seen: frozenset = frozenset()) -> bool:
         """Every module-level binding of ``name`` is an assignment of the same literal (a number, a
-        string, True / False / None, also negated): whichever runs last, the value is one."""
+        string, True / False / None, also negated), or of the same arithmetic of literals and of names
+        that are themselves one value so (a notebook's cell that sets its constants again, `omega =
+        (m_omega * hbar) / m` then `beta = c / (hbar * omega)`): whichever runs last, the value is one."""
+        if name in seen or self.global_writers.get(name) or len(seen) > 8:
+            return False
         codes = set()
+        reads: Set[str] = set()
         for binding in self.scope_model.module_scope.bindings_of(name):
             value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
-            if not isinstance(binding.node, cst.Assign) or not _plain_literal(value):
+            if not isinstance(binding.node, cst.Assign) or len(binding.node.targets) != 1 or binding.loops \
+                    or not _arithmetic_of_names(value, reads):
                 return False
             codes.add(self.module.code_for_node(value).strip())
-        return len(codes) == 1
+        return len(codes) == 1 and all(self._one_literal_value(read, seen | {name}) for read in reads)
 
     def attribute_never_assigned(self, name: str, attr: str) -> bool:
         """``name`` is a module-level object whose functions change it only by assigning attributes, none of
