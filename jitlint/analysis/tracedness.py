@@ -416,6 +416,26 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
     return None
 
 
+#: transforms whose function, called, gives what JAX's autodiff computes: in traced code, tracers
+_GRADIENT_MAKERS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
+                              "equinox.filter_grad", "equinox.filter_value_and_grad"})
+
+
+def _spread_known_items(args):
+    """A call's ``(arg, value)`` pairs with each ``*x`` whose value's items are known (a tuple display, a
+    scan carry of a tuple) spread into one positional argument per item, as Python passes them
+    (``self.predict(*carry)``: ``mean`` and ``cov`` get the carry's two parts)."""
+    if not any(arg.star == "*" for arg, _ in args):
+        return args
+    out = []
+    for arg, value in args:
+        if arg.star == "*" and arg.keyword is None and value.items is not None and len(value.items) <= 64:
+            out.extend((cst.Arg(value=arg.value), item) for item in value.items)
+        else:
+            out.append((arg, value))
+    return out
+
+
 def _excludes_none(annotation: str) -> bool:
     """The annotation's text names a type that excludes None: not Optional, no union, not Any or object."""
     text = annotation.replace(" ", "")
@@ -804,7 +824,7 @@ class Analyzer:
             if name in env:
                 continue
             if name in static:
-                env[name] = self._static_function_argument(entry, param) or (
+                env[name] = self._static_function_argument(entry, param) or self._static_instance(param, entry) or (
                     Value(not_none=True) if self._annotated_not_none(param) or self._passed_not_none(param, entry)
                     else STATIC)
                 continue
@@ -889,6 +909,16 @@ class Analyzer:
                 env[name] = replace(env[name], container=True, leaf=False, is_array=False,
                                     element=traced(reason, **held))
         return env
+
+    def _static_instance(self, p: cst.Param, entry: EntryPoint) -> Optional[Value]:
+        """A static parameter that every call seen gives an instance of one class of this module (``CTRL =
+        PDController(...)`` passed as ``ctrl``): a Python object whose methods run in the trace on what the
+        function hands them (``ctrl.torque(-theta, -omega)``)."""
+        if p.annotation is not None:
+            return None
+        cls = self._passed_instance(p, entry).get("pytree_class")
+        info = self.index.classes.get(cls.name) if cls is not None and cls.index is self.index else None
+        return Value(Kind.STATIC, instance=info, not_none=True) if info is not None else None
 
     def _required_value(self, p: cst.Param, kind: str, entry: EntryPoint) -> bool:
         """A parameter of a jitted function that every caller must pass (no default), that the function
@@ -3541,6 +3571,9 @@ class Analyzer:
             if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith(
                     ("jax.",) + jax_api.ECOSYSTEM_PACKAGES):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
+            if inner_q in _GRADIENT_MAKERS:
+                # (the value and the gradients JAX computes in traced code are tracers, whatever the inputs)
+                return traced(Reason(call, "`{code}` is computed by JAX's autodiff in traced code"))
         return MAYBE if best.kind else STATIC
 
     def _function_table(self, sub: cst.Subscript, frame: Frame) -> List[FunctionInfo]:
@@ -4459,6 +4492,11 @@ class Analyzer:
         extra_kw: List[Value] = []
         unknown = False
         statics = self._static_through(call, fn, target)
+        args = _spread_known_items(args)
+        stars = [(arg, value) for arg, value in args if arg.star]
+        # the one unpacking of a traced value, the last argument, when it is one (see below)
+        spread = stars[0] if len(stars) == 1 and stars[0][0].star == "*" and args[-1][0] is stars[0][0] \
+            and stars[0][1].kind is Kind.TRACED else None
         for (arg, value), (_, p) in zip(args, bind_arguments(open_params, [arg for arg, _ in args])):
             unknown = unknown or bool(arg.star)
             if p is not None and p.name.value in statics and value.kind is Kind.TRACED:
@@ -4493,6 +4531,12 @@ class Analyzer:
                 # a dict of the keyword arguments: its keys are their names, strings (iterating it,
                 # `set(kwargs)`, `sorted(kwargs)` give Python values), its values what was passed
                 env[pname] = Value(b.kind, b.reason, container=True, mapping=True, element=STATIC)
+            elif unknown and kind in ("posonly", "positional") and p.default is None and spread is not None:
+                # (`self.predict(*carry)` of a traced carry: a parameter the call must fill gets a part of it, a
+                # pytree of tracers)
+                env[pname] = traced(Reason(call, f"parameter `{pname}` of `{fn.label}` gets a part of traced "
+                                                 f"`{self.index.module.code_for_node(spread[0].value)}` (line {{line}})",
+                                           spread[1].reason))
             elif unknown:
                 b = strongest(extra_pos + extra_kw)
                 env[pname] = MAYBE if b.kind else STATIC

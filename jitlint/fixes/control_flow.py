@@ -981,7 +981,21 @@ def _later(bld: _Builder, title: str, olds: Sequence[cst.CSTNode],
     edits are built (:meth:`FixContext.fix_later`).  Everything that decides the fix, or its title, is
     done by now: the names the new code spells (and the imports they need) included."""
     bld.sealed = True
-    return bld.ctx.fix_later(Applicability.UNSAFE, title, olds, make, bld.imports)
+    ctx = bld.ctx
+    elifs = [old for old in olds if isinstance(old, cst.If) and isinstance(ctx.parent(old), cst.If)
+             and ctx.parent(old).orelse is old]
+    if elifs:
+        inner = make
+
+        def make() -> Dict[cst.CSTNode, Replacement]:
+            # an `elif` rewritten: its statements become the `else:` block of the `if` above it
+            changes = inner()
+            for old in elifs:
+                new = changes[old]
+                stmts = list(new.nodes) if isinstance(new, cst.FlattenSentinel) else [new]
+                changes[old] = cst.Else(body=cst.IndentedBlock(body=stmts))
+            return changes
+    return ctx.fix_later(Applicability.UNSAFE, title, olds, make, bld.imports)
 
 
 _WHERE_TITLE = "Use `jnp.where` (evaluates both branches)"
@@ -1038,7 +1052,9 @@ def _ternary(node: cst.IfExp, ctx: FixContext) -> Optional[Fix]:
 def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
     fn_node = ctx.enclosing_def(stmt)
     located = ctx.block_of(stmt)
-    if fn_node is None or located is None:
+    holder = ctx.parent(stmt)
+    an_elif = located is None and isinstance(holder, cst.If) and holder.orelse is stmt
+    if fn_node is None or (located is None and not an_elif):
         return None
     true_stmts = block_statements(stmt.body)
     false_stmts: Optional[List[cst.CSTNode]] = None
@@ -1048,6 +1064,14 @@ def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
         false_stmts = [stmt.orelse]  # `elif` becomes an `if` inside the false branch
     if _contains([stmt.test] + true_stmts + (false_stmts or []), (cst.Yield, cst.Await)):
         return None
+    if an_elif:
+        # (an `elif` after a static test: rewritten in place, it becomes the `else:` block of that `if`;
+        # one whose branches return would also need the statements after the whole `if`)
+        branches = true_stmts + (false_stmts or [])
+        if _contains(branches, cst.Return) or _recurses(branches, fn_node):
+            return None
+        _array_test(_Builder(ctx), stmt.test)
+        return _assign_form(stmt, ctx, fn_node, true_stmts, false_stmts)
     block, k = located
     after = list(block.body[k + 1:]) if false_stmts is None else []  # (what a `return` branch skips)
     if _recurses(true_stmts + (false_stmts or []) + after, fn_node):

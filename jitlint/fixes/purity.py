@@ -35,6 +35,11 @@ PURE_MODULES = ("jax.", "numpy.", "math.", "operator.", "functools.partial", "op
                 "jaxtyping.", "einops.", "equinox.", "flax.linen.", "flax.nnx.")
 
 
+#: the methods of ``x.at[...]``: each returns a new array (JAX's functional update)
+_AT_UPDATES = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply",
+                         "get"})
+
+
 class Purity:
     """Answers purity questions about code of one module; memoises helper functions."""
 
@@ -225,6 +230,12 @@ class Purity:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             root = _root(func.value)
+            if isinstance(func.value, cst.Subscript) and isinstance(func.value.value, cst.Attribute) \
+                    and func.value.value.attr.value == "at" and method in _AT_UPDATES:
+                # `vel.at[i].add(impulse)`: JAX's functional update gives a new array, `vel` unchanged
+                return self._expr(func.value.value.value, scope, staged) and all(
+                    self._expr(el.slice.value, scope, staged) for el in func.value.slice
+                    if isinstance(el.slice, cst.Index)) and self._function_args_pure(call, scope)
             if method in jax_api.MUTATING_METHODS:
                 return isinstance(root, cst.Name) and root.value in set(local_containers)
             if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls") and scope is not None:

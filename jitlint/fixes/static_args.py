@@ -243,6 +243,8 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                 continue
             if isinstance(ctx.parent(n), cst.AssignTarget):
                 continue  # (a local's one binding, see _computed_local)
+            if isinstance(ctx.parent(n), cst.FormattedStringExpression) and _in_raise(n, ctx):
+                continue  # (`raise ValueError(f"unknown method {method}")`: an error message formats any value)
             if not is_static_use(n, ctx):
                 local = _computed_local(n, fn_node, ctx) if depth < 2 else None
                 through = _static_reads(fn_node, local, ctx, depth + 1) if local is not None else None
@@ -271,6 +273,14 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
     # arithmetic with Python numbers is the value's own only for a count (a range bound, a size): of a
     # value tested by an `if` (`x * 2` of `if x > 0`) it is data
     return found, sized, data or (neutral and not (ranged or sized))
+
+
+def _in_raise(node: cst.CSTNode, ctx: FixContext) -> bool:
+    """``node`` is part of a ``raise`` statement."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+        parent = ctx.parent(parent)
+    return isinstance(parent, cst.Raise)
 
 
 def _static_arithmetic(name: cst.Name, ctx: FixContext) -> bool:
