@@ -1975,7 +1975,45 @@ class ModuleIndex:
             if elements and all(isinstance(e, (cst.Integer, cst.Float)) or int_value(e) is not None
                                 for e in elements):
                 names = [n.value for n in assigned_names(node.target)]
+            elif self._python_numbers(it, node):
+                names = [n.value for n in assigned_names(node.target)]
         return ",".join(names) or "*"
+
+    def _python_numbers(self, it: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """``it`` (or the one value a name of the function around ``loop`` is bound to) is a NumPy range's
+        ``.tolist()`` -- ``np.linspace(0.2, 3.0, n).tolist()``, ``np.arange(...)``: Python numbers, each
+        another value."""
+        if isinstance(it, cst.Name):
+            # (the walk is under way: the one plain assignment of the name in the function around the loop)
+            holder = self.parents.get(id(loop))
+            while holder is not None and not isinstance(holder, (cst.FunctionDef, cst.Module)):
+                holder = self.parents.get(id(holder))
+            name = it.value
+            assigns: List[cst.CSTNode] = []
+            stack: List[cst.CSTNode] = list(holder.body.body) if isinstance(holder, cst.FunctionDef) \
+                and isinstance(holder.body, cst.IndentedBlock) else list(getattr(holder, "body", ()))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(node, cst.Assign) and any(name in {n.value for n in assigned_names(t.target)}
+                                                        for t in node.targets):
+                    assigns.append(node)
+                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.WithItem,
+                                       cst.NamedExpr, cst.AsName)) and name in {
+                        n.value for n in assigned_names(getattr(node, "target", None) or getattr(node, "name", None)
+                                                        or getattr(node, "asname", None) or cst.Name("_"))}:
+                    return False  # (bound another way too)
+                stack.extend(iter_children(node))
+            if len(assigns) != 1:
+                return False
+            assign = assigns[0]
+            it = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+        if not (isinstance(it, cst.Call) and not it.args and isinstance(it.func, cst.Attribute)
+                and it.func.attr.value == "tolist" and isinstance(it.func.value, cst.Call)):
+            return False
+        return self.qualify(it.func.value.func) in ("numpy.linspace", "numpy.arange", "numpy.logspace",
+                                                    "numpy.geomspace")
 
     def comprehension_markers(self, comprehension: cst.CSTNode) -> Tuple[str, ...]:
         """The loop markers (see :meth:`_loop_marker`) of each ``for`` of a comprehension."""

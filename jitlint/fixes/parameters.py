@@ -780,6 +780,31 @@ _ARRAY_FACTORIES = frozenset({"array", "asarray", "zeros", "ones", "full", "aran
 _KEY_FACTORIES = frozenset({"jax.random.PRNGKey", "jax.random.key"})
 
 
+def _init_literal_kinds(cls, ctx: FixContext) -> Optional[Dict[str, Optional[str]]]:
+    """Of a plain class whose ``__init__`` takes only ``self`` (instances made as ``Settings()``): the kind
+    of each attribute its body sets to a literal (``self.gamma = 0.9``), the statements of its own body
+    that bind attributes all such; None for another ``__init__``."""
+    init = cls.methods.get("__init__")
+    node = init.node if init is not None else None
+    if not isinstance(node, cst.FunctionDef) or len(node.params.params) != 1 or node.params.posonly_params \
+            or isinstance(node.params.star_arg, (cst.Param, cst.ParamStar)) or node.params.kwonly_params \
+            or node.params.star_kwarg is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    me = node.params.params[0].name.value
+    kinds: Dict[str, Optional[str]] = {}
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue  # (a docstring)
+            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == me):
+                return None
+            kinds[target.attr.value] = _literal_kind(small.value, ctx)  # type: ignore[union-attr]
+    return kinds or None
+
+
 def _field_kinds(name: str, ctx: FixContext) -> Optional[Dict[str, Optional[str]]]:
     """For a global every module-level binding of which makes an instance of one dataclass of this module
     (``CELL = CellSpec(capacity_ah=2.5, ...)``): the kind of each field over those instances (the value a
@@ -820,6 +845,8 @@ def _field_kinds(name: str, ctx: FixContext) -> Optional[Dict[str, Optional[str]
                 value = given.get(field_name, default)
                 kinds[field_name].add(_literal_kind(value, ctx) if value is not None else None)
         found = {f: _one_kind(k) for f, k in kinds.items()} if kinds else None
+    elif cls is not None and all(not v.args for v in values):  # type: ignore[union-attr]
+        found = _init_literal_kinds(cls, ctx)
     ctx.memo[key] = found
     return found
 

@@ -1193,6 +1193,8 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) in jax_api.COMPILING_TRANSFORMS:
         return None
     entries = [e for e in ctx.index.entries if any(c is node for c in e.visible_calls())]
+    if len(entries) == 1 and entries[0].transform is not None and entries[0].transform.filter_static:
+        return _as_array_argument(node, entries[0], ctx)
     if len(entries) != 1 or entries[0].static_names is None or entries[0].static_nums is None:
         return None
     entry = entries[0]
@@ -1216,6 +1218,31 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return advice
     edit = _spec_without(entry, fn, name, ctx)
     return edit if edit is not None else advice
+
+
+def _as_array_argument(call: cst.Call, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:
+    """A filter transform (``eqx.filter_jit``) keeps a Python number static, so one that changes every
+    iteration compiles every time: where the function only computes with the parameter, the call passes
+    ``jnp.asarray(beta)``, an array the transform traces -- one compile serves every value.  UNSAFE: the
+    function sees a weakly typed 0-d array where it saw a Python float."""
+    name = ctx.subject
+    fn = entry.function
+    found = [(arg, param) for arg, param in entry.bind_args(call)
+             if param is not None and param.name.value == name and not arg.star]
+    if len(found) != 1 or not isinstance(fn.node, cst.FunctionDef) \
+            or name in assigned_in(block_statements(fn.node.body)) or not _data_only(fn.node, name, ctx):
+        return Fix(Applicability.DISPLAY_ONLY, f"Pass `{name}` as an array (`jnp.asarray(...)`) if the function "
+                   "only computes with it: a filter transform traces arrays and keeps Python numbers static", ())
+    spelled = ctx.import_name("jax.numpy.asarray")
+    if spelled is None:
+        return None
+    text, imports = spelled
+    arg = found[0][0]
+    edit = ctx.replace(arg.value, ctx.expr(f"{text}({{v}})", v=arg.value), wrap=False)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass `{name}` as an array, `{text}(...)`: the filter transform traces "
+                   f"it, so one compile serves every value", (edit,) + tuple(imports))
 
 
 def _data_only(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
