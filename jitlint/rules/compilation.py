@@ -393,10 +393,16 @@ class RecompilationHazard(Rule):
     No fix either for another nested function, a bound method, an option that is
     not a literal, a hoist to module level of a name bound below it, or in a
     module with JIT101 findings. A static argument that changes on every
-    iteration gets advice only (DISPLAY_ONLY): pass it traced when the
-    function only computes with it, or keep its values few when it must be
-    static; which applies is the function's design. So does a shape that
-    changes: write into a buffer of the final size, or pad to a few sizes.
+    iteration is taken out of `static_argnames` / `static_argnums` where the
+    function only computes with it (every read array arithmetic or an
+    argument of a `jax.numpy` / `jax.lax` function, never rebound) -- and,
+    for a filter transform (`eqx.filter_jit`) that keeps a Python number
+    static, the call passes `jnp.asarray(value)`, an array it traces -- one
+    compile then serves every value (UNSAFE: the function sees a weakly
+    typed 0-d array where it saw a Python number); otherwise it gets advice
+    (DISPLAY_ONLY): keep its values few when it must be static. So does a
+    shape that changes: write into a buffer of the final size, or pad to a
+    few sizes.
 
     The fix is always UNSAFE: every new wrapper traced the function afresh,
     reading the globals, attributes and closed-over values it uses as they
@@ -1587,15 +1593,17 @@ class BadStaticArguments(Rule):
       exactly one (`difflib`, cutoff 0.8: `"num_step"` -> `"num_steps"`;
       or, for a name of four letters or more, one slip of the keyboard --
       a letter added, dropped or replaced, or two swapped: `"tmep"` ->
-      `"temp"`) is replaced by that parameter, in the same quotes; dropped when that parameter
-      is listed already. UNSAFE: it makes that parameter static, so JAX
+      `"temp"`) is replaced by that parameter, in the same quotes; dropped
+      when that parameter is listed already. UNSAFE: it makes that parameter
+      static, so JAX
       compiles once per value of it, the value must be hashable, and a
       caller that passes a traced value breaks. A name close to none or to
       several parameters is not fixed.
     - An out-of-range `static_argnums` index is pointed at the one
       positional parameter that is used only where a static value is
-      needed (a `range()` bound, an `if` test, a shape) and is not static
-      yet; when there is none, it is removed (the keyword too when nothing
+      needed (a `range()` bound, an `if` test, a shape; a read in the
+      f-string of a `raise` formats any value and does not count) and is
+      not static yet; when there is none, it is removed (the keyword too when nothing
       is left, and `@partial(jax.jit)` becomes `@jax.jit`). UNSAFE: the
       index that was meant cannot be read from the code; what the rewrite
       keeps is every in-range static argument as it was, and a parameter

@@ -121,6 +121,14 @@ class PythonBranchOnTracer(Rule):
     - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
       traced, so their trace-time Python runs for both; they must return the
       same shapes and dtypes; under `jax.vmap` a batched test runs both.
+      A branch may update an array with `x.at[i].add(...)` (or `.set`,
+      `.multiply`, ...): JAX's functional update gives a new array and
+      leaves `x` as it was, so the branch is pure.
+    - an `elif` on a traced test after an `if` on a static one (`if mode ==
+      "flat": ... elif x > edge: ... else: ...`) -> the `else:` block of the
+      static `if`, holding the select or the `lax.cond` of the `elif` and
+      what follows it (not where a branch returns: the statements after the
+      whole `if` would be needed).
     - `and` / `or` / `not` / a chained comparison used as a value, on
       boolean arrays -> `&` / `|` / `~` / `(a < x) & (x < b)`.
     - `a or b` / `a and b` used as a value, `a` a traced number and `b` a

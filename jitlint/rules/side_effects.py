@@ -226,7 +226,11 @@ class MutableGlobalRead(Rule):
     every module-level binding makes one, the field's value a literal of one
     kind (given by keyword or position, or its default); an attribute of a
     module-level `SimpleNamespace` made with the same keywords each time
-    (`PROFILE.half_life_h`), of the kind its keyword's value has; and the
+    (`PROFILE.half_life_h`), of the kind its keyword's value has; an
+    attribute of a module-level instance of a plain class made with no
+    arguments (`SETTINGS = Settings()`), whose `__init__` takes only `self`
+    and sets each attribute to a literal (`self.gamma = 0.9`), of that
+    literal's kind; and the
     function is a module-level `def` jitted by its decorator and in no other
     way, which the module only calls by name (not passed, wrapped or
     rebound), with the global unshadowed at each call.
