@@ -8,7 +8,8 @@ JIT401 (boolean-mask indexing):
   ``x[m].mean()`` / ``jnp.mean(x[m])`` -> ``jnp.where(m, x, 0).sum() / m.sum()``; also with
   ``axis=0``; ``prod``, ``any``, ``all`` likewise, with their identities (1, False, True) in place of
   the elements left out, and ``max`` / ``min`` with the lowest / highest value (``-jnp.inf`` /
-  ``jnp.inf``, or ``jnp.iinfo(x.dtype)``'s bounds for an array known to hold ints);
+  ``jnp.inf``, or ``jnp.iinfo(x.dtype)``'s bounds for an array known to hold ints); ``x[m].std()`` /
+  ``.var()`` (no axis) -> ``x.std(where=m)``, JAX's reduction over the elements ``where`` keeps;
 * ``sel = x[m]`` whose every read is such a reduction or a count (``len(sel)``, ``sel.shape[0]``,
   ``sel.size`` for a mask of ``x``'s shape -> ``m.sum()``): each read is rewritten and the selection
   goes (the mask kept in ``sel_mask`` where several reads need it);
@@ -673,7 +674,9 @@ _FILL = {"sum": "0", "mean": "0", "prod": "1", "any": "False", "all": "True"}
 _EXTREME = {("max", "i"): "{jnp}.iinfo({x}.dtype).min", ("max", "u"): "0", ("max", "b"): "False",
             ("min", "i"): "{jnp}.iinfo({x}.dtype).max", ("min", "u"): "{jnp}.iinfo({x}.dtype).max",
             ("min", "b"): "True", ("max", None): "-{jnp}.inf", ("min", None): "{jnp}.inf"}
-_REDUCTIONS = frozenset(_FILL) | {"max", "min"}
+_REDUCTIONS = frozenset(_FILL) | {"max", "min", "std", "var"}
+#: reductions JAX takes a ``where=`` mask for, where no fill value gives the same result
+_WHERE_REDUCTIONS = frozenset({"std", "var"})
 #: ``jax.numpy`` functions -> the reduction they make
 _REDUCTION_FUNCTIONS = {**{f"jax.numpy.{r}": r for r in _REDUCTIONS}, "jax.numpy.amax": "max",
                         "jax.numpy.amin": "min"}
@@ -756,6 +759,14 @@ def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpr
     """What stands for the reduction ``call`` of ``base[mask]``: the expression, the fix's title, whether it
     is certainly the same value (a sum, product, ``any`` or ``all`` over a mask written in place), and the
     imports it needs."""
+    if reduction in _WHERE_REDUCTIONS:
+        # (the spread of the selected elements: JAX's reduction over the elements `where` keeps)
+        if axis_zero:
+            return None
+        template = "{x}.%s(where={m})" % reduction if fits is not None else "{x}.T.%s(where={n}.T)" % reduction
+        new = _expr(ctx, template, m=mask, x=_wrapped(base), n=_wrapped(mask)).with_changes(
+            lpar=call.lpar, rpar=call.rpar)
+        return new, f"`{reduction}` with `where=mask`: over the selected elements only", False, ()
     spelled = _jnp(ctx)
     if spelled is None:
         return None

@@ -57,7 +57,9 @@ class ValueDependentShape(Rule):
     `x = jnp.where(m, v, x)` (`+=`, `-=`, `*=` too), `x.at[m].set(v)` ->
     `jnp.where(m, v, x)` (`.add`, `.multiply`, `.min`, `.max` too),
     `x[m].sum()` -> `jnp.where(m, x, 0).sum()`, `x[m].mean()` ->
-    `jnp.where(m, x, 0).sum() / m.sum()`; an index `x[jnp.where(c)]` counts as
+    `jnp.where(m, x, 0).sum() / m.sum()`, `x[m].std()` / `.var()` ->
+    `x.std(where=m)` (JAX reduces over the elements `where` keeps); an
+    index `x[jnp.where(c)]` counts as
     the mask `c`, also through a name used once (`idx = jnp.where(c)` and
     then `x[idx]`, with nothing in between rebinding what `c` reads: the
     assignment goes, `c` is written at the use). Only where the mask is proven to have `x`'s shape: boolean
