@@ -52,10 +52,10 @@ NO_FIX = {
         def f(x, y):
             return (x * 2)[y > 0].sum()
         """,
-    "a reduction with no identity to fill with (std)": """
+    "a reduction with no identity to fill with and no where= (median)": """
         @jax.jit
         def f(x):
-            return x[(x > 0) * 1 > 0.5].std()
+            return jnp.median(x[(x > 0) * 1 > 0.5])
         """,
     "a maximum over another axis than 0": """
         @jax.jit
@@ -206,3 +206,18 @@ def test_a_slice_with_a_step_is_not_masked():
             return x[:k:2].sum() + k
         """, "JIT402")
     assert diag.fix is None
+
+
+@pytest.mark.parametrize("reduction", ["std", "var"])
+def test_spread_of_a_selection_reduces_with_where(reduction):
+    source = HEADER + textwrap.dedent(f"""
+        @jax.jit
+        def f(x):
+            return x[x > 0].{reduction}()
+        """)
+    result = lint_source(source, "case.py", Config())
+    diag = next(d for d in result.diagnostics if d.code == "JIT401")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE
+    from jitlint.fixing import fix_source
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    assert f"x.{reduction}(where=x > 0)" in fixed and "x[x > 0]" not in fixed
