@@ -39,7 +39,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import is_docstring, iter_children, name_references, returned_values
+from jitlint.analysis.syntax import any_node, is_docstring, iter_children, name_references, returned_values
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -1278,3 +1278,101 @@ def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:
         if any(ref.value in own for ref in name_references(value)):
             return None
     return names
+
+
+# ============================================================ JIT104: a file written in traced code
+
+
+#: what opens a file for a ``with`` block
+_OPENERS = frozenset({"open", "builtins.open", "io.open", "gzip.open", "bz2.open", "lzma.open"})
+
+
+@rewrites("JIT104")
+def to_io_callback_block(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``with open(path, "a") as fh: csv.writer(fh).writerow([step, loss])`` in traced code -> the block moved
+    into a local function of the traced values it reads, run on the host on every call by
+    ``io_callback(_write, None, step, loss, ordered=True)``: the file gets the values of each call, in
+    call order, instead of tracers once per trace.
+
+    Preconditions: the finding is in the opener of a ``with`` statement of the traced function's body
+    (``open`` and the standard compressors' ``open``); the block returns, breaks, yields and declares
+    nothing, and no code after it reads a name it binds; every local it reads is proven a traced value
+    (passed to the callback) or a static one (read where the function is made, as the trace read it).
+    UNSAFE: the callback gets NumPy arrays where the eager code had JAX arrays or Python numbers (a
+    Python int arrives as a 0-d array, which formats the same), and an ordered callback cannot run under
+    ``jax.vmap``."""
+    stmt: Optional[cst.CSTNode] = node
+    while stmt is not None and not isinstance(stmt, cst.With):
+        stmt = ctx.parent(stmt)
+    if not isinstance(stmt, cst.With) or not any_node(list(stmt.items), lambda n: n is node):
+        return None
+    if not all(isinstance(item.item, cst.Call) and (ctx.index.qualify(item.item.func) or (
+            item.item.func.value if isinstance(item.item.func, cst.Name)
+            and ctx.facts.read_scope.get(item.item.func) == "builtin" else "")) in _OPENERS for item in stmt.items):
+        return None
+    fn_node = ctx.enclosing_def(stmt)
+    fn = ctx.enclosing_function(stmt)
+    located = ctx.block_of(stmt)
+    if fn_node is None or fn is None or located is None or stmt.asynchronous is not None:
+        return None
+    if any_node([stmt], lambda n: isinstance(n, (cst.Return, cst.Yield, cst.Await, cst.Break, cst.Continue,
+                                                 cst.Global, cst.Nonlocal, cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        return None
+    bound = set(assigned_in([stmt])) | {n.value for item in stmt.items if item.asname is not None
+                                        for n in name_references(item.asname.name)}
+    block, k = located
+    later = [n.value for s in block.body[k + 1:] for n in name_references(s)]
+    if bound & set(later) or _read_after_in_loop(stmt, bound, ctx):
+        return None
+    passed: List[str] = []
+    for ref in _names_in_order(stmt):
+        name = ref.value
+        if name in bound or name in passed or ctx.facts.read_scope.get(ref) != "local":
+            continue
+        kind = ctx.facts.value(ref).kind
+        if kind is Kind.TRACED:
+            passed.append(name)
+        elif kind is not Kind.STATIC:
+            return None  # (a value that may be an array or not: the callback could not take it)
+    if not passed:
+        return None
+    spelled = ctx.import_name("jax.experimental.io_callback")
+    if spelled is None:
+        return None
+    func_text, import_edits = spelled
+    helper = ctx.fresh_name("_write_on_host", fn_node)
+    definition = cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters(params=[
+        cst.Param(cst.Name(name)) for name in passed]), body=cst.IndentedBlock(body=[
+            stmt.with_changes(leading_lines=[])]), leading_lines=stmt.leading_lines)
+    call = ctx.stmt(f"{func_text}({helper}, None, " + ", ".join(passed) + ", ordered=True)")
+    edit = ctx.replace(stmt, cst.FlattenSentinel([definition, call]))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, "Write from `io_callback(..., ordered=True)`, which runs on every call "
+                   "with the values", (edit,) + import_edits)
+
+
+def _names_in_order(node: cst.CSTNode) -> List[cst.Name]:
+    """The names ``name_references`` finds in ``node``, in the order the code spells them."""
+    found = {id(n) for n in name_references(node)}
+    out: List[cst.Name] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and id(n) in found:
+            out.append(n)
+        stack.extend(reversed(list(iter_children(n))))
+    return out
+
+
+def _read_after_in_loop(stmt: cst.CSTNode, bound: Set[str], ctx: FixContext) -> bool:
+    """A loop around ``stmt`` (in its function) reads a name the block binds: the next iteration would."""
+    parent = ctx.parent(stmt)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        if isinstance(parent, (cst.For, cst.While)) and any(
+                n.value in bound for n in name_references(parent) if not any_node([stmt], lambda m, n=n: m is n)):
+            return True
+        parent = ctx.parent(parent)
+    return False
+
+

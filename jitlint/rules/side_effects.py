@@ -1630,6 +1630,16 @@ class SideEffectInTracedCode(Rule):
     (UNSAFE: the frame the warning is attributed to, which filters and
     `stacklevel` read, is the callback's).
 
+    A `with open(path, ...) as fh:` block of the traced function's body
+    (`open`, or a standard compressor's) that writes traced values moves
+    into a local function of those values, run on the host on every call:
+    `io_callback(_write_on_host, None, step, loss, ordered=True)` -- when
+    the block returns, breaks and yields nothing, nothing after it reads
+    what it binds, and every local it reads is proven traced (passed) or
+    static (read where the function is made). UNSAFE: the callback gets
+    NumPy arrays where eager code had JAX arrays or Python numbers, and an
+    ordered callback cannot run under `jax.vmap`.
+
     Other side effects have no automatic fix: use `io_callback` for I/O,
     and explicit PRNG keys for randomness.
 
