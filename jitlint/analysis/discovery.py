@@ -2773,13 +2773,26 @@ class ModuleIndex:
         and only in the loop (``apply = jax.jit(lambda x: model.apply(p, x))``, then ``apply(x)``).  Each
         iteration makes a new function after binding ``name`` and traces it with that value; the wrappers
         of earlier iterations are never called again."""
+        top_loop = loop
+        # (a `for` nested in the loop around the lambda's statement: each of its iterations makes it too)
+        chain = [loop]
+        while True:
+            body = chain[-1].body
+            at = self._place_in(body, made)
+            inner = body.body[at] if at is not None and isinstance(body, cst.IndentedBlock) else None
+            if not isinstance(inner, cst.For) or inner.orelse is not None:
+                break
+            chain.append(inner)
+        loop = chain[-1]
         statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
         holder = self._place_in(loop.body, made)
         if holder is None or loop.orelse is not None:
             return False
         for binding in self.scope_model.module_scope.bindings.get(name, ()):
-            if loop not in binding.loops:
+            if top_loop not in binding.loops:
                 continue
+            if any(binding.node is outer for outer in chain):
+                continue  # (the target of a loop around the lambda: bound as each of its iterations starts)
             at = self._place_in(loop.body, binding.node)
             if at is None or at >= holder or not isinstance(statements[at], cst.SimpleStatementLine):
                 return False  # bound after the lambda, or under a condition or a nested block of the loop
@@ -2799,7 +2812,7 @@ class ModuleIndex:
         kept = assign.targets[0].target.value
         assigned_at = self._place_in(loop.body, assign)
         positions = self._body_positions()
-        start = positions.get(id(loop))
+        start = positions.get(id(top_loop))
         if start is None:
             return False
         rebound_later = any((positions.get(id(self._top_statement(b.node))) or 0) > start
