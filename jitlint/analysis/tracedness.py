@@ -3571,9 +3571,10 @@ class Analyzer:
             if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith(
                     ("jax.",) + jax_api.ECOSYSTEM_PACKAGES):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
-            if inner_q in _GRADIENT_MAKERS:
-                # (the value and the gradients JAX computes in traced code are tracers, whatever the inputs)
-                return traced(Reason(call, "`{code}` is computed by JAX's autodiff in traced code"))
+            if inner_q in _GRADIENT_MAKERS and self._jit_on:
+                # (the value and the gradients JAX computes in a staged trace -- jit, a lax body -- are tracers,
+                # whatever the inputs; under `vmap` alone what no batched input reaches stays concrete)
+                return traced(Reason(call, "`{code}` is computed by JAX's autodiff in staged (jitted) code"))
         return MAYBE if best.kind else STATIC
 
     def _function_table(self, sub: cst.Subscript, frame: Frame) -> List[FunctionInfo]:

@@ -2457,7 +2457,7 @@ class MutableStaticSelf(Rule):
             return False
         me = node.params.params[0].name.value
         body = list(node.body.body)
-        entries = [e for e in self.ctx.index.entries if e.function is fn]
+        entries = [e for e in self.ctx.index.entries if e.function is fn and _compiling(e)]  # (eval_shape: no trace kept)
         sites = []
         for entry in entries:
             if entry.scope is not method:
