@@ -39,6 +39,9 @@ a plain function that reads the value on every call and passes it to a renamed c
 jitted code calls; its uses outside the jitted code keep calling the public name (a plain ``def``
 only: no decorator, not ``async``, no generator).
 
+A read in a jitted ``def`` nested in a function (a factory), which that function only calls by name, goes
+to that ``def``: it takes the parameter, and each of its calls passes ``name=G`` (:func:`_into_nested_jit`).
+
 Where another module may call the function, or a call cannot take the argument, it keeps its name
 and signature as a plain function that reads the value on every call and passes it to the jitted
 body, renamed ``_name`` (:func:`_behind_a_wrapper`): the callers are left as they are.  The jit must
@@ -88,6 +91,13 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     shown = ctx.code(read)
     advice = Fix(Applicability.DISPLAY_ONLY,
                  f"Pass `{shown}` to `{fn.label}` as an argument (static if it is a flag), at every call", ())
+    nested = _nested_jitted(inner, node.value, ctx)
+    if nested is not None:
+        key = ("nested", nested.node, shown)
+        if key not in ctx.memo:
+            ctx.memo[key] = _into_nested_jit(read, node.value, nested, ctx)
+        if ctx.memo[key] is not None:
+            return ctx.memo[key]  # type: ignore[return-value]
     caller = fn if only_jit_entry(fn, ctx) is not None or _only_wrapper(fn, ctx) is not None else _only_caller(fn, ctx)
     if caller is None:
         key = ("transformed", fn.node, shown)
@@ -105,6 +115,59 @@ def to_parameter(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if isinstance(fix, Fix) and caller is not fn and not any(path_to(h.node, node) for h in helpers):
         return advice  # (the fix built for the caller does not reach this read)
     return fix if isinstance(fix, Fix) else advice
+
+
+def _nested_jitted(inner: FunctionInfo, global_name: str, ctx: FixContext) -> Optional[FunctionInfo]:
+    """The innermost function around the read (``inner`` or one enclosing it) that a ``@jax.jit`` decorator
+    alone traces, when it is a ``def`` nested in another function (a factory's ``_simulate``); None where
+    a scope on the way binds the name."""
+    fn: Optional[FunctionInfo] = inner
+    while fn is not None:
+        if global_name in fn.local_names | fn.global_names | fn.nonlocal_names:
+            return None
+        if isinstance(fn.node, cst.FunctionDef) and only_jit_entry(fn, ctx) is not None:
+            return fn if fn.parent is not None and fn.cls is None and len(fn.node.decorators) == 1 else None
+        fn = fn.parent
+    return None
+
+
+def _into_nested_jit(read: cst.BaseExpression, global_name: str, fn: FunctionInfo,
+                     ctx: FixContext) -> Optional[Fix]:
+    """``def make(...): @jax.jit def _simulate(x0, key): ... NOISE ...`` -> ``def _simulate(x0, key, *,
+    noise)``, and each call of it, all in ``make`` and by name (it goes nowhere else), passes
+    ``noise=NOISE``: read where the call runs, on every call, not once when the function is traced.  A
+    number or an array (traced); a flag is left to the advice."""
+    outer = fn.parent
+    node = fn.node
+    if outer is None or not isinstance(node, cst.FunctionDef) or not isinstance(outer.node, cst.FunctionDef):
+        return None
+    kind = _kind(read, global_name, ctx)
+    reads = _reads_in(node, read, ctx)
+    if kind is None or not reads or _made_static_for(kind, reads, ctx):
+        return None
+    calls: List[cst.Call] = []
+    for ref in name_references(outer.node.body, fn.name):
+        if ref is node.name:
+            continue
+        call = ctx.parent(ref)
+        if not (isinstance(call, cst.Call) and call.func is ref) or any(a.star == "**" for a in call.args) \
+                or ctx.facts.read_scope.get(ref) not in ("local", "closure", None):
+            return None  # (handed on, stored or returned: a caller out of sight would miss the argument)
+        if any(global_name in s.local_names | s.nonlocal_names for s in _scopes(ctx.enclosing_function(call))):
+            return None  # (the name means another variable where this call is)
+        calls.append(call)
+    if not calls or len(outer.scope.bindings_of(fn.name)) != 1:
+        return None
+    param = _parameter_name(read, global_name, node, ctx)
+    changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
+    changes[node.params] = _with_keyword_only(node.params, param)
+    for call in calls:
+        changes[call] = call.with_changes(args=appended(call.args, _keyword_arg(read, param)))
+    edit = ctx.replace_many(changes)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Pass `{ctx.code(read)}` to `{fn.name}` as the argument `{param}` "
+                   f"(at its {len(calls)} call{'s' if len(calls) != 1 else ''} in `{outer.name}`)", (edit,))
 
 
 def _scopes(fn: Optional[FunctionInfo]):

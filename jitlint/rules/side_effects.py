@@ -233,7 +233,10 @@ class MutableGlobalRead(Rule):
     literal's kind; and the
     function is a module-level `def` jitted by its decorator and in no other
     way, which the module only calls by name (not passed, wrapped or
-    rebound), with the global unshadowed at each call.
+    rebound), with the global unshadowed at each call. A jitted `def` nested
+    in a function (a factory's `_simulate`), which that function only calls
+    by name, takes the parameter the same way, and its calls there pass the
+    global (a number or an array; a flag gets the advice).
 
     When another module may call the function (its name does not start with
     `_` and no `__all__` leaves it out: the example above), or a call in this
