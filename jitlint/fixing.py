@@ -108,6 +108,26 @@ def apply_fixes(source: str, fixes: Sequence[Fix]) -> Tuple[str, List[int]]:
     return text, applied
 
 
+def _drops_a_used_import(old: str, new: str) -> bool:
+    """A name an import of ``old`` binds is bound by no import of ``new`` and read there (a fix removed an
+    import that another fix of the same round uses)."""
+    import ast
+
+    def imported(tree: ast.AST) -> set:
+        out = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out |= {(alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*"}
+        return out
+
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return False
+    gone = imported(before) - imported(after)
+    return bool(gone) and any(isinstance(node, ast.Name) and node.id in gone for node in ast.walk(after))
+
+
 def _lint(source: str, path: str, config: Config, prefer_static: Optional[bool]):
     from jitlint.engine import SourceError, lint_module, parse
     from jitlint.fixes import preferring_static
@@ -186,7 +206,13 @@ def fix_round(current: str, diagnostics: Sequence[Diagnostic], path: str,
     candidates = [d for d in diagnostics if is_allowed(d.fix, unsafe)]
     if not candidates:
         return current, [], None
-    text, taken = apply_fixes(current, [d.fix for d in candidates if d.fix is not None])
+    fixes = [d.fix for d in candidates if d.fix is not None]
+    text, taken = apply_fixes(current, fixes)
+    if len(taken) > 1 and _drops_a_used_import(current, text):
+        # one fix removed an import it left unused while another, made against the same text, uses that name
+        # (`partial` gone with one decorator, added to another): this round applies the first fix alone
+        text, first = apply_fixes(current, [fixes[taken[0]]])
+        taken = [taken[0]] if first else []
     if text == current:
         return current, [], None
     try:

@@ -379,3 +379,29 @@ def test_cli_show_fixes_lines_are_those_of_the_original_file(tmp_path, capsys):
         assert listed == [f"{path}:6: JIT201 [unsafe] Use `lax.cond` (traces both branches)",
                           f"{path}:7: JIT201 [unsafe] Use `jnp.where` (evaluates both branches)",
                           f"{path}:13: JIT103 [safe] Use `jax.debug.print`, which prints the values on every call"]
+
+
+def test_a_round_never_removes_an_import_another_fix_of_it_uses():
+    """One fix turns `@partial(jax.jit, static_argnames=("window",))` into `@jax.jit` and removes the import of
+    `partial` it leaves unused; another, made against the same text, writes `@partial(jax.jit, ...)` on
+    another function: applied in one round they would leave `partial` unbound (fixset53 1004)."""
+    import ast
+
+    from jitlint.config import Config
+    from jitlint.fixing import fix_source
+
+    source = (
+        "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+        "@partial(jax.jit, static_argnames=(\"window\",))\n"
+        "def smooth(x, window):\n    return x * window\n\n\n"
+        "@jax.jit\n"
+        "def keep(x, n_keep):\n    return jnp.sort(x)[:n_keep]\n\n\n"
+        "def run(x):\n    return keep(smooth(x, jnp.float32(2.0)), 2)\n"
+    )
+    fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
+    tree = ast.parse(fixed)
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert "partial" in used and "partial" in imported, fixed
+    assert "static_argnames=(\"n_keep\",)" in fixed or "static_argnames=('n_keep',)" in fixed, fixed
