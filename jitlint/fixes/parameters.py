@@ -15,7 +15,8 @@ Preconditions, proven from the code; otherwise the fix is display-only advice:
 * what is read is a module-level name, or an item of one with a literal key
   (``CONFIG["temperature"]``), whose kind the module's own assignments show: every module-level
   assignment is a literal number (traced), a literal ``bool`` or ``str`` (static), or a JAX /
-  NumPy array (traced) -- for an item, a dict literal holding that key with such a value.
+  NumPy array (traced) -- for an item, a dict literal holding that key with such a value, or a list
+  or tuple display whose element at that (in-range) index is one.
   Functions that reassign it are assumed to keep the kind;
 * the read is in a module-level function (not a method) or in a lambda or function nested in
   one -- the parameter goes to that outermost function, and the nested code reads it as a
@@ -944,6 +945,11 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
         key = literal_value(index.value)
         items = []
         for value in values:
+            if isinstance(value, (cst.List, cst.Tuple)) and type(key) is int \
+                    and not any(isinstance(e, cst.StarredElement) for e in value.elements) \
+                    and -len(value.elements) <= key < len(value.elements):
+                items.append(value.elements[key].value)  # (`SOFTENING = [0.05]`, read as `SOFTENING[0]`)
+                continue
             if not isinstance(value, cst.Dict):
                 return None
             found = [e.value for e in value.elements if isinstance(e, cst.DictElement)

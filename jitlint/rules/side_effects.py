@@ -221,7 +221,9 @@ class MutableGlobalRead(Rule):
     Only when the value's kind is known: the read is a module-level name or
     an item with a literal key of one, every module-level assignment of which
     is a literal number, `bool` or `str`, a JAX / NumPy array or a PRNG key
-    (`jax.random.key(0)`) -- an item: a dict literal holding the key; a field
+    (`jax.random.key(0)`) -- an item: a dict literal holding the key, or a
+    list or tuple display with the index in range (`SOFTENING[0]` of
+    `SOFTENING = [0.05]`); a field
     of a module-level instance of a dataclass of the module (`CELL.capacity_ah`):
     every module-level binding makes one, the field's value a literal of one
     kind (given by keyword or position, or its default); an attribute of a
