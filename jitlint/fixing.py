@@ -208,7 +208,8 @@ def fix_round(current: str, diagnostics: Sequence[Diagnostic], path: str,
         return current, [], None
     fixes = [d.fix for d in candidates if d.fix is not None]
     text, taken = apply_fixes(current, fixes)
-    if len(taken) > 1 and _drops_a_used_import(current, text):
+    if len(taken) > 1 and any("import" in current[e.start:e.end] for i in taken for e in fixes[i].edits) \
+            and _drops_a_used_import(current, text):
         # one fix removed an import it left unused while another, made against the same text, uses that name
         # (`partial` gone with one decorator, added to another): this round applies the first fix alone
         text, first = apply_fixes(current, [fixes[taken[0]]])

@@ -16,6 +16,7 @@ from jitlint.analysis.idempotence import stores_same_values
 from jitlint.analysis.names import ImportTable
 from jitlint.analysis.scopes import (
     BINDING_NODES,
+    bound_by,
     Binding,
     COMPREHENSIONS,
     BindingKind,
@@ -1984,30 +1985,24 @@ class ModuleIndex:
         ``.tolist()`` -- ``np.linspace(0.2, 3.0, n).tolist()``, ``np.arange(...)``: Python numbers, each
         another value."""
         if isinstance(it, cst.Name):
-            # (the walk is under way: the one plain assignment of the name in the function around the loop)
+            # (the walk is under way: the name's one binding, a plain assignment, in the function around the loop)
             holder = self.parents.get(id(loop))
             while holder is not None and not isinstance(holder, (cst.FunctionDef, cst.Module)):
                 holder = self.parents.get(id(holder))
-            name = it.value
-            assigns: List[cst.CSTNode] = []
-            stack: List[cst.CSTNode] = list(holder.body.body) if isinstance(holder, cst.FunctionDef) \
-                and isinstance(holder.body, cst.IndentedBlock) else list(getattr(holder, "body", ()))
+            if isinstance(holder, cst.FunctionDef) and it.value in {p.name.value for p, _ in params_of(holder.params)}:
+                return False  # (a parameter: what the caller passes)
+            binders: List[cst.CSTNode] = []  # (every binding of the name in that body, its functions' aside)
+            stack: List[cst.CSTNode] = [holder.body] if isinstance(holder, cst.FunctionDef) else \
+                list(getattr(holder, "body", ()))
             while stack:
                 node = stack.pop()
-                if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    continue
-                if isinstance(node, cst.Assign) and any(name in {n.value for n in assigned_names(t.target)}
-                                                        for t in node.targets):
-                    assigns.append(node)
-                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.WithItem,
-                                       cst.NamedExpr, cst.AsName)) and name in {
-                        n.value for n in assigned_names(getattr(node, "target", None) or getattr(node, "name", None)
-                                                        or getattr(node, "asname", None) or cst.Name("_"))}:
-                    return False  # (bound another way too)
-                stack.extend(iter_children(node))
-            if len(assigns) != 1:
-                return False
-            assign = assigns[0]
+                if type(node) in BINDING_NODES and it.value in bound_by(node):
+                    binders.append(node)
+                if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    stack.extend(iter_children(node))
+            if len(binders) != 1:
+                return False  # (bound more than once, or some other way)
+            assign = binders[0]
             it = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
         if not (isinstance(it, cst.Call) and not it.args and isinstance(it.func, cst.Attribute)
                 and it.func.attr.value == "tolist" and isinstance(it.func.value, cst.Call)):
@@ -2508,6 +2503,24 @@ class ModuleIndex:
                 or name in self.global_written:
             return None
         return info.node.value
+
+    def calls_of_nested_def(self, fn: FunctionInfo) -> Optional[List[cst.Call]]:
+        """The calls of ``fn``, a ``def`` nested in a function and bound once there, where every use of its
+        name in that function is a call by that name; None where it goes anywhere else (returned, stored,
+        passed), so that a caller out of sight may call it."""
+        outer = fn.parent
+        if outer is None or not isinstance(fn.node, cst.FunctionDef) or not isinstance(outer.node, cst.FunctionDef) \
+                or len(outer.scope.bindings_of(fn.name)) != 1:
+            return None
+        calls: List[cst.Call] = []
+        for ref in name_references(outer.node.body, fn.name):
+            if ref is fn.node.name:
+                continue
+            holder = self.parents.get(id(ref))
+            if not (isinstance(holder, cst.Call) and holder.func is ref):
+                return None
+            calls.append(holder)
+        return calls
 
     def calls_of_result(self, call: cst.Call) -> Optional[Tuple[cst.Call, ...]]:
         """The calls that call the function ``call`` returns through the name it is bound to in a

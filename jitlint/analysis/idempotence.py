@@ -480,29 +480,32 @@ def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:
     return out + list(tests.values()) if placed == len(found) else None
 
 
-def _unpacked_from(node: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
-    """The value ``node`` unpacks when it is ``a, name, b = value`` (one target, a tuple or list of plain
-    names and attributes, none starred): what it binds ``name`` to is a part of that value."""
+def _unpacking(node: cst.CSTNode) -> Optional[Tuple[List[cst.BaseExpression], cst.BaseExpression]]:
+    """The targets and the value of ``a, b.c = value`` (one target, a tuple or list of plain names and
+    attributes, none starred): each target gets a part of that value."""
     if not (isinstance(node, cst.Assign) and len(node.targets) == 1
             and isinstance(node.targets[0].target, (cst.Tuple, cst.List))):
         return None
     elements = node.targets[0].target.elements
-    if any(isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Attribute)) for el in elements):
+    if any(isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Attribute))
+           for el in elements):
         return None
-    return node.value if any(isinstance(el.value, cst.Name) and el.value.value == name for el in elements) else None
+    return [el.value for el in elements], node.value
+
+
+def _unpacked_from(node: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
+    """``a, name, b = value``: the value unpacked (see :func:`_unpacking`)."""
+    found = _unpacking(node)
+    return found[1] if found is not None and any(isinstance(t, cst.Name) and t.value == name
+                                                  for t in found[0]) else None
 
 
 def unpacked_into(node: cst.CSTNode, self_name: str, attr: str) -> Optional[cst.BaseExpression]:
-    """``a, self.<attr>, b = value`` (see :func:`_unpacked_from`): the value unpacked."""
-    if not (isinstance(node, cst.Assign) and len(node.targets) == 1
-            and isinstance(node.targets[0].target, (cst.Tuple, cst.List))):
-        return None
-    elements = node.targets[0].target.elements
-    if any(isinstance(el, cst.StarredElement) or not isinstance(el.value, (cst.Name, cst.Attribute)) for el in elements):
-        return None
-    hits = [el for el in elements if isinstance(el.value, cst.Attribute) and isinstance(el.value.value, cst.Name)
-            and el.value.value.value == self_name and el.value.attr.value == attr]
-    return node.value if len(hits) == 1 else None
+    """``a, self.<attr>, b = value``: the value unpacked (see :func:`_unpacking`)."""
+    found = _unpacking(node)
+    hits = [t for t in found[0] if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
+            and t.value.value == self_name and t.attr.value == attr] if found is not None else []
+    return found[1] if len(hits) == 1 else None  # type: ignore[index]
 
 
 def _from_self(value: cst.CSTNode, self_name: str, moving: Set[str], others: Set[str], scope: "Scope",

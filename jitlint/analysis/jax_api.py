@@ -180,6 +180,11 @@ WRAPPER_MAKERS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | RETRACES_EVE
 #: transforms that differentiate with respect to ``argnums`` and pass the other arguments through
 DIFFERENTIATING_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev",
                                         "jax.hessian"})
+#: transforms whose function, called, gives what JAX's autodiff computes (equinox's filtered ones too)
+GRADIENT_MAKERS = DIFFERENTIATING_TRANSFORMS | {"equinox.filter_grad", "equinox.filter_value_and_grad"}
+
+#: ``jax.jit`` and the ``pjit`` spellings, which make the same wrapper (JAX 0.10.2: ``pjit`` calls ``jax.jit``)
+JIT_NAMES = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
 
 NON_STAGING = frozenset(
     {

@@ -416,9 +416,6 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
     return None
 
 
-#: transforms whose function, called, gives what JAX's autodiff computes: in traced code, tracers
-_GRADIENT_MAKERS = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-                              "equinox.filter_grad", "equinox.filter_value_and_grad"})
 
 
 def _spread_known_items(args):
@@ -1134,8 +1131,8 @@ class Analyzer:
             if node.value != "None":
                 continue
             holder = self.index.parents.get(id(node))
-            if isinstance(holder, cst.Assign) and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == attr
-                                                      for t in holder.targets):
+            if isinstance(holder, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr for t in holder.targets):
                 return True
         return False
 
@@ -1159,8 +1156,8 @@ class Analyzer:
         if depth >= 2:
             return None
         found: Optional[cst.BaseExpression] = None
-        for call in self._calls_only(scope) or ():
-            arg = self._argument_to(call, scope, param)
+        for call in self.index.calls_of_nested_def(scope) or ():
+            arg = next((a for a, p in bind_arguments(scope.params, call.args) if p is param and not a.star), None)
             if arg is None:
                 continue  # (the default: None, which the code tests before it reads the field)
             caller = self.index.call_scopes.get(call, (None, None))[0]
@@ -1170,41 +1167,6 @@ class Analyzer:
                 return None
             found = given
         return found
-
-    def _calls_only(self, fn: FunctionInfo) -> Optional[List[cst.Call]]:
-        """The calls of ``fn``, a ``def`` nested in a function, where every use of its name is a call
-        by that name; None where it goes anywhere else (returned, stored, passed) or is rebound."""
-        outer = fn.parent
-        if outer is None or not isinstance(fn.node, cst.FunctionDef) or len(outer.scope.bindings_of(fn.name)) != 1:
-            return None
-        calls: List[cst.Call] = []
-        for ref in name_references(outer.node.body, fn.name):
-            holder = self.index.parents.get(id(ref))
-            if ref is fn.node.name:
-                continue
-            if not (isinstance(holder, cst.Call) and holder.func is ref):
-                return None
-            calls.append(holder)
-        return calls
-
-    @staticmethod
-    def _argument_to(call: cst.Call, fn: FunctionInfo, param: cst.Param) -> Optional[cst.Arg]:
-        """The argument of ``call`` (of ``fn``) that ``param`` takes, when the call spells it (by position
-        before any unpacking, or by keyword)."""
-        positional = [p for p, kind in fn.params if kind in ("posonly", "positional")]
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                if arg.star == "*":
-                    return None
-                continue
-            if arg.keyword is None:
-                if index < len(positional) and positional[index] is param:
-                    return arg
-                index += 1
-            elif arg.keyword.value == param.name.value:
-                return arg
-        return None
 
     def returns_never_none(self, fn: FunctionInfo) -> bool:
         """``fn``, a function of this module, never returns None (see :meth:`_returns_never_none`)."""
@@ -3571,7 +3533,7 @@ class Analyzer:
             if best.kind is Kind.TRACED and inner_q is not None and inner_q.startswith(
                     ("jax.",) + jax_api.ECOSYSTEM_PACKAGES):
                 return traced(Reason(call, "`{code}` is computed from a traced value", best.reason))
-            if inner_q in _GRADIENT_MAKERS and self._jit_on:
+            if inner_q in jax_api.GRADIENT_MAKERS and self._jit_on:
                 # (the value and the gradients JAX computes in a staged trace -- jit, a lax body -- are tracers,
                 # whatever the inputs; under `vmap` alone what no batched input reaches stays concrete)
                 return traced(Reason(call, "`{code}` is computed by JAX's autodiff in staged (jitted) code"))
@@ -4535,9 +4497,9 @@ class Analyzer:
             elif unknown and kind in ("posonly", "positional") and p.default is None and spread is not None:
                 # (`self.predict(*carry)` of a traced carry: a parameter the call must fill gets a part of it, a
                 # pytree of tracers)
+                spread_code = self.index.module.code_for_node(spread[0].value)
                 env[pname] = traced(Reason(call, f"parameter `{pname}` of `{fn.label}` gets a part of traced "
-                                                 f"`{self.index.module.code_for_node(spread[0].value)}` (line {{line}})",
-                                           spread[1].reason))
+                                                 f"`{spread_code}` (line {{line}})", spread[1].reason))
             elif unknown:
                 b = strongest(extra_pos + extra_kw)
                 env[pname] = MAYBE if b.kind else STATIC

@@ -71,7 +71,6 @@ from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.static_args import number_use, is_static_use, merged_static_args
 
-_JIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -146,19 +145,13 @@ def _into_nested_jit(read: cst.BaseExpression, global_name: str, fn: FunctionInf
     reads = _reads_in(node, read, ctx)
     if kind is None or not reads or _made_static_for(kind, reads, ctx):
         return None
-    calls: List[cst.Call] = []
-    for ref in name_references(outer.node.body, fn.name):
-        if ref is node.name:
-            continue
-        call = ctx.parent(ref)
-        if not (isinstance(call, cst.Call) and call.func is ref) or any(a.star == "**" for a in call.args) \
-                or ctx.facts.read_scope.get(ref) not in ("local", "closure", None):
-            return None  # (handed on, stored or returned: a caller out of sight would miss the argument)
-        if any(global_name in s.local_names | s.nonlocal_names for s in _scopes(ctx.enclosing_function(call))):
-            return None  # (the name means another variable where this call is)
-        calls.append(call)
-    if not calls or len(outer.scope.bindings_of(fn.name)) != 1:
+    calls = ctx.index.calls_of_nested_def(fn)  # (handed on, stored or returned: a caller out of sight would miss it)
+    if not calls:
         return None
+    for call in calls:
+        if any(a.star == "**" for a in call.args) or any(
+                global_name in s.local_names | s.nonlocal_names for s in _scopes(ctx.enclosing_function(call))):
+            return None  # (the keyword may come twice; the name means another variable where this call is)
     param = _parameter_name(read, global_name, node, ctx)
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[node.params] = _with_keyword_only(node.params, param)
@@ -366,7 +359,7 @@ def _jit_wrapper_of(attr: cst.Attribute, ctx: FixContext) -> Optional[List[cst.C
     arg = ctx.parent(attr)
     site = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     if not (isinstance(site, cst.Call) and len(site.args) == 1 and site.args[0] is arg and arg.keyword is None
-            and ctx.index.qualify(site.func) in _JIT):
+            and ctx.index.qualify(site.func) in jax_api.JIT_NAMES):
         return None
     wrapper = _module_assign(site, ctx, whole=True)
     if wrapper is None:
@@ -441,7 +434,7 @@ def _only_wrapper(fn: FunctionInfo, ctx: FixContext) -> Optional[Tuple[EntryPoin
     entry = entries[0]
     site = entry.site
     t = entry.transform
-    if not isinstance(site, cst.Call) or t is None or t.name not in _JIT or entry.partial_positional \
+    if not isinstance(site, cst.Call) or t is None or t.name not in jax_api.JIT_NAMES or entry.partial_positional \
             or entry.partial_keywords or not site.args or site.args[0].star or site.args[0].keyword is not None:
         return None
     first = site.args[0].value
@@ -863,7 +856,8 @@ def _init_literal_kinds(cls, ctx: FixContext) -> Optional[Dict[str, Optional[str
             if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
                 continue  # (a docstring)
             target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == me):
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value == me):
                 return None
             kinds[target.attr.value] = _literal_kind(small.value, ctx)  # type: ignore[union-attr]
     return kinds or None
@@ -984,7 +978,8 @@ def only_jit_entry(fn: FunctionInfo, ctx: FixContext):
     if len(entries) != 1:
         return None
     entry = entries[0]
-    if not isinstance(entry.site, cst.Decorator) or entry.transform is None or entry.transform.name not in _JIT \
+    if not isinstance(entry.site, cst.Decorator) or entry.transform is None \
+            or entry.transform.name not in jax_api.JIT_NAMES \
             or entry.shared_spec:
         return None  # (a shared `@static_jit`: its static arguments are not this function's to edit)
     return entry

@@ -1367,10 +1367,11 @@ def _names_in_order(node: cst.CSTNode) -> List[cst.Name]:
 
 def _read_after_in_loop(stmt: cst.CSTNode, bound: Set[str], ctx: FixContext) -> bool:
     """A loop around ``stmt`` (in its function) reads a name the block binds: the next iteration would."""
+    inside = {id(n) for n in name_references(stmt)}
     parent = ctx.parent(stmt)
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.Module)):
         if isinstance(parent, (cst.For, cst.While)) and any(
-                n.value in bound for n in name_references(parent) if not any_node([stmt], lambda m, n=n: m is n)):
+                n.value in bound and id(n) not in inside for n in name_references(parent)):
             return True
         parent = ctx.parent(parent)
     return False

@@ -787,9 +787,9 @@ class RecompilationHazard(Rule):
 
     def _called_only_in_traces(self, scope: Optional[FunctionInfo], names: Sequence[str]) -> bool:
         """The wrapper is bound to one name, and every use of that name (of any of its bindings, all plain
-        assignments) is a call made in traced code (a function jitted in turn): a jit called while another is traced is inlined into that
-        trace and compiles nothing of its own (measured on JAX 0.10.2: no compile of the inner function;
-        what compiles is the caller, per its own trace)."""
+        assignments) is a call made in traced code (a function jitted in turn): a jit called while another
+        is traced is inlined into that trace and compiles nothing of its own (measured on JAX 0.10.2: no
+        compile of the inner function; what compiles is the caller, per its own trace)."""
         index = self.ctx.index
         if len(names) != 1 or names[0].startswith(("self.", ".")):
             return False
@@ -2202,11 +2202,6 @@ def _returns_unhashable(name: str, index: ModuleIndex, depth: int, containers: b
     return bool(values) and all(v is not None and _unhashable(v, index, depth + 1, info, containers) for v in values)
 
 
-#: ``jax.jit`` and the ``pjit`` spellings that make the same wrapper (JAX 0.10.2: ``pjit`` calls ``jax.jit``):
-#: a new one traces again, where a ``pmap`` of an equal bound method keeps its trace
-_JIT_OR_PJIT = frozenset({"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"})
-
-
 class MutableStaticSelf(Rule):
     """## What it does
     Flags a jitted method whose `self` is static -- `jax.jit(self.method)`,
@@ -2477,7 +2472,7 @@ class MutableStaticSelf(Rule):
         guard = self._run_once_guard(cls, method_name, me, body)
         if guard is not None:
             return min(writes) > guard
-        return all(entry.transform is not None and entry.transform.name in _JIT_OR_PJIT
+        return all(entry.transform is not None and entry.transform.name in jax_api.JIT_NAMES
                    and self._stored_on(entry.site, body, me) for entry in entries)
 
     @staticmethod
