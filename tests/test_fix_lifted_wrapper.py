@@ -183,3 +183,38 @@ def test_a_jitted_nested_function_that_passes_values_on_is_lifted():
     assert "JIT501" in codes
     assert "loss_jit = jax.jit(loss)" in fixed and "return loss_jit(self.w, x, 2)" in fixed
     assert "def g(" not in fixed
+
+
+OBJECT = """
+class Affine:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def apply(self, x, train):
+        return x * self.scale if train else x
+
+
+MODEL = Affine(2.0)
+{extra}
+
+def validate(xs):
+    out = []
+    for x in xs:
+        out.append(jax.jit(functools.partial(MODEL.apply, train=False))(x))
+    return out
+"""
+
+
+@pytest.mark.parametrize("extra, hoisted", [
+    ("", True),
+    # the object is changed: a method read later may be another one
+    ("\ndef retune():\n    MODEL.apply = lambda x, train: x\n", False),
+    ("\ndef rescale():\n    MODEL.scale = 3.0\n", False),
+    # bound twice: which object the loop reads depends on when
+    ("MODEL = Affine(3.0)\n", False),
+    ("\ndef swap():\n    global MODEL\n    MODEL = Affine(1.0)\n", False),
+])
+def test_a_wrapper_of_a_module_objects_method_is_hoisted_only_when_nothing_changes_the_object(extra, hoisted):
+    source, codes, fixed = run(OBJECT.format(extra=extra))
+    assert "JIT501" in codes
+    assert ("apply_jit = jax.jit(functools.partial(MODEL.apply, train=False))" in fixed) is hoisted

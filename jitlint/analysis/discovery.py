@@ -2504,6 +2504,37 @@ class ModuleIndex:
             return None
         return info.node.value
 
+    def forwarding_function(self, entry: EntryPoint, call: cst.Call
+                            ) -> Optional[Tuple[FunctionInfo, Dict[str, str], List[cst.Call]]]:
+        """``call``, a call of ``entry``'s traced function, made in a module-level function that passes
+        some of its own parameters on as they came (``def leapfrog(pos, dt): return _leapfrog(pos, dt)``):
+        that function, which of the traced function's parameters take which of its own, and the
+        module's calls of it by name.  None where the function is bound other than by its one ``def``,
+        or no argument is an own parameter that nothing in it rebinds."""
+        holder = self.call_scopes.get(call, (None, None))[0]
+        if holder is None or holder.parent is not None or holder.cls is not None \
+                or not isinstance(holder.node, cst.FunctionDef) or self.functions.get(holder.name) is not holder:
+            return None
+        info = self.globals.get(holder.name)
+        if info is None or info.assignments != 1 or holder.name in self.declared_names \
+                or holder.name in self.global_written:
+            return None
+        own = {p.name.value for p, kind in holder.params if kind in ("posonly", "positional", "kwonly")}
+        forwarded: Dict[str, str] = {}
+        for arg, param in entry.bind_args(call):
+            if param is None or arg.star or not isinstance(arg.value, cst.Name) or arg.value.value not in own:
+                continue
+            name = arg.value.value
+            if name in self.declared_names or any(
+                    b.kind is not BindingKind.PARAMETER and b.binds_value for b in holder.scope.bindings_of(name)):
+                continue
+            forwarded[param.name.value] = name
+        if not forwarded:
+            return None
+        calls = [c for c in self.calls_by_name.get(holder.name, ())
+                 if isinstance(c.func, cst.Name) and c.func.value == holder.name]
+        return holder, forwarded, calls
+
     def calls_of_nested_def(self, fn: FunctionInfo) -> Optional[List[cst.Call]]:
         """The calls of ``fn``, a ``def`` nested in a function and bound once there, where every use of its
         name in that function is a call by that name; None where it goes anywhere else (returned, stored,

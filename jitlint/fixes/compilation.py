@@ -40,7 +40,7 @@ inside it.
 from __future__ import annotations
 
 import builtins
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -184,8 +184,9 @@ def _callable(node: cst.BaseExpression, ctx: FixContext, parts: _Parts, depth: i
         root: cst.BaseExpression = node
         while isinstance(root, cst.Attribute):
             root = root.value
-        return isinstance(root, cst.Name) and _stable_global(root.value, ctx, parts, function) \
-            and ctx.index.globals[root.value].kind == "import"
+        return isinstance(root, cst.Name) and (
+            _stable_global(root.value, ctx, parts, function) and ctx.index.globals[root.value].kind == "import"
+            or _untouched_object(root.value, ctx, parts, function))
     if isinstance(node, cst.Lambda):
         parts.callable = "fn"
         if any(p.default is not None for p in _lambda_params(node)):
@@ -221,12 +222,8 @@ def _has_walrus(node: cst.CSTNode) -> bool:
 def _stable_global(name: str, ctx: FixContext, parts: _Parts, function: Optional[FunctionInfo]) -> bool:
     """A function, class or import bound once at module level, never declared ``global`` or
     ``nonlocal`` anywhere, and not shadowed by a local of the function."""
-    if function is not None:
-        scope: Optional[FunctionInfo] = function
-        while scope is not None:
-            if name in scope.local_names:
-                return False
-            scope = scope.parent
+    if function is not None and any(name in scope.local_names for scope in _enclosing_functions(function)):
+        return False
     info = ctx.index.globals.get(name)
     if info is None or info.kind not in ("function", "class", "import") or info.assignments != 1:
         return False
@@ -234,6 +231,28 @@ def _stable_global(name: str, ctx: FixContext, parts: _Parts, function: Optional
         return False
     parts.globals.append(name)
     return True
+
+
+def _untouched_object(name: str, ctx: FixContext, parts: _Parts, function: Optional[FunctionInfo]) -> bool:
+    """A module-level object bound once (``MODEL = Head(features=2)``), never declared ``global``, whose
+    attributes and items nothing stores, deletes or changes by a method (no ``MODEL.apply = ...``, no
+    ``MODEL.params.update(...)``), and not shadowed by a local of the function: reading an attribute
+    of it (``MODEL.apply``) once, where it is bound, gives what every later read gives."""
+    if function is not None and any(name in scope.local_names for scope in _enclosing_functions(function)):
+        return False
+    info = ctx.index.globals.get(name)
+    if info is None or info.kind != "value" or info.assignments != 1 or name in ctx.index.declared_names \
+            or name in ctx.index.global_written or name in ctx.index.mutated_names:
+        return False
+    parts.globals.append(name)
+    return True
+
+
+def _enclosing_functions(function: FunctionInfo) -> Iterable[FunctionInfo]:
+    scope: Optional[FunctionInfo] = function
+    while scope is not None:
+        yield scope
+        scope = scope.parent
 
 
 def _module_constant(name: str, ctx: FixContext) -> bool:

@@ -1193,6 +1193,12 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) in jax_api.COMPILING_TRANSFORMS:
         return None
     entries = [e for e in ctx.index.entries if any(c is node for c in e.visible_calls())]
+    if not entries:
+        entries = _entries_passed_on_to(node, ctx)
+        if len(entries) != 1 or entries[0].static_names is None or entries[0].static_nums is None \
+                or ctx.subject not in entries[0].static_params():
+            return None
+        return _without_static(entries[0], ctx.subject, ctx)
     if len(entries) == 1 and entries[0].transform is not None and entries[0].transform.filter_static:
         return _as_array_argument(node, entries[0], ctx)
     if len(entries) != 1 or entries[0].static_names is None or entries[0].static_nums is None:
@@ -1208,16 +1214,38 @@ def to_traced_argument(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         changing = [ctx.subject]  # (the parameter the finding names: the one whose value changes)
     if not changing:
         return None
-    advice = Fix(Applicability.DISPLAY_ONLY, f"Pass `{changing[0]}` traced if the function only computes with it; "
-                 "if it must be static (a shape, a loop count, a branch), keep the values it takes few", ())
+    if len(changing) != 1:
+        return _traced_advice(changing[0])
+    return _without_static(entry, changing[0], ctx)
+
+
+def _traced_advice(name: str) -> Fix:
+    return Fix(Applicability.DISPLAY_ONLY, f"Pass `{name}` traced if the function only computes with it; "
+               "if it must be static (a shape, a loop count, a branch), keep the values it takes few", ())
+
+
+def _without_static(entry: EntryPoint, name: str, ctx: FixContext) -> Fix:
+    """``name`` taken out of ``entry``'s static spec where the function only computes with it, else advice."""
     fn = entry.function
-    if len(changing) != 1 or not isinstance(fn.node, cst.FunctionDef) or entry.shared_spec:
-        return advice
-    name = changing[0]
-    if name in assigned_in(block_statements(fn.node.body)) or not _data_only(fn.node, name, ctx):
-        return advice
+    if not isinstance(fn.node, cst.FunctionDef) or entry.shared_spec \
+            or name in assigned_in(block_statements(fn.node.body)) or not _data_only(fn.node, name, ctx):
+        return _traced_advice(name)
     edit = _spec_without(entry, fn, name, ctx)
-    return edit if edit is not None else advice
+    return edit if edit is not None else _traced_advice(name)
+
+
+def _entries_passed_on_to(call: cst.Call, ctx: FixContext) -> List[EntryPoint]:
+    """The traced functions ``call``, a call of a plain module-level function, reaches through that
+    function's own call of them with the parameter the finding names passed on (``leapfrog(pos, dt)`` ->
+    ``_leapfrog``'s static ``dt``)."""
+    out = []
+    for entry in ctx.index.entries:
+        for inner in entry.visible_calls():
+            found = ctx.index.forwarding_function(entry, inner)
+            if found is not None and ctx.subject in found[1] and any(c is call for c in found[2]) \
+                    and entry not in out:
+                out.append(entry)
+    return out
 
 
 def _as_array_argument(call: cst.Call, entry: EntryPoint, ctx: FixContext) -> Optional[Fix]:

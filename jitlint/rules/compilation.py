@@ -197,7 +197,10 @@ class RecompilationHazard(Rule):
     `jax.jit(make_step(lr))`), and a static argument given a value that
     changes on every iteration (a loop counter, arithmetic on one, or a variable the
     loop reassigns, such as a decaying learning rate), a comprehension's
-    `for` included (`[f(x, day=d) for d in range(1, 366, 7)]`).
+    `for` included (`[f(x, day=d) for d in range(1, 366, 7)]`), and through a
+    plain module-level function that passes its own parameter on to the
+    static one as it came (`def leapfrog(pos, dt): return _leapfrog(pos,
+    dt=dt)` called in such a loop).
 
     Also flagged: a traced argument whose *shape* changes on every iteration
     of a loop around an eager call -- a slice with one bound that counts with
@@ -353,8 +356,11 @@ class RecompilationHazard(Rule):
     ..., `functools.partial`) with literal options, of a callable that cannot
     change where the expression moves: a function, class or import bound once
     at module level and never declared `global`, an attribute of an imported
-    module, a lambda reading only those and its own parameters, or (within the
-    function) a parameter nothing rebinds.
+    module, an attribute of a module-level object bound once that nothing
+    stores into or changes by a method (`jax.jit(partial(MODEL.apply,
+    train=False))`, with no `MODEL.scale = ...` anywhere), a lambda reading
+    only those and its own parameters, or (within the function) a parameter
+    nothing rebinds.
 
     A jitted lambda that only passes values on to a function of this module
     (`jax.jit(lambda p: mse(p, xb, yb))(params)`, each lambda parameter one
@@ -398,8 +404,10 @@ class RecompilationHazard(Rule):
     argument of a `jax.numpy` / `jax.lax` function, never rebound) -- and,
     for a filter transform (`eqx.filter_jit`) that keeps a Python number
     static, the call passes `jnp.asarray(value)`, an array it traces -- one
-    compile then serves every value (UNSAFE: the function sees a weakly
-    typed 0-d array where it saw a Python number); otherwise it gets advice
+    compile then serves every value, also where a plain function passes the
+    value on (the spec of the jitted function it calls changes). UNSAFE: the
+    function sees a weakly typed 0-d array where it saw a Python number.
+    Otherwise it gets advice
     (DISPLAY_ONLY): keep its values few when it must be static. So does a
     shape that changes: write into a buffer of the final size, or pad to a
     few sizes.
@@ -1242,12 +1250,10 @@ class RecompilationHazard(Rule):
         if not static and not filter_static:
             return
         for call in entry.visible_calls():
-            loops = index.calls_in_loops.get(call, ())
-            element = index.per_element.get(call)
-            if element is not None:
-                # (a comprehension's `for` runs the call once per element: `[f(x, day=d) for d in range(...)]`)
-                loops = tuple(loops) + index.comprehension_markers(element.node)
+            loops = self._loops_around(call)
             if not loops:
+                if not filter_static:
+                    self._forwarded_static(entry, call, static)
                 continue
             caller = index.call_scopes.get(call, (None,))[0]
             if caller is not None and caller in self.ctx.facts.bodies:
@@ -1262,6 +1268,46 @@ class RecompilationHazard(Rule):
                     self.report(call, f"static argument `{name}` changes on every iteration ({how}): "
                                       "each new value compiles the function again", subject=name)
                     break  # one finding per call
+
+    def _loops_around(self, call: cst.Call) -> Tuple[str, ...]:
+        """The markers of the loops running ``call`` repeatedly (a comprehension's ``for`` runs it once per
+        element: ``[f(x, day=d) for d in range(...)]``)."""
+        index = self.ctx.index
+        loops = tuple(index.calls_in_loops.get(call, ()))
+        element = index.per_element.get(call)
+        if element is not None:
+            loops += tuple(index.comprehension_markers(element.node))
+        return loops
+
+    def _forwarded_static(self, entry: EntryPoint, call: cst.Call, static: Set[str]) -> None:
+        """A static parameter given, as it came, a parameter of the plain module-level function making
+        the call (``def leapfrog(pos, dt): return _leapfrog(pos, dt)``, ``dt`` static in ``_leapfrog``):
+        the value is the one each call of that function passes, so a call of it in a loop with a value
+        that changes every iteration compiles the jitted function again, as a direct call would."""
+        index = self.ctx.index
+        found = index.forwarding_function(entry, call)
+        if found is None:
+            return
+        holder, forwarded, outer_calls = found
+        wanted = {own: param for param, own in forwarded.items() if param in static}
+        if not wanted:
+            return
+        for outer in outer_calls:
+            loops = self._loops_around(outer)
+            caller = index.call_scopes.get(outer, (None,))[0]
+            if not loops or (caller is not None and caller in self.ctx.facts.bodies):
+                continue
+            loop_vars = {name for marker in loops for name in marker.split(",") if name != "*"}
+            for arg, param in bind_arguments(holder.params, outer.args):
+                if param is None or arg.star or param.name.value not in wanted:
+                    continue
+                how = self._changes_per_iteration(arg.value, outer, loop_vars, numbers_only=False)
+                if how is not None:
+                    name = wanted[param.name.value]
+                    self.report(outer, f"static argument `{name}` of jitted `{entry.function.label}` changes on every "
+                                       f"iteration ({how}), passed on by `{holder.label}`: each new value compiles "
+                                       "the function again", subject=name)
+                    break
 
     def _fresh_static_function(self, entry: EntryPoint) -> None:
         """A function made on every call of the caller -- a ``def`` or lambda written in it, a
