@@ -218,3 +218,78 @@ def test_a_wrapper_of_a_module_objects_method_is_hoisted_only_when_nothing_chang
     source, codes, fixed = run(OBJECT.format(extra=extra))
     assert "JIT501" in codes
     assert ("apply_jit = jax.jit(functools.partial(MODEL.apply, train=False))" in fixed) is hoisted
+
+
+CLOSURE = """
+class Stepper:
+    def __init__(self, lr, n):
+        self.lr = lr
+        self.n = n
+
+    def act(self, x):
+        return x * 2.0
+
+    def step(self, params, grads):
+{body}
+
+
+def train(stepper, params, grad_seq):
+    for g in grad_seq:
+        params = stepper.step(params, g)
+    return params
+"""
+
+
+@pytest.mark.parametrize("body, lifted", [
+    ("""
+        @jax.jit
+        def _update(p, g):
+            return p - self.lr * g
+
+        return _update(params, grads)
+    """, "def _update(p, g, *, lr):|_update(params, grads, lr=self.lr)"),
+    # a size: traced, it fails
+    ("""
+        @jax.jit
+        def _update(p, g):
+            return p - g * jnp.ones(self.n)
+
+        return _update(params, grads)
+    """, None),
+    # a method of the object: not an array
+    ("""
+        @jax.jit
+        def _update(p, g):
+            return p - self.act(g)
+
+        return _update(params, grads)
+    """, None),
+    # a branch on the value: a test needs a Python value
+    ("""
+        @jax.jit
+        def _update(p, g):
+            if self.lr > 0.5:
+                return p
+            return p - self.lr * g
+
+        return _update(params, grads)
+    """, None),
+    # a value computed around it: read where the one call is
+    ("""
+        scale = 2.0 * self.lr
+
+        @jax.jit
+        def _update(p, g):
+            return p - scale * g
+
+        return _update(params, grads)
+    """, "def _update(p, g, *, scale):|_update(params, grads, scale=scale)"),
+])
+def test_a_jitted_nested_function_is_moved_to_module_level_only_when_its_closure_values_can_be_passed(body, lifted):
+    source, codes, fixed = run(CLOSURE.format(body=textwrap.indent(textwrap.dedent(body), "        ")))
+    assert "JIT501" in codes
+    if lifted is None:
+        assert "*," not in fixed and "@jax.jit\n        def _update" in fixed
+    else:
+        assert all(part in fixed for part in lifted.split("|")), fixed
+        assert "@jax.jit\ndef _update" in fixed

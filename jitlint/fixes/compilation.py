@@ -40,6 +40,7 @@ inside it.
 from __future__ import annotations
 
 import builtins
+import keyword
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -50,11 +51,12 @@ from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_references, returned_values
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, literal_value
-from jitlint.fixes.context import FixContext
+from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import is_static_use
+from jitlint.fixes.static_args import is_static_use, number_use
+from jitlint.fixes.templates import PathReplacer
 
 _TRANSFORMS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
 _PARTIAL = "functools.partial"
@@ -894,3 +896,167 @@ def to_def_before_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Define `{inner.name.value}` once, before the loop: its jit then compiles "
                    "once", (edit,))
+
+
+@rewrites("JIT501")
+def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``@jax.jit def _update(p, v, g): v = self.beta * v + g; ...`` made on every call of a method, then
+    ``_update(params, vel, grads)`` -> the ``def`` moved to module level, once, with a keyword-only
+    parameter for each value it read from the function around it (``*, beta, lr``, the reads replaced),
+    called ``_update(params, vel, grads, beta=self.beta, lr=self.lr)``: one function object, one compile
+    per signature, where each call of the method made and compiled another.
+
+    Preconditions: the decorator is the transform alone (no options); the ``def`` is bound once and
+    every use of its name is a call of it in the function; what it reads from around it is names or
+    attribute chains of them (``self.lr``), each used only as array data (an operand of arithmetic with
+    a traced array, an argument of a ``jax.numpy`` / ``jax.lax`` function) -- a traced argument then
+    computes what the constant did -- and read where the call is: the ``def`` and its one call in the
+    same loop iteration, or each read rooted at a parameter of the function that nothing in it rebinds
+    or stores into.  UNSAFE: the values become traced (a Python number arrives as a weakly typed array)."""
+    if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
+        return None
+    if ctx.findings.get("JIT101"):
+        return None
+    inner = ctx.parent(node)
+    if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
+        return None
+    params = inner.params
+    if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None or params.kwonly_params \
+            or any(literal_value(p.default) is None for p in params.params if p.default is not None):
+        return None
+    info = ctx.index.infos.get(inner)
+    function = info.parent if info is not None else None
+    if info is None or function is None or not isinstance(function.node, cst.FunctionDef):
+        return None
+    calls = ctx.index.calls_of_nested_def(info)
+    if not calls or any(a.star for call in calls for a in call.args) \
+            or any_node([inner], lambda n: isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield, cst.Await))):
+        return None
+    decorator_root = node.decorator
+    while isinstance(decorator_root, cst.Attribute):
+        decorator_root = decorator_root.value
+    if not isinstance(decorator_root, cst.Name) or any(
+            decorator_root.value in scope.local_names for scope in _enclosing_functions(function)):
+        return None
+    held = _closure_reads(inner, info, function, ctx)
+    if held is None or not held:
+        return None
+    if not _read_at_the_call(held, inner, calls, function, ctx):
+        return None
+    names: dict = {}
+    # (a name read from around it keeps its name: every read of it becomes the parameter's)
+    taken = (names_in(inner) - {code for code in held if "." not in code}) | {p.name.value for p in params.params}
+    for code in held:
+        base = code.rsplit(".", 1)[-1].lstrip("_") or "value"
+        name, n = base, 1
+        while name in taken or keyword.iskeyword(name):
+            name, n = f"{base}_{n}", n + 1
+        names[code] = name
+        taken.add(name)
+    lifted = _lifted_def(inner, held, names, ctx)
+    # (a local of another function may share the name: the global it becomes is shadowed there)
+    made_name = ctx.fresh_name(inner.name.value, None, ctx.module_names() - {inner.name.value})
+    lifted = lifted.with_changes(name=cst.Name(made_name), leading_lines=[])
+    changes: dict = {}
+    for call in calls:
+        extra = [cst.Arg(keyword=cst.Name(names[code]), value=cst.parse_expression(code),
+                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                               whitespace_after=cst.SimpleWhitespace("")))
+                 for code in held]
+        changes[call] = call.with_changes(func=cst.Name(made_name), args=_comma_separated(list(call.args) + extra))
+    changes[inner] = cst.RemovalSentinel.REMOVE
+    comments = [cst.EmptyLine(indent=True, comment=line.comment) for line in inner.leading_lines if line.comment]
+    if not _onto_following(inner, comments, changes, ctx, opens_block=True):
+        return None
+    replaced = ctx.replace_many(changes)
+    before = ctx.top_index(function.node)
+    if replaced is None or before is None:
+        return None
+    at = _own_line_offset(before, ctx)
+    newline = ctx.module.default_newline
+    made = Edit(at, at, ctx.module.code_for_node(lifted).rstrip("\r\n") + newline * 3)
+    passed = ", ".join(f"`{code}`" for code in held)
+    return ctx.fix(Applicability.UNSAFE, f"Define `{made_name}` once, at module level, and pass it {passed} "
+                   "at each call", (made, replaced))
+
+
+def _closure_reads(inner: cst.FunctionDef, info: FunctionInfo, function: FunctionInfo,
+                   ctx: FixContext) -> Optional[dict]:
+    """What ``inner`` reads from the functions around it: the code of each name or attribute chain
+    (``self.lr``) -> its reads; None where one is called, stored into, read by a nested scope or used
+    other than as array data."""
+    enclosing = set()
+    for scope in _enclosing_functions(function):
+        enclosing |= scope.local_names
+    own = set(info.scope.local)
+    held: dict = {}
+    for ref in name_references(inner.body):
+        if ref.value in own or ref.value not in enclosing:
+            continue
+        if ctx.facts.read_scope.get(ref) != "closure":
+            return None  # (a nested scope of its own reads it, or the analysis did not see it)
+        whole: cst.BaseExpression = ref
+        while isinstance(ctx.parent(whole), cst.Attribute) and ctx.parent(whole).value is whole:
+            whole = ctx.parent(whole)
+        holder = ctx.parent(whole)
+        if isinstance(holder, cst.Call) and holder.func is whole:
+            return None  # a method or a function: not an array
+        if not number_use(whole, ctx) or is_static_use(whole, ctx):
+            return None
+        held.setdefault(ctx.code(whole), []).append(whole)
+    order = {id(n): i for i, n in enumerate(_in_order(inner.body))}
+    return dict(sorted(held.items(), key=lambda item: min(order[id(r)] for r in item[1])))
+
+
+def _in_order(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    yield node
+    for child in iter_children(node):
+        yield from _in_order(child)
+
+
+def _read_at_the_call(held: dict, inner: cst.FunctionDef, calls: Sequence[cst.Call], function: FunctionInfo,
+                      ctx: FixContext) -> bool:
+    """Passing each held value at the call gives what the closure read at the trace: one call, in the
+    iteration that made the function; or each value rooted at a parameter of ``function`` that nothing
+    in it rebinds, with nothing stored into an attribute of it."""
+    loops_of = lambda n: [a for a in ctx.ancestors(n) if isinstance(a, (cst.For, cst.While, cst.CompFor))]  # noqa: E731
+    if len(calls) == 1 and loops_of(calls[0]) == loops_of(inner):
+        return True
+    stored = {t.value.value for t in _attribute_targets(function.node.body) if isinstance(t.value, cst.Name)}
+    for code in held:
+        root = code.split(".", 1)[0]
+        if not _unchanged_parameter(root, function, ctx) or ("." in code and root in stored):
+            return False
+    return True
+
+
+def _attribute_targets(body: cst.CSTNode) -> Iterable[cst.Attribute]:
+    for node in _walk(body):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for t in flat_targets(target):
+                if isinstance(t, cst.Attribute):
+                    yield t
+
+
+def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(iter_children(n))
+
+
+def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext) -> cst.FunctionDef:
+    """``inner`` with each held read replaced by its new parameter, the parameters keyword-only after the
+    others."""
+    replacements = {read: cst.Name(names[code]) for code, reads_of in held.items() for read in reads_of}
+    on_path = {a for read in replacements for a in ctx.ancestors(read)}
+    body = cst.ensure_type(inner.body.visit(PathReplacer(replacements, on_path)), cst.BaseSuite)
+    kwonly = [cst.Param(name=cst.Name(names[code])) for code in held]
+    return inner.with_changes(body=body, params=inner.params.with_changes(star_arg=cst.ParamStar(),
+                                                                          kwonly_params=kwonly))

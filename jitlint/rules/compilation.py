@@ -384,6 +384,17 @@ class RecompilationHazard(Rule):
     name its parameters) or `static_argnums` on a partial with positions
     bound.
 
+    Any other nested `def` jitted by its bare decorator, called by its name
+    only, moves to module level once when what it reads from the function
+    around it -- names, or attribute chains of them (`self.lr`) -- is only
+    array data there (an operand of arithmetic with a traced array, an
+    argument of a `jax.numpy` / `jax.lax` function; never a size, a test or
+    a called method): each becomes a keyword-only parameter, passed at the
+    call (`_update(params, vel, grads, beta=self.beta, lr=self.lr)`). The
+    values must be read where the call is: one call in the iteration that
+    made the function, or roots that are parameters nothing rebinds or
+    stores into.
+
     A jitted `def` inside the loop that calls it (`for ...: @jax.jit def
     step(x): ...`) that reads nothing the loop binds (its target, the names
     its body assigns) and is the only binding of its name moves just before
