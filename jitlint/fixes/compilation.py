@@ -433,17 +433,10 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     ``_apply(x)`` -> ``mlp_jit(self.params, x)`` with ``mlp_jit = jax.jit(mlp)`` made once at module level: a
     jitted nested function whose one statement returns a call of a stable function, its parameters and values
     it held passed as they are, is the jitted lambda ``to_lifted_wrapper`` lifts."""
-    if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
+    found = _jitted_nested_def(node, ctx)
+    if found is None:
         return None
-    if ctx.findings.get("JIT101"):
-        return None
-    inner = ctx.parent(node)
-    if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
-        return None
-    info = ctx.index.infos.get(inner)
-    function = info.parent if info is not None else None
-    if function is None or not isinstance(function.node, cst.FunctionDef):
-        return None
+    inner, _, function = found
     body = inner.body.body if isinstance(inner.body, cst.IndentedBlock) else ()
     if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1 \
             or not isinstance(body[0].body[0], cst.Return) or not isinstance(body[0].body[0].value, cst.Call):
@@ -473,6 +466,24 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     made = _module_wrapper(made_name, wrapper, before, ctx)
     return ctx.fix(Applicability.UNSAFE, f"Make `{wrapper}` once, at module level, as `{made_name}`, and pass it the "
                    f"values `{name}` held", (made, replaced))
+
+
+def _jitted_nested_def(node: cst.CSTNode, ctx: FixContext
+                       ) -> Optional[Tuple[cst.FunctionDef, FunctionInfo, FunctionInfo]]:
+    """``node``, the bare transform decorating a ``def`` (its only decorator, not async) nested in another
+    ``def``, in a module without JIT101 findings: that ``def``, its info and the function around it."""
+    if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
+        return None
+    if ctx.findings.get("JIT101"):
+        return None
+    inner = ctx.parent(node)
+    if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
+        return None
+    info = ctx.index.infos.get(inner)
+    function = info.parent if info is not None else None
+    if info is None or function is None or not isinstance(function.node, cst.FunctionDef):
+        return None
+    return inner, info, function
 
 
 def _wrapper_calls(node: cst.Call, function: FunctionInfo, ctx: FixContext) -> List[cst.Call]:
@@ -913,20 +924,13 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     computes what the constant did -- and read where the call is: the ``def`` and its one call in the
     same loop iteration, or each read rooted at a parameter of the function that nothing in it rebinds
     or stores into.  UNSAFE: the values become traced (a Python number arrives as a weakly typed array)."""
-    if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
+    found = _jitted_nested_def(node, ctx)
+    if found is None:
         return None
-    if ctx.findings.get("JIT101"):
-        return None
-    inner = ctx.parent(node)
-    if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
-        return None
+    inner, info, function = found
     params = inner.params
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None or params.kwonly_params \
             or any(literal_value(p.default) is None for p in params.params if p.default is not None):
-        return None
-    info = ctx.index.infos.get(inner)
-    function = info.parent if info is not None else None
-    if info is None or function is None or not isinstance(function.node, cst.FunctionDef):
         return None
     calls = ctx.index.calls_of_nested_def(info)
     if not calls or any(a.star for call in calls for a in call.args) \
@@ -1022,33 +1026,32 @@ def _read_at_the_call(held: dict, inner: cst.FunctionDef, calls: Sequence[cst.Ca
     loops_of = lambda n: [a for a in ctx.ancestors(n) if isinstance(a, (cst.For, cst.While, cst.CompFor))]  # noqa: E731
     if len(calls) == 1 and loops_of(calls[0]) == loops_of(inner):
         return True
-    stored = {t.value.value for t in _attribute_targets(function.node.body) if isinstance(t.value, cst.Name)}
     for code in held:
         root = code.split(".", 1)[0]
-        if not _unchanged_parameter(root, function, ctx) or ("." in code and root in stored):
+        if not _unchanged_parameter(root, function, ctx) or ("." in code and _stores_into(function.node.body, root)):
             return False
     return True
 
 
-def _attribute_targets(body: cst.CSTNode) -> Iterable[cst.Attribute]:
-    for node in _walk(body):
-        targets: List[cst.BaseExpression] = []
+def _stores_into(body: cst.CSTNode, root: str) -> bool:
+    """Some statement in ``body`` assigns an attribute or item reached from ``root`` (``self.lr = ...``,
+    ``self.opt.lr *= ...``)."""
+    def stores(node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
             targets = [node.target]
-        for target in targets:
-            for t in flat_targets(target):
-                if isinstance(t, cst.Attribute):
-                    yield t
+        else:
+            return False
+        return any(_root_name(t) == root for target in targets for t in flat_targets(target)
+                   if isinstance(t, (cst.Attribute, cst.Subscript)))
+    return any_node([body], stores)
 
 
-def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(iter_children(n))
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext) -> cst.FunctionDef:
