@@ -2223,3 +2223,44 @@ def test_a_spread_row_is_printed_field_by_field_only_when_its_length_is_known():
     assert 'jax.debug.print("row {!s} {!s}", *row)' in fix_source(source, "case.py", Config()).fixed
     _, unknown = only(body.replace("a, b = row", "a, b = row[0], row[1]"), "JIT103")
     assert unknown.fix is None or not unknown.fix.edits
+
+
+FLOATS = """
+RATES = {display}
+
+
+def retune():
+    {change}
+
+
+def _step(c, _):
+    beta, gamma = RATES
+    {use}
+
+
+@jax.jit
+def simulate(s):
+    return lax.scan(_step, s, None, length=3)[0]
+"""
+
+
+@pytest.mark.parametrize("display, change, use, expected", [
+    # elements only array data: passed traced, whole
+    ("(0.3, 0.1)", "global RATES\n    RATES = (0.6, 0.1)", "return c * beta - gamma * c, None", "argument"),
+    ("[0.3, 0.1]", "RATES[0] = 0.6", "return c * beta - gamma * c, None", "argument"),
+    # an element a test needs: a tuple can be static (one compile per value), a list cannot
+    ("(0.3, 0.1)", "global RATES\n    RATES = (0.6, 0.1)",
+     "return (c * beta if gamma > 0.05 else c), None", "static argument"),
+    ("[0.3, 0.1]", "RATES[0] = 0.6", "return (c * beta if gamma > 0.05 else c), None", None),
+    # a list the module changes to hold something else, or in a way not seen
+    ("[0.3, 0.1]", "RATES[0] = 'fast'", "return c * beta - gamma * c, None", None),
+    ("[0.3, 0.1]", "RATES.append(0.2)", "return c * beta - gamma * c, None", None),
+])
+def test_a_tuple_or_list_of_floats_is_passed_whole_when_its_elements_are_data(display, change, use, expected):
+    body = FLOATS.format(display=display, change=change, use=use)
+    _, diag = only(body, "JIT101")
+    if expected is None:
+        assert diag.fix is None or diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix
+    else:
+        assert diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY
+        assert f"as the {expected} `rates`" in diag.fix.title, diag.fix.title

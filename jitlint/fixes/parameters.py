@@ -63,7 +63,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
-from jitlint.analysis.syntax import is_docstring, name_references, path_to
+from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import appended, calls_by_name, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
@@ -201,8 +201,8 @@ def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: 
     if not reads:
         return None
     static = _made_static_for(kind, reads, ctx)
-    if static and kind == "array":
-        return None  # an array cannot be static
+    if static and kind in _UNHASHABLE_KINDS:
+        return None  # an array, a list cannot be static
     entry = only_jit_entry(fn, ctx)
     if entry is None or isinstance(fn.node, cst.Lambda):
         return _through_wrapper(read, global_name, kind, static, reads, fn, ctx)
@@ -676,7 +676,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
     caller_reads = _reads_in(caller.node, read, ctx)
     every = caller_reads + [r for reads in helper_reads.values() for r in reads]
     static = _made_static_for(kind, every, ctx)
-    if static and (kind == "array" or entry.partial_positional or entry.partial_keywords):
+    if static and (kind in _UNHASHABLE_KINDS or entry.partial_positional or entry.partial_keywords):
         return None
     taken = set().union(*(names_in(h.node) for h in helpers))
     param = ctx.fresh_name(_base_name(read, global_name), caller.node, taken)
@@ -787,12 +787,49 @@ def _made_static_for(kind: str, reads: List[cst.BaseExpression], ctx: FixContext
     it was -- static keeps that, one compile per value."""
     if kind == "flag" or any(is_static_use(r, ctx) for r in reads):
         return True
+    if kind in ("numbers", "number list"):
+        return not all(_elements_as_data(r, ctx) for r in reads)
     return kind == "count" and not all(number_use(r, ctx) for r in reads)  # type: ignore[arg-type]
+
+
+#: kinds of values a static argument cannot hold (JAX hashes static values)
+_UNHASHABLE_KINDS = frozenset({"array", "number list"})
+
+
+def _elements_as_data(read: cst.BaseExpression, ctx: FixContext) -> bool:
+    """A read of a tuple or list of floats whose elements are only array data (``number_use``): taken
+    whole by a ``jax.numpy`` function (``jnp.asarray(RATES)``), an item at a literal index
+    (``RATES[0] * s``), or unpacked into names bound once in the function and used only so
+    (``beta, gamma = RATES``, then ``beta * s``) -- passed traced, each element a 0-d array, they compute
+    what the constants did."""
+    if number_use(read, ctx):  # type: ignore[arg-type]
+        return True
+    parent = ctx.parent(read)
+    if isinstance(parent, cst.Subscript) and parent.value is read:
+        return len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) \
+            and type(literal_value(parent.slice[0].slice.value)) is int \
+            and number_use(parent, ctx, float_operand=True)  # type: ignore[arg-type]
+    if not (isinstance(parent, cst.Assign) and parent.value is read and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, (cst.Tuple, cst.List))):
+        return False
+    fn = ctx.enclosing_function(read)
+    if fn is None:
+        return False
+    for element in parent.targets[0].target.elements:
+        target = element.value
+        if not isinstance(element, cst.Element) or not isinstance(target, cst.Name) \
+                or len(fn.scope.bindings_of(target.value)) != 1:
+            return False
+        uses = [ref for ref in name_references(fn.node.body, target.value) if ref is not target]
+        if not all(number_use(ref, ctx, float_operand=True) and not is_static_use(ref, ctx) for ref in uses):
+            return False
+    return True
 
 
 def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
     """``"count"`` (an int), ``"number"`` (a float), ``"flag"`` (a bool or str), ``"array"`` (a JAX or NumPy
-    array), an item of a module table of one of those, or None."""
+    array), an item of a module table of one of those, ``"numbers"`` / ``"number list"`` (a tuple / list
+    display of ints and floats), or None."""
     lit = literal_value(value)
     if isinstance(lit, (bool, str)):
         return "flag"
@@ -807,6 +844,11 @@ def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) ->
             return "array"
     if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and depth < 2:
         return _table_kind(value.value.value, ctx, depth)
+    if isinstance(value, (cst.Tuple, cst.List)) and value.elements and depth < 2 \
+            and all(isinstance(e, cst.Element) for e in value.elements) \
+            and {_literal_kind(e.value, ctx, depth + 1) for e in value.elements} == {"number"}:
+        # a tuple or list of floats (`RATES = (0.3, 0.2, 0.1)`): a pytree of them, passed whole
+        return "numbers" if isinstance(value, cst.Tuple) else "number list"
     return None
 
 
@@ -952,7 +994,27 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
                 return None
             items.append(found[0])
         values = items
-    return _one_kind({_literal_kind(v, ctx) for v in values})
+    kind = _one_kind({_literal_kind(v, ctx) for v in values})
+    if kind == "number list" and not _floats_stored(name, ctx):
+        return None
+    return kind
+
+
+def _floats_stored(name: str, ctx: FixContext) -> bool:
+    """Whatever the module stores into list ``name`` is a float (``RATES[0] = 0.6``): no other item
+    store, no method that changes it (``append``, ``sort``...), no ``del``."""
+    def other_change(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Assign, cst.AugAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            stored = any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+                         for t in targets)
+            return stored and not isinstance(literal_value(node.value), float)
+        if isinstance(node, cst.Del):
+            return any(isinstance(ref, cst.Name) and ref.value == name for ref in name_references(node.target))
+        return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and isinstance(node.func.value, cst.Name) and node.func.value.value == name \
+            and node.func.attr.value in jax_api.MUTATING_METHODS
+    return not any_node([ctx.module], other_change)
 
 
 # ------------------------------------------------------------------ where it is read and called

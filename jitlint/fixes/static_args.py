@@ -361,15 +361,18 @@ def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -
     return local if len(bindings) == 1 and bindings[0].node is parent else None
 
 
-def number_use(name: cst.Name, ctx: FixContext) -> bool:
+def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> bool:
     """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic) an
-    argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the tracer gave."""
+    argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the tracer gave.
+    With ``float_operand`` (``name`` holds a float), any traced value that is not a Python container
+    counts as the other side (a leaf unpacked from a carry): a float does arithmetic with a tracer alone."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
     while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
         if isinstance(parent, cst.BinaryOperation):
             other = parent.right if parent.left is child else parent.left
-            if ctx.facts.value(other).traced_array:
+            value = ctx.facts.value(other)
+            if value.traced_array or float_operand and value.kind is Kind.TRACED and not value.container:
                 return True
         child, parent = parent, ctx.parent(parent)
     if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:

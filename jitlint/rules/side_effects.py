@@ -223,7 +223,13 @@ class MutableGlobalRead(Rule):
     is a literal number, `bool` or `str`, a JAX / NumPy array or a PRNG key
     (`jax.random.key(0)`) -- an item: a dict literal holding the key, or a
     list or tuple display with the index in range (`SOFTENING[0]` of
-    `SOFTENING = [0.05]`); a field
+    `SOFTENING = [0.05]`); a tuple or list display of floats read whole
+    (`beta, gamma = RATES`), passed whole as a pytree of traced floats where
+    its elements are only array data (unpacked into names used only in
+    arithmetic with traced values, taken by a `jax.numpy` function, or
+    indexed by a literal) and otherwise static for a tuple, with no fix for
+    a list (unhashable), nor for one the module changes other than by
+    storing a float into an item (`RATES[0] = 0.6`); a field
     of a module-level instance of a dataclass of the module (`CELL.capacity_ah`):
     every module-level binding makes one, the field's value a literal of one
     kind (given by keyword or position, or its default); an attribute of a
