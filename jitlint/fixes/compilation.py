@@ -933,7 +933,8 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or any(literal_value(p.default) is None for p in params.params if p.default is not None):
         return None
     calls = ctx.index.calls_of_nested_def(info)
-    if not calls or any(a.star for call in calls for a in call.args) \
+    returned = _returned_only(inner, function, ctx) if calls is None else None
+    if not (calls or returned) or any(a.star for call in calls or () for a in call.args) \
             or any_node([inner], lambda n: isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield, cst.Await))):
         return None
     decorator_root = node.decorator
@@ -945,7 +946,11 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     held = _closure_reads(inner, info, function, ctx)
     if held is None or not held:
         return None
-    if not _read_at_the_call(held, inner, calls, function, ctx):
+    if returned is not None:
+        # what a returned function read when called is what the names held when the factory returned
+        if any("." in code for code in held):
+            return None  # (an attribute may change between the return and the first call)
+    elif not _read_at_the_call(held, inner, calls, function, ctx):
         return None
     names: dict = {}
     # (a name read from around it keeps its name: every read of it becomes the parameter's)
@@ -962,12 +967,20 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     made_name = ctx.fresh_name(inner.name.value, None, ctx.module_names() - {inner.name.value})
     lifted = lifted.with_changes(name=cst.Name(made_name), leading_lines=[])
     changes: dict = {}
-    for call in calls:
-        extra = [cst.Arg(keyword=cst.Name(names[code]), value=cst.parse_expression(code),
-                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                               whitespace_after=cst.SimpleWhitespace("")))
-                 for code in held]
+    extra = [cst.Arg(keyword=cst.Name(names[code]), value=cst.parse_expression(code),
+                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                           whitespace_after=cst.SimpleWhitespace("")))
+             for code in held]
+    for call in calls or ():
         changes[call] = call.with_changes(func=cst.Name(made_name), args=_comma_separated(list(call.args) + extra))
+    imports: Tuple[Edit, ...] = ()
+    if returned is not None:
+        spelled = ctx.import_name("functools.partial", at=function.node)
+        if spelled is None:
+            return None
+        imports = tuple(spelled[1])
+        changes[returned] = cst.Call(cst.parse_expression(spelled[0]), _comma_separated([cst.Arg(cst.Name(made_name))]
+                                                                                         + extra))
     changes[inner] = cst.RemovalSentinel.REMOVE
     comments = [cst.EmptyLine(indent=True, comment=line.comment) for line in inner.leading_lines if line.comment]
     if not _onto_following(inner, comments, changes, ctx, opens_block=True):
@@ -980,8 +993,22 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     newline = ctx.module.default_newline
     made = Edit(at, at, ctx.module.code_for_node(lifted).rstrip("\r\n") + newline * 3)
     passed = ", ".join(f"`{code}`" for code in held)
-    return ctx.fix(Applicability.UNSAFE, f"Define `{made_name}` once, at module level, and pass it {passed} "
-                   "at each call", (made, replaced))
+    how = "bind them with `functools.partial` where it is returned" if returned is not None else "at each call"
+    return ctx.fix(Applicability.UNSAFE, f"Define `{made_name}` once, at module level, and pass it {passed}: {how}",
+                   (made, replaced) + imports)
+
+
+def _returned_only(inner: cst.FunctionDef, function: FunctionInfo, ctx: FixContext) -> Optional[cst.Name]:
+    """The name in ``return <name>``, the one use of the nested ``def`` in the function around it, which
+    binds the name once and makes the ``def`` outside any loop of its own: a factory of a jitted function."""
+    name = inner.name.value
+    if len(function.scope.bindings_of(name)) != 1 or any(
+            isinstance(a, (cst.For, cst.While)) for a in ctx.ancestors(inner) if a is not function.node):
+        return None
+    uses = [ref for ref in name_references(function.node.body, name) if ref is not inner.name]
+    if len(uses) != 1 or not isinstance(ctx.parent(uses[0]), cst.Return):
+        return None
+    return uses[0]
 
 
 def _closure_reads(inner: cst.FunctionDef, info: FunctionInfo, function: FunctionInfo,

@@ -81,8 +81,19 @@ def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool)
     """Arithmetic (``+ - * / // ** <<``) that uses a name of ``varying``: it changes when that name does.
 
     Other operands may be names, attributes and items (numbers only, with ``numbers_only``); a call,
-    ``%`` or a comparison makes the answer no (their values can repeat).
+    ``%`` or a comparison makes the answer no (their values can repeat) -- except the builtin ``min`` /
+    ``max`` of such arithmetic and one bound that does not vary (``min(dt * growth, dt_max)``): a new
+    value every iteration until it reaches the bound, each one a new static value.
     """
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("min", "max") \
+            and len(expr.args) == 2 and not any(a.star or a.keyword for a in expr.args):
+        first, second = (a.value for a in expr.args)
+        for growing, bound in ((first, second), (second, first)):
+            if _grows_with(growing, varying, numbers_only) and (
+                    _is_number(bound) or isinstance(bound, cst.Name) and bound.value not in varying
+                    and not numbers_only):
+                return True
+        return False
     if not isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
         return False
     found = False
@@ -194,9 +205,11 @@ class RecompilationHazard(Rule):
     around a fresh callable (a `lambda`, a nested `def`, a
     `functools.partial`, a bound method `self.f`, the result of `jax.grad` /
     `jax.vmap` / ..., what a closure factory returns:
-    `jax.jit(make_step(lr))`), and a static argument given a value that
+    `jax.jit(make_step(lr))`; a factory returning a jitted nested `def`,
+    got in each iteration of a loop and called there), and a static argument given a value that
     changes on every iteration (a loop counter, arithmetic on one, or a variable the
-    loop reassigns, such as a decaying learning rate), a comprehension's
+    loop reassigns, such as a decaying learning rate, also one clamped by
+    `min` / `max` to a bound: `lr = max(lr * 0.5, lr_min)`), a comprehension's
     `for` included (`[f(x, day=d) for d in range(1, 366, 7)]`), and through a
     plain module-level function that passes its own parameter on to the
     static one as it came (`def leapfrog(pos, dt): return _leapfrog(pos,
@@ -393,7 +406,10 @@ class RecompilationHazard(Rule):
     call (`_update(params, vel, grads, beta=self.beta, lr=self.lr)`). The
     values must be read where the call is: one call in the iteration that
     made the function, or roots that are parameters nothing rebinds or
-    stores into.
+    stores into. A factory that only returns such a `def` (`return update`)
+    returns `functools.partial(update, beta=beta, lr=lr)` instead, for
+    names read from it (not attributes, which may change before the first
+    call).
 
     A jitted `def` inside the loop that calls it (`for ...: @jax.jit def
     step(x): ...`) that reads nothing the loop binds (its target, the names
@@ -484,6 +500,16 @@ class RecompilationHazard(Rule):
                     return
                 self.report(site, f"`{fn.name}` is jitted anew on every loop iteration: each new function object "
                                   "is traced and compiled again")
+                return
+            if len(fn.parent.scope.bindings_of(fn.name)) == 1 and any(
+                    isinstance(value, cst.Name) and value.value == fn.name
+                    for value in returned_values(fn.parent.node.body)):
+                # a factory returning the jitted def (`def make_update(lr): @jax.jit def update(...): ...;
+                # return update`): each call makes a new function object
+                getter = None if self._caches_results(fn.parent) else self._got_and_called_in_loop(fn.parent)
+                if getter is not None:
+                    self.report(site, f"`{fn.name}` is jitted anew on every {getter} and called at once, in a "
+                                      "loop: each new function object is traced and compiled again")
                 return
             calls = index.scope_calls.get((fn.parent, fn.name), [])
             if not self._runs_once(fn.parent) and len(calls) == 1 and not self._repeated(calls[0]) \
@@ -599,13 +625,36 @@ class RecompilationHazard(Rule):
             return None
         if scope.cls is not None or scope.parent is not None:
             return None
+        if index.functions.get(scope.name) is not scope:
+            return None
         for call in index.calls_in_loops:
             func = call.func
+            caller = index.call_scopes.get(call, (None, None))[0]
             if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == scope.name \
-                    and index.functions.get(scope.name) is scope \
-                    and not _local_in(scope.name, index.call_scopes.get(call, (None, None))[0]):
+                    and not _local_in(scope.name, caller):
+                return f"call of `{scope.name}`"
+            if isinstance(func, cst.Name) and func.value == scope.name and not _local_in(scope.name, caller) \
+                    and self._called_in_its_iteration(call, caller):
                 return f"call of `{scope.name}`"
         return None
+
+    def _called_in_its_iteration(self, call: cst.Call, caller: Optional[FunctionInfo]) -> bool:
+        """``update = make_update(lr)`` in a loop, ``update`` bound nowhere else in the function and every
+        use of it a call in the same loop: the function got is used in that iteration only."""
+        index = self.ctx.index
+        parent = lambda node: index.parents.get(id(node))  # noqa: E731
+        statement = parent(call)
+        if caller is None or not isinstance(caller.node, cst.FunctionDef) or not isinstance(statement, cst.Assign) \
+                or len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+            return False
+        name = statement.targets[0].target
+        if len(caller.scope.bindings_of(name.value)) != 1 or name.value in index.declared_names:
+            return False
+        loops = index.calls_in_loops.get(call)
+        uses = [ref for ref in name_references(caller.node.body, name.value) if ref is not name]
+        return bool(uses) and all(
+            isinstance(parent(ref), cst.Call) and parent(ref).func is ref
+            and index.calls_in_loops.get(parent(ref)) == loops for ref in uses)
 
     def _outlives_iteration(self, made: cst.CSTNode, names: Iterable[str], root: cst.CSTNode) -> bool:
         """The wrapper made at ``made`` outlives its iteration: it is stored (an element of a list
@@ -971,10 +1020,16 @@ class RecompilationHazard(Rule):
                                                        None)
         if maker is None or bound or maker is not fn.parent or not isinstance(maker.node, cst.FunctionDef):
             return None
-        if any(self.ctx.index.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-               in _CACHING_DECORATORS for d in maker.node.decorators):
+        if self._caches_results(maker):
             return None
         return target, maker
+
+    def _caches_results(self, maker: FunctionInfo) -> bool:
+        """``maker`` is decorated to cache what it returns (``functools.cache``): the same object for the
+        same arguments."""
+        return isinstance(maker.node, cst.FunctionDef) and any(
+            self.ctx.index.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in _CACHING_DECORATORS for d in maker.node.decorators)
 
     def _caches_cleared(self, site: cst.CSTNode) -> bool:
         """A loop around ``site`` clears JAX's caches on every iteration (``jax.clear_caches()`` as a statement
