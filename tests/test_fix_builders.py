@@ -2,6 +2,7 @@
 import glob
 import importlib
 import os
+import re
 import textwrap
 import subprocess
 import sys
@@ -2264,3 +2265,34 @@ def test_a_tuple_or_list_of_floats_is_passed_whole_when_its_elements_are_data(di
     else:
         assert diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY
         assert f"as the {expected} `rates`" in diag.fix.title, diag.fix.title
+
+
+@pytest.mark.parametrize("use, passed", [
+    ("return jnp.isin(ids, jnp.array(SPECIAL)).mean()", True),
+    ("return (ids * jnp.asarray(SPECIAL, dtype=jnp.int32)[0]).sum()", False),
+    # a constant array in the trace can be a test or a shape; a traced one cannot
+    ("return ids.sum() if jnp.array(SPECIAL).size > 2 else ids.mean()", False),
+])
+def test_the_array_a_trace_builds_from_a_global_list_is_built_at_the_call(use, passed):
+    body = f"""
+SPECIAL = [0, 1]
+
+
+def register(t):
+    SPECIAL.append(t)
+
+
+@jax.jit
+def frac(ids):
+    {use}
+
+
+def session(ids):
+    first = frac(ids)
+    register(5)
+    return first, frac(ids)
+"""
+    _, diag = only(body, "JIT101")
+    rewrites = diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY \
+        and re.search(r"`jnp\.\w+\(SPECIAL", diag.fix.title) is not None
+    assert rewrites is passed, diag.fix

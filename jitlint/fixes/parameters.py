@@ -172,8 +172,16 @@ def _scopes(fn: Optional[FunctionInfo]):
 
 def _read_expression(name: cst.Name, ctx: FixContext) -> cst.BaseExpression:
     """``G`` or ``G["key"]`` (an item with a literal key, not the receiver of a call), or ``G.field`` (a
-    field of a module-level dataclass instance, not a method called)."""
+    field of a module-level dataclass instance, not a method called), or ``jnp.array(G)`` (the array the
+    trace would build from the global, built at the call instead)."""
     parent = ctx.parent(name)
+    holder = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    if isinstance(holder, cst.Call) and holder.args[0] is parent and parent.keyword is None and not parent.star \
+            and ctx.index.qualify(holder.func) in _ARRAY_BUILDERS \
+            and all(a.keyword is not None and a.keyword.value == "dtype" for a in holder.args[1:]) \
+            and all(_constant_dtype(a.value, ctx) for a in holder.args[1:]) and number_use(holder, ctx):  # type: ignore
+        # (only as array data: a constant array in the trace may also be a shape or a test, a traced one not)
+        return holder
     if isinstance(parent, cst.Attribute) and parent.value is name and _field_kinds(name.value, ctx) is not None \
             and parent.attr.value in _field_kinds(name.value, ctx):  # type: ignore[operator]
         holder = ctx.parent(parent)
@@ -187,6 +195,24 @@ def _read_expression(name: cst.Name, ctx: FixContext) -> cst.BaseExpression:
             if not (isinstance(holder, cst.Call) and holder.func is parent):
                 return parent
     return name
+
+
+#: JAX functions that build an array from a Python list or tuple
+_ARRAY_BUILDERS = frozenset({"jax.numpy.array", "jax.numpy.asarray"})
+
+
+def _constant_dtype(node: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``jnp.float32``, ``"int32"``: a dtype that is the same at every call."""
+    return literal_value(node) is not None or (ctx.index.qualify(node) or "").startswith(("jax.numpy.", "numpy."))
+
+
+def _global_of(read: cst.BaseExpression) -> cst.Name:
+    """The global a read expression reads (``G`` of ``G["k"]``, ``G.f``, ``jnp.array(G)``)."""
+    if isinstance(read, cst.Call):
+        read = read.args[0].value
+    root = read.value if isinstance(read, (cst.Subscript, cst.Attribute)) else read
+    assert isinstance(root, cst.Name)
+    return root
 
 
 def _rewrite(read: cst.BaseExpression, global_name: str, fn: FunctionInfo, ctx: FixContext) -> Optional[Fix]:
@@ -975,6 +1001,9 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
     values = _module_values(name, ctx)
     if values is None:
         return None
+    if isinstance(read, cst.Call):
+        # the array built from a list or tuple display, whatever the module later stores into it
+        return "array" if all(isinstance(v, (cst.List, cst.Tuple)) for v in values) else None
     if isinstance(read, cst.Subscript):
         index = read.slice[0].slice
         assert isinstance(index, cst.Index)
@@ -1023,8 +1052,7 @@ def _floats_stored(name: str, ctx: FixContext) -> bool:
 def _reads_in(fn_node: cst.FunctionDef, read: cst.BaseExpression, ctx: FixContext) -> List[cst.BaseExpression]:
     """The reads of the global expression ``read`` in the function, nested scopes included."""
     out: List[cst.BaseExpression] = []
-    root = read.value if isinstance(read, (cst.Subscript, cst.Attribute)) else read
-    assert isinstance(root, cst.Name)
+    root = _global_of(read)
     for ref in name_references(fn_node.body, root.value):
         if ctx.facts.read_scope.get(ref) != "global":
             continue

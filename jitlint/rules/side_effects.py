@@ -229,7 +229,12 @@ class MutableGlobalRead(Rule):
     arithmetic with traced values, taken by a `jax.numpy` function, or
     indexed by a literal) and otherwise static for a tuple, with no fix for
     a list (unhashable), nor for one the module changes other than by
-    storing a float into an item (`RATES[0] = 0.6`); a field
+    storing a float into an item (`RATES[0] = 0.6`); the array a jax.numpy
+    builder makes of a module-level list or tuple display
+    (`jnp.array(SPECIAL_IDS)`, `jnp.asarray(NOISE, dtype=jnp.float32)`),
+    built at the call instead and passed traced, where it is only array data
+    (an argument of a `jax.numpy` function, arithmetic with a traced array),
+    whatever the module stores into the list; a field
     of a module-level instance of a dataclass of the module (`CELL.capacity_ah`):
     every module-level binding makes one, the field's value a literal of one
     kind (given by keyword or position, or its default); an attribute of a
