@@ -1126,15 +1126,6 @@ HOIST_NO_FIX = {
         def loss(p):
             return jnp.sum(p ** 2)
         """,
-    "a nested function jitted by a decorator in a loop": """
-        def run(p, xs):
-            for x in xs:
-                @jax.jit
-                def f(q):
-                    return q * x
-                p = f(p)
-            return p
-        """,
     "a static argument changing per iteration": """
         from functools import partial
 
@@ -2269,7 +2260,9 @@ def test_a_tuple_or_list_of_floats_is_passed_whole_when_its_elements_are_data(di
 
 @pytest.mark.parametrize("use, passed", [
     ("return jnp.isin(ids, jnp.array(SPECIAL)).mean()", True),
-    ("return (ids * jnp.asarray(SPECIAL, dtype=jnp.int32)[0]).sum()", False),
+    # an item of it in arithmetic: array data too
+    ("return (ids * jnp.asarray(SPECIAL, dtype=jnp.int32)[0]).sum()", True),
+    ("return ids.sum() if jnp.array(SPECIAL)[0] > 2 else ids.mean()", False),
     # a constant array in the trace can be a test or a shape; a traced one cannot
     ("return ids.sum() if jnp.array(SPECIAL).size > 2 else ids.mean()", False),
 ])
@@ -2296,3 +2289,43 @@ def session(ids):
     rewrites = diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY \
         and re.search(r"`jnp\.\w+\(SPECIAL", diag.fix.title) is not None
     assert rewrites is passed, diag.fix
+
+
+def test_a_jitted_def_reading_the_loop_variable_is_moved_out_with_it_as_a_parameter():
+    # the def cannot go before the loop as it is (it reads `x`), but with `x` a keyword-only parameter,
+    # passed by the call in the same iteration, it goes to module level: one compile for every `x`
+    out = fixed("""
+        def run(p, xs):
+            for x in xs:
+                @jax.jit
+                def f(q):
+                    return q * x
+                p = f(p)
+            return p
+        """)
+    assert "@jax.jit\ndef f(q, *, x):\n    return q * x" in out and "p = f(p, x=x)" in out, out
+
+
+@pytest.mark.parametrize("use, traced", [
+    ("return jnp.maximum(x[None, :] - strikes[:, None], 0.0)", True),
+    # an item of it as a size: it must stay a Python value
+    ("return x + jnp.zeros(strikes[0])", False),
+    ("return x[: strikes[1]]", False),
+])
+def test_an_array_given_to_a_static_parameter_is_traced_only_where_its_items_are_data(use, traced):
+    body = f"""
+from functools import partial
+
+@partial(jax.jit, static_argnames=("strikes",))
+def payoff(x, strikes):
+    {use}
+
+STRIKES = jnp.array([3, 4])
+
+def book(x):
+    return payoff(x, strikes=STRIKES)
+"""
+    _, diag = only(body, "JIT502")
+    made_traced = diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY \
+        and "traced argument" in diag.fix.title
+    assert made_traced is traced, diag.fix

@@ -362,13 +362,15 @@ def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -
 
 
 def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> bool:
-    """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic) an
-    argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the tracer gave.
+    """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic and
+    indexing) an argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the
+    tracer gave.
     With ``float_operand`` (``name`` holds a float), any traced value that is not a Python container
     counts as the other side (a leaf unpacked from a carry): a float does arithmetic with a tracer alone."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) \
+            or isinstance(parent, cst.Subscript) and parent.value is child:  # (an item or slice of it: data too)
         if isinstance(parent, cst.BinaryOperation):
             other = parent.right if parent.left is child else parent.left
             value = ctx.facts.value(other)
@@ -443,6 +445,8 @@ def static_slot(name: cst.Name, ctx: FixContext) -> Optional[str]:
         if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
                                cst.BooleanOperation)):
             child, parent = parent, ctx.parent(parent)
+        elif isinstance(parent, cst.Subscript) and parent.value is child:
+            child, parent = parent, ctx.parent(parent)  # an item or a slice of it (`jnp.zeros(shape[0])`)
         elif isinstance(parent, cst.Arg) and _static_builtin_call(ctx.parent(parent), ctx):
             child = ctx.parent(parent)
             parent = ctx.parent(child)
@@ -1013,6 +1017,9 @@ def _sequence_use(node: cst.BaseExpression, ctx: FixContext) -> bool:
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _SEQUENCE_READERS \
                 and ctx.facts.read_scope.get(call.func) == "builtin":
             return True
+        q = ctx.index.qualify(call.func) if isinstance(call, cst.Call) else None
+        if q is not None and q.startswith(("jax.numpy.", "jax.lax.")) and q not in jax_api.TRACED_BODIES:
+            return True  # window dimensions, axes, an array-like: a sequence, a tuple as a list
         return is_static_use(node, ctx)  # a shape: a tuple or a list alike
     return False
 

@@ -1729,7 +1729,9 @@ class BadStaticArguments(Rule):
       only reads the parameter as a sequence: it iterates it, takes an
       item or a slice (whose uses are read the same way), unpacks it,
       tests membership with `in`, gives it to `len`, `zip`, `enumerate`,
-      `sorted`, `sum` and the like, or passes it as a shape. SAFE: a tuple
+      `sorted`, `sum` and the like, passes it as a shape, or gives it to a
+      `jax.numpy` / `jax.lax` function other than the control-flow ones
+      (window dimensions, axes, an array-like: any sequence). SAFE: a tuple
       serves each of these uses exactly as the list did, and JAX can hash
       it. Any other use -- `sizes + [1]` (a `TypeError` on a tuple), a list
       method, `==` (a list never equals a tuple), a type test, a call that
@@ -1756,7 +1758,9 @@ class BadStaticArguments(Rule):
       `ValueError`) takes the parameter out of the static arguments where
       the function never rebinds it and reads it only as array data (an
       operand of arithmetic, an argument of a `jax.numpy` / `jax.lax`
-      function; never as a shape, an `if` test or a loop bound). UNSAFE: a
+      function, also through an item or a slice of it: `strikes[:, None]`;
+      never as a shape, an `if` test or a loop bound, nor an item of it
+      so: `jnp.zeros(strikes[0])`). UNSAFE: a
       caller that passed a hashable value there now has it traced.
     - One integer held in an array (`best = jnp.argmin(aic) + 1`, or
       `jnp.argmax(x)` written at the call) passed to a static parameter the
