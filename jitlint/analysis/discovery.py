@@ -4281,7 +4281,8 @@ class ModuleIndex:
         outer = self.called_immediately.get(site) if isinstance(site, cst.Call) else None
         direct: Tuple[cst.Call, ...] = (outer,) if outer is not None else ()
         fresh = isinstance(target, cst.Lambda) and fn.node is target and (
-            all_traced or (outer is not None and not call_names))
+            all_traced or (outer is not None and not call_names)
+            or (transform is not None and transform.name in jax_api.APPLIED_AT_ONCE and not call_names))
         self.entries.append(EntryPoint(fn, label, site, transform, nums, names, self_bound=bound,
                                        partial_args=part_args, leading=leading,
                                        all_traced=all_traced, in_axes_static=in_axes,

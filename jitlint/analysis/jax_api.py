@@ -607,6 +607,10 @@ EXTERNAL_PACKAGES = ("jax.", "jaxlib.", "numpy.", "scipy.", "math.", "functools.
 #: transforms whose result, once called, is a static Python object
 STATIC_RESULT_TRANSFORMS = frozenset({"jax.eval_shape", "jax.make_jaxpr"})
 
+#: transforms called with the function and its arguments together (``jax.eval_shape(f, *args)``): they
+#: trace it there and then, so a lambda written in the call is a new function each time it runs
+APPLIED_AT_ONCE = frozenset({"jax.eval_shape"})
+
 
 def is_callback(qualified: Optional[str]) -> bool:
     """Host callbacks: the functions they are given run with concrete values."""

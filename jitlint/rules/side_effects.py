@@ -125,8 +125,8 @@ class MutableGlobalRead(Rule):
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
     Nor is a lambda written where it is traced and traced there and then
-    (`jax.jit(lambda x: x + g)(y)`, `jax.make_jaxpr(lambda: f(t))()`, a lax
-    body): JAX keys its trace caches on the function object, and each
+    (`jax.jit(lambda x: x + g)(y)`, `jax.make_jaxpr(lambda: f(t))()`,
+    `jax.eval_shape(lambda p: model.init(p), x)`, a lax body): JAX keys its trace caches on the function object, and each
     evaluation makes a new one, traced again. Nor a read only for what a host
     `print` or log call shows while tracing (`print(jax.typeof(G))`): it is
     read at each trace and enters nothing of the program kept.
