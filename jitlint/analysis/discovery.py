@@ -1432,7 +1432,95 @@ class ModuleIndex:
             else:
                 if aux - children:
                     out.setdefault(owner, set()).update(aux - children)
+                explicit = self._explicit_children(returned, receiver, fn)
+                rebuilt = [u for name, u in unflattens if name == owner]
+                if explicit is not None and owner in self.classes and len(rebuilt) == 1 \
+                        and self._fields_kept(self.classes[owner], rebuilt[0], explicit):
+                    # every other field is no leaf: aux data, a Python value (or its default)
+                    others = self._declared_attributes(self.classes[owner]) - explicit
+                    if others:
+                        out.setdefault(owner, set()).update(others)
         return {owner: attrs for owner, attrs in out.items() if attrs}
+
+    def _explicit_children(self, returned: Sequence[Optional[cst.BaseExpression]], receiver: str,
+                           fn: FunctionInfo) -> Optional[Set[str]]:
+        """The attributes a flatten function returns as its children when every ``return`` gives them as a
+        display of attributes of the object (``return (self.a, self.b), aux``); None otherwise."""
+        found: Set[str] = set()
+        for value in returned:
+            if not isinstance(value, cst.Tuple) or len(value.elements) != 2:
+                return None
+            children = value.elements[0].value
+            if isinstance(children, cst.Name):
+                children = self.single_value(children.value, fn)
+            elements = literal_elements(children) if children is not None else None
+            if elements is None or not all(isinstance(el, cst.Attribute) and isinstance(el.value, cst.Name)
+                                           and el.value.value == receiver for el in elements):
+                return None
+            found.update(el.attr.value for el in elements)  # type: ignore[union-attr]
+        return found if returned else None
+
+    def _fields_kept(self, cls: ClassInfo, unflatten: FunctionInfo, children: Set[str]) -> bool:
+        """The class is a dataclass whose generated ``__init__`` only stores its arguments (no ``__init__``
+        or ``__post_init__`` of its own), and ``unflatten`` rebuilds it with one call of the class that
+        gives what it computes from the children (its last parameter) only to the child fields, by
+        keyword: every other field gets what the aux data or a default holds."""
+        if not any((self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith("dataclass")
+                   for d in cls.decorators) or {"__init__", "__post_init__"} & set(cls.methods):
+            return False
+        node = unflatten.node
+        params = [p.name.value for p, _ in unflatten.params]
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock) or len(params) < 2:
+            return False
+        tainted = {params[-1]}
+        made: List[cst.Call] = []
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return False
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and all(isinstance(n, cst.Name) for t in small.targets
+                                                         for n in [t.target] if not isinstance(n, cst.Tuple)):
+                    if {n.value for n in name_references(small.value)} & tainted:
+                        tainted.update(n.value for t in small.targets for n in name_references(t.target))
+                elif isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+                    made.append(small.value)
+                else:
+                    return False
+        if len(made) != 1:
+            return False
+        func = made[0].func
+        makers = {cls.name} | ({params[0]} if len(params) == 3 else set())  # (a classmethod's `cls`)
+        if not (isinstance(func, cst.Name) and func.value in makers):
+            return False
+        for arg in made[0].args:
+            if {n.value for n in name_references(arg.value)} & tainted \
+                    and (arg.keyword is None or arg.keyword.value not in children):
+                return False
+        return True
+
+    @staticmethod
+    def _declared_attributes(cls: ClassInfo) -> Set[str]:
+        """The fields a class declares: annotated names of its body (a dataclass's fields) and the
+        attributes its ``__init__`` assigns on ``self``."""
+        out: Set[str] = set()
+        for stmt in cls.node.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        out.add(small.target.value)
+        init = cls.methods.get("__init__")
+        if init is not None and isinstance(init.node, cst.FunctionDef) and init.params:
+            me = init.params[0][0].name.value
+            stack: List[cst.CSTNode] = [init.node.body]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    out.update(t.attr.value for t in targets if isinstance(t, cst.Attribute)
+                               and isinstance(t.value, cst.Name) and t.value.value == me)
+                if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    stack.extend(iter_children(node))
+        return out
 
     def _aux_through_helper(self, call: cst.Call) -> List[Tuple[str, Set[str]]]:
         """``register(Params, aux_field_names=("n_atoms", "cutoff"))`` at module level, ``register`` a
