@@ -233,8 +233,10 @@ class RecompilationHazard(Rule):
 
     A wrapper made in a loop under an `if` whose branch changes what its own
     test reads (`if need_compile: step = jax.jit(...); need_compile = False`,
-    `if n != last: ...; last = n`) and called outside it is made again only
-    when the configuration changes: not flagged.
+    `if n != last: ...; last = n`), or builds anew the function it wraps
+    (`step_fn = make_step(new_optimizer)`, then `jax.pmap(partial(lax.scan,
+    step_fn))`), and called outside it is made again only when the
+    configuration changes: not flagged.
 
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
     flagged: the compilation cache is keyed on the function object. Nor is
@@ -1074,7 +1076,14 @@ class RecompilationHazard(Rule):
                 guard, branch = parent, child
                 break
             child, parent = parent, parents.get(id(parent))
-        if guard is None or branch is None or not (names_bound_in(branch) & _names_read(guard.test)):
+        if guard is None or branch is None:
+            return False
+        bound = names_bound_in(branch)
+        # the branch changes what its test reads, or what the wrapped function reads: a new configuration
+        # (`train_step_fn = get_step_fn(new_optimizer)`, then `jax.pmap(partial(lax.scan, train_step_fn))`),
+        # another function to compile, where hoisting the wrapper cannot keep one
+        wrapped = _names_read(site.args[0].value) if isinstance(site, cst.Call) and site.args else set()
+        if not (bound & _names_read(guard.test)) and not (bound & wrapped):
             return False
         return any(path_to(guard, use) is None for name in names
                    for use in index.scope_calls.get((index.call_scopes.get(site, (None,))[0], name), []))
@@ -1221,7 +1230,8 @@ class RecompilationHazard(Rule):
                     continue  # one wrapper per item, kept to be called later
                 if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
                         or (scope is not None and self._reused_per_configuration(site, scope, names)) \
-                        or self._called_only_in_traces(scope, names) or self._caches_cleared(site):
+                        or self._called_only_in_traces(scope, names) or self._caches_cleared(site) \
+                        or self._remade_on_change(site, names):
                     continue
                 made = index.infos.get(inner) if isinstance(inner, (cst.Lambda, cst.FunctionDef)) else None
                 if made is not None and self._distinct_program_each_iteration(site, made):
