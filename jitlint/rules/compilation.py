@@ -1,6 +1,7 @@
 """JIT5xx: compilation hazards -- recompiling, and static arguments that cannot work."""
 from __future__ import annotations
 
+import itertools
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -237,6 +238,12 @@ class RecompilationHazard(Rule):
     (`step_fn = make_step(new_optimizer)`, then `jax.pmap(partial(lax.scan,
     step_fn))`), and called outside it is made again only when the
     configuration changes: not flagged.
+
+    Nor is a wrapper made in a loop over distinct sizes (ints or tuples of
+    ints: `for n in (10, 100, 1000)`, `itertools.product(...)` of them) each
+    of whose calls passes an input that size selects or builds (`X[n]`,
+    `jax.random.normal(key, (c, h, h))`, a view of one): every iteration
+    brings new shapes, and a wrapper made once would compile as often.
 
     Re-wrapping the same top-level function, `jax.jit(f)` in a loop, is not
     flagged: the compilation cache is keyed on the function object. Nor is
@@ -496,6 +503,7 @@ class RecompilationHazard(Rule):
                     return  # one wrapper per item, kept to be called later
                 uses = self._wrapper_uses(None, fn.parent, [fn.name])
                 if self._compiles_anyway(fn.node, uses, entry) or self._amortised(fn.node, fn.parent, uses) \
+                        or self._inputs_sized_by_loop(fn.node, uses) \
                         or self._caches_cleared(fn.node) \
                         or self._reused_per_configuration(fn.node, fn.parent, [fn.name]) \
                         or self._distinct_program_each_iteration(fn.node, fn):
@@ -567,7 +575,7 @@ class RecompilationHazard(Rule):
                 if self._options_per_iteration(site, scope):
                     return  # (one wrapper cannot take them: each iteration needs its own)
                 uses = self._wrapper_uses(site, scope, entry.call_names)
-                if self._compiles_anyway(site, uses, entry) \
+                if self._compiles_anyway(site, uses, entry) or self._inputs_sized_by_loop(site, uses) \
                         or (scope is not None and (self._amortised(site, scope, uses)
                                                    or self._reused_per_configuration(site, scope, entry.call_names))):
                     return
@@ -657,6 +665,38 @@ class RecompilationHazard(Rule):
         return bool(uses) and all(
             isinstance(parent(ref), cst.Call) and parent(ref).func is ref
             and index.calls_in_loops.get(parent(ref)) == loops for ref in uses)
+
+    def _inputs_sized_by_loop(self, made: cst.CSTNode, uses: Sequence[cst.Call]) -> bool:
+        """The loop around ``made`` runs over distinct sizes (ints, or tuples of ints: a benchmark's
+        ``for n in (10, 100, 1000)``), and every call of the wrapper, in that loop, passes an input the
+        size selects or builds (``X[n]``, ``jnp.ones((n, n))``, through a name bound to one in the
+        loop): each iteration brings new shapes, which a wrapper made once before the loop would compile
+        for as often (JAX's cache is keyed on shapes: measured on JAX 0.10.2, 9 compiles either way)."""
+        index = self.ctx.index
+        loops = index.loops_of.get(made)
+        loop = loops[-1] if loops else None
+        if not isinstance(loop, cst.For) or not uses:
+            return False
+        scope = index.call_scopes.get(uses[0], (None,))[0]
+        sizes = _int_constants(loop.iter, index, scope)
+        if not sizes or len(set(sizes)) != len(sizes):
+            return False
+        targets = {n.value for n in name_references(loop.target)}
+        own = scope.scope if scope is not None else index.scope_model.module_scope
+
+        def selected(value: cst.BaseExpression, depth: int = 0) -> bool:
+            if isinstance(value, cst.Name) and depth < 3:
+                # (every binding of it in the loop, each one selected: `x = X1[dim]` ... `x = X3[dim]`)
+                bindings = [b for b in own.bindings_of(value.value) if b.binds_value]
+                return bool(bindings) and all(loop in b.loops and b.node is not None
+                                              and selected(_bound_value(b.node), depth + 1) for b in bindings)
+            if isinstance(value, cst.Subscript):
+                # `X[n]`, or an item or a view of an input so selected (`x[None]`)
+                return bool(value.slice) and bool(_names_read(value.slice[0]) & targets) or selected(value.value, depth)
+            return isinstance(value, cst.Call) and any(_names_read(a.value) & targets for a in value.args)
+
+        return all(loop in index.loops_of.get(use, ()) and any(selected(a.value) for a in use.args if not a.star)
+                   for use in uses)
 
     def _outlives_iteration(self, made: cst.CSTNode, names: Iterable[str], root: cst.CSTNode) -> bool:
         """The wrapper made at ``made`` outlives its iteration: it is stored (an element of a list
@@ -2187,6 +2227,49 @@ def _distinct_values(iterable: cst.BaseExpression, index: ModuleIndex, scope: Op
             and "range" not in index.globals and "range" not in index.functions
     values = _constants(iterable, index, scope)
     return bool(values) and len(set(values)) == len(values)
+
+
+def _int_constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
+                   depth: int = 0) -> Optional[List[object]]:
+    """The ints, or tuples of ints, a display holds (through a name bound once to it); None otherwise."""
+    if isinstance(expr, cst.Name) and depth < 4:
+        value = index.single_value(expr.value, scope)
+        return _int_constants(value, index, scope, depth + 1) if value is not None else None
+    if isinstance(expr, cst.Call) and depth < 4 and expr.args and not any(a.star or a.keyword for a in expr.args):
+        q = index.qualify(expr.func) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+        parts = [_int_constants(a.value, index, scope, depth + 1) for a in expr.args]
+        if q in ("list", "tuple", "sorted") and len(parts) == 1:
+            return parts[0]  # (the same items, perhaps reordered)
+        if q == "itertools.product" and all(p is not None and all(isinstance(v, int) for v in p) for p in parts) \
+                and 0 < _product_size(parts) <= 10_000:
+            return [tuple(c) for c in itertools.product(*parts)]  # type: ignore[arg-type]
+        return None
+    if not isinstance(expr, (cst.List, cst.Tuple)) or not expr.elements:
+        return None
+    out: List[object] = []
+    for el in expr.elements:
+        if not isinstance(el, cst.Element):
+            return None
+        item = el.value
+        value = int_value(item) if not isinstance(item, cst.Tuple) else tuple(
+            int_value(e.value) if isinstance(e, cst.Element) else None for e in item.elements)
+        if value is None or isinstance(value, tuple) and (not value or None in value):
+            return None
+        out.append(value)
+    return out
+
+
+def _product_size(parts: Sequence[Optional[List[object]]]) -> int:
+    size = 1
+    for part in parts:
+        size *= len(part or ())
+    return size
+
+
+def _bound_value(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """What a binding statement gives the name it binds: the value of ``x = v`` (also the whole value
+    unpacked by ``a, b = v``)."""
+    return node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None else None
 
 
 def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
