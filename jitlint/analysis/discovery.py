@@ -4168,6 +4168,27 @@ class ModuleIndex:
         cache[name] = held
         return held
 
+    def filled_by_decorator(self, entry: EntryPoint, param: cst.Param, kind: str) -> bool:
+        """A keyword-only parameter without default, which no call seen passes, of a function that a
+        decorator not known to keep its signature wraps before the transform traces it (the decorators
+        below a transform's own, or all of them where the function is handed to one by name): the
+        decorator's wrapper supplies it (``@capture_batched_args def f(x, *, batched_args)``), with a value
+        of its own -- not an argument the transform traced."""
+        node = entry.function.node
+        if kind != "kwonly" or param.default is not None or not isinstance(node, cst.FunctionDef) \
+                or not node.decorators:
+            return False
+        decorators = list(node.decorators)
+        if isinstance(entry.site, cst.Decorator):
+            if entry.site not in decorators:
+                return False
+            decorators = decorators[decorators.index(entry.site) + 1:]
+        if not decorators or self._decorators_keep_signature(decorators):
+            return False
+        name = param.name.value
+        return not any(arg.keyword is not None and arg.keyword.value == name or arg.star == "**"
+                       for call in entry.visible_calls() for arg in call.args)
+
     def _keeps_signature(self, info: FunctionInfo, dec: cst.Decorator) -> bool:
         """Whether what the decorators below ``dec`` make shows ``info``'s own signature to
         ``inspect.signature``, which JAX checks a static spec against: JAX's own transforms and the
@@ -4177,7 +4198,10 @@ class ModuleIndex:
         ``*args, **kwargs`` wrapper): JAX accepts any name there (measured on JAX 0.10.2)."""
         assert isinstance(info.node, cst.FunctionDef)
         below = list(info.node.decorators)
-        for inner in below[below.index(dec) + 1:]:
+        return self._decorators_keep_signature(below[below.index(dec) + 1:])
+
+    def _decorators_keep_signature(self, decorators: Sequence[cst.Decorator]) -> bool:
+        for inner in decorators:
             d = inner.decorator
             func = d.func if isinstance(d, cst.Call) else d
             q = self.qualify(func) or ""

@@ -864,6 +864,9 @@ class Analyzer:
                 if passed is None:
                     env[name] = MAYBE
                     continue
+            if self.index.filled_by_decorator(entry, param, kind):
+                env[name] = MAYBE
+                continue
             if mapped is not None and kind in ("posonly", "positional") and param in positional \
                     and positional.index(param) >= mapped \
                     and not any(entry.argument_for(call, param) is not None for call in calls):
