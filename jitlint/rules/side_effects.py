@@ -1562,8 +1562,12 @@ class SideEffectInTracedCode(Rule):
     An iterator is from outside when no trace around the `next()` call made
     it. One that a jitted function makes (`keys = iter(jax.random.split(rng))`)
     and advances in a function it vmaps is made afresh by each trace, and vmap
-    traces again at every call, eagerly too: not flagged. Advanced in a scan
-    body or a nested `jax.jit`, whose trace is kept and run again, it is.
+    traces again at every call, eagerly too: not flagged. Nor one advanced in
+    a `lax.cond` (or `switch`) branch that the function making it runs once
+    per trace (not in a Python loop): a lax loop body's `tiles = iter(...)`
+    walked while tracing the branch is walked once per run of that trace, as
+    eager walks it. Advanced in a scan body, a nested `jax.jit`, or a branch
+    given to a cond in a Python loop, whose trace is kept and run again, it is.
 
     Reading or setting a generator's global state (`np.random.get_state()`,
     `np.random.seed()`, `set_state()`, `random.getstate()` / `setstate()` /
@@ -1878,8 +1882,9 @@ class SideEffectInTracedCode(Rule):
             if func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
                 arg = node.args[0].value
                 scope = ctx.facts.read_scope.get(arg)
-                if scope == "global" or (scope == "closure" and ctx.body.boundary and (
-                        ctx.body.keeps_trace or not self._made_in_traced_code(arg.value))):
+                made = self._made_in_traced_code(arg.value) if scope == "closure" else None
+                if scope == "global" or (scope == "closure" and ctx.body.boundary and made != "branch" and (
+                        ctx.body.keeps_trace or made is None)):
                     return "iterator", f"`next()` on outer iterator `{arg.value}`"
             return None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
@@ -1966,22 +1971,34 @@ class SideEffectInTracedCode(Rule):
                         return True
         return False
 
-    def _made_in_traced_code(self, name: str) -> bool:
-        """The closure variable ``name`` is made afresh whenever the vmap that traces this body runs:
-        it is bound in a function that is itself traced (``keys = iter(split(rng))`` in a jitted
-        function, ``next(keys)`` in what it vmaps), or in the function that applies the vmap. Under
-        vmap alone (traced again at every call, eagerly too) ``next()`` then runs once per iterator,
-        as it does eagerly."""
+    def _made_in_traced_code(self, name: str) -> Optional[str]:
+        """Where the closure variable ``name`` is made afresh: ``"traced"`` -- bound in a function that
+        is itself traced (``keys = iter(split(rng))`` in a jitted function, ``next(keys)`` in what it
+        vmaps); ``"branch"`` -- so, and this body is a ``lax.cond`` branch that function runs once per
+        trace (``tiles = iter(...)`` in a lax loop body): each trace of that function makes a new
+        iterator and walks it while tracing, as the trace the branch is part of is made; ``"applier"`` --
+        bound in the function that applies the transform: under vmap alone (traced again at every call,
+        eagerly too) ``next()`` then runs once per iterator, as it does eagerly.  None otherwise."""
         ctx = self.ctx
         fn = ctx.function.parent
         while fn is not None and name not in fn.local_names:
             fn = fn.parent
         if fn is None:
-            return False
+            return None
+        entries = [e for e in ctx.index.entries if e.function is ctx.function]
         if fn in ctx.facts.bodies:
-            return True
-        vmaps = [e for e in ctx.index.entries if e.function is ctx.function]
-        return bool(vmaps) and all(e.scope is fn for e in vmaps)
+            # a branch of a lax.cond (or switch) that the function making the iterator runs once per trace
+            # of its own runs at most once each time that trace runs: walked while tracing, the iterator
+            # gives what eager gives (a loop body, or a jit called again, runs its one trace many times)
+            branches = entries and all(
+                isinstance(e.site, cst.Call) and ctx.index.qualify(e.site.func) in _BRANCHING and e.scope is fn
+                and e.site not in ctx.index.calls_in_loops and e.site not in ctx.index.per_element for e in entries)
+            return "branch" if branches else "traced"
+        return "applier" if entries and all(e.scope is fn for e in entries) else None
+
+
+#: lax functions that run one of the functions they are given, once per call
+_BRANCHING = frozenset({"jax.lax.cond", "jax.lax.switch"})
 
 
 def _assigns_attribute_first(fn: cst.FunctionDef, name: str, attr: str, until: Callable[[cst.CSTNode], bool]) -> bool:
