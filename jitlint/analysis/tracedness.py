@@ -1611,6 +1611,13 @@ class Analyzer:
         if stmt.orelse is not None or not ends_path(stmt.body) or not rest:
             return False
         test = stmt.test
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            # `if not force and G is not None: return G`, `force` known False where the function runs: the
+            # parts of an `and` known true leave the state test alone
+            unknown = [part for part in _conjuncts(test) if not self._known_true(part, frame)]
+            if len(unknown) != 1:
+                return False
+            test = unknown[0]
         memo = self._own_memo_test(test, frame, unset=False)
         if memo is not None:
             # `if key in self._cache: return self._cache[key]`, then `self._cache[key] = ...`: the object's memo
@@ -1620,6 +1627,15 @@ class Analyzer:
             return False
         name, key = found
         return self._guarded_global(name, frame) and self._sets_global(rest, frame.fn, name, key, depth=0)
+
+    @staticmethod
+    def _known_true(expr: cst.BaseExpression, frame: Frame) -> bool:
+        """``flag`` or ``not flag`` whose value the frame knows (a parameter left at its default) is true;
+        read from the frame, not evaluated (which would record facts before the statement runs)."""
+        negated = isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
+        name = expr.expression if negated else expr  # type: ignore[attr-defined]
+        value = frame.env.get(name.value) if isinstance(name, cst.Name) else None
+        return value is not None and value.known and bool(value.const) is not negated
 
     def _branch(self, block: Optional[cst.CSTNode], frame: Frame, env: Dict[str, Value]) -> Optional[Dict[str, Value]]:
         saved = frame.env
@@ -4624,3 +4640,10 @@ class Analyzer:
 
 def analyse_module(index: ModuleIndex) -> Facts:
     return Analyzer(index).run()
+
+
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The operands of a chain of ``and`` (``a and b and c``), in order."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]

@@ -527,6 +527,8 @@ class OuterStateWrite(Rule):
     `SEEN.add(key)`; the test may be one conjunct of an `and`), also
     through a function of the module that the branch calls; or written as an
     early return, `if _LOADED: return` / `if key in REGISTRY: return ...`
+    (also `if not force and CACHE is not None: return CACHE` where `force` is
+    a parameter every call leaves at its false default)
     followed by code that sets `_LOADED` / `REGISTRY[key]`, also inside a
     `with lock:`, or as `impl = CACHE or select()` whose right side sets
     `CACHE`, on every path of an `if`/`else` too), or in a function that
