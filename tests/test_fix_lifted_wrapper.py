@@ -293,3 +293,26 @@ def test_a_jitted_nested_function_is_moved_to_module_level_only_when_its_closure
     else:
         assert all(part in fixed for part in lifted.split("|")), fixed
         assert "@jax.jit\ndef _update" in fixed
+
+
+@pytest.mark.parametrize("made, lifted", [
+    ("jax.jit(jax.vmap(lambda v: loss(w, v, 2)))", "loss_vmap_jit = jax.jit(jax.vmap(loss, in_axes=(None, 0, None)))"),
+    # vmap maps keyword arguments: a held value given by keyword would be mapped
+    ("jax.jit(jax.vmap(lambda v: loss(w, x=v, n=2)))", None),
+    # options of the vmap name the lambda's parameters
+    ("jax.jit(jax.vmap(lambda v: loss(w, v, 2), in_axes=1))", None),
+])
+def test_a_jitted_vmap_of_a_lambda_is_lifted_with_the_held_values_unmapped(made, lifted):
+    source, codes, fixed = run(f"""
+    def f(ws, xs):
+        out = []
+        for w in ws:
+            scorer = {made}
+            out.append(scorer(xs))
+        return out
+    """)
+    assert "JIT501" in codes
+    if lifted is None:
+        assert "_vmap_jit" not in fixed
+    else:
+        assert lifted in fixed and "out.append(loss_vmap_jit(w, xs, 2))" in fixed, fixed

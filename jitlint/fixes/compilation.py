@@ -383,7 +383,12 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if found is None:
         return None
     changes, name, before = found
-    wrapper = node.with_changes(args=[target.with_changes(value=lifted.callee)] + options, lpar=[], rpar=[])
+    callee = lifted.callee
+    if lifted.vmap is not None:
+        callee = cst.Call(lifted.vmap, [cst.Arg(lifted.callee, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
+            " "))), cst.Arg(lifted.in_axes(), keyword=cst.Name("in_axes"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))])
+    wrapper = node.with_changes(args=[target.with_changes(value=callee)] + options, lpar=[], rpar=[])
     if not called_at_once:
         assignment = _assignment_statement(node, ctx)
         if assignment is None or not _remove_keeping_comments(assignment, changes, ctx):
@@ -423,6 +428,8 @@ def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNo
     if before is None or any(ctx.index.globals[g].last_statement >= before for g in parts.globals):
         return None
     parts.transforms.append(transform.rsplit(".", 1)[-1])
+    if lifted.vmap is not None:
+        parts.transforms.append("vmap")  # (inside the jit: `bm25_vmap_jit`)
     name = ctx.fresh_name(parts.name(), ctx.module, ctx.module_names())
     return {call: call.with_changes(func=cst.Name(name), args=args) for call, args in new_calls.items()}, name, before
 
@@ -566,10 +573,20 @@ class _Lifting:
         self.body_args: List[cst.Arg] = []
         self.partial_positional = 0
         self.what = "lambda"
+        #: ``jax.vmap`` around the lambda (``jax.jit(jax.vmap(lambda tf: score(q, tf)))``): the lambda's
+        #: parameters are mapped, the held values not (``in_axes`` None)
+        self.vmap: Optional[cst.BaseExpression] = None
         if isinstance(fresh, cst.Lambda):
             self._lambda(fresh, function)
         elif isinstance(fresh, cst.Call) and ctx.index.qualify(fresh.func) == _PARTIAL:
             self._partial(fresh, function)
+        elif isinstance(fresh, cst.Call) and ctx.index.qualify(fresh.func) == "jax.vmap" and len(fresh.args) == 1 \
+                and fresh.args[0].keyword is None and isinstance(fresh.args[0].value, cst.Lambda):
+            self._lambda(fresh.args[0].value, function)
+            if any(arg.keyword is not None for arg in self.body_args):
+                self.callee = None  # (vmap maps every keyword argument: a held value there would be mapped)
+            self.vmap = fresh.func
+            self.what = "vmapped lambda"
 
     def _lambda(self, fresh: cst.Lambda, function: FunctionInfo) -> None:
         p = fresh.params
@@ -604,6 +621,17 @@ class _Lifting:
                 self.partial_positional += 1
         self.body_args = list(fresh.args[1:])
         self.callee = target.value
+
+    def in_axes(self) -> cst.Tuple:
+        """``in_axes`` for the callee under the vmap: 0 for what the lambda's parameters give, None for a
+        held value."""
+        own = set(self.params)
+        axes = [cst.Integer("0") if isinstance(a.value, cst.Name) and a.value.value in own else cst.Name("None")
+                for a in self.body_args]
+        elements = [cst.Element(v, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                    for v in axes[:-1]] + [cst.Element(axes[-1], comma=cst.Comma() if len(axes) == 1
+                                                       else cst.MaybeSentinel.DEFAULT)]
+        return cst.Tuple(elements)
 
     def _held(self, value: cst.BaseExpression, function: FunctionInfo) -> bool:
         """A value the fresh callable held that the call site can read instead: a literal, or a

@@ -391,7 +391,10 @@ class RecompilationHazard(Rule):
     sim(x0)`), becomes that function jitted once at module level, given the
     held values at each call: `mse_jit(params, xb, yb)`,
     `simulate_jit(params, x0)` (the assignment goes; its comments move to
-    the next statement). The held values become traced arguments, so the
+    the next statement). A jitted `jax.vmap` of such a lambda (no vmap
+    options, every argument of the call positional) becomes
+    `jax.jit(jax.vmap(score, in_axes=(None, 0, 0, None)))`: the lambda's
+    parameters mapped, the held values not. The held values become traced arguments, so the
     fix is offered only when the function uses none of the parameters they
     go to where a static value is needed (a `range()` bound, an `if` test,
     a shape); a wrapper called through a name may hold only parameters
