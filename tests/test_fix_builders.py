@@ -2329,3 +2329,42 @@ def book(x):
     made_traced = diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY \
         and "traced argument" in diag.fix.title
     assert made_traced is traced, diag.fix
+
+
+HISTORY_CLASS = """
+class Trainer:
+    def __init__(self):
+        self.history = []
+        self._step = jax.jit(self._sgd_step)
+
+    def _sgd_step(self, w):
+        loss = jnp.sum(w ** 2)
+        self.history.append(float(loss))
+        {extra}
+        return w - 0.1 * loss
+
+    def reset(self):
+        {reset}
+
+    def fit(self, w):
+        for _ in range(3):
+            w = self._step(w)
+        return w
+"""
+
+
+@pytest.mark.parametrize("extra, reset, fixed_by_callback", [
+    ("", "pass", True),
+    # the traced method reads the list: it would see the trace's list, not the host's
+    ("w = w * len(self.history)", "pass", False),
+    # another method binds a new list: which one the callback appends to depends on when it runs
+    ("", "self.history = []", False),
+])
+def test_an_attribute_list_of_the_object_is_appended_from_a_callback_only_when_traced_code_only_appends(
+        extra, reset, fixed_by_callback):
+    source = HISTORY_CLASS.format(extra=extra, reset=reset)
+    diags = [d for d in findings(source)[1] if d.code == "JIT102"]
+    assert diags
+    made = any(d.fix is not None and d.fix.applicability is not Applicability.DISPLAY_ONLY
+               and "jax.debug.callback" in d.fix.title for d in diags)
+    assert made is fixed_by_callback, [d.fix for d in diags]

@@ -95,7 +95,7 @@ class Definition:
                 receiver = params[0][0].name.value if params else None
                 if receiver is None or method.is_static_method:
                     continue
-                out.extend((value, method, self) for value in _stores_to(method.node, receiver, attr))
+                out.extend((value, method, self) for value in stores_to(method.node, receiver, attr))
         return out
 
     def _local_classes(self) -> Iterator[str]:
@@ -136,7 +136,7 @@ class Definition:
         return None
 
 
-def _stores_to(fn: cst.CSTNode, receiver: str, attr: str) -> Iterator[Optional[cst.BaseExpression]]:
+def stores_to(fn: cst.CSTNode, receiver: str, attr: str) -> Iterator[Optional[cst.BaseExpression]]:
     """The values ``fn``'s body stores in ``<receiver>.<attr>`` (see ``stored_values``)."""
     def is_target(t: cst.CSTNode) -> bool:
         return isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == receiver \

@@ -39,6 +39,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from jitlint.analysis.fields import stores_to
 from jitlint.analysis.syntax import any_node, is_docstring, iter_children, name_references, returned_values
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.values import Kind
@@ -53,7 +54,7 @@ from jitlint.fixes.common import (
     string_literal,
     template_format,
 )
-from jitlint.fixes.context import RESERVED_KWARGS, FixContext
+from jitlint.fixes.context import RESERVED_KWARGS, FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.dataflow import reads as reads_of
 from jitlint.fixes.registry import rewrites
@@ -597,34 +598,41 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
         return None
     func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)):
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "append"):
         return None
     target = func.value
     stmt = ctx.parent(node)
     value = node.args[0].value
-    if not isinstance(stmt, cst.Expr) or stmt.value is not node or ctx.facts.read_scope.get(target) != "global":
+    if not isinstance(stmt, cst.Expr) or stmt.value is not node:
         return None
+    # `float(loss)`, `int(n)`: the conversion made on the host, in the callback, of the value it is given
+    cast = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+        and value.func.value in ("float", "int") and ctx.facts.read_scope.get(value.func) == "builtin" \
+        and len(value.args) == 1 and not value.args[0].star and not value.args[0].keyword else None
+    if cast is not None:
+        value = value.args[0].value  # type: ignore[union-attr]
     # a value of the host (`time.perf_counter()`), made at trace time: made in the callback instead
-    deferred = ctx.facts.value(value).kind is Kind.STATIC and _host_made(value, ctx)
+    deferred = cast is None and ctx.facts.value(value).kind is Kind.STATIC and _host_made(value, ctx)
     if ctx.facts.value(value).kind is not Kind.TRACED and not deferred:
         return None
-    info = ctx.index.globals.get(target.value)
-    if info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.List):
-        return None
-
-    def appends(ref: cst.Name) -> bool:
-        attribute = ctx.parent(ref)
-        call = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
-        return isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == "append" \
-            and isinstance(ctx.parent(call), cst.Expr)
-
-    if not _host_only(target.value, appends, ctx):
+    if not (_host_global_list(target, ctx) or _host_attribute_list(target, ctx)):
         return None  # read in traced code: the list it sees is the trace's
     spelled = ctx.import_name("jax.debug.callback")
     if spelled is None:
         return None
     func_text, import_edits = spelled
-    if deferred:
+    if cast is not None:
+        if "v" in names_in(node):
+            return None
+        param = cst.Name("v")
+        body = node.with_changes(args=[cst.Arg(cst.Call(cst.Name(cast), [cst.Arg(param)]))], lpar=[], rpar=[])
+        new = cst.Call(func=cst.parse_expression(func_text),
+                       args=[cst.Arg(cst.Lambda(cst.Parameters([cst.Param(param)]), body),
+                                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                             cst.Arg(value)], lpar=node.lpar, rpar=node.rpar)
+        title = f"Append from `jax.debug.callback`, which runs on every call and converts the value with " \
+                f"`{cast}()` there"
+    elif deferred:
         new = cst.Call(func=cst.parse_expression(func_text),
                        args=[cst.Arg(cst.Lambda(cst.Parameters(), node.with_changes(lpar=[], rpar=[])))],
                        lpar=node.lpar, rpar=node.rpar)
@@ -633,12 +641,69 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         new = cst.Call(func=cst.parse_expression(func_text),
                        args=[cst.Arg(func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                              cst.Arg(value)], lpar=node.lpar, rpar=node.rpar)
-        title = f"Append from `jax.debug.callback`, which runs on every call with the value (`{target.value}` " \
-                "gets NumPy arrays)"
+        title = f"Append from `jax.debug.callback`, which runs on every call with the value " \
+                f"(`{ctx.code(target)}` gets NumPy arrays)"
     edit = ctx.replace(node, new)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + import_edits)
+
+
+def _appends(ref: cst.CSTNode, ctx: FixContext) -> bool:
+    """``ref`` (a name, or an attribute) is the receiver of an ``.append(...)`` statement."""
+    attribute = ctx.parent(ref)
+    call = ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+    return isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == "append" \
+        and isinstance(ctx.parent(call), cst.Expr)
+
+
+def _host_global_list(target: cst.BaseExpression, ctx: FixContext) -> bool:
+    """A module-level list bound once, to a list display, that no traced code reads but by appending."""
+    if not isinstance(target, cst.Name) or ctx.facts.read_scope.get(target) != "global":
+        return False
+    info = ctx.index.globals.get(target.value)
+    if info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.List):
+        return False
+    return _host_only(target.value, lambda ref: _appends(ref, ctx), ctx)
+
+
+def _host_attribute_list(target: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``self.history`` of the object a jitted method runs on (not one the traced code makes), bound to a
+    list display by ``__init__`` and by nothing else of the class, that no traced method reads but by
+    appending: only eager code sees what the host callback stores."""
+    fn = ctx.enclosing_function(target)
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and fn is not None
+            and fn.cls is not None and fn.is_method and fn.params and fn.params[0][0].name.value == target.value.value):
+        return False
+    body = ctx.facts.bodies.get(fn)
+    if body is None or not body.outer_self:
+        return False
+    attr = target.attr.value
+    if attr in fn.cls.mutated_attributes:
+        return False  # (rebound outside construction)
+    init = fn.cls.methods.get("__init__")
+    stores = list(stores_to(init.node, init.params[0][0].name.value, attr)) \
+        if init is not None and init.params else []
+    if len(stores) != 1 or not isinstance(stores[0], cst.List):
+        return False
+    for method in fn.cls.methods.values():
+        if method in ctx.facts.bodies and isinstance(method.node, cst.FunctionDef):
+            for ref in _attribute_reads(method.node, attr):
+                if not _appends(ref, ctx):
+                    return False
+    return True
+
+
+def _attribute_reads(fn_node: cst.CSTNode, attr: str) -> List[cst.Attribute]:
+    """Every ``<x>.<attr>`` in ``fn_node``."""
+    out: List[cst.Attribute] = []
+    stack: List[cst.CSTNode] = [fn_node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value == attr:
+            out.append(node)
+        stack.extend(node.children)
+    return out
 
 
 #: calls that stack a list of equal-shaped arrays into one: given the stacked array, they give it back

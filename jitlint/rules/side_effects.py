@@ -611,7 +611,12 @@ class OuterStateWrite(Rule):
     to a module-level list bound once and read by no traced code
     (`HISTORY.append(loss)`) moves into a host callback,
     `jax.debug.callback(HISTORY.append, loss)`, which appends the value on
-    every call of the compiled function; and a traced value stored on an
+    every call of the compiled function -- also to a list attribute of the
+    object a jitted method runs on, bound to a list display by `__init__`
+    alone and read by no traced method but by appending, and with a
+    `float()` / `int()` of the value made in the callback
+    (`jax.debug.callback(lambda v: self.history.append(float(v)), loss)`,
+    which removes the JIT301 of the same line); and a traced value stored on an
     attribute of a module-level object bound once, that no traced code reads
     (`TRACKER.last_grad_norm = gnorm`), is stored from one:
     `jax.debug.callback(lambda value: setattr(TRACKER, "last_grad_norm",
