@@ -2368,3 +2368,18 @@ def test_an_attribute_list_of_the_object_is_appended_from_a_callback_only_when_t
     made = any(d.fix is not None and d.fix.applicability is not Applicability.DISPLAY_ONLY
                and "jax.debug.callback" in d.fix.title for d in diags)
     assert made is fixed_by_callback, [d.fix for d in diags]
+
+
+@pytest.mark.parametrize("use", [
+    "return jnp.isin(x, u, assume_unique=True).mean()",
+    "return jnp.isin(x, u).mean() + u.size",
+    "return jnp.isin(u, x).mean()",
+])
+def test_distinct_values_stay_distinct_unless_only_tested_against(use):
+    _, diag = only(f"""
+@jax.jit
+def f(x, y):
+    u = jnp.unique(y)
+    {use}
+""", "JIT401")
+    assert diag.fix is None or "values themselves" not in diag.fix.title, diag.fix

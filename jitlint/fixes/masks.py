@@ -450,6 +450,45 @@ def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return None if edit is None else ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
 
 
+#: membership tests whose second argument is a collection of values: only the set of its values matters
+_MEMBERSHIP = frozenset({"jax.numpy.isin", "jax.numpy.in1d"})
+
+
+@rewrites("JIT401")
+def to_membership_values(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: ``jnp.unique(x)`` read only as the values a membership test checks against
+    (``jnp.isin(catalog, jnp.unique(recommended))``, also through a local name bound once to it) ->
+    ``x`` itself: ``isin`` asks whether each element is among the values, which repeated values do not
+    change, and ``x`` has a fixed shape.  SAFE: the same answer for every input (not where the test is
+    told ``assume_unique=True``)."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) != "jax.numpy.unique" or len(node.args) != 1 \
+            or node.args[0].keyword is not None or node.args[0].star or ctx.enclosing_function(node) is None:
+        return None
+    values = node.args[0].value
+
+    def tested_against(expr: cst.BaseExpression) -> bool:
+        arg = ctx.parent(expr)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or ctx.index.qualify(call.func) not in _MEMBERSHIP \
+                or any(a.keyword is not None and a.keyword.value == "assume_unique" or a.star for a in call.args):
+            return False
+        return arg.keyword is not None and arg.keyword.value == "test_elements" \
+            or arg.keyword is None and call.args.index(arg) == 1
+
+    if tested_against(node):
+        return _fix_of(ctx, True, "Test against the values themselves: membership does not change with repeats",
+                       node, bare(values).with_changes(lpar=node.lpar, rpar=node.rpar), ())
+    held = _held_name(node, values, ctx)
+    if held is None or not all(tested_against(use) for use in held[1]):
+        return None
+    assign = held[0]
+    edit = ctx.replace(node, bare(values).with_changes(lpar=node.lpar, rpar=node.rpar))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.SAFE, f"Bind `{ctx.code(assign.targets[0].target)}` to the values themselves: the "
+                   "membership tests that read it do not change with repeats", (edit,))
+
+
 def _held_name(value: cst.BaseExpression, reads: cst.BaseExpression, ctx: FixContext
                ) -> Optional[Tuple[cst.Assign, List[cst.Name]]]:
     """``name = value`` (one target, a simple statement, the name's one binding in its function) and

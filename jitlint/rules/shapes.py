@@ -86,6 +86,10 @@ class ValueDependentShape(Rule):
     `rows[0]`, `cols[0]`: `size=1`): UNSAFE, where fewer positions are found
     eager indexing raised `IndexError` and the sized call gives 0. Elsewhere
     the padding `size=` brings must be handled by the code that follows.
+    `jnp.unique(x)` read only as the values a membership test checks against
+    (`jnp.isin(catalog, jnp.unique(recommended))`, also through a name bound
+    once to it; not with `assume_unique=True`) becomes `x` itself: SAFE,
+    repeats do not change membership, and `x` has a fixed shape.
 
     ## References
     - [`NonConcreteBooleanIndexError`](https://docs.jax.dev/en/latest/errors.html)
