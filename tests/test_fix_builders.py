@@ -2383,3 +2383,20 @@ def f(x, y):
     {use}
 """, "JIT401")
     assert diag.fix is None or "values themselves" not in diag.fix.title, diag.fix
+
+
+@pytest.mark.parametrize("use, rewritten", [
+    ("return ys.mean() + xs.sum()", True),
+    # a position read itself, or a reduction along an axis: the positions' own array is needed
+    ("return ys.mean() + xs[0]", False),
+    ("return ys.mean(axis=0) + xs.sum()", False),
+])
+def test_positions_are_reduced_over_every_position_only_when_only_summed_or_averaged(use, rewritten):
+    _, diag = only(f"""
+@jax.jit
+def f(img):
+    ys, xs = jnp.nonzero(img > 0.5)
+    {use}
+""", "JIT401")
+    made = diag.fix is not None and "jnp.indices" in diag.fix.title
+    assert made is rewritten, diag.fix

@@ -450,6 +450,87 @@ def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return None if edit is None else ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
 
 
+@rewrites("JIT401")
+def to_masked_position_reductions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: ``ys, xs = jnp.nonzero(img > t)`` whose parts are read only by sums and means (``ys.mean()``,
+    ``jnp.sum(xs)``) -> the coordinates of every element, ``ys, xs = jnp.indices(mask.shape)``, each sum
+    taken where the mask holds (``jnp.where(mask, ys, 0).sum()``) and each mean divided by the mask's
+    count: the same numbers, of fixed shape.  The mask is bound to a name first where it is not one.
+    UNSAFE: an integer sum is of the default integer type; a mean of no position is ``nan`` either way."""
+    if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) != "jax.numpy.nonzero" \
+            or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    assign = ctx.parent(node)
+    line = ctx.parent(assign) if isinstance(assign, cst.Assign) else None
+    fn = ctx.enclosing_function(node)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or not isinstance(line, cst.SimpleStatementLine) \
+            or len(line.body) != 1 or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, (cst.Tuple, cst.List)):
+        return None
+    parts = [el.value for el in assign.targets[0].target.elements]
+    if not parts or not all(isinstance(p, cst.Name) and len(fn.scope.bindings_of(p.value)) == 1 for p in parts):
+        return None
+    mask = node.args[0].value
+    reductions: Dict[cst.CSTNode, Tuple[str, str]] = {}
+    for part in parts:
+        uses = [n for n in name_references(fn.node.body, part.value) if n is not part]
+        if not uses:
+            return None
+        for use in uses:
+            found = _reduction_of(use, ctx)
+            if found is None:
+                return None
+            reductions[found[0]] = (found[1], use.value)
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    named = _is_pure_reference(mask)
+    if named:
+        root = bare(mask)
+        while isinstance(root, cst.Attribute):
+            root = bare(root.value)
+        if len(fn.scope.bindings_of(root.value)) > 1 or (root.value not in fn.local_names  # type: ignore
+                                                          and not isinstance(mask, cst.Name)):
+            return None  # (rebound, or an attribute that may change, between the positions and their reads)
+    mask_name = ctx.code(bare(mask)) if named else ctx.fresh_name("mask", fn.node)
+    changes: Dict[cst.CSTNode, Replacement] = {}
+    for whole, (how, name) in reductions.items():
+        total = f"{jnp}.where({mask_name}, {name}, 0).sum()"
+        text = total if how == "sum" else f"({total} / {mask_name}.sum())"
+        changes[whole] = cst.parse_expression(text).with_changes(lpar=whole.lpar, rpar=whole.rpar)  # type: ignore
+    positions = node.with_changes(func=cst.parse_expression(f"{jnp}.indices"),
+                                  args=[cst.Arg(cst.parse_expression(f"{mask_name}.shape"))])
+    new_line = line.with_changes(body=[assign.with_changes(value=positions)])
+    if named:
+        changes[line] = new_line
+    else:
+        bound = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(mask_name))], bare(mask))],
+                                        leading_lines=line.leading_lines)
+        changes[line] = cst.FlattenSentinel([bound, new_line.with_changes(leading_lines=[])])
+    edit = ctx.replace_per_statement(changes)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Reduce over every position where `{mask_name}` holds "
+                   f"(`{jnp}.indices`, `{jnp}.where`): the same sums and means, of fixed shape", tuple(edit) + imports)
+
+
+def _reduction_of(use: cst.Name, ctx: FixContext) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """``use.sum()`` / ``use.mean()`` or ``jnp.sum(use)`` / ``jnp.mean(use)`` (no other argument): that
+    call and ``"sum"`` or ``"mean"``."""
+    parent = ctx.parent(use)
+    if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value in ("sum", "mean"):
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and call.func is parent and not call.args:
+            return call, parent.attr.value
+        return None
+    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    if isinstance(call, cst.Call) and len(call.args) == 1 and parent.keyword is None and not parent.star \
+            and ctx.index.qualify(call.func) in ("jax.numpy.sum", "jax.numpy.mean"):
+        return call, ctx.index.qualify(call.func).rsplit(".", 1)[-1]  # type: ignore[union-attr]
+    return None
+
+
 #: membership tests whose second argument is a collection of values: only the set of its values matters
 _MEMBERSHIP = frozenset({"jax.numpy.isin", "jax.numpy.in1d"})
 

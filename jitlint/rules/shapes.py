@@ -89,7 +89,12 @@ class ValueDependentShape(Rule):
     `jnp.unique(x)` read only as the values a membership test checks against
     (`jnp.isin(catalog, jnp.unique(recommended))`, also through a name bound
     once to it; not with `assume_unique=True`) becomes `x` itself: SAFE,
-    repeats do not change membership, and `x` has a fixed shape.
+    repeats do not change membership, and `x` has a fixed shape. Positions
+    read only by sums and means (`ys, xs = jnp.nonzero(img > t)`, then
+    `ys.mean()`, `jnp.sum(xs)`) become every position, `jnp.indices(mask.shape)`,
+    summed where the mask holds (`jnp.where(mask, ys, 0).sum()`, a mean
+    divided by `mask.sum()`; the mask bound to a name first): UNSAFE, an
+    integer sum is of the default integer type.
 
     ## References
     - [`NonConcreteBooleanIndexError`](https://docs.jax.dev/en/latest/errors.html)
