@@ -1164,7 +1164,9 @@ def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
 
 
 #: builtins that format their arguments: the formatting moves into the callback, around its values
-_FORMATTING_BUILTINS = frozenset({"str", "repr", "format"})
+#: builtins a logging call's arguments go through that move into the callback with the value: formatting,
+#: and the conversions to a Python number (`float(price)`), which the host makes of the array it gets
+_FORMATTING_BUILTINS = frozenset({"str", "repr", "format", "float", "int"})
 
 
 class _Lifted:

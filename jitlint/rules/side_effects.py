@@ -1633,7 +1633,9 @@ class SideEffectInTracedCode(Rule):
     The traced values become the lambda's parameters, passed to the
     callback; formatting around them (an f-string, `%`, `str()`,
     `.format()`) moves into the lambda, so an f-string with a format spec
-    no longer raises while tracing. A static value that is not a literal
+    no longer raises while tracing, and so does a conversion to a Python
+    number (`float(price)`: made on the host of the array the callback gets,
+    which removes the JIT301 of the same call). A static value that is not a literal
     or a module-level name is bound as a default of the lambda (`i=i`): it
     keeps its Python type and its value at trace time, as the eager call
     saw it (a loop counter is not read after the loop has ended).
