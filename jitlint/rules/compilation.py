@@ -78,21 +78,26 @@ def _is_number(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
 
-def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool) -> bool:
+def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool,
+                recurrence: Optional[str] = None) -> bool:
     """Arithmetic (``+ - * / // ** <<``) that uses a name of ``varying``: it changes when that name does.
 
     Other operands may be names, attributes and items (numbers only, with ``numbers_only``); a call,
-    ``%`` or a comparison makes the answer no (their values can repeat) -- except the builtin ``min`` /
-    ``max`` of such arithmetic and one bound that does not vary (``min(dt * growth, dt_max)``): a new
-    value every iteration until it reaches the bound, each one a new static value.
+    ``%`` or a comparison makes the answer no (their values can repeat) -- except, for the value of
+    ``recurrence`` in a loop that rebinds it from itself, the builtin ``min`` / ``max`` of such arithmetic
+    of it and one bound that does not vary (``dt = min(dt * growth, dt_max)``, ``lr = max(lr * 0.5,
+    lr_min)``): a new value every iteration until it reaches the bound, each one a new static value.
+    (Arithmetic of a loop counter clamped by a bound, ``min(chunk, n - start)``, sits at the bound but for
+    the last iterations.)
     """
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in ("min", "max") \
-            and len(expr.args) == 2 and not any(a.star or a.keyword for a in expr.args):
+            and recurrence is not None and len(expr.args) == 2 and not any(a.star or a.keyword for a in expr.args):
         first, second = (a.value for a in expr.args)
         for growing, bound in ((first, second), (second, first)):
-            if _grows_with(growing, varying, numbers_only) and (
-                    _is_number(bound) or isinstance(bound, cst.Name) and bound.value not in varying
-                    and not numbers_only):
+            if recurrence in {n.value for n in name_references(growing)} \
+                    and _grows_with(growing, varying, numbers_only) and (
+                        _is_number(bound) or isinstance(bound, cst.Name) and bound.value not in varying
+                        and not numbers_only):
                 return True
         return False
     if not isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
@@ -209,8 +214,10 @@ class RecompilationHazard(Rule):
     `jax.jit(make_step(lr))`; a factory returning a jitted nested `def`,
     got in each iteration of a loop and called there), and a static argument given a value that
     changes on every iteration (a loop counter, arithmetic on one, or a variable the
-    loop reassigns, such as a decaying learning rate, also one clamped by
-    `min` / `max` to a bound: `lr = max(lr * 0.5, lr_min)`), a comprehension's
+    loop reassigns, such as a decaying learning rate, also one rebound from
+    itself and clamped by `min` / `max` to a bound: `lr = max(lr * 0.5,
+    lr_min)`; not a counter's arithmetic so clamped, `min(chunk, n - start)`,
+    which sits at the bound), a comprehension's
     `for` included (`[f(x, day=d) for d in range(1, 366, 7)]`), and through a
     plain module-level function that passes its own parameter on to the
     static one as it came (`def leapfrog(pos, dt): return _leapfrog(pos,
@@ -1641,8 +1648,8 @@ class RecompilationHazard(Rule):
                 number = _is_number(b.node.value) or _grows_with(b.node.value, varying, True)
                 grows = isinstance(b.node.operator, GROWING_ASSIGN_OPERATORS)
             elif b.value is not None:
-                number = _is_number(b.value) or _grows_with(b.value, varying, True)
-                grows = _grows_with(b.value, varying, numbers_only)
+                number = _is_number(b.value) or _grows_with(b.value, varying, True, name)
+                grows = _grows_with(b.value, varying, numbers_only, name)
             else:
                 number = grows = False
             if numbers_only and not number:
