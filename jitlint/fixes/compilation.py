@@ -1017,6 +1017,9 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     before = ctx.top_index(function.node)
     if replaced is None or before is None:
         return None
+    bound = ctx.index.globals.get(decorator_root.value)
+    if bound is None or bound.last_statement >= before:
+        return None  # (the decorator's name is bound below where the def would go)
     at = _own_line_offset(before, ctx)
     newline = ctx.module.default_newline
     made = Edit(at, at, ctx.module.code_for_node(lifted).rstrip("\r\n") + newline * 3)
