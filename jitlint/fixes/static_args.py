@@ -369,8 +369,15 @@ def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> 
     counts as the other side (a leaf unpacked from a carry): a float does arithmetic with a tracer alone."""
     child: cst.CSTNode = name
     parent = ctx.parent(child)
-    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) \
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.ComparisonTarget, cst.Comparison)) \
             or isinstance(parent, cst.Subscript) and parent.value is child:  # (an item or slice of it: data too)
+        if isinstance(parent, cst.Comparison):
+            # an elementwise comparison with a traced array (`ratio > threshold`): a mask of the same values
+            own = child.comparator if isinstance(child, cst.ComparisonTarget) else child
+            sides = [parent.left] + [t.comparator for t in parent.comparisons]
+            if any(side is not own and ctx.facts.value(side).traced_array for side in sides):
+                return True
+            return False
         if isinstance(parent, cst.BinaryOperation):
             other = parent.right if parent.left is child else parent.left
             value = ctx.facts.value(other)

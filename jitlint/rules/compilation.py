@@ -446,8 +446,9 @@ class RecompilationHazard(Rule):
     not a literal, a hoist to module level of a name bound below it, or in a
     module with JIT101 findings. A static argument that changes on every
     iteration is taken out of `static_argnames` / `static_argnums` where the
-    function only computes with it (every read array arithmetic or an
-    argument of a `jax.numpy` / `jax.lax` function, never rebound) -- and,
+    function only computes with it (every read array arithmetic, an
+    elementwise comparison with a traced array, or an argument of a
+    `jax.numpy` / `jax.lax` function, never rebound) -- and,
     for a filter transform (`eqx.filter_jit`) that keeps a Python number
     static, the call passes `jnp.asarray(value)`, an array it traces -- one
     compile then serves every value, also where a plain function passes the
