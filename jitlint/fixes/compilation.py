@@ -1007,8 +1007,8 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         if spelled is None:
             return None
         imports = tuple(spelled[1])
-        changes[returned] = cst.Call(cst.parse_expression(spelled[0]), _comma_separated([cst.Arg(cst.Name(made_name))]
-                                                                                         + extra))
+        bound = _comma_separated([cst.Arg(cst.Name(made_name))] + extra)
+        changes[returned] = cst.Call(cst.parse_expression(spelled[0]), bound)
     changes[inner] = cst.RemovalSentinel.REMOVE
     comments = [cst.EmptyLine(indent=True, comment=line.comment) for line in inner.leading_lines if line.comment]
     if not _onto_following(inner, comments, changes, ctx, opens_block=True):

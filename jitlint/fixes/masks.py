@@ -490,8 +490,9 @@ def to_masked_position_reductions(node: cst.CSTNode, ctx: FixContext) -> Optiona
         root = bare(mask)
         while isinstance(root, cst.Attribute):
             root = bare(root.value)
-        if len(fn.scope.bindings_of(root.value)) > 1 or (root.value not in fn.local_names  # type: ignore
-                                                          and not isinstance(mask, cst.Name)):
+        rebound = len(fn.scope.bindings_of(root.value)) > 1  # type: ignore[union-attr]
+        outer_attribute = root.value not in fn.local_names and not isinstance(mask, cst.Name)  # type: ignore
+        if rebound or outer_attribute:
             return None  # (rebound, or an attribute that may change, between the positions and their reads)
     mask_name = ctx.code(bare(mask)) if named else ctx.fresh_name("mask", fn.node)
     changes: Dict[cst.CSTNode, Replacement] = {}

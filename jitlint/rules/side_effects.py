@@ -126,8 +126,9 @@ class MutableGlobalRead(Rule):
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
     Nor is a lambda written where it is traced and traced there and then
     (`jax.jit(lambda x: x + g)(y)`, `jax.make_jaxpr(lambda: f(t))()`,
-    `jax.eval_shape(lambda p: model.init(p), x)`, a lax body): JAX keys its trace caches on the function object, and each
-    evaluation makes a new one, traced again. Nor a read only for what a host
+    `jax.eval_shape(lambda p: model.init(p), x)`, a lax body): JAX keys its
+    trace caches on the function object, and each evaluation makes a new one,
+    traced again. Nor a read only for what a host
     `print` or log call shows while tracing (`print(jax.typeof(G))`): it is
     read at each trace and enters nothing of the program kept.
     Nor is state that only scopes entered while tracing change: module-level
