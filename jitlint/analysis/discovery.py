@@ -25,6 +25,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    flat_targets,
     substitute_names,
     any_between,
     any_node,
@@ -1350,20 +1351,7 @@ class ModuleIndex:
         if flatten is None or not isinstance(flatten.node, cst.FunctionDef):
             return None
         returned = returned_values(flatten.node.body)
-        if len(returned) != 1 or not isinstance(returned[0], cst.Tuple) or len(returned[0].elements) != 2:
-            return None
-        children = returned[0].elements[0].value
-        if isinstance(children, cst.Name):
-            children = self.single_value(children.value, flatten)
-        elements = literal_elements(children) if children is not None else None
-        if elements is None:
-            return None
-        out: Set[str] = set()
-        for el in elements:
-            if not (isinstance(el, cst.Attribute) and isinstance(el.value, cst.Name) and el.value.value == "self"):
-                return None
-            out.add(el.attr.value)
-        return out
+        return self._explicit_children(returned, "self", flatten) if len(returned) == 1 else None
 
     def _pytree_aux_data(self) -> Dict[str, Set[str]]:
         """Attributes that a class registered with ``@register_pytree_node_class`` (its
@@ -1437,7 +1425,7 @@ class ModuleIndex:
                 if explicit is not None and owner in self.classes and len(rebuilt) == 1 \
                         and self._fields_kept(self.classes[owner], rebuilt[0], explicit):
                     # every other field is no leaf: aux data, a Python value (or its default)
-                    others = self._declared_attributes(self.classes[owner]) - explicit
+                    others = self._dataclass_fields(self.classes[owner]) - explicit
                     if others:
                         out.setdefault(owner, set()).update(others)
         return {owner: attrs for owner, attrs in out.items() if attrs}
@@ -1479,7 +1467,7 @@ class ModuleIndex:
                 return False
             for small in stmt.body:
                 if isinstance(small, cst.Assign) and all(isinstance(n, cst.Name) for t in small.targets
-                                                         for n in [t.target] if not isinstance(n, cst.Tuple)):
+                                                         for n in flat_targets(t.target)):
                     if {n.value for n in name_references(small.value)} & tainted:
                         tainted.update(n.value for t in small.targets for n in name_references(t.target))
                 elif isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
@@ -1499,28 +1487,10 @@ class ModuleIndex:
         return True
 
     @staticmethod
-    def _declared_attributes(cls: ClassInfo) -> Set[str]:
-        """The fields a class declares: annotated names of its body (a dataclass's fields) and the
-        attributes its ``__init__`` assigns on ``self``."""
-        out: Set[str] = set()
-        for stmt in cls.node.body.body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        out.add(small.target.value)
-        init = cls.methods.get("__init__")
-        if init is not None and isinstance(init.node, cst.FunctionDef) and init.params:
-            me = init.params[0][0].name.value
-            stack: List[cst.CSTNode] = [init.node.body]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                    out.update(t.attr.value for t in targets if isinstance(t, cst.Attribute)
-                               and isinstance(t.value, cst.Name) and t.value.value == me)
-                if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                    stack.extend(iter_children(node))
-        return out
+    def _dataclass_fields(cls: ClassInfo) -> Set[str]:
+        """The fields a dataclass declares: the annotated names of its body."""
+        return {small.target.value for stmt in cls.node.body.body if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)}
 
     def _aux_through_helper(self, call: cst.Call) -> List[Tuple[str, Set[str]]]:
         """``register(Params, aux_field_names=("n_atoms", "cutoff"))`` at module level, ``register`` a

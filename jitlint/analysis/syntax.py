@@ -263,6 +263,14 @@ def flat_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield target
 
 
+def chain_root(node: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name an attribute and item chain starts from (``self`` of ``self.opt.lr[0]``); None where it
+    starts from anything else (a call, a literal)."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
 def params_of(params: cst.Parameters) -> List[Tuple[cst.Param, str]]:
     """All parameters with their kind: posonly, positional, vararg, kwonly, varkw."""
     out: List[Tuple[cst.Param, str]] = [(p, "posonly") for p in params.posonly_params]

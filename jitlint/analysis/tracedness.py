@@ -416,8 +416,6 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
     return None
 
 
-
-
 def _spread_known_items(args):
     """A call's ``(arg, value)`` pairs with each ``*x`` whose value's items are known (a tuple display, a
     scan carry of a tuple) spread into one positional argument per item, as Python passes them

@@ -173,6 +173,12 @@ def name_for_expression(code: str, limit: int = 3) -> str:
     return name
 
 
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value``, as a call passes a keyword (no spaces around ``=``)."""
+    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+
+
 def appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
     """A call's (or decorator's) arguments with ``new`` last; a trailing comma stays trailing."""
     out = list(args)

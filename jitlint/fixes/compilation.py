@@ -48,9 +48,10 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
-from jitlint.analysis.syntax import any_node, flat_targets, iter_children, name_references, returned_values
+from jitlint.analysis.syntax import (any_node, chain_root, flat_targets, iter_children, name_references,
+                                     returned_values)
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import comments_in, literal_value
+from jitlint.fixes.common import comments_in, keyword_arg, literal_value
 from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
@@ -385,9 +386,8 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     changes, name, before = found
     callee = lifted.callee
     if lifted.vmap is not None:
-        callee = cst.Call(lifted.vmap, [cst.Arg(lifted.callee, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
-            " "))), cst.Arg(lifted.in_axes(), keyword=cst.Name("in_axes"), equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))])
+        callee = cst.Call(lifted.vmap, _comma_separated([cst.Arg(lifted.callee),
+                                                         keyword_arg("in_axes", lifted.in_axes())]))
     wrapper = node.with_changes(args=[target.with_changes(value=callee)] + options, lpar=[], rpar=[])
     if not called_at_once:
         assignment = _assignment_statement(node, ctx)
@@ -965,10 +965,8 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if not (calls or returned) or any(a.star for call in calls or () for a in call.args) \
             or any_node([inner], lambda n: isinstance(n, (cst.Global, cst.Nonlocal, cst.Yield, cst.Await))):
         return None
-    decorator_root = node.decorator
-    while isinstance(decorator_root, cst.Attribute):
-        decorator_root = decorator_root.value
-    if not isinstance(decorator_root, cst.Name) or any(
+    decorator_root = chain_root(node.decorator)
+    if decorator_root is None or any(
             decorator_root.value in scope.local_names for scope in _enclosing_functions(function)):
         return None
     held = _closure_reads(inner, info, function, ctx)
@@ -995,10 +993,7 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     made_name = ctx.fresh_name(inner.name.value, None, ctx.module_names() - {inner.name.value})
     lifted = lifted.with_changes(name=cst.Name(made_name), leading_lines=[])
     changes: dict = {}
-    extra = [cst.Arg(keyword=cst.Name(names[code]), value=cst.parse_expression(code),
-                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                           whitespace_after=cst.SimpleWhitespace("")))
-             for code in held]
+    extra = [keyword_arg(names[code], cst.parse_expression(code)) for code in held]
     for call in calls or ():
         changes[call] = call.with_changes(func=cst.Name(made_name), args=_comma_separated(list(call.args) + extra))
     imports: Tuple[Edit, ...] = ()
@@ -1101,15 +1096,9 @@ def _stores_into(body: cst.CSTNode, root: str) -> bool:
             targets = [node.target]
         else:
             return False
-        return any(_root_name(t) == root for target in targets for t in flat_targets(target)
-                   if isinstance(t, (cst.Attribute, cst.Subscript)))
+        return any(isinstance(t, (cst.Attribute, cst.Subscript)) and getattr(chain_root(t), "value", None) == root
+                   for target in targets for t in flat_targets(target))
     return any_node([body], stores)
-
-
-def _root_name(node: cst.BaseExpression) -> Optional[str]:
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext) -> cst.FunctionDef:

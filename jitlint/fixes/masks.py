@@ -71,7 +71,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import call_argument, int_value, name_references
+from jitlint.analysis.syntax import call_argument, chain_root, int_value, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
@@ -487,12 +487,9 @@ def to_masked_position_reductions(node: cst.CSTNode, ctx: FixContext) -> Optiona
     jnp, imports = spelled
     named = _is_pure_reference(mask)
     if named:
-        root = bare(mask)
-        while isinstance(root, cst.Attribute):
-            root = bare(root.value)
-        rebound = len(fn.scope.bindings_of(root.value)) > 1  # type: ignore[union-attr]
-        outer_attribute = root.value not in fn.local_names and not isinstance(mask, cst.Name)  # type: ignore
-        if rebound or outer_attribute:
+        root = chain_root(bare(mask))
+        if root is None or len(fn.scope.bindings_of(root.value)) > 1 \
+                or root.value not in fn.local_names and not isinstance(bare(mask), cst.Name):
             return None  # (rebound, or an attribute that may change, between the positions and their reads)
     mask_name = ctx.code(bare(mask)) if named else ctx.fresh_name("mask", fn.node)
     changes: Dict[cst.CSTNode, Replacement] = {}

@@ -65,7 +65,7 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import appended, calls_by_name, literal_value
+from jitlint.fixes.common import appended, calls_by_name, keyword_arg, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
@@ -156,7 +156,7 @@ def _into_nested_jit(read: cst.BaseExpression, global_name: str, fn: FunctionInf
     changes: Dict[cst.CSTNode, Replacement] = {r: cst.Name(param) for r in reads}
     changes[node.params] = _with_keyword_only(node.params, param)
     for call in calls:
-        changes[call] = call.with_changes(args=appended(call.args, _keyword_arg(read, param)))
+        changes[call] = call.with_changes(args=appended(call.args, keyword_arg(param, read.deep_clone())))
     edit = ctx.replace_many(changes)
     if edit is None:
         return None
@@ -411,16 +411,10 @@ def _bound_before(name: str, call: cst.Call, ctx: FixContext) -> bool:
                if isinstance(ctx.parent(ref), (cst.AssignTarget,)))
 
 
-def _keyword_arg(read: cst.BaseExpression, param: str) -> cst.Arg:
-    """``param=<read>``, as a call passes the value."""
-    return cst.Arg(read.deep_clone(), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-
-
 def _passing(calls: List[cst.Call], read: cst.BaseExpression, param: str, ctx: FixContext) -> Optional[List[Edit]]:
     """Each call with ``param=<read>`` appended, one edit per statement."""
-    return ctx.replace_per_statement({call: call.with_changes(args=appended(call.args, _keyword_arg(read, param)))
-                                      for call in calls})
+    return ctx.replace_per_statement({
+        call: call.with_changes(args=appended(call.args, keyword_arg(param, read.deep_clone()))) for call in calls})
 
 
 def _parameter_name(read: cst.BaseExpression, global_name: str, node: cst.FunctionDef, ctx: FixContext) -> str:
@@ -516,7 +510,7 @@ def _through_wrapper(read: cst.BaseExpression, global_name: str, kind: str, stat
         if merged is None:
             return None
         jit_call = jit_call.with_changes(args=[jit_call.args[0]] + merged)
-    argument = _keyword_arg(read, param)
+    argument = keyword_arg(param, read.deep_clone())
     how = "static argument" if static else "argument"
     uses = [ref for ref in name_references(ctx.module, wrapper) if ref is not statement.body[0].targets[0].target]
     calls = [ctx.parent(ref) for ref in uses]
@@ -706,8 +700,7 @@ def _threaded(read: cst.BaseExpression, global_name: str, caller: FunctionInfo, 
         return None
     taken = set().union(*(names_in(h.node) for h in helpers))
     param = ctx.fresh_name(_base_name(read, global_name), caller.node, taken)
-    passed = cst.Arg(cst.Name(param), keyword=cst.Name(param), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    passed = keyword_arg(param, cst.Name(param))
     owners = [caller] + list(helpers)
     changes: Dict[FunctionInfo, Dict[cst.CSTNode, Replacement]] = {f: {} for f in owners}
     changes[caller].update({r: cst.Name(param) for r in caller_reads})
@@ -1177,7 +1170,7 @@ def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpres
     """``def f(x): return _f(x, g=G)`` above ``_f`` with ``changes`` made (the reads, the new parameter
     ``param``): a jitted function, or a helper another module may call, keeps its public name, which reads
     the value on every call."""
-    return split_behind_a_wrapper(fn, private, changes, ctx, passed=[_keyword_arg(read, param)])
+    return split_behind_a_wrapper(fn, private, changes, ctx, passed=[keyword_arg(param, read.deep_clone())])
 
 
 def split_behind_a_wrapper(fn: FunctionInfo, private: str, changes: Dict[cst.CSTNode, Replacement],

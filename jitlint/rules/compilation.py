@@ -689,8 +689,9 @@ class RecompilationHazard(Rule):
         if not isinstance(loop, cst.For) or not uses:
             return False
         scope = index.call_scopes.get(uses[0], (None,))[0]
-        sizes = _int_constants(loop.iter, index, scope)
-        if not sizes or len(set(sizes)) != len(sizes):
+        sizes = _constants(loop.iter, index, scope, sizes=True)
+        if not sizes or len(set(sizes)) != len(sizes) or not all(
+                size[0] == "shape" or isinstance(size[0], int) for size in sizes):  # type: ignore[index]
             return False
         targets = {n.value for n in name_references(loop.target)}
         own = scope.scope if scope is not None else index.scope_model.module_scope
@@ -2240,43 +2241,6 @@ def _distinct_values(iterable: cst.BaseExpression, index: ModuleIndex, scope: Op
     return bool(values) and len(set(values)) == len(values)
 
 
-def _int_constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
-                   depth: int = 0) -> Optional[List[object]]:
-    """The ints, or tuples of ints, a display holds (through a name bound once to it); None otherwise."""
-    if isinstance(expr, cst.Name) and depth < 4:
-        value = index.single_value(expr.value, scope)
-        return _int_constants(value, index, scope, depth + 1) if value is not None else None
-    if isinstance(expr, cst.Call) and depth < 4 and expr.args and not any(a.star or a.keyword for a in expr.args):
-        q = index.qualify(expr.func) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
-        parts = [_int_constants(a.value, index, scope, depth + 1) for a in expr.args]
-        if q in ("list", "tuple", "sorted") and len(parts) == 1:
-            return parts[0]  # (the same items, perhaps reordered)
-        if q == "itertools.product" and all(p is not None and all(isinstance(v, int) for v in p) for p in parts) \
-                and 0 < _product_size(parts) <= 10_000:
-            return [tuple(c) for c in itertools.product(*parts)]  # type: ignore[arg-type]
-        return None
-    if not isinstance(expr, (cst.List, cst.Tuple)) or not expr.elements:
-        return None
-    out: List[object] = []
-    for el in expr.elements:
-        if not isinstance(el, cst.Element):
-            return None
-        item = el.value
-        value = int_value(item) if not isinstance(item, cst.Tuple) else tuple(
-            int_value(e.value) if isinstance(e, cst.Element) else None for e in item.elements)
-        if value is None or isinstance(value, tuple) and (not value or None in value):
-            return None
-        out.append(value)
-    return out
-
-
-def _product_size(parts: Sequence[Optional[List[object]]]) -> int:
-    size = 1
-    for part in parts:
-        size *= len(part or ())
-    return size
-
-
 def _bound_value(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
     """What a binding statement gives the name it binds: the value of ``x = v`` (also the whole value
     unpacked by ``a, b = v``)."""
@@ -2284,27 +2248,53 @@ def _bound_value(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
 
 
 def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
-               depth: int = 0) -> Optional[List[object]]:
-    """The constants a display of constants holds, through names bound once and ``+``; None for anything else."""
+               depth: int = 0, sizes: bool = False) -> Optional[List[object]]:
+    """The constants a display of constants holds, through names bound once and ``+``; None for anything else.
+    Each is ``(int, None)`` or ``(None, str)``.  With ``sizes``, also tuples of ints (``(4, 16)``, as
+    ``("shape", 4, 16)``), and ``list`` / ``tuple`` / ``sorted`` / ``itertools.product`` of displays of them."""
     if isinstance(expr, cst.Name) and depth < 4:
         value = index.single_value(expr.value, scope)
         if value is None and scope is None:  # a script binding the name again and again: the one read here
             reaching = index.module_reaching(expr.value, expr)
             value = reaching.value if isinstance(reaching, Binding) and reaching.kind is BindingKind.ASSIGNMENT \
                 else None
-        return _constants(value, index, scope, depth + 1) if value is not None else None
+        return _constants(value, index, scope, depth + 1, sizes) if value is not None else None
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-        left, right = _constants(expr.left, index, scope, depth), _constants(expr.right, index, scope, depth)
+        left = _constants(expr.left, index, scope, depth, sizes)
+        right = _constants(expr.right, index, scope, depth, sizes)
         return left + right if left is not None and right is not None else None
+    if sizes and isinstance(expr, cst.Call) and depth < 4 and expr.args \
+            and not any(a.star or a.keyword for a in expr.args):
+        q = index.qualify(expr.func) or (expr.func.value if isinstance(expr.func, cst.Name) else "")
+        parts = [_constants(a.value, index, scope, depth + 1, sizes) for a in expr.args]
+        if q in ("list", "tuple", "sorted") and len(parts) == 1:
+            return parts[0]  # (the same items, perhaps reordered)
+        ints = [[v[0] for v in part if isinstance(v, tuple) and isinstance(v[0], int)] if part else None
+                for part in parts]
+        if q == "itertools.product" and all(i is not None and part is not None and len(i) == len(part)
+                                            for i, part in zip(ints, parts)) \
+                and 0 < _product_size(ints) <= 10_000:
+            return [("shape",) + combo for combo in itertools.product(*ints)]  # type: ignore[arg-type]
+        return None
     if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements:
         values: List[object] = []
         for el in expr.elements:
             value = (int_value(el.value), string_value(el.value)) if isinstance(el, cst.Element) else (None, None)
+            if value == (None, None) and sizes and isinstance(el, cst.Element) and isinstance(el.value, cst.Tuple):
+                shape = tuple(int_value(e.value) if isinstance(e, cst.Element) else None for e in el.value.elements)
+                value = ("shape",) + shape if shape and None not in shape else value  # type: ignore[assignment]
             if value == (None, None):
                 return None
             values.append(value)
         return values
     return None
+
+
+def _product_size(parts: Sequence[Optional[List[object]]]) -> int:
+    size = 1
+    for part in parts:
+        size *= len(part or ())
+    return size
 
 
 def _unhashable(node: cst.BaseExpression, index: ModuleIndex, depth: int = 0,
