@@ -779,7 +779,8 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     ``importers`` gets, for each unit, the files of the projects that import it themselves (none: nothing
     in its project imports it), and ``graph_importers`` the same for every file of the projects, by real
     path."""
-    project_roots = sorted({r for r in (project_root(p) for p in datas) if r is not None})
+    roots_of = {p: project_root(p) for p in datas}
+    project_roots = sorted({r for r in roots_of.values() if r is not None})
     if not project_roots:
         return {}, []
     summaries = Summaries(cache, config)
@@ -801,11 +802,14 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     out: Dict[str, bytes] = {}
     callers = sorted(graph.importers_of(list(datas)))
     if importers is not None:
-        for unit in list(datas) + [p for p in callers if traced.get(p)]:
+        # (a checked file outside every project -- a folder of scripts with no marker -- has importers no
+        # one knows, whatever else the same command checks: its answer must not depend on that)
+        for unit in [p for p in datas if roots_of[p] is not None] + [p for p in callers if traced.get(p)]:
             importers[unit] = tuple(graph.direct_importers(unit))
     if graph_importers is not None:
         for path in imports:
-            graph_importers[os.path.realpath(path)] = tuple(graph.direct_importers(path))
+            if path not in roots_of or roots_of[path] is not None:
+                graph_importers[os.path.realpath(path)] = tuple(graph.direct_importers(path))
     for path in callers:
         if not traced.get(path):
             continue

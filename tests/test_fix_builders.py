@@ -871,10 +871,17 @@ CAST_NO_FIX = {
                 y = y + 1
             return y
         """,
-    "an if test": """
+    "an if test on int() (int(0.5) > 0 is False, 0.5 > 0 True)": """
         @jax.jit
         def f(x, y):
-            if float(x) > 0:
+            if int(x) > 0:
+                return y
+            return -y
+        """,
+    "an if test comparing float() with a string": """
+        @jax.jit
+        def f(x, y):
+            if float(x) > "a":
                 return y
             return -y
         """,

@@ -125,6 +125,46 @@ def test_cells_are_one_module_in_order(tmp_path):
     assert [(d["cell"], d["line"], d["code"]) for d in found] == [(2, 3, "JIT101")]
 
 
+LOSS_CELLS = ("import jax\nimport jax.numpy as jnp\n\ndef loss(p):\n    return jnp.sum(p * model)\n",
+              "model = 2.0\ngrad_fn = jax.jit(jax.value_and_grad(loss))\nfor _ in range(3):\n    v, g = grad_fn(1.0)\n")
+
+
+@pytest.mark.parametrize("again, found", [
+    # a transform made again around a callable made there: JAX keys its trace cache on the callable, so the
+    # new one traces anew and reads the new `model` (run on JAX 0.10.2: 3.0 after `model = 3.0`)
+    ("grad_fn = jax.jit(jax.value_and_grad(loss))\n", []),
+    ("grad_fn = jax.jit(jax.grad(loss))\n", []),
+    ("grad_fn = jax.jit(lambda p: loss(p))\n", []),
+    # `jax.jit(loss)` made again is served from the cache of `loss`: the old trace (2.0 after `model = 3.0`)
+    ("grad_fn = jax.jit(loss)\n", [(1, 5, "JIT101")]),
+    # the wrapper traced before the rebinding, called after it
+    ("", [(1, 5, "JIT101")]),
+])
+def test_a_wrapper_made_anew_after_a_rebinding_traces_anew(tmp_path, again, found):
+    (tmp_path / "retrain.ipynb").write_bytes(notebook(*LOSS_CELLS, "model = 3.0\n" + again + "v = grad_fn(1.0)\n"))
+    out = json.loads(_check(tmp_path, "--format", "json", "retrain.ipynb").stdout)
+    assert [(d["cell"], d["line"], d["code"]) for d in out] == found
+
+
+HANDED_CELLS = ("import jax\nimport jax.numpy as jnp\n\ndef train(fn, x):\n    return fn(x).sum()\n\n"
+                "def make_runner(fn):\n    return lambda x: fn(x)\n",
+                "scale = 2.0\nW = jax.jit(lambda x: x * scale)\n")
+
+
+@pytest.mark.parametrize("uses, found", [
+    # handed to a call that runs it there, its result never called: every trace and run comes before the
+    # rebinding (JAX 0.10.2: `train` gives 6.0, and nothing runs `W` after `scale = 3.0`)
+    ("out = train(W, jnp.ones(3))\ntrain(W, jnp.ones(3))\n", []),
+    # the call returns something that keeps it, called after the rebinding: the old trace runs (2.0, eager 3.0)
+    ("runner = make_runner(W)\nrunner(jnp.ones(3))\n", [(2, 2, "JIT101")]),
+])
+def test_a_wrapper_handed_to_a_call_before_a_rebinding(tmp_path, uses, found):
+    (tmp_path / "handed.ipynb").write_bytes(notebook(*HANDED_CELLS, uses, "scale = 3.0\nrunner = None\n"
+                                                     if not found else "scale = 3.0\nrunner(jnp.ones(3))\n"))
+    out = json.loads(_check(tmp_path, "--format", "json", "handed.ipynb").stdout)
+    assert [(d["cell"], d["line"], d["code"]) for d in out] == found
+
+
 def test_a_syntax_error_is_reported_in_its_cell(tmp_path):
     (tmp_path / "bad.ipynb").write_bytes(notebook("import jax\n", "def f(:\n    pass\n"))
     run = _check(tmp_path, "bad.ipynb")

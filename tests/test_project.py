@@ -292,6 +292,19 @@ def test_numpy_property_of_static_fields_of_a_base_class_in_another_module():
     _check_package(FIELDS, ("shells.py", "core.py"))
 
 
+ENVS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "envs_pkg")
+
+
+def test_properties_and_fields_of_base_classes_in_other_modules():
+    """A property inherited from a base class that a package `__init__` defines (imported with `from . import
+    Environment`) is its code, run on the traced instance: a size computed from a shape is static, one from
+    the data traced; a field a base class of another module declares holds what its annotation there names,
+    and a `jax.tree.static()` field is static (run on JAX 0.10.2: `reset` and `epoch` jit and equal eager,
+    `scaled` raises ConcretizationTypeError)."""
+    _check_package(ENVS, ("state.py", os.path.join("envs", "__init__.py"), os.path.join("envs", "navigator.py"),
+                          "trainer_base.py", "trainers.py"))
+
+
 def test_a_released_project_is_freed_without_the_cyclic_collector(tmp_path):
     """Once its findings are made, the analysis lets go of every module's tree by reference counting
     alone: the collector would otherwise walk each tree (the analysis's facts link back to each other)
@@ -512,6 +525,43 @@ def test_a_global_set_only_while_the_program_starts_is_read_as_set(tmp_path, mon
     assert [(d.line, d.code) for r in results for d in r.diagnostics] == stale  # (a new importer)
 
 
+_MAIN_SETS_GLOBAL = """import jax
+import jax.numpy as jnp
+
+rho_bar = 0.0
+
+
+@jax.jit
+def update(psi):
+    return psi - rho_bar
+
+
+def main():
+    psi = jnp.arange(4.0)
+    global rho_bar
+{body}
+    return psi
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("body, found", [
+    # set by `main` itself before its jitted loop: the trace reads the value set (JAX 0.10.2: equal to eager)
+    ("    rho_bar = psi.mean()\n    for _ in range(3):\n        psi = update(psi)", []),
+    # the loop first, the setting after, the loop again: the second loop runs the first trace (stale)
+    ("    psi = update(psi)\n    rho_bar = psi.mean()\n    psi = update(psi)", [(9, "JIT101")]),
+])
+def test_a_global_main_sets_before_tracing(tmp_path, monkeypatch, body, found):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "run.py").write_text(_MAIN_SETS_GLOBAL.format(body=body))
+    monkeypatch.setattr(runner, "_LISTINGS", {})
+    results = lint_files([str(tmp_path / "run.py")], Config())
+    assert [(d.line, d.code) for r in results for d in r.diagnostics] == found
+
+
 def test_a_cached_result_that_read_another_modules_importers_follows_them(tmp_path, monkeypatch):
     """The jitted step lives in `model.py` and reads `config.py`'s setting: whether the read is stale
     depends on who imports `config.py`, which the cache of `model.py`'s analysis records: a new module
@@ -576,3 +626,25 @@ def test_a_field_declared_static_by_a_class_of_a_module_imported_by_an_imported_
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     [result] = lint_files([str(tmp_path / "pkg" / "run.py")], Config())
     assert [d.code for d in result.diagnostics] == (["JIT402"] if stale else [])
+
+
+def test_a_file_outside_every_project_gets_the_same_findings_whatever_else_is_checked(tmp_path):
+    """Whether the importers of a script in a folder with no project marker are known must not depend on the
+    other folders the same command checks: a global that `main` sets before its jitted loop is reported
+    alike (who imports the script, and calls `main` when, is not known), alone and next to a project."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "run.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\nSCALE = jnp.nan\n\n\n@jax.jit\ndef step(x):\n"
+        "    return x * SCALE\n\n\ndef main():\n    global SCALE\n    SCALE = 2.0\n    return step(jnp.ones(3))\n\n\n"
+        "if __name__ == \"__main__\":\n    main()\n", encoding="utf-8")
+    other = tmp_path / "lib"
+    other.mkdir()
+    (other / "pyproject.toml").write_text("[project]\nname = 'lib'\n", encoding="utf-8")
+    (other / "ops.py").write_text("import jax\n\n\n@jax.jit\ndef double(x):\n    return 2 * x\n", encoding="utf-8")
+    run = str(scripts / "run.py")
+    alone = lint_files([run], Config(), roots=[str(scripts)])
+    both = lint_files([run, str(other / "ops.py")], Config(), roots=[str(scripts), str(other)])
+    found = [(d.line, d.code) for d in alone[0].diagnostics]
+    assert found == [(9, "JIT101")]
+    assert [(d.line, d.code) for d in both[0].diagnostics] == found

@@ -777,7 +777,7 @@ def _is_literal(node: cst.BaseExpression) -> bool:
 def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = True, name: Optional[str] = None,
                      helper: Optional[Callable[[cst.Call], bool]] = None) -> bool:
     """``field(static=True)``, ``field(pytree_node=False)``, ``field(metadata={"static": True})``,
-    ``field(metadata={"pytree_node": False})``, ``field(on_setattr=[..., freeze])`` or
+    ``field(metadata={"pytree_node": False})``, ``field(on_setattr=[..., freeze])``, ``jax.tree.static()`` or
     ``static_field(...)``, whichever library the ``field`` comes from.  ``pytree_node_metadata``:
     whether the class's registration reads the ``pytree_node`` metadata key (flax's and penzai's
     structs do; ``jax.tree_util.register_dataclass`` reads only ``static``, checked on JAX 0.10.2).
@@ -788,8 +788,8 @@ def _declares_static(value: cst.BaseExpression, pytree_node_metadata: bool = Tru
         return False
     name = name or dotted_name(value.func) or ""
     last = name.rsplit(".", 1)[-1]
-    if last == "static_field":
-        return True
+    if last == "static_field" or name == "jax.tree.static":
+        return True  # (`jax.tree.static()`: a `dataclasses.field` with `metadata={"static": True}`, JAX 0.10.2)
     if last != "field":
         return helper is not None and helper(value)
     for arg in value.args:
@@ -2793,7 +2793,8 @@ class ModuleIndex:
                 if i == stop and isinstance(self.parents.get(id(ref)), cst.AssignTarget):
                     continue  # (the new binding itself)
                 call = self.parents.get(id(ref))
-                if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref):
+                if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref) \
+                        and not self._handed_to_a_run(ref, stmt):
                     return False
                 if self._in_kept_lambda(ref, stmt):
                     return False  # (`f = lambda y: W(y)`: the call runs whenever `f` is called)
@@ -2803,6 +2804,37 @@ class ModuleIndex:
                         return False
                 elif i >= rebinding or isinstance(stmt, cst.ClassDef):
                     return False  # (a call in the statement that rebinds it, a loop, runs after it too)
+        return True
+
+    def _handed_to_a_run(self, ref: cst.Name, stmt: cst.CSTNode) -> bool:
+        """``ref`` is an argument of the call that module statement ``stmt`` makes (``train(EF_predictor,
+        params, ...)``, or ``out = train(...)``), whose result the module never calls nor calls a method of:
+        the callee runs what it is handed there, in that statement; what it returns does not carry it to a
+        later statement (a class of this module, whose object may keep it, does not count)."""
+        arg = self.parents.get(id(ref))
+        call = self.parents.get(id(arg)) if isinstance(arg, cst.Arg) and arg.value is ref and not arg.star else None
+        if not isinstance(call, cst.Call) or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return False
+        small = stmt.body[0]
+        if isinstance(call.func, cst.Name) and call.func.value in self.classes:
+            return False
+        if isinstance(small, cst.Expr) and small.value is call:
+            return True
+        if not (isinstance(small, cst.Assign) and small.value is call):
+            return False
+        names = [t.value for target in small.targets for t in flat_targets(target.target)]
+        if not names or not all(isinstance(t, cst.Name) for target in small.targets
+                                for t in flat_targets(target.target)):
+            return False
+        for use in name_references(self.module):
+            if use.value not in names:
+                continue
+            parent = self.parents.get(id(use))
+            if isinstance(parent, cst.Call) and parent.func is use:
+                return False
+            if isinstance(parent, cst.Attribute) and parent.value is use \
+                    and isinstance(self.parents.get(id(parent)), cst.Call):
+                return False
         return True
 
     def _names_a_local(self, ref: cst.Name, stmt: cst.CSTNode) -> bool:
@@ -3013,6 +3045,8 @@ class ModuleIndex:
             called = {w for w in seen & tracing - {name} if reaches(w, s)}
             if name not in seen and not called:
                 continue  # (it calls another definition of a name that once reached the function)
+            if name not in seen and all(self._fresh_wrapper(w, s, rebinding) for w in called):
+                continue  # (`loss_grad_fn = jax.jit(jax.value_and_grad(loss))` made again after the rebinding)
             latest = max((d for d in defined if d < s), default=-1)
             if any(not any(latest <= t < s for t in (self.globals[w].statements if w in self.globals else []))
                    for w in called):
@@ -3022,6 +3056,26 @@ class ModuleIndex:
             if any(latest < t < rebinding for t in traced_at):
                 return True  # traced before the rebinding, run again after it
         return False
+
+    def _fresh_wrapper(self, wrapper: str, s: int, rebinding: int) -> bool:
+        """The binding of ``wrapper`` that module statement ``s`` sees is made after ``rebinding``, as a
+        transform of a callable made there too (``jax.jit(jax.value_and_grad(loss))``, ``jax.jit(partial(loss,
+        cfg))``, a lambda): JAX keys its trace cache on the callable, and a new one traces anew, reading the
+        global's value then.  (``jax.jit(loss)`` made again is not: the cache of ``loss`` gives the old trace.)"""
+        made = max((t for t in (self.globals[wrapper].statements if wrapper in self.globals else []) if t < s),
+                   default=None)
+        line = self.module.body[made] if made is not None and made > rebinding else None
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 \
+                or not isinstance(line.body[0], cst.Assign):
+            return False
+        value = line.body[0].value
+        if not (isinstance(value, cst.Call) and value.args and self._transform(value.func)):
+            return False
+        inner = value.args[0].value
+        return isinstance(inner, cst.Lambda) or (isinstance(inner, cst.Call) and self._transform(inner.func))
+
+    def _transform(self, func: cst.BaseExpression) -> bool:
+        return (self.qualify(func) or "") in jax_api.WRAPPER_MAKERS | {"functools.partial"}
 
     def _makes_wrapper(self, func: cst.BaseExpression) -> bool:
         """``func`` returns a wrapper of the function it is given and traces nothing (``jax.jit``,

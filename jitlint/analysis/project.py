@@ -148,9 +148,13 @@ class Project:
         """The project module that defines ``qualified`` (``defines(state, name)``), following
         re-exports (``from .sum_partition import SumOnPartitionConstraint`` in a package's
         ``__init__``) a few steps."""
-        if from_path is None or "." not in qualified.strip(".") or depth > 4:
+        rest = qualified.lstrip(".")
+        dots = "." * (len(qualified) - len(rest))
+        if from_path is None or ("." not in rest and not dots) or depth > 4:
             return None
-        module_name, _, name = qualified.rpartition(".")
+        # (`.Environment` of `from . import Environment`: the name in the package's own `__init__`)
+        module_name, _, name = (dots + rest.rpartition(".")[0], ".", rest.rpartition(".")[2]) if "." in rest \
+            else (dots, ".", rest)
         for candidate in self._module_files(from_path, module_name):
             state = self.state_for(candidate)
             if state is None:

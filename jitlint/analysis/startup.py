@@ -16,6 +16,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
+from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.syntax import calls_in
 
 _BUILTINS = frozenset(dir(builtins))
@@ -61,6 +62,36 @@ def set_at_startup(project, path: Optional[str], index: ModuleIndex, writers: Se
         checker = _Order(project, nodes)
         if not all(checker.at_start(site, 0) for site in sites):
             return False
+        if not _writes_before_tracing(checker, index, path, writer):
+            return False
+    return True
+
+
+def _writes_before_tracing(checker: "_Order", index: ModuleIndex, path: str, writer: FunctionInfo) -> bool:
+    """The globals ``writer`` declares ``global`` are bound in its body before anything in it that may trace
+    (``main`` sets ``rho_bar`` and then runs the jitted loop: a trace reads the value it set; one that runs
+    the loop first and sets it after leaves that trace stale)."""
+    node = writer.node
+    if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+        return True
+    declared: Set[str] = set()
+    stack: List[cst.CSTNode] = list(node.body.body)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(item, cst.Global):
+            declared.update(n.name.value for n in item.names)
+        stack.extend(item.children)
+    if not declared:
+        return True  # (a setter that changes an attribute or an item: see at_start)
+    site = _Site(index, path, cst.Call(cst.Name("_")))  # (holds nothing: every statement is checked whole)
+    traced = False
+    for stmt in node.body.body:
+        if traced and names_bound_in(stmt) & declared:
+            return False
+        if not traced and not checker._harmless(stmt, site, writer):
+            traced = True
     return True
 
 

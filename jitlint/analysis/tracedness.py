@@ -1345,6 +1345,14 @@ class Analyzer:
         pytree child: a tracer whenever it is set (None, when allowed, is pytree structure)."""
         owner = base.pytree_class
         annotation = owner.field_annotation(node.attr.value)
+        if annotation is None:
+            # a field a base class of another module of the checked code declares (`env: Environment` of
+            # `class Trainer`, read from a `PPOTrainer`): its annotation read where it is written
+            for inherited in owner.imported_bases():
+                annotation = inherited.field_annotation(node.attr.value)
+                if annotation is not None:
+                    owner = inherited
+                    break
         inner = without_none(annotation) if annotation is not None else None
         if inner is None:
             return None
@@ -3150,12 +3158,25 @@ class Analyzer:
         owner = base.pytree_class
         cls = owner.index.classes.get(owner.name)
         fn = owner.index.find_method(cls, node.attr.value) if cls is not None else None
+        if fn is None and cls is not None and not cls.methods.get(node.attr.value):
+            # a base class another module of the checked code defines (`class Navigator(Environment)`, its
+            # `max_num_agents` a property there)
+            for inherited in owner.imported_bases():
+                base_cls = inherited.index.classes.get(inherited.name)
+                fn = inherited.index.find_method(base_cls, node.attr.value) if base_cls is not None else None
+                if fn is not None:
+                    break
         if fn is None or not is_property(fn.node):
             return None
-        if self._owner_of(fn) is self and fn.node not in self.index.infos:
+        target = self._owner_of(fn)
+        if target is self and fn.node not in self.index.infos:
             return None  # a class of a module the analysis cannot reach
         env = {_param_name(fn.params[0][0]): base} if fn.params else {}
-        result = self.analyse(fn, env, None, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        saved_cached, target._cached = target._cached, self._cached
+        try:
+            result = target.analyse(fn, env, None, boundary=False, label="", transform=None, depth=frame.depth + 1)
+        finally:
+            target._cached = saved_cached
         if result.kind is Kind.TRACED:
             return replace(result, reason=Reason(node, f"`{{code}}` is a property of `{owner.name}` computed from "
                                                        "a traced value", base.reason))

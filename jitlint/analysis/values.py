@@ -240,6 +240,11 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, yields_tracer=False)
     if out.foreign and not (a is not None and b is not None and a.foreign and b.foreign):
         out = replace(out, foreign=False)
+    if out.is_bool and a is not None and b is not None and not (a.is_bool and b.is_bool) \
+            and a.kind is b.kind is Kind.TRACED:
+        # (a mask on one path, an integer array on another -- `jnp.where(is_facet, rows, i)` joined with
+        # `is_facet` as the items of a tuple: a boolean array only where every path makes one)
+        out = replace(out, is_bool=False)
     if out.static_keys:  # static on every path (a path where the name is unbound does not count)
         keys = out.static_keys
         for v in (a, b):

@@ -51,7 +51,7 @@ from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import (any_node, chain_root, flat_targets, iter_children, name_references,
                                      returned_values)
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import comments_in, keyword_arg, literal_value
+from jitlint.fixes.common import comments_in, keyword_arg, literal_value, string_literal
 from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
@@ -380,7 +380,7 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     statics = [a for a in options if a.keyword is not None and a.keyword.value in ("static_argnums", "static_argnames")]
     if lifted.callee is None or (statics and (lifted.what == "lambda" or lifted.partial_positional)):
         return None  # (static arguments name the lambda's parameters, count the partial's positions)
-    found = _lifted_calls(lifted, calls, node, ctx.code(node.func), ctx)
+    found = _lifted_calls(lifted, calls, node, ctx.code(node.func), ctx, static_allowed=not statics)
     if found is None:
         return None
     changes, name, before = found
@@ -388,7 +388,11 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if lifted.vmap is not None:
         callee = cst.Call(lifted.vmap, _comma_separated([cst.Arg(lifted.callee),
                                                          keyword_arg("in_axes", lifted.in_axes())]))
-    wrapper = node.with_changes(args=[target.with_changes(value=callee)] + options, lpar=[], rpar=[])
+    if lifted.static:
+        names = ", ".join(string_literal(n) for n in lifted.static) + ("," if len(lifted.static) == 1 else "")
+        options = options + [keyword_arg("static_argnames", ctx.expr(f"({names})"))]
+    wrapper = node.with_changes(args=_comma_separated([target.with_changes(value=callee)] + options), lpar=[],
+                                rpar=[])
     if not called_at_once:
         assignment = _assignment_statement(node, ctx)
         if assignment is None or not _remove_keeping_comments(assignment, changes, ctx):
@@ -398,8 +402,9 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     made = _module_wrapper(name, ctx.code(wrapper), before, ctx)
     fresh = target.value
-    unused = removal(ctx, fresh.func.value, [fresh.func]) \
-        if isinstance(fresh, cst.Call) and isinstance(fresh.func, cst.Name) else None  # `partial`, used only here
+    # `partial` or `functools` (of `functools.partial`), used only here
+    root = chain_root(fresh.func) if isinstance(fresh, cst.Call) and lifted.what == "partial" else None
+    unused = removal(ctx, root.value, [root]) if root is not None else None
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(wrapper)}` once, at module level, as `{name}`, and "
                    f"pass it the values the {lifted.what} held", (made, replaced) + ((unused,) if unused else ()))
 
@@ -411,10 +416,11 @@ def _module_wrapper(name: str, wrapper: str, before: int, ctx: FixContext) -> Ed
 
 
 def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNode, transform: str,
-                  ctx: FixContext) -> Optional[Tuple[dict, str, int]]:
+                  ctx: FixContext, static_allowed: bool = False) -> Optional[Tuple[dict, str, int]]:
     """The calls of a lifted wrapper rewritten to call ``<callee>_jit`` with the held values: (the changes,
     the new module-level name, the module statement it goes above); None where the callee cannot be
-    jitted once at module level or a held value cannot be traced."""
+    jitted once at module level or a held value cannot be traced (nor, ``static_allowed``, be named in a
+    ``static_argnames`` of the wrapper: :attr:`_Lifting.static`)."""
     new_calls = {}
     for call in calls:
         merged = lifted.arguments(call)
@@ -422,8 +428,12 @@ def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNo
             return None
         new_calls[call] = merged
     parts = _Parts(None, allow_parameters=False)
-    if not _callable(lifted.callee, ctx, parts, 0) or not _passed_values_can_be_traced(lifted, ctx):
+    if not _callable(lifted.callee, ctx, parts, 0):
         return None
+    static = _held_static(lifted, ctx)
+    if static is None or (static and not static_allowed):
+        return None
+    lifted.static = static
     before = ctx.top_index(node)
     if before is None or any(ctx.index.globals[g].last_statement >= before for g in parts.globals):
         return None
@@ -573,9 +583,16 @@ class _Lifting:
         self.body_args: List[cst.Arg] = []
         self.partial_positional = 0
         self.what = "lambda"
+        #: the callee's parameters a held value goes to that must stay static (:func:`_held_static`)
+        self.static: List[str] = []
         #: ``jax.vmap`` around the lambda (``jax.jit(jax.vmap(lambda tf: score(q, tf)))``): the lambda's
         #: parameters are mapped, the held values not (``in_axes`` None)
         self.vmap: Optional[cst.BaseExpression] = None
+        inner = _applied_vmap(fresh, ctx)
+        if inner is not None:
+            # `lambda s: jax.vmap(lambda a: f(a, x0))(s)` is `jax.vmap(lambda a: f(a, x0))`: the lambda only
+            # applies the map to its parameters, in order
+            fresh = inner
         if isinstance(fresh, cst.Lambda):
             self._lambda(fresh, function)
         elif isinstance(fresh, cst.Call) and ctx.index.qualify(fresh.func) == _PARTIAL:
@@ -704,6 +721,27 @@ class _Lifting:
         return _comma_separated(out)
 
 
+def _applied_vmap(fresh: cst.BaseExpression, ctx: FixContext) -> Optional[cst.Call]:
+    """``jax.vmap(<lambda>)`` where ``fresh`` is ``lambda s: jax.vmap(<lambda>)(s)``: a lambda whose body applies a
+    vmap of a lambda (no vmap options) to the lambda's own parameters, each once, in order."""
+    if not isinstance(fresh, cst.Lambda) or not isinstance(fresh.body, cst.Call):
+        return None
+    p = fresh.params
+    if p.posonly_params or p.kwonly_params or isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None \
+            or any(q.default is not None for q in p.params) or not p.params:
+        return None
+    mapped = fresh.body.func
+    if not (isinstance(mapped, cst.Call) and ctx.index.qualify(mapped.func) == "jax.vmap" and len(mapped.args) == 1
+            and mapped.args[0].keyword is None and not mapped.args[0].star
+            and isinstance(mapped.args[0].value, cst.Lambda)):
+        return None
+    given = fresh.body.args
+    if len(given) != len(p.params) or any(a.keyword is not None or a.star or not isinstance(a.value, cst.Name)
+                                           or a.value.value != q.name.value for a, q in zip(given, p.params)):
+        return None
+    return mapped
+
+
 def _comma_separated(args: List[cst.Arg]) -> List[cst.Arg]:
     """The arguments with a comma after each but the last."""
     out = []
@@ -713,28 +751,34 @@ def _comma_separated(args: List[cst.Arg]) -> List[cst.Arg]:
     return out
 
 
-def _passed_values_can_be_traced(lifted: _Lifting, ctx: FixContext) -> bool:
-    """The callee is a function of this module that uses none of the parameters the held values go
-    to where a static value is needed (a ``range()`` bound, an ``if`` test, a shape): traced, they
-    would fail where the constants they were worked."""
+def _held_static(lifted: _Lifting, ctx: FixContext) -> Optional[List[str]]:
+    """The parameters of the callee, a function of this module, that a held value goes to and that it uses
+    where a static value is needed (a ``range()`` bound, an ``if`` test, a shape): traced, they would fail
+    where the constants they were worked, so the wrapper made once names them in ``static_argnames`` -- a
+    partial's keyword only (it compiles once per value, as each fresh wrapper compiled for its own).  None
+    where such a value is held positionally or the callee is not known."""
     callee = lifted.callee
     fn = ctx.index.functions.get(callee.value) if isinstance(callee, cst.Name) else None
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
-        return False
+        return None
     positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")]
-    names = []
+    static: List[str] = []
     k = 0
     for arg in lifted.body_args:
         if arg.keyword is not None:
-            names.append(arg.keyword.value)
+            name = arg.keyword.value
         elif k < len(positional):
-            names.append(positional[k])
+            name = positional[k]
             k += 1
         else:
-            return False
+            return None
         if isinstance(arg.value, cst.Name) and arg.value.value in lifted.params:
-            names.pop()  # a value the call passes: traced already
-    return not any(is_static_use(use, ctx) for name in names for use in name_references(fn.node.body, name))
+            continue  # a value the call passes: traced already
+        if any(is_static_use(use, ctx) for use in name_references(fn.node.body, name)):
+            if arg.keyword is None or lifted.what != "partial":
+                return None
+            static.append(name)
+    return static
 
 
 # ------------------------------------------------------------------ a method's wrapper made with the object
@@ -970,8 +1014,8 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             decorator_root.value in scope.local_names for scope in _enclosing_functions(function)):
         return None
     held = _closure_reads(inner, info, function, ctx)
-    if held is None or not held:
-        return None
+    if held is None:
+        return None  # (`held` empty: it reads only its parameters and globals, and moves as it is)
     if returned is not None:
         # what a returned function read when called is what the names held when the factory returned
         if any("." in code for code in held):
@@ -997,7 +1041,9 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     for call in calls or ():
         changes[call] = call.with_changes(func=cst.Name(made_name), args=_comma_separated(list(call.args) + extra))
     imports: Tuple[Edit, ...] = ()
-    if returned is not None:
+    if returned is not None and not held:
+        changes[returned] = cst.Name(made_name)
+    elif returned is not None:
         spelled = ctx.import_name("functools.partial", at=function.node)
         if spelled is None:
             return None
@@ -1020,8 +1066,9 @@ def to_lifted_closure(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     made = Edit(at, at, ctx.module.code_for_node(lifted).rstrip("\r\n") + newline * 3)
     passed = ", ".join(f"`{code}`" for code in held)
     how = "bind them with `functools.partial` where it is returned" if returned is not None else "at each call"
-    return ctx.fix(Applicability.UNSAFE, f"Define `{made_name}` once, at module level, and pass it {passed}: {how}",
-                   (made, replaced) + imports)
+    title = f"Define `{made_name}` once, at module level, and pass it {passed}: {how}" if held else \
+        f"Define `{made_name}` once, at module level: it reads only its parameters and module names"
+    return ctx.fix(Applicability.UNSAFE, title, (made, replaced) + imports)
 
 
 def _returned_only(inner: cst.FunctionDef, function: FunctionInfo, ctx: FixContext) -> Optional[cst.Name]:
@@ -1103,7 +1150,9 @@ def _stores_into(body: cst.CSTNode, root: str) -> bool:
 
 def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext) -> cst.FunctionDef:
     """``inner`` with each held read replaced by its new parameter, the parameters keyword-only after the
-    others."""
+    others (``inner`` itself where it holds nothing)."""
+    if not held:
+        return inner
     replacements = {read: cst.Name(names[code]) for code, reads_of in held.items() for read in reads_of}
     on_path = {a for read in replacements for a in ctx.ancestors(read)}
     body = cst.ensure_type(inner.body.visit(PathReplacer(replacements, on_path)), cst.BaseSuite)

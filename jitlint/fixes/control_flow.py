@@ -52,6 +52,7 @@ from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.conversions import conversion, not_numeric, operand_kind
 from jitlint.fixes.dataflow import (
     Definitions,
     Liveness,
@@ -156,6 +157,9 @@ class _Builder:
             return self.ctx.facts.value(e.expression).kind is Kind.TRACED
         if isinstance(e, cst.Comparison) and _order_ops(e) is None:
             return False
+        if isinstance(e, cst.Comparison) and any(self._side(side) is not side for side in _sides(e)) \
+                and not any(_not_a_number(side, self.ctx) for side in _sides(e)):
+            return True  # `float(x) > c`, compared as `x > c`: x traced, c a number
         value = self.ctx.facts.value(e)
         if isinstance(e, cst.Call) and value.kind is Kind.TRACED and not value.container and value.items is None:
             q = self.ctx.index.qualify(e.func)
@@ -210,16 +214,33 @@ class _Builder:
             if _order_ops(test) is None or not self.bool_array(test):
                 raise _NoFix
             pieces: List[cst.BaseExpression] = []
-            left = test.left
+            left = self._side(test.left)
             for target in test.comparisons:
+                right = self._side(target.comparator)
                 pieces.append(cst.Comparison(left=_bare(left), comparisons=[target.with_changes(
-                    comparator=_bare(target.comparator))]))
-                left = target.comparator
+                    comparator=_bare(right))]))
+                left = right
             out = _operand(pieces[0])
             for piece in pieces[1:]:
                 out = cst.BinaryOperation(left=out, operator=cst.BitAnd(), right=_operand(piece))
             return _keep_parens(test, out)
+        if isinstance(test, cst.Comparison):
+            return test.with_changes(left=self._side(test.left), comparisons=[
+                t.with_changes(comparator=self._side(t.comparator)) for t in test.comparisons])
         return test
+
+    def _side(self, e: cst.BaseExpression) -> cst.BaseExpression:
+        """A side of a comparison of a test, ``x`` for ``float(x)`` of a traced ``x``: ``float(x) > c`` and
+        ``x > c`` are the same test of the same number (the array promotes to float when ``c`` is one; in
+        float32 unless x64 is enabled, where Python compared in float64).  Not ``int()``: ``int(2.5) > 2``
+        is False, ``2.5 > 2`` True."""
+        found = conversion(e, self.ctx) if isinstance(e, cst.Call) else None
+        if found is None or found[0] != "float":
+            return e
+        inner = found[1]
+        if isinstance(inner, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation)) or inner.lpar:
+            return inner.with_changes(lpar=e.lpar, rpar=e.rpar) if e.lpar and not inner.lpar else inner
+        return inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     # -------------------------------------------------------------- values
     def names_function(self, e: cst.BaseExpression) -> bool:
@@ -741,6 +762,43 @@ def to_branch_rewrite(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return Fix(Applicability.DISPLAY_ONLY, str(advice), ())
 
 
+@rewrites("JIT301")
+def to_branch_on_array(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT301 ``if float(x) > limit:`` (a side of an order or equality test in an ``if`` statement or
+    conditional expression) -> the ``jnp.where`` / ``lax.cond`` JIT201's builder makes of ``if x > limit:``
+    (:meth:`_Builder._side`), where ``limit`` is not known to be something a float does not compare with."""
+    if not isinstance(node, cst.Call):
+        return None
+    found = conversion(node, ctx)
+    comparison = ctx.parent(node)
+    if found is None or found[0] != "float" or not isinstance(comparison, cst.Comparison) \
+            or _order_ops(comparison) is None:
+        return None
+    if any(_not_a_number(side, ctx) for side in _sides(comparison) if side is not node):
+        return None
+    test = _test_around(comparison, ctx)
+    parent = ctx.parent(test)
+    if not (isinstance(parent, (cst.If, cst.IfExp)) and parent.test is test):
+        return None
+    try:
+        if isinstance(parent, cst.If):
+            return _if_statement(parent, ctx)
+        return _ternary(parent, ctx)
+    except (_NoFix, _Advice):
+        return None
+
+
+def _not_a_number(side: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``side`` is known to be something Python does not order against a float (a string, a container,
+    ``None``): the original raised ``TypeError`` there.  Anything it did compare with a float is a number
+    or an array (a parameter of the function around, a closure value), and compares with ``x`` alike."""
+    return operand_kind(side, ctx) is None and not_numeric(side, ctx)
+
+
+def _sides(comparison: cst.Comparison) -> List[cst.BaseExpression]:
+    return [comparison.left] + [t.comparator for t in comparison.comparisons]
+
+
 def _test_around(node: cst.CSTNode, ctx: FixContext) -> cst.CSTNode:
     """The whole condition ``node`` is an operand of, through ``not`` / ``and`` / ``or``
     (``if not x > 0:`` is reported at ``x > 0``; the statement is what is rewritten)."""
@@ -1078,6 +1136,9 @@ def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
         return None  # both branches are traced: the recursion the test ends would never end
     _array_test(_Builder(ctx), stmt.test)
     if _contains(true_stmts + (false_stmts or []), cst.Return):
+        chain = _return_chain(stmt, ctx, fn_node, located)
+        if chain is not None:
+            return chain
         return _return_form(stmt, ctx, fn_node, located, true_stmts, false_stmts)
     return _assign_form(stmt, ctx, fn_node, true_stmts, false_stmts)
 
@@ -1159,6 +1220,62 @@ def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locate
         return changes
 
     return _later(bld, _WHERE_TITLE if where else _COND_TITLE, [stmt] + rest, make)
+
+
+def _return_chain(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, located) -> Optional[Fix]:
+    """``if a: return x`` / ``elif b: return y`` ... / ``return z`` (or ``else: return z``), every branch one
+    ``return`` of a cheap element-wise value, every test a boolean array -> ``return jnp.where(a, x,
+    jnp.where(b, y, z))``: the first test that holds picks its value, as the chain does (the tests are pure,
+    so evaluating them all changes nothing).  None for a chain of one ``if`` (:func:`_return_form`)."""
+    block, k = located
+    tests: List[cst.BaseExpression] = []
+    values: List[cst.BaseExpression] = []
+    node = stmt
+    while True:
+        value = _single_return(block_statements(node.body))
+        if value is None:
+            return None
+        tests.append(node.test)
+        values.append(value)
+        if not isinstance(node.orelse, cst.If):
+            break
+        node = node.orelse
+    rest: List[cst.CSTNode] = []
+    if isinstance(node.orelse, cst.Else):
+        last = _single_return(block_statements(node.orelse.body))
+    elif block is fn_node.body:
+        rest = list(block.body[k + 1:])
+        last = _single_return(rest)
+    else:
+        return None
+    if last is None or len(tests) < 2:
+        return None
+    scope = ctx.index.infos.get(fn_node)
+    if not all(ctx.purity.expression(t, scope) for t in tests):
+        return None
+    bld = _Builder(ctx)
+    for t in tests:
+        _array_test(bld, t)
+    if any(bld.classify(v) != CHEAP for v in values + [last]):
+        return None
+    _same_structure(bld, values + [last])
+    try:
+        preds = [bld.predicate(t) for t in tests]
+        jnp = bld.jnp
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
+        value = last
+        for pred, picked in reversed(list(zip(preds, values))):
+            value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=picked, b=value)
+        new = keep_comments([stmt] + rest, with_leading_lines([bld.statement("return {v}", v=value)], stmt))
+        changes: Dict[cst.CSTNode, Replacement] = {stmt: cst.FlattenSentinel(new)}
+        for r in rest:
+            changes[r] = cst.RemovalSentinel.REMOVE
+        return changes
+
+    return _later(bld, _WHERE_TITLE, [stmt] + rest, make)
 
 
 def _header(stmt: cst.If, true_part: bool) -> Optional[cst.TrailingWhitespace]:
@@ -1432,10 +1549,17 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
             if isinstance(parent, cst.Arg) and ctx.facts.value(child).kind is Kind.STATIC:
                 call = ctx.parent(parent)
                 if isinstance(call, cst.Call) and not (ctx.index.qualify(call.func) or "").startswith(
-                        ("jax.numpy.", "jax.lax.", "math.")):
+                        ("jax.numpy.", "jax.lax.", "math.", "jax.debug.")) and not _printing(call, ctx):
                     return True
         stack.extend(iter_children(n))
     return False
+
+
+def _printing(call: cst.Call, ctx: FixContext) -> bool:
+    """The builtin ``print``: it shows a traced value as well (JIT103 reports it, and its fix, ``jax.debug.print``,
+    passes the value as an array)."""
+    return isinstance(call.func, cst.Name) and call.func.value == "print" \
+        and ctx.facts.read_scope.get(call.func) == "builtin"
 
 
 def _statements_after(stmt: cst.CSTNode, ctx: FixContext) -> List[cst.CSTNode]:

@@ -38,12 +38,15 @@ the original value is still a Python number, it may
 * for an ``int``, be the whole index of a JAX array (``table[int(jnp.argmax(q))]``, the table
   traced): a 0-d integer array selects the same element (a negative position counts from the end,
   one past the end is clamped, in both);
+* be one side of an order or equality test with a number or a traced array, whose flag is only an
+  operand of ``+ - *`` with a Python number (``ORDER_COST * (units > 0)``) or used where a bool is above
+  (the condition of ``jnp.where``, returned): a 0-d bool array does the same there;
 * be bound to a local name, bound nowhere else in the function, whose every read (none of them in
   a nested function, lambda or comprehension) is one of these uses.
 
-Anything else -- a comparison, an ``if``, ``range``, a shape, an index of a list, a string, a dict key, an
-argument of any other call, a ``return`` from a function that is not jitted where it is defined --
-may need the Python number, and the conversion is left as it is.
+Anything else -- a comparison whose flag is used otherwise, an ``if``, ``range``, a shape, an index of a
+list, a string, a dict key, an argument of any other call, a ``return`` from a function that is not
+jitted where it is defined -- may need the Python number, and the conversion is left as it is.
 
 Safety: always UNSAFE.  The original never ran under ``jax.jit`` (the conversion raises
 ``ConcretizationTypeError`` there), so the fix is measured against eager execution, where it
@@ -305,13 +308,19 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
         return isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star \
             and isinstance(ctx.parent(parent), cst.Call) and ctx.parent(parent).args[0] is parent \
             and ctx.index.qualify(ctx.parent(parent).func) in _PREDICATE_TAKERS  # type: ignore[union-attr]
+    if isinstance(parent, cst.Comparison):
+        return _compared_use(parent, expr, ctx, function, depth)
     if isinstance(parent, cst.BinaryOperation):
         if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
             return False
         other = parent.right if parent.left is expr else parent.left
-        kind = _operand(other, ctx)
+        kind = operand_kind(other, ctx)
         if kind == "array":
             return True
+        if kind is None and is_float and not not_numeric(other, ctx):
+            # (a Python float does `+ - * / // % **` with numbers and arrays only: `2.0 * [1]`, `2.0 + "a"`
+            # raise; so an operand the code does not show, `self.bps` of `float(x) * self.bps`, is one)
+            kind = "float"
         if kind is None:
             return False
         is_float = is_float or kind == "float" or isinstance(parent.operator, cst.Divide)
@@ -331,6 +340,46 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
 
 #: functions whose first argument selects, as a Python bool or a 0-d boolean array alike
 _PREDICATE_TAKERS = frozenset({"jax.numpy.where", "jax.lax.cond", "jax.lax.select"})
+
+
+def not_numeric(other: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``other`` is known to be something that is not a number or an array: a string, a container, None."""
+    value = ctx.facts.value(other)
+    return isinstance(other, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple,
+                              cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)) \
+        or value.container or value.mapping or value.items is not None \
+        or (value.known and not isinstance(value.const, (int, float, complex)))
+
+
+def _compared_use(comparison: cst.Comparison, expr: cst.BaseExpression, ctx: FixContext,
+                  function: cst.FunctionDef, depth: int) -> bool:
+    """``expr`` is one side of an order or equality test (``units > 0``) whose other side is a number or a
+    traced array: with a 0-d array in place of the number the test gives a 0-d bool array where it gave
+    a Python bool -- the same wherever that flag is only an operand of ``+ - *`` with a Python number
+    (``ORDER_COST * (units > 0)``: ``5.0 * True`` and ``5.0 * jnp.asarray(True)`` are both 5), or where a
+    bool is (:func:`_array_use` with ``returned_only``: returned from a jitted function, the condition of
+    ``jnp.where``).  Against a traced array the test gave an array already.  Not with two flags (``True +
+    True`` is 2, a logical or on bool arrays), not negated (``-`` of a bool array raises), not as an ``if``
+    test, which is JIT201's."""
+    if len(comparison.comparisons) != 1 or not isinstance(comparison.comparisons[0].operator, _ORDER_OR_EQUAL):
+        return False
+    other = comparison.comparisons[0].comparator if comparison.left is expr else comparison.left
+    kind = operand_kind(other, ctx)
+    if kind == "array":
+        return True
+    if kind is None:
+        return False
+    parent = ctx.parent(comparison)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+        number = operand_kind(parent.right if parent.left is comparison else parent.left, ctx)
+        if number not in ("int", "float"):
+            return False
+        return _array_use(parent, ctx, function, number == "float", depth)
+    return _array_use(comparison, ctx, function, False, depth, returned_only=True)
+
+
+#: the comparison operators whose result a 0-d array gives as a 0-d bool array
+_ORDER_OR_EQUAL = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 
 def _stored_attribute(expr: cst.BaseExpression, ctx: FixContext, function: cst.FunctionDef) -> Optional[str]:
@@ -503,7 +552,7 @@ def _returned_holder(element: cst.CSTNode, ctx: FixContext) -> Optional[cst.Retu
     return found[0] if found is not None and isinstance(found[0], cst.Return) else None  # type: ignore[return-value]
 
 
-def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
+def operand_kind(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:
     """What the other operand of an arithmetic operation is: ``"array"`` (a traced array),
     ``"int"`` / ``"float"`` (a Python number: a literal, a known constant, a conversion that is
     itself a JIT301 finding), or None (anything else: a string, a list, an unknown value)."""
@@ -523,6 +572,8 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
     facts = ctx.facts.value(other)
     if facts.traced_array:
         return "array"
+    if facts.kind is Kind.TRACED and not facts.container and not facts.mapping and facts.items is None:
+        return "array"  # (a traced operand of arithmetic or an order test that runs is an array, not a pytree)
     if facts.kind is Kind.STATIC and _size_of_array(other, ctx):
         return "int"
     if isinstance(other, cst.Call):
@@ -535,9 +586,9 @@ def _operand(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Opti
     if isinstance(other, cst.Name) and _unpacked_from_tolist(other, ctx) is not None:
         return "float"  # (`a, b = x.tolist()`: Python numbers, themselves a JIT301 finding)
     if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, (cst.Minus, cst.Plus)):
-        return _operand(other.expression, ctx, depth + 1)
+        return operand_kind(other.expression, ctx, depth + 1)
     if isinstance(other, cst.BinaryOperation) and isinstance(other.operator, _ARITHMETIC):
-        kinds = (_operand(other.left, ctx, depth + 1), _operand(other.right, ctx, depth + 1))
+        kinds = (operand_kind(other.left, ctx, depth + 1), operand_kind(other.right, ctx, depth + 1))
         if None in kinds:
             return None
         if "array" in kinds:
@@ -633,6 +684,8 @@ def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionD
                and entry.transform.name in _COMPILING]
     if any(isinstance(entry.site, cst.Decorator) for entry in entries):
         return True
+    if info.parent is None and info.cls is not None and not entries:
+        return _method_called_only_traced(info, function, ctx, is_float, depth)
     if info.parent is not None or info.cls is not None:
         return False
     if not entries:
@@ -660,6 +713,32 @@ def _called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_flo
                 or not _array_use(call, ctx, caller.node, is_float, depth + 1):
             return False
     return bool(refs)
+
+
+def _method_called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_float: bool,
+                               depth: int) -> bool:
+    """A method of a class of the module (``FEES.cost(turnover)``) as :func:`_called_only_traced` takes a
+    helper: every attribute of its name in the module (whatever object it is read from: another class's
+    method of the same name counts too) is called, from traced code, where the result is used as an array
+    would be; and nothing stores into an attribute of that name."""
+    calls = []
+    stack: List[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if not isinstance(node, cst.Attribute) or node.attr.value != info.name:
+            continue
+        call = ctx.parent(node)
+        if _stored_into(node, ctx) or not isinstance(call, cst.Call) or call.func is not node:
+            return False
+        calls.append(call)
+    for call in calls:
+        caller = ctx.enclosing_function(call)
+        if depth >= _DEPTH or caller is None or caller not in ctx.facts.bodies \
+                or not isinstance(caller.node, cst.FunctionDef) or not _array_use(call, ctx, caller.node, is_float,
+                                                                                  depth + 1):
+            return False
+    return bool(calls)
 
 
 def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int,

@@ -65,7 +65,7 @@ end in a slice but selects nothing (``:k``) or everything (``k:``) in a mask.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -824,13 +824,17 @@ def _reduction_call(subscript: cst.BaseExpression,
 def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> cst.BaseExpression:
     """The largest expression around ``use`` made of element-wise operations on it and numbers or single
     values (``sel ** 2``; ``jnp.abs(sel - sel.mean())`` is not: its other operand reads ``sel``): where
-    ``use`` is a selection, that expression is the same work on the selected elements."""
+    ``use`` is a selection, that expression is the same work on the selected elements.  A traced operand
+    that reads neither the selection nor what it selects from (``tmean[m] - base_c``) counts as a single
+    value too: it meets a selection whose length the data decides, which only a single value broadcasts
+    against whatever that length is."""
     current: cst.BaseExpression = use
+    selected = {n.value for n in name_references(use.value if isinstance(use, cst.Subscript) else use)}
     for _ in range(8):
         parent = ctx.parent(current)
         if isinstance(parent, cst.BinaryOperation) and not isinstance(parent.operator, cst.MatrixMultiply):
             other = parent.right if parent.left is current else parent.left
-            if not _is_scalar(other, ctx):
+            if not _is_scalar(other, ctx) and not _broadcast_operand(other, selected, ctx):
                 break
             current = parent
         elif isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
@@ -844,6 +848,14 @@ def _through_elementwise(use: cst.BaseExpression, ctx: FixContext) -> cst.BaseEx
         else:
             break
     return current
+
+
+def _broadcast_operand(other: cst.BaseExpression, selected: Set[str], ctx: FixContext) -> bool:
+    """A traced value that is not a container and reads none of ``selected`` (see
+    :func:`_through_elementwise`)."""
+    value = ctx.facts.value(other)
+    return value.kind is Kind.TRACED and not value.container and not value.mapping and value.items is None \
+        and not ({n.value for n in name_references(other)} & selected)
 
 
 def _count_read(subscript: cst.BaseExpression, ctx: FixContext, flat: bool = False) -> Optional[cst.BaseExpression]:
@@ -967,13 +979,18 @@ def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Op
     read binding a name that ``x`` or ``m`` reads: each read gets its masked form, and the assignment
     goes.  UNSAFE: the reads happen later than the selection did (the same values, proven by the
     bindings), and a count becomes a traced int."""
-    held_name = _held_name(subscript, subscript, ctx)
+    # `sel = x[m]`, or the selection under element-wise work (`excess = tmean[m] - base_c`): the same work on
+    # the whole array (`tmean - base_c`), reduced under the mask, gives what reducing the held value gave
+    top = _through_elementwise(subscript, ctx)
+    held_name = _held_name(top, top, ctx)
     if held_name is None:
         return None
     assign, uses = held_name
     name = assign.targets[0].target.value  # type: ignore[attr-defined]
     fn = ctx.enclosing_function(subscript)
-    base = subscript.value
+    base = subscript.value if top is subscript else top.deep_replace(subscript, subscript.value)
+    if top is not subscript and fits is None and not _is_pure_reference(bare(subscript.value)):
+        return None
     held = None  # the mask written once, in a name, where the reads would write it several times
     first = _reduction_call(_through_elementwise(uses[0], ctx), ctx)
     if not _is_pure_reference(bare(mask)) and (len(uses) > 1 or first is None or first[1] == "mean"):
@@ -1155,7 +1172,7 @@ def _paren(e: Optional[cst.BaseExpression]) -> cst.BaseExpression:
 def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT402: a traced size or slice bound that is a parameter used only where a static value is
     needed -> ``static_argnames`` (the JIT201/JIT202 builder, on the argument that is traced)."""
-    from jitlint.fixes.static_args import to_static_argnames
+    from jitlint.fixes.static_args import static_parameters_fix
 
     candidates: List[cst.CSTNode] = []
     if isinstance(node, cst.Subscript):
@@ -1173,7 +1190,7 @@ def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     for candidate in candidates:
         if ctx.facts.value(candidate).kind is not Kind.TRACED:
             continue
-        fix = to_static_argnames(candidate, ctx) or _static_in_callers(candidate, ctx)
+        fix = static_parameters_fix(candidate, ctx, through_locals=True) or _static_in_callers(candidate, ctx)
         if fix is not None:
             return fix
     return None

@@ -66,6 +66,41 @@ _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 _PERCENT_FIELD = re.compile(r"%(?:(%)|([+ ]?0?\d*(?:\.\d+)?)([srafeEgG]))")
 
 
+def _printed_kind(ctx: FixContext, expr: cst.BaseExpression) -> Kind:
+    """``expr``'s kind, MAYBE for a static value that reads a name a traced loop of the function rebinds
+    (``while err > tol: n_iter += 1``, ``for t in range(n_steps)`` of a traced bound: JIT203 / JIT202):
+    its value depends on how many times the loop runs, which traced data decides, and the loop's fix
+    carries it as a traced value.  Formatted at trace time it would show a tracer; passed to
+    ``jax.debug.print`` it shows the number, as a Python int or as a traced one."""
+    kind = kind_of(ctx, expr)
+    if kind is not Kind.STATIC:
+        return kind
+    names = reads_of(expr)
+    fn = ctx.enclosing_def(expr)
+    if not names or fn is None:
+        return kind
+    stack: List[cst.CSTNode] = list(iter_children(fn.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, (cst.While, cst.For)) and _traced_trip_count(ctx, node) \
+                and names & assigned_in(block_statements(node.body)):
+            return Kind.MAYBE
+        stack.extend(iter_children(node))
+    return kind
+
+
+def _traced_trip_count(ctx: FixContext, loop: cst.CSTNode) -> bool:
+    """A ``while`` whose test is traced, or a ``for`` over ``range(...)`` with a traced argument."""
+    if isinstance(loop, cst.While):
+        return kind_of(ctx, loop.test) is Kind.TRACED
+    it = loop.iter  # type: ignore[attr-defined]
+    return isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" \
+        and ctx.facts.read_scope.get(it.func) == "builtin" \
+        and any(kind_of(ctx, a.value) is Kind.TRACED for a in it.args)
+
+
 class _Format:
     """The format string and the arguments of the ``jax.debug.print`` call being built."""
 
@@ -106,7 +141,7 @@ class _Format:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) \
                 and isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString)):
             return self.percent(expr)
-        kind = kind_of(self.ctx, expr)
+        kind = _printed_kind(self.ctx, expr)
         if kind is Kind.STATIC and not self.ctx.facts.value(expr).formats_tracer:
             self.maybe = self.maybe or not proven_static(self.ctx, expr)
             self.field("{}")
@@ -191,7 +226,7 @@ class _Format:
     def replacement(self, expr: cst.BaseExpression, conversion: Optional[str], spec: Optional[str]) -> bool:
         """One replacement field of an f-string or a ``str.format`` template: ``expr`` shown with
         ``conversion`` and ``spec``, as Python's formatting shows it."""
-        kind = kind_of(self.ctx, expr)
+        kind = _printed_kind(self.ctx, expr)
         if self.ctx.facts.value(expr).formats_tracer is not None:
             return False  # f"{str(x)}": the tracer is formatted at trace time already
         lit = literal_value(expr)

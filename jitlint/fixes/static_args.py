@@ -27,8 +27,8 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (int_value, iter_children, literal_elements, name_references, string_value,
-                                     unpacked_targets)
+from jitlint.analysis.syntax import (bind_arguments, int_value, iter_children, literal_elements, name_references,
+                                     string_value, unpacked_targets)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import appended, literal_value, template_format
@@ -82,10 +82,16 @@ def counter_like(name: str) -> bool:
 @static_alternative("JIT202", first=False)
 def to_static_argnames(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """Add the parameters behind ``node`` to the ``static_argnames`` of their ``jax.jit``."""
+    return static_parameters_fix(node, ctx)
+
+
+def static_parameters_fix(node: cst.CSTNode, ctx: FixContext, through_locals: bool = False) -> Optional[Fix]:
+    """:func:`to_static_argnames`; ``through_locals``: also behind a local bound once (a size:
+    :func:`traced_parameters`)."""
     fn = ctx.enclosing_function(node)
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None
-    params = traced_parameters(node, fn, ctx)
+    params = traced_parameters(node, fn, ctx, through_locals)
     if params and all(_numeric_selector(fn.node, p, ctx) for p in params):
         # `if method == 0: ... elif method == 1:` on an id a caller may pass as an array (a device int): a
         # static argument raises there (unhashable), while the branches rewritten as a select take either
@@ -183,10 +189,15 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
     return ctx.fix(Applicability.UNSAFE, title, edit)
 
 
-def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> List[str]:
-    """Parameters whose tracedness makes ``expr`` traced; [] when something else is traced too."""
+def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext, through_locals: bool = False
+                      ) -> List[str]:
+    """Parameters whose tracedness makes ``expr`` traced; [] when something else is traced too.  With
+    ``through_locals`` (a size: it is static, or the code fails), a local bound once, by a plain assignment
+    (``extra = target_len - x.shape[1]``), is traced by what its value reads -- not for a test (``rho =
+    actual / predicted; if rho > 0.75``), which data decides, and whose rewrite keeps it traced."""
     param_names = {p.name.value for p, _ in fn.params}
     out: List[str] = []
+    followed: Set[str] = set()
     stack: List[cst.CSTNode] = [expr]
     while stack:
         n = stack.pop()
@@ -197,7 +208,13 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> L
                 if n.value not in out:
                     out.append(n.value)
                 continue
-            return []
+            value = _once_assigned(n, fn, ctx) if through_locals and n.value not in followed and len(followed) < 4 \
+                else None
+            if value is None:
+                return []
+            followed.add(n.value)
+            stack.append(value)
+            continue
         if isinstance(n, cst.Call):
             if not (isinstance(n.func, cst.Name) and n.func.value in STATIC_BUILTINS
                     and ctx.facts.read_scope.get(n.func) == "builtin") and not template_format(n):
@@ -214,6 +231,18 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext) -> L
             continue
         stack.extend(iter_children(n))
     return out
+
+
+def _once_assigned(name: cst.Name, fn: FunctionInfo, ctx: FixContext) -> Optional[cst.BaseExpression]:
+    """The value of ``name = value``, where that is the one binding of the local ``name`` in ``fn``."""
+    if ctx.facts.read_scope.get(name) != "local" or name.value in {p.name.value for p, _ in fn.params}:
+        return None
+    bindings = fn.scope.bindings_of(name.value)
+    assign = bindings[0].node if len(bindings) == 1 else None
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
+            and assign.targets[0].target.value == name.value:
+        return assign.value
+    return None
 
 
 def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
@@ -1290,12 +1319,33 @@ def _as_array_argument(call: cst.Call, entry: EntryPoint, ctx: FixContext) -> Op
                    f"it, so one compile serves every value", (edit,) + tuple(imports))
 
 
-def _data_only(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
+def _data_only(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: int = 0) -> bool:
     """Every read of parameter ``name`` in the function is array data (``number_use``), in its own
-    scope, and there is one."""
+    scope or a function nested in it (a ``lax.scan`` body reading it: traced there too), or the argument
+    of a function of the module whose parameter it binds is array data there (``envelope(spring,
+    damping, t)``, followed twice deep), and there is one."""
     refs = [ref for ref in name_references(fn_node.body, name)]
-    return bool(refs) and all(ctx.facts.read_scope.get(ref) == "local" and not is_static_use(ref, ctx)
-                              and number_use(ref, ctx) for ref in refs)
+    return bool(refs) and all(ctx.facts.read_scope.get(ref) in ("local", "closure") and not is_static_use(ref, ctx)
+                              and (number_use(ref, ctx) or _data_in_helper(ref, ctx, depth)) for ref in refs)
+
+
+def _data_in_helper(ref: cst.Name, ctx: FixContext, depth: int) -> bool:
+    """``ref`` is an argument of a call of a plain function of the module (no method, no ``*``), which binds
+    it to a parameter it never rebinds and only computes with (:func:`_data_only`)."""
+    arg = ctx.parent(ref)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.value is ref and not arg.star else None
+    if depth >= 2 or not isinstance(call, cst.Call):
+        return False
+    here, cls = ctx.index.call_scopes.get(call, (None, None))
+    callee, bound_self = ctx.index.resolve_function(call.func, here, cls)
+    if callee is None or bound_self or callee.is_method or not isinstance(callee.node, cst.FunctionDef):
+        return False
+    params = [param for a, param in bind_arguments(callee.params, call.args) if a is arg]
+    if len(params) != 1 or params[0] is None:
+        return False
+    param = params[0].name.value
+    return param not in assigned_in(block_statements(callee.node.body)) \
+        and _data_only(callee.node, param, ctx, depth + 1)
 
 
 def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContext) -> Optional[Fix]:
@@ -1325,5 +1375,5 @@ def _spec_without(entry: EntryPoint, fn: FunctionInfo, name: str, ctx: FixContex
     return ctx.fix(Applicability.UNSAFE, title, edits) if edits else None
 
 
-__all__ = ["checked_static_fix", "static_argnames_fix", "to_static_argnames", "to_static_formatted", "to_traced_argument",
-           "to_valid_static_spec"]
+__all__ = ["checked_static_fix", "static_argnames_fix", "static_parameters_fix", "to_static_argnames",
+           "to_static_formatted", "to_traced_argument", "to_valid_static_spec"]

@@ -232,7 +232,9 @@ class RecompilationHazard(Rule):
     iteration compiles anew. A window whose bounds move together
     (`x[i:i + n]`), a list made anew in each iteration, sizes a literal loop
     lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
-    size written with `.at[t].set` are not flagged; a wrapper of a function
+    size written with `.at[t].set`, and an item of a growing list
+    (`jnp.array(seq[-1])`: one element, whatever the list's length) are not
+    flagged; a wrapper of a function
     the module cannot see (`jax.jit(model.apply)`) counts when it is made
     without static options. So is a property (or a module function) that
     returns a new wrapper each time where a loop gets it and calls it at once
@@ -404,7 +406,12 @@ class RecompilationHazard(Rule):
     parameters mapped, the held values not. The held values become traced arguments, so the
     fix is offered only when the function uses none of the parameters they
     go to where a static value is needed (a `range()` bound, an `if` test,
-    a shape); a wrapper called through a name may hold only parameters
+    a shape) -- but for a partial's keyword (`jax.jit(partial(zscore,
+    window=self.window, limit=self.limit))`), which the wrapper made once
+    names in its `static_argnames` (`jax.jit(zscore,
+    static_argnames=("window",))`: one compile per value, as each fresh
+    wrapper compiled for its own); an import of `partial` / `functools`
+    left unused goes. A wrapper called through a name may hold only parameters
     nothing rebinds, or a name that nothing rebinds between the wrapper and
     its calls (a loop's variable, read by the calls of the same iteration).
     A nested `def` jitted by its decorator whose one statement returns such a
@@ -452,7 +459,9 @@ class RecompilationHazard(Rule):
     for a filter transform (`eqx.filter_jit`) that keeps a Python number
     static, the call passes `jnp.asarray(value)`, an array it traces -- one
     compile then serves every value, also where a plain function passes the
-    value on (the spec of the jitted function it calls changes). UNSAFE: the
+    value on (the spec of the jitted function it calls changes), or where the
+    function passes it to a function of the module that only computes with
+    it (`envelope(spring, damping, t)`). UNSAFE: the
     function sees a weakly typed 0-d array where it saw a Python number.
     Otherwise it gets advice
     (DISPLAY_ONLY): keep its values few when it must be static. So does a
@@ -1611,7 +1620,7 @@ class RecompilationHazard(Rule):
     def _joins_growing(self, value: cst.Call, own: Scope, loops: Sequence[cst.CSTNode]) -> Optional[str]:
         if self.ctx.index.qualify(value.func) not in _JOINING:
             return None
-        for name in sorted(_names_read(value)):
+        for name in sorted(_names_read_whole(value)):
             grows = self._grows_in_loop(name, own, loops)
             if grows is not None:
                 return f"joined from `{name}`, which grows in the loop" if not grows.startswith(f"`{name}` grows") \
@@ -2462,6 +2471,12 @@ class MutableStaticSelf(Rule):
     or returned, when another `jax.jit` wrapper of the method exists, and for
     `jax.pmap`, which keeps its trace after the wrapper is gone.
 
+    A wrapper kept as `self.W = jax.jit(self.m)` is not stale where the
+    method that changes what `m` reads binds `self.W = jax.jit(self.m)`
+    again after its writes, with nothing between that could run it
+    (jaxtronomy's `update_data`, "recompile the likelihood"), and `W` is
+    only ever called or stored: the old wrapper goes, and its trace with it.
+
     A `unittest` test case runs each test method on an instance of its own,
     made and set up afresh: a test method that changes the attribute but
     never reaches the wrapper (stored as `self.<name>` in `setUp`) changes
@@ -2551,7 +2566,8 @@ class MutableStaticSelf(Rule):
             outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes)
                                     and not self._set_once_before_wrapped(fn, cls, m, attr)
                                     and not self._initialiser_run_first(entry, cls, m, changes)
-                                    and not self._other_test_instance(entry, cls, m))
+                                    and not self._other_test_instance(entry, cls, m)
+                                    and not self._wrapped_again_after(entry, cls, m, attr))
                        for attr, methods in changes.items()}  # (a writer that stores the same each run: none)
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
@@ -2823,6 +2839,35 @@ class MutableStaticSelf(Rule):
             if local is not None and local is not cls and depth < 8 and self._test_case(local, depth + 1):
                 return True
         return False
+
+    def _wrapped_again_after(self, entry: EntryPoint, cls, method: str, attr: str) -> bool:
+        """The wrapper is kept as ``self.W = jax.jit(self.m)`` and the method that changes ``self.<attr>``
+        binds ``self.W = jax.jit(self.m)`` again after its last write of it (jaxtronomy's ``update_data``,
+        "recompile the log likelihood functions"): the old wrapper goes, and jit's traces of a bound method
+        go with the last wrapper of it (JAX 0.10.2: the next call traces with the new value), where ``W`` is
+        only ever called or stored (no other reference keeps the old wrapper alive)."""
+        site = entry.site
+        transform = self.ctx.index.qualify(site.func) if isinstance(site, cst.Call) else None
+        assign = self.ctx.index.parents.get(id(site))
+        if not entry.self_bound or transform != "jax.jit" or not isinstance(assign, cst.Assign) \
+                or len(assign.targets) != 1 or not _self_attribute(assign.targets[0].target):
+            return False
+        wrapper = assign.targets[0].target.attr.value  # type: ignore[attr-defined]
+        changer = cls.methods.get(method)
+        body = changer.node.body if changer is not None and isinstance(changer.node, cst.FunctionDef) else None
+        if not isinstance(body, cst.IndentedBlock):
+            return False
+        last_write = max((i for i, stmt in enumerate(body.body) if _writes_self_attribute(stmt, attr)), default=None)
+        rewrap = max((i for i, stmt in enumerate(body.body)
+                      if _rewraps(stmt, wrapper, entry.function.name, transform, self.ctx.index)), default=None)
+        if last_write is None or rewrap is None:
+            return False
+        # (the wrapper made again before the last write, with nothing between them that could run it: the
+        # statements there only bind attributes to jit wrappers -- `self.f = jit(self._f)` then
+        # `self.g = jit(self._g)`, where `_f` calls `self.g`)
+        between = body.body[rewrap + 1:last_write + 1]
+        quiet = all(all(self.ctx.index.qualify(call.func) == transform for call in calls_in(stmt)) for stmt in between)
+        return quiet and _only_called_or_stored(self.ctx.module, wrapper, self.ctx.index)
 
     def _dies_with_its_call(self, entry: EntryPoint, writers: Set[str], attributes: Sequence[str]) -> bool:
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
@@ -3376,6 +3421,79 @@ def _calls_method(node: cst.CSTNode, me: str, name: str) -> bool:
 def _names_read(node: cst.CSTNode) -> Set[str]:
     """The names the code in ``node`` reads or binds (not attribute names or keywords)."""
     return {name.value for name in name_references(node)}
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _writes_self_attribute(stmt: cst.CSTNode, attr: str) -> bool:
+    """``stmt`` binds ``self.<attr>`` somewhere in it (not in a nested function)."""
+    stack: List[cst.CSTNode] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            target = node.target
+            for t in flat_targets(target):
+                if _self_attribute(t) and t.attr.value == attr:  # type: ignore[attr-defined]
+                    return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _rewraps(stmt: cst.CSTNode, wrapper: str, method: str, transform: str, index: ModuleIndex) -> bool:
+    """``stmt`` is ``self.<wrapper> = <transform>(self.<method>)``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
+        return False
+    assign = stmt.body[0]
+    value = assign.value
+    return len(assign.targets) == 1 and _self_attribute(assign.targets[0].target) \
+        and assign.targets[0].target.attr.value == wrapper and isinstance(value, cst.Call) \
+        and index.qualify(value.func) == transform and len(value.args) == 1 and _self_attribute(value.args[0].value) \
+        and value.args[0].value.attr.value == method  # type: ignore[attr-defined]
+
+
+def _only_called_or_stored(module: cst.Module, attr: str, index: ModuleIndex) -> bool:
+    """Every ``<x>.<attr>`` of the module is stored into (``self.W = ...``) or called (``self.W(...)``)."""
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        stack.extend(iter_children(node))
+        if not isinstance(node, cst.Attribute) or node.attr.value != attr:
+            continue
+        parent = index.parents.get(id(node))
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Call) and parent.func is node):
+            continue
+        return False
+    return True
+
+
+def _names_read_whole(node: cst.CSTNode) -> Set[str]:
+    """The names ``node`` reads, but for those read only through an item (``seq[-1]``, ``rows[i][0]``) or
+    by ``len()``: an item of a list that grows is one element, whatever the list's length, and its length
+    one number (a slice may grow with the list)."""
+    out: Set[str] = set()
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Subscript) and all(isinstance(el.slice, cst.Index) for el in item.slice):
+            stack.extend(el.slice.value for el in item.slice)  # type: ignore[union-attr]
+            continue
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Name) and item.func.value == "len":
+            continue  # (a number: `seq[len(seq) - 1]`)
+        if isinstance(item, cst.Name):
+            out.add(item.value)
+            continue
+        if isinstance(item, cst.Attribute):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.Arg) and item.keyword is not None:
+            stack.append(item.value)
+            continue
+        stack.extend(iter_children(item))
+    return out
 
 
 def _own_names(node: cst.CSTNode, index: ModuleIndex) -> Set[str]:

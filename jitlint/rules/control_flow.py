@@ -117,7 +117,11 @@ class PythonBranchOnTracer(Rule):
       branches are cheap element-wise expressions: both are computed for
       every element, so a branch meant only for where the test holds
       (`jnp.sqrt(x)` under `x > 0`, `jnp.log`, a division) gives NaN or inf
-      there, and `jax.grad` through the `jnp.where` can be NaN.
+      there, and `jax.grad` through the `jnp.where` can be NaN. An `if` /
+      `elif` chain whose every branch returns one cheap value, with the
+      value returned after it (or the `else:`), becomes nested `jnp.where`
+      (`jnp.where(a, x, jnp.where(b, y, z))`): the first test that holds
+      picks, as the chain does, and the pure tests are all computed.
     - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
       traced, so their trace-time Python runs for both; they must return the
       same shapes and dtypes; under `jax.vmap` a batched test runs both.
@@ -337,6 +341,9 @@ class WhileOnTracer(Rule):
     Python number reaches a place that needs it static, in the loop or after
     it (`while left > 0: trips += 1`, then `jnp.arange(trips)`): the carry
     is traced, and a length that depends on the data is no loop's to give.
+    A `print` or `jax.debug` call after the loop is no such place (`print("iterations:", n_iter)`: the
+    print's own fix, JIT103's, passes the counter to `jax.debug.print` as a value, not formatted at
+    trace time).
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)

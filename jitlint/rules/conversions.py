@@ -93,11 +93,23 @@ class ConcretizeTracer(Rule):
     such a use -- a read in a format spec or an `if` keeps the cast. A
     `bool(x)` is kept an array only where it is returned, or selects: the
     condition of `jnp.where`, the predicate of `lax.cond` / `lax.select`
-    (a 0-d boolean array picks as the bool did). No fix
-    when the value reaches anything else: an `if`, a comparison, `range`, a
+    (a 0-d boolean array picks as the bool did). A comparison of the value
+    with a number or a traced array counts where its flag is only an operand
+    of `+ - *` with a Python number (`ORDER_COST * (units > 0)`: `5.0 * True`
+    and `5.0 * jnp.asarray(True)` are both 5) or is used where a bool is
+    kept (not two flags added: `True + True` is 2, `|` on bool arrays). No fix
+    when the value reaches anything else: an `if`, another comparison, `range`, a
     shape, an index of another list, a
     string, a dict key, an argument of another function, a `return` from a
     helper, a nested function or lambda.
+
+    `if float(x) > limit:` (`float()` as a side of an order or equality test
+    of an `if` statement or conditional expression) -> the `jnp.where` /
+    `lax.cond` JIT201's fix makes of `if x > limit:`: the same test of the
+    same number (UNSAFE, as JIT201's rewrite; in float32 where Python
+    compared in float64). Not `int()`: `int(2.5) > 2` is False, `2.5 > 2`
+    True; and not where `limit` is known to be something a float does not
+    compare with (a string, a container).
 
     The fix is always UNSAFE. The original never ran under `jax.jit`, so it is
     measured against eager execution, and differs from it: the result is a

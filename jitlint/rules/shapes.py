@@ -56,7 +56,11 @@ class ValueDependentShape(Rule):
     A boolean mask becomes a `jnp.where` over the whole array: `x[m] = v` ->
     `x = jnp.where(m, v, x)` (`+=`, `-=`, `*=` too), `x.at[m].set(v)` ->
     `jnp.where(m, v, x)` (`.add`, `.multiply`, `.min`, `.max` too),
-    `x[m].sum()` -> `jnp.where(m, x, 0).sum()`, `x[m].mean()` ->
+    `x[m].sum()` -> `jnp.where(m, x, 0).sum()` (also a selection under
+    element-wise work held in a name only reduced, `excess = t[t > b] - b;
+    excess.sum()` -> `jnp.where(t > b, t - b, 0).sum()`: a traced operand
+    there meets a selection whose length the data decides, so only a single
+    value broadcasts against it), `x[m].mean()` ->
     `jnp.where(m, x, 0).sum() / m.sum()`, `x[m].std()` / `.var()` ->
     `x.std(where=m)` (JAX reduces over the elements `where` keeps); an
     index `x[jnp.where(c)]` counts as
@@ -254,11 +258,13 @@ class TracedShape(Rule):
     inside the array. Otherwise a traced size or
     bound that is a parameter used only where a static value is needed
     (`jax.random.normal(key, (n,))`, the `k` of `lax.top_k(x, k)`) is made
-    static (`static_argnames`): UNSAFE, it recompiles for every new value.
-    Only the size arguments of the call count (`jnp.linspace(0.0, length,
-    n)` makes `n` static, not the traced stop `length`), and not where a
-    call seen passes the parameter an array (`jnp.int32(8)`: a static array
-    is unhashable, and jit raises).
+    static (`static_argnames`): UNSAFE, it recompiles for every new value;
+    also through a local bound once to arithmetic on it (`extra = target_len -
+    x.shape[1]`, then `jnp.pad(x, ((0, 0), (0, extra)))`). Only the size
+    arguments of the call count (`jnp.linspace(0.0, length, n)` makes `n`
+    static, not the traced stop `length`), and not where a call seen passes
+    the parameter an array (`jnp.int32(8)`: a static array is unhashable,
+    and jit raises).
 
     ## References
     - [Static arguments in `jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)

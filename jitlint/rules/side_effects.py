@@ -161,6 +161,13 @@ class MutableGlobalRead(Rule):
     run before, so a trace reads the only value the program gives it. A
     setter nothing in the project calls is an API whose callers are unknown,
     and is reported.
+    Nor, in a notebook or a script nothing imports, is a global rebound
+    before a cell makes the jit wrapper anew around a callable made there
+    (`model = GPshallow()`, then `loss_grad_fn =
+    jax.jit(jax.value_and_grad(loss))` again): JAX keys its trace cache on
+    the callable, so the new one traces anew and reads the new value
+    (`jax.jit(loss)` made again is served from the cache of `loss`, with the
+    old value, and is flagged).
     Nor is a global bound several times, all before the module statement
     that makes the lambda reading it (`params = None`, `if params is None:
     params = init(...)`, then `f = jax.jit(lambda x: apply(params, x))`): the
@@ -1426,7 +1433,11 @@ class PrintInTracedCode(Rule):
     not ordered, and so is a value the analysis takes as static only because
     no trace it sees reaches it (a closure of a function jitted elsewhere, an
     unknown library's result): formatted at trace time, it would print a
-    tracer's `repr` wherever a caller traces it.
+    tracer's `repr` wherever a caller traces it. A Python number that a
+    traced loop of the function rebinds (`while err > tol: n_iter += 1`, a
+    `for` over a traced `range`) is passed as a value too (UNSAFE): how
+    many times the loop runs is the data's, and the loop's fix carries it
+    traced.
     A %-formatted argument (`"loss %.3f" % loss`) becomes fields of the
     format string: `%s` / `%r` `{!s}` / `{!r}`, a float conversion the same
     spec (`{:.3f}`, `{:+8.2e}`: `format` reads it as `%` does), `%%` a percent
