@@ -2253,7 +2253,10 @@ def simulate(s):
     ("[0.3, 0.1]", "RATES[0] = 0.6", "return (c * beta if gamma > 0.05 else c), None", None),
     # a list the module changes to hold something else, or in a way not seen
     ("[0.3, 0.1]", "RATES[0] = 'fast'", "return c * beta - gamma * c, None", None),
-    ("[0.3, 0.1]", "RATES.append(0.2)", "return c * beta - gamma * c, None", None),
+    ("[0.3, 0.1]", "RATES.append('fast')", "return c * beta - gamma * c, None", None),
+    # one that grows or shrinks by numbers: passed whole at each call, a new length a new structure (here the
+    # unpacking then raises ValueError, eagerly and jitted alike)
+    ("[0.3, 0.1]", "RATES.append(0.2)", "return c * beta - gamma * c, None", "argument"),
 ])
 def test_a_tuple_or_list_of_floats_is_passed_whole_when_its_elements_are_data(display, change, use, expected):
     body = FLOATS.format(display=display, change=change, use=use)

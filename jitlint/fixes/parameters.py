@@ -63,6 +63,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
+from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import appended, calls_by_name, keyword_arg, literal_value
@@ -824,6 +825,13 @@ def _elements_as_data(read: cst.BaseExpression, ctx: FixContext) -> bool:
     if number_use(read, ctx):  # type: ignore[arg-type]
         return True
     parent = ctx.parent(read)
+    if isinstance(parent, cst.For) and parent.iter is read and isinstance(parent.target, cst.Name):
+        # `for sid in SPECIAL_IDS: keep &= tokens != sid`: each element, bound to the loop's name, only data
+        fn = ctx.enclosing_function(read)
+        uses = [ref for ref in name_references(parent.body, parent.target.value)] if fn is not None else []
+        return bool(uses) and parent.orelse is None \
+            and parent.target.value not in names_bound_in(parent.body) \
+            and all(number_use(ref, ctx, float_operand=True) and not is_static_use(ref, ctx) for ref in uses)
     if isinstance(parent, cst.Subscript) and parent.value is read:
         return len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) \
             and type(literal_value(parent.slice[0].slice.value)) is int \
@@ -865,8 +873,9 @@ def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) ->
         return _table_kind(value.value.value, ctx, depth)
     if isinstance(value, (cst.Tuple, cst.List)) and value.elements and depth < 2 \
             and all(isinstance(e, cst.Element) for e in value.elements) \
-            and {_literal_kind(e.value, ctx, depth + 1) for e in value.elements} == {"number"}:
-        # a tuple or list of floats (`RATES = (0.3, 0.2, 0.1)`): a pytree of them, passed whole
+            and {_literal_kind(e.value, ctx, depth + 1) for e in value.elements} in ({"number"}, {"count"}):
+        # a tuple or list of floats (`RATES = (0.3, 0.2, 0.1)`) or of ints (`SPECIAL_IDS = [0, 1]`): a pytree
+        # of them, passed whole (only where every element is array data: `_elements_as_data`)
         return "numbers" if isinstance(value, cst.Tuple) else "number list"
     return None
 
@@ -1023,19 +1032,25 @@ def _kind(read: cst.BaseExpression, name: str, ctx: FixContext) -> Optional[str]
 
 
 def _floats_stored(name: str, ctx: FixContext) -> bool:
-    """Whatever the module stores into list ``name`` is a float (``RATES[0] = 0.6``): no other item
-    store, no method that changes it (``append``, ``sort``...), no ``del``."""
+    """Whatever the module stores into list ``name`` is a number (``RATES[0] = 0.6``, ``IDS.append(2)``,
+    ``IDS.pop()``): no other item store, no other method that changes it (``sort``...), no ``del``.  A list
+    that grows or shrinks is passed whole at each call: a new length is a new pytree structure, traced
+    anew."""
     def other_change(node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.Assign, cst.AugAssign)):
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             stored = any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
                          for t in targets)
-            return stored and not isinstance(literal_value(node.value), float)
+            return stored and not isinstance(literal_value(node.value), (int, float))
         if isinstance(node, cst.Del):
             return any(isinstance(ref, cst.Name) and ref.value == name for ref in name_references(node.target))
-        return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-            and isinstance(node.func.value, cst.Name) and node.func.value.value == name \
-            and node.func.attr.value in jax_api.MUTATING_METHODS
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == name
+                and node.func.attr.value in jax_api.MUTATING_METHODS):
+            return False
+        numbers = all(not a.star and a.keyword is None and isinstance(literal_value(a.value), (int, float))
+                      and not isinstance(literal_value(a.value), bool) for a in node.args)
+        return not (node.func.attr.value in ("append", "pop", "remove") and numbers)
     return not any_node([ctx.module], other_change)
 
 

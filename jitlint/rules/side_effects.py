@@ -231,13 +231,16 @@ class MutableGlobalRead(Rule):
     is a literal number, `bool` or `str`, a JAX / NumPy array or a PRNG key
     (`jax.random.key(0)`) -- an item: a dict literal holding the key, or a
     list or tuple display with the index in range (`SOFTENING[0]` of
-    `SOFTENING = [0.05]`); a tuple or list display of floats read whole
-    (`beta, gamma = RATES`), passed whole as a pytree of traced floats where
-    its elements are only array data (unpacked into names used only in
-    arithmetic with traced values, taken by a `jax.numpy` function, or
-    indexed by a literal) and otherwise static for a tuple, with no fix for
-    a list (unhashable), nor for one the module changes other than by
-    storing a float into an item (`RATES[0] = 0.6`); the array a jax.numpy
+    `SOFTENING = [0.05]`); a tuple or list display of floats (or of ints)
+    read whole (`beta, gamma = RATES`), passed whole as a pytree of traced
+    numbers where its elements are only array data (unpacked into names used
+    only in arithmetic with traced values, taken by a `jax.numpy` function,
+    indexed by a literal, or iterated by a `for` whose name is only such data:
+    `for sid in SPECIAL_IDS: keep &= tokens != sid`) and otherwise static
+    for a tuple, with no fix for a list (unhashable), nor for one the module
+    changes other than by storing a number into an item (`RATES[0] = 0.6`)
+    or by `append` / `pop` / `remove` of numbers (a new length is a new
+    pytree structure, traced anew); the array a jax.numpy
     builder makes of a module-level list or tuple display
     (`jnp.array(SPECIAL_IDS)`, `jnp.asarray(NOISE, dtype=jnp.float32)`),
     built at the call instead and passed traced, where it is only array data
