@@ -2410,3 +2410,33 @@ def f(img):
 """, "JIT401")
     made = diag.fix is not None and "jnp.indices" in diag.fix.title
     assert made is rewritten, diag.fix
+
+
+@pytest.mark.parametrize("body, fixable", [
+    # the smaller of two values used as array data: jnp.minimum computes the same in the trace
+    ("""
+    @jax.jit
+    def f(x, cap):
+        limit = min(cap, x.max())
+        return x * limit
+    """, True),
+    # a size or a test made of it (through a local, a conditional expression, arithmetic): an array there
+    # breaks where the values were Python numbers after all (a false alarm), and fixes nothing where traced
+    ("""
+    @jax.jit
+    def f(x, chunk, total):
+        chunk = total if chunk is None else min(chunk, total)
+        rem = total % chunk
+        if rem:
+            x = x[rem:]
+        return x.reshape(-1, chunk)
+    """, False),
+    ("""
+    @jax.jit
+    def f(x, n, m):
+        return jnp.zeros(min(n, m)) + x
+    """, False),
+])
+def test_an_elementwise_twin_is_not_made_where_the_value_must_stay_a_python_number(body, fixable):
+    _, diag = only(body, "JIT204")
+    assert (diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY) is fixable, diag.fix

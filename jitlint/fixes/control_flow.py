@@ -1610,7 +1610,7 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                                                  for a in node.args):
         return _arg_best(node, ctx)
     if node.func.value not in _ELEMENTWISE_TWINS or len(node.args) < 2 \
-            or any(a.keyword is not None or a.star for a in node.args):
+            or any(a.keyword is not None or a.star for a in node.args) or _feeds_static_use(node, ctx):
         return None
     spelled = ctx.import_name("jax.numpy")
     if spelled is None:
@@ -1625,6 +1625,29 @@ def to_elementwise_twin(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Use `{twin}`, which compares element-wise in the trace", (edit,) + imports)
+
+
+def _feeds_static_use(expr: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> bool:
+    """What ``expr`` gives reaches a place that needs a Python value -- a test, a shape, a slice or ``range``
+    bound, an axis -- in place or through arithmetic and locals bound once from it (``chunk = min(chunk, n)``,
+    then ``rem = n % chunk`` and ``if rem:``): a rewrite that makes it an array breaks there wherever the value
+    was in fact a Python number (the finding a false alarm), and fixes nothing where it was traced."""
+    from jitlint.fixes.static_args import static_slot
+
+    if static_slot(expr, ctx) is not None:  # type: ignore[arg-type]
+        return True
+    top, parent = expr, ctx.parent(expr)
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) \
+            or (isinstance(parent, cst.IfExp) and parent.test is not top):  # (a branch's value is the whole's)
+        top, parent = parent, ctx.parent(parent)
+    assign = parent
+    if depth >= 3 or not (isinstance(assign, cst.Assign) and assign.value is top and len(assign.targets) == 1
+                          and isinstance(assign.targets[0].target, cst.Name)):
+        return False
+    fn = ctx.enclosing_def(assign)
+    target = assign.targets[0].target
+    return fn is not None and any(ref is not target and _feeds_static_use(ref, ctx, depth + 1)
+                                  for ref in name_references(fn.body, target.value))
 
 
 #: builtins that iterate one array and reduce it -> the jax.numpy reduction that traces

@@ -398,7 +398,12 @@ class BoolBuiltinOnTracer(Rule):
     UNSAFE: the builtin returned one of its arguments as it was (a Python
     number where that one was the larger), the rewrite returns an array; and
     the builtin compared scalars only (arrays of several elements raised),
-    where `jnp.maximum` broadcasts. `all(a)` / `any(a)` / `max(a)` / `min(a)`
+    where `jnp.maximum` broadcasts. No rewrite where the result reaches a
+    place that needs a Python value -- a test, a shape, a slice or `range`
+    bound -- in place or through arithmetic, a conditional expression and
+    locals bound from it (`chunk = min(chunk, n)`, then `n % chunk` in an
+    `if`, `x.reshape(-1, chunk)`): an array there breaks the code wherever
+    the values were Python numbers after all. `all(a)` / `any(a)` / `max(a)` / `min(a)`
     of one traced array (not a generator, a comprehension or a display)
     becomes `jnp.all(a)` / `jnp.any(a)` / `jnp.max(a)` / `jnp.min(a)`:
     the builtin iterates the first axis and converts each item, which works
