@@ -59,7 +59,7 @@ an int32 beyond 2**24 converted with ``float()`` is rounded in float32.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -424,19 +424,24 @@ def _attribute_use(attr: str, stored: cst.BaseExpression, ctx: FixContext, is_fl
         checked.discard(attr)
 
 
-def _attribute_reads(ctx: FixContext, attr: str) -> List[cst.Attribute]:
-    """The ``.attr`` of the module that are read (not stored into)."""
-    key = f"conversions.reads.{attr}"
+def _attributes_named(ctx: FixContext, attr: str) -> List[cst.Attribute]:
+    """Every ``.attr`` of the module, read or stored into (one walk per name, kept in the fix context)."""
+    key = f"conversions.attributes.{attr}"
     if key not in ctx.memo:
         found: List[cst.Attribute] = []
         stack: List[cst.CSTNode] = [ctx.module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Attribute) and node.attr.value == attr and not _stored_into(node, ctx):
+            if isinstance(node, cst.Attribute) and node.attr.value == attr:
                 found.append(node)
             stack.extend(node.children)
         ctx.memo[key] = found
     return list(ctx.memo[key])  # type: ignore[arg-type]
+
+
+def _attribute_reads(ctx: FixContext, attr: str) -> List[cst.Attribute]:
+    """The ``.attr`` of the module that are read (not stored into)."""
+    return [node for node in _attributes_named(ctx, attr) if not _stored_into(node, ctx)]
 
 
 def _walk(node: cst.CSTNode) -> List[cst.CSTNode]:
@@ -685,7 +690,7 @@ def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionD
     if any(isinstance(entry.site, cst.Decorator) for entry in entries):
         return True
     if info.parent is None and info.cls is not None and not entries:
-        return _method_called_only_traced(info, function, ctx, is_float, depth)
+        return _method_called_only_traced(info, ctx, is_float, depth)
     if info.parent is not None or info.cls is not None:
         return False
     if not entries:
@@ -704,6 +709,13 @@ def _called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_flo
     used as an array would be (:func:`_array_use`, at the call): what it returns only ever reaches a
     trace, where the Python number could not be made (its conversion raises) and is not needed."""
     refs = [ref for ref in name_references(ctx.index.module, info.name) if ref is not function.name]
+    return _each_called_in_a_trace(refs, ctx, is_float, depth)
+
+
+def _each_called_in_a_trace(refs: Sequence[cst.BaseExpression], ctx: FixContext, is_float: bool,
+                            depth: int) -> bool:
+    """Each of ``refs`` is the callee of a call made in traced code, whose result is used there as an array
+    would be (:func:`_array_use`); and there is one."""
     for ref in refs:
         call = ctx.parent(ref)
         if not isinstance(call, cst.Call) or call.func is not ref or depth >= _DEPTH:
@@ -715,30 +727,13 @@ def _called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_flo
     return bool(refs)
 
 
-def _method_called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_float: bool,
-                               depth: int) -> bool:
+def _method_called_only_traced(info, ctx: FixContext, is_float: bool, depth: int) -> bool:
     """A method of a class of the module (``FEES.cost(turnover)``) as :func:`_called_only_traced` takes a
     helper: every attribute of its name in the module (whatever object it is read from: another class's
     method of the same name counts too) is called, from traced code, where the result is used as an array
     would be; and nothing stores into an attribute of that name."""
-    calls = []
-    stack: List[cst.CSTNode] = [ctx.module]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        if not isinstance(node, cst.Attribute) or node.attr.value != info.name:
-            continue
-        call = ctx.parent(node)
-        if _stored_into(node, ctx) or not isinstance(call, cst.Call) or call.func is not node:
-            return False
-        calls.append(call)
-    for call in calls:
-        caller = ctx.enclosing_function(call)
-        if depth >= _DEPTH or caller is None or caller not in ctx.facts.bodies \
-                or not isinstance(caller.node, cst.FunctionDef) or not _array_use(call, ctx, caller.node, is_float,
-                                                                                  depth + 1):
-            return False
-    return bool(calls)
+    refs = _attributes_named(ctx, info.name)
+    return not any(_stored_into(ref, ctx) for ref in refs) and _each_called_in_a_trace(refs, ctx, is_float, depth)
 
 
 def _name_use(assign: cst.Assign, ctx: FixContext, function: cst.FunctionDef, is_float: bool, depth: int,

@@ -208,8 +208,9 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext, thro
                 if n.value not in out:
                     out.append(n.value)
                 continue
-            value = _once_assigned(n, fn, ctx) if through_locals and n.value not in followed and len(followed) < 4 \
-                else None
+            # (`scope.single_value`: a plain `name = value`, the local's one binding in the function)
+            value = fn.scope.single_value(n.value) if through_locals and n.value not in followed \
+                and len(followed) < 4 and ctx.facts.read_scope.get(n) == "local" else None
             if value is None:
                 return []
             followed.add(n.value)
@@ -231,18 +232,6 @@ def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext, thro
             continue
         stack.extend(iter_children(n))
     return out
-
-
-def _once_assigned(name: cst.Name, fn: FunctionInfo, ctx: FixContext) -> Optional[cst.BaseExpression]:
-    """The value of ``name = value``, where that is the one binding of the local ``name`` in ``fn``."""
-    if ctx.facts.read_scope.get(name) != "local" or name.value in {p.name.value for p, _ in fn.params}:
-        return None
-    bindings = fn.scope.bindings_of(name.value)
-    assign = bindings[0].node if len(bindings) == 1 else None
-    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) \
-            and assign.targets[0].target.value == name.value:
-        return assign.value
-    return None
 
 
 def _only_static_uses(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:

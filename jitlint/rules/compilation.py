@@ -3434,11 +3434,9 @@ def _writes_self_attribute(stmt: cst.CSTNode, attr: str) -> bool:
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-            target = node.target
-            for t in flat_targets(target):
-                if _self_attribute(t) and t.attr.value == attr:  # type: ignore[attr-defined]
-                    return True
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) \
+                and any(t.attr.value == attr for t in _stored(node.target)):  # type: ignore[attr-defined]
+            return True
         stack.extend(iter_children(node))
     return False
 
