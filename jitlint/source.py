@@ -427,7 +427,8 @@ def imported_modules(data: bytes) -> List[str]:
 _STATIC_FIELD_WORDS = re.compile(rb"static|meta_fields|pytree_node")
 
 
-def may_declare_static_fields(data: bytes, field: str) -> bool:
-    """Whether the text may declare ``field`` a field (of a class, static or not) and some field static."""
-    return _STATIC_FIELD_WORDS.search(data) is not None and \
+def may_declare_static_fields(data: bytes, field: str, any_field: bool = False) -> bool:
+    """Whether the text may declare ``field`` a field (of a class, static or not) and some field static
+    (``any_field``: only the first)."""
+    return (any_field or _STATIC_FIELD_WORDS.search(data) is not None) and \
         re.search(rb"\b" + re.escape(field.encode()) + rb"\b", data) is not None

@@ -1,4 +1,5 @@
 """Cross-module analysis: helpers imported from another module of the checked folder."""
+import json
 import os
 import re
 
@@ -303,6 +304,42 @@ def test_properties_and_fields_of_base_classes_in_other_modules():
     `scaled` raises ConcretizationTypeError)."""
     _check_package(ENVS, ("state.py", os.path.join("envs", "__init__.py"), os.path.join("envs", "navigator.py"),
                           "trainer_base.py", "trainers.py"))
+
+
+REGISTERED = os.path.join(os.path.dirname(__file__), "fixtures", "project", "registered_pkg")
+
+
+def test_fields_of_classes_a_project_decorator_registers_by_code_of_its_own():
+    """`@partial(pytree_dataclass, aux_fields=Ellipsis)`, a decorator of the package that computes which
+    fields are aux data: such a field is not known to be traced -- read on an unannotated parameter, in a
+    property, in a helper module that imports nothing of the package (reached from the jitted function)
+    -- unless declared an array; a decorator whose split is read (`register_dataclass` with its `meta`)
+    keeps its data fields traced and its meta fields static (run on JAX 0.10.2: see model.py); and
+    `math.prod` multiplies arrays as arrays."""
+    _check_package(REGISTERED, ("model.py", "chunks.py", "config.py", "tree_util.py", "__init__.py"))
+
+
+def test_a_helper_module_reached_from_its_importers_agrees_checked_alone(tmp_path):
+    """The helper module alone, the package, and the module that reaches it give the same findings: the
+    helper's importers (which import the registered classes) are read whichever unit reaches it."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path / "proj"
+    shutil.copytree(REGISTERED, root / "registered_pkg")
+    (root / "pyproject.toml").write_text("[project]\nname = 'registered_pkg'\n", encoding="utf-8")
+
+    def found(*paths):
+        out = subprocess.run([sys.executable, "-m", "jitlint", "check", "--isolated", "--no-cache", "--format",
+                              "json", *paths], cwd=root, capture_output=True, text=True)
+        assert out.returncode in (0, 1), out.stderr
+        return {(os.path.basename(d["path"]), d["line"], d["code"]) for d in json.loads(out.stdout)}
+
+    whole = found("registered_pkg")
+    assert whole == {("model.py", 29, "JIT201"), ("model.py", 38, "JIT202")}
+    assert found("registered_pkg/chunks.py") == set()
+    assert found("registered_pkg/model.py") == whole
 
 
 def test_a_released_project_is_freed_without_the_cyclic_collector(tmp_path):

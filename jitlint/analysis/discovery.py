@@ -604,6 +604,10 @@ _STDLIB_DECORATOR_PACKAGES = frozenset(getattr(sys, "stdlib_module_names", ())) 
     "dataclasses", "enum", "functools", "typing", "typing_extensions", "attr", "attrs", "pydantic", "beartype",
     "typeguard", "jaxtyping", "abc"}
 
+#: the calls of JAX that register a class as a pytree (qualified-name suffixes; see helper_registered_classes)
+_REGISTRATIONS = ("tree_util.register_pytree_node", "tree_util.register_pytree_with_keys", "register_dataclass",
+                  "tree_util.register_pytree_node_class")
+
 
 def _imports_jax(block: cst.BaseSuite) -> bool:
     """A statement of the block imports ``jax`` or a module of it."""
@@ -980,6 +984,10 @@ class ModuleIndex:
         #: properties computed from them)
         self.static_fields_by_class: Dict[str, Set[str]] = {}
         self._library_fields: Optional[Dict[str, Set[str]]] = None
+        self._helper_registered: Optional[Set[str]] = None
+        self._decorator_registrations: Optional[List[cst.Call]] = None
+        #: classes registered by a helper whose data/aux split was read (see _decorator_calls)
+        self._read_registrations: Set[str] = set()
         self._annotated: Optional[Dict[str, Set[str]]] = None
         self._jax_import_flags: Optional[Set[str]] = None
         self.static_fields: Set[str] = self._static_fields()
@@ -1293,6 +1301,65 @@ class ModuleIndex:
                 self._library_fields[cls.name] = self.annotated_fields()[cls.name]
         return self._library_fields
 
+    def helper_registered_classes(self) -> Set[str]:
+        """Classes of this module that a decorator of the checked code registers as pytrees by code of
+        its own: a function (applied as is, through ``functools.partial`` or called first) whose body
+        calls ``register_pytree_node`` / ``register_pytree_with_keys`` / ``register_dataclass`` /
+        ``register_pytree_node_class`` (pmwd's ``@partial(pytree_dataclass, aux_fields=Ellipsis)``),
+        the class marking none of its fields static itself.  Which fields that code makes leaves and
+        which aux data is computed there (``aux_fields is Ellipsis`` -> every field) and is not read:
+        a field of such a class is not known to be traced, unless it is declared an array (aux data
+        must be hashable, which no array is)."""
+        if self._helper_registered is None:
+            self._helper_registered = set()
+            for cls in self.classes.values():
+                if self._marks_static_fields(cls) or cls.name in self._read_registrations:
+                    continue  # (its static fields are marked where they are declared, or the helper's split read)
+                if any(self._registering_decorator(d) for d in cls.decorators):
+                    self._helper_registered.add(cls.name)
+        return self._helper_registered
+
+    def _marks_static_fields(self, cls: ClassInfo) -> bool:
+        """A field of the class is declared static where it is declared (``field(static=True)``,
+        ``Static[int]``...): not a ``ClassVar`` (no field at all) nor a property computed from others."""
+        marked = self.static_fields_by_class.get(cls.name, set()) & self.annotated_fields().get(cls.name, set())
+        for stmt in cls.node.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                        and small.target.value in marked:
+                    head = small.annotation.annotation
+                    head = head.value if isinstance(head, cst.Subscript) else head
+                    if self.qualify(head) not in ("typing.ClassVar", "typing_extensions.ClassVar"):
+                        return True
+        return False
+
+    def _registering_decorator(self, decorator: cst.BaseExpression) -> bool:
+        """See :meth:`helper_registered_classes`."""
+        func = decorator.func if isinstance(decorator, cst.Call) else decorator
+        if isinstance(decorator, cst.Call) and (self.qualify(func) or "") in ("functools.partial", "partial"):
+            if not decorator.args:
+                return False
+            func = decorator.args[0].value
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        found = self._helper_definition(func)
+        if found is None or not isinstance(found[1].node, cst.FunctionDef):
+            return False
+        index, fn = found
+        return any(index._calls_in_helper(inner, suffix) for inner in (fn, *self._nested_functions(fn))
+                   for suffix in _REGISTRATIONS)
+
+    @staticmethod
+    def _nested_functions(fn: FunctionInfo) -> List[FunctionInfo]:
+        """The functions defined in ``fn``, at any depth."""
+        out: List[FunctionInfo] = []
+        todo = list(fn.nested.values())
+        while todo and len(out) < 64:
+            inner = todo.pop()
+            out.append(inner)
+            todo.extend(inner.nested.values())
+        return out
+
     def annotated_fields(self) -> Dict[str, Set[str]]:
         """Class name -> the names annotated in its body (``res_x: int``), for the classes of this module."""
         if self._annotated is None:
@@ -1399,6 +1466,10 @@ class ModuleIndex:
             if scope is None:
                 for owner, names in self._aux_through_helper(call):
                     out.setdefault(owner, set()).update(names)
+        for call in self._decorator_calls():
+            for owner, names in self._aux_through_helper(call):
+                self._read_registrations.add(owner)
+                out.setdefault(owner, set()).update(names)
         for owner, fn in unflattens:
             out.setdefault(owner, set()).update(_set_from_aux_data(fn))
         for owner, fn in flattens:
@@ -1517,6 +1588,35 @@ class ModuleIndex:
             if names:
                 out.append((cls_name, names))
         return out
+
+    def _made_dataclass(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``cls`` for ``dataclasses.dataclass(cls)`` and ``dataclasses.dataclass(frozen=True)(cls)``
+        (the same class, made a dataclass); ``expr`` for anything else."""
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and expr.args[0].keyword is None:
+            func = expr.func.func if isinstance(expr.func, cst.Call) else expr.func
+            if (self.qualify(func) or "") == "dataclasses.dataclass":
+                return expr.args[0].value
+        return expr
+
+    def _decorator_calls(self) -> List[cst.Call]:
+        """A class decorator that is a function of the checked code, applied as is or through
+        ``functools.partial`` (``@partial(register, meta=("n",))``), written as the call it makes:
+        ``register(Cls, meta=("n",))`` -- read as a module-level call registering the class is."""
+        if self._decorator_registrations is None:
+            self._decorator_registrations = []
+            for cls in self.classes.values():
+                for dec in cls.decorators:
+                    extra: Sequence[cst.Arg] = ()
+                    func = dec
+                    if isinstance(dec, cst.Call):
+                        if (self.qualify(dec.func) or "") not in ("functools.partial", "partial") or not dec.args:
+                            continue
+                        func, extra = dec.args[0].value, dec.args[1:]
+                    if not isinstance(func, (cst.Name, cst.Attribute)) or \
+                            (self.qualify(func) or "").startswith(jax_api.EXTERNAL_PACKAGES):
+                        continue
+                    self._decorator_registrations.append(cst.Call(func, args=(cst.Arg(cst.Name(cls.name)), *extra)))
+        return self._decorator_registrations
 
     def _registration_helper(self, call: cst.Call) -> Optional[Tuple[str, "ModuleIndex", FunctionInfo]]:
         """For a module-level call given a class of this module first (``register(Params, ...)``): the
@@ -1647,7 +1747,9 @@ class ModuleIndex:
             parts = []
             for position, keyword in ((0, "nodetype"), (2, "meta_fields")):
                 arg = call_argument(inner, position, keyword)
-                value = bound_value(arg.value, fn, call) if arg is not None else None
+                given = index._made_dataclass(arg.value) if arg is not None and position == 0 else \
+                    arg.value if arg is not None else None
+                value = bound_value(given, fn, call) if given is not None else None
                 if value is None:
                     break
                 parts.append(cst.Arg(value) if position == 0 else cst.Arg(value, keyword=cst.Name("meta_fields")))
@@ -1705,6 +1807,11 @@ class ModuleIndex:
                 elif q.endswith("register_dataclass") and isinstance(dec, cst.Call):
                     # as a decorator the class is not an argument: meta_fields is the second
                     registrations.append(dec.with_changes(args=(cst.Arg(cst.Name(cls.name)), *dec.args)))
+        for call in self._decorator_calls():
+            found = self._registrations_through_helper(call)
+            if found:
+                self._read_registrations.add(call.args[0].value.value)
+                registrations.extend(found)
         for call, scope, _ in self._pending_calls:
             q = (self.qualify(call.func) or "") if scope is None else ""
             first = call_argument(call, 0, None)

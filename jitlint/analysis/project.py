@@ -220,16 +220,17 @@ class Project:
                 break
         return out
 
-    def importing_modules(self, from_path: Optional[str], field: str) -> List[ModuleState]:
+    def importing_modules(self, from_path: Optional[str], field: str, any_field: bool = False) -> List[ModuleState]:
         """The modules of the project that import the module read from ``from_path`` (where known), and the
         modules they import: those whose text names ``field`` and can declare a static field of a class
-        (read, not parsed, to know; parsed only then: a module's importers and theirs can be many)."""
+        (``any_field``: names ``field`` at all) (read, not parsed, to know; parsed only then: a module's
+        importers and theirs can be many)."""
         if from_path is None:
             return []
         peek = getattr(self._load_source, "peek", _read_bytes)
         out: List[ModuleState] = []
         seen = {os.path.realpath(from_path)}
-        for importer in self.importers.get(os.path.realpath(from_path), ()):
+        for importer in self.importers_of(from_path) or ():
             data = peek(importer)
             if data is None:
                 continue
@@ -242,7 +243,8 @@ class Project:
                     continue
                 seen.add(real)
                 text = data if path == importer else peek(path)
-                state = self.state_for(path) if text is not None and may_declare_static_fields(text, field) else None
+                state = self.state_for(path) if text is not None and may_declare_static_fields(
+                    text, field, any_field) else None
                 if state is not None:
                     out.append(state)
         return out

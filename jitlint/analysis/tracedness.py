@@ -586,6 +586,8 @@ class Analyzer:
         self._generator_iterables: Dict[cst.GeneratorExp, Value] = {}
         #: see _imported_static_fields
         self._imported_static: Dict[str, bool] = {}
+        self._helper_fields: Dict[str, bool] = {}
+        self._around: Dict[Tuple[str, bool], list] = {}
         #: see _own_data_fields
         self._own_data: Optional[frozenset] = None
         #: the last analyse() gave a result made for another call (the memo's)
@@ -3003,6 +3005,9 @@ class Analyzer:
             leaf = self._module_array_field(base.instance, attr, node)
             if leaf is not None:
                 return leaf
+        if base.kind is Kind.TRACED and not base.mapping and not base.traced_array and not base.foreign \
+                and self._helper_registered_field(attr, base):
+            return MAYBE  # (leaf or aux data as the project's registering code computes)
         if base.kind is Kind.TRACED and base.pytree_class is not None and not base.mapping:
             field_value = self._field_value(node, base)
             if field_value is not None:
@@ -3227,6 +3232,53 @@ class Analyzer:
             self._own_data = frozenset(data_fields(self.index))
         return self._own_data
 
+    def _helper_registered_field(self, attr: str, base: Value) -> bool:
+        """``attr`` is a field, not declared an array, of a class that the project's own decorator
+        registers by code that computes the split (see ``ModuleIndex.helper_registered_classes``): the
+        instance's known class, or for an object of unknown class, such a class of this module or of
+        the modules around it (see :meth:`_modules_around`) where no other class there declares ``attr``
+        a data field.  Whether it is a leaf or aux data is that code's choice."""
+        if base.pytree_class is not None:
+            owner = base.pytree_class
+            if owner.name not in owner.index.helper_registered_classes():
+                return False
+            annotation = owner.field_annotation(attr)
+            return annotation is not None and not self._array_type(without_none(annotation) or annotation, owner)
+        known = self._helper_fields.get(attr)
+        if known is None:
+            known = False
+            declaring = []
+            modules = [(self.index, self.path)] + [(s.index, s.path) for s in self._modules_around(attr, True)]
+            for index, path in modules:
+                registered = index.helper_registered_classes()
+                for name, annotated in index.annotated_fields().items():
+                    cls = index.classes[name]
+                    method = cls.methods.get(attr)
+                    if attr in annotated or (method is not None and is_property(method.node)):
+                        declaring.append((Definition(index, path, name, self.project), name in registered))
+            if declaring and all(opaque for _, opaque in declaring):
+                annotations = [(d, d.field_annotation(attr)) for d, _ in declaring]
+                known = not any(self._array_type(without_none(a) or a, d) for d, a in annotations if a is not None)
+            self._helper_fields[attr] = known
+        return known
+
+    def _modules_around(self, attr: str, any_field: bool = False) -> list:
+        """The modules of the checked code whose objects this module's functions may be given: those it
+        imports, what those import, and the importers (and what they import) whose text names ``attr``
+        (and may declare a static field, unless ``any_field``)."""
+        around = self._around.get((attr, any_field))
+        if around is None:
+            around = []
+            if self.project is not None:
+                imported = self.project.imported_modules(self.path, self.index)
+                around = imported + self.project.importing_modules(self.path, attr, any_field)
+                # (and what those import: `ExpConfig` imported here holds a `PPOConfig` of its own module)
+                for state in imported:
+                    around += [s for s in self.project.imported_modules(state.path, state.index)
+                               if s.index is not self.index and s not in around]
+            self._around[attr, any_field] = around
+        return around
+
     def _imported_static_field(self, attr: str) -> bool:
         """Whether ``attr`` is a field name that classes of the checked modules this module imports (or that
         those import), or that import it (or that those import), declare static, and that no class of those modules or of this
@@ -3241,12 +3293,7 @@ class Analyzer:
         if known is None:
             known = False
             if self.project is not None and attr not in self._own_data_fields():
-                imported = self.project.imported_modules(self.path, self.index)
-                around = imported + self.project.importing_modules(self.path, attr)
-                # (and what those import: `ExpConfig` imported here holds a `PPOConfig` of its own module)
-                for state in imported:
-                    around += [s for s in self.project.imported_modules(state.path, state.index)
-                               if s.index is not self.index and s not in around]
+                around = self._modules_around(attr)
                 known = any(attr in state.index.static_fields for state in around) and \
                     not any(attr in data_fields(state.index) for state in around)
             self._imported_static[attr] = known
