@@ -3462,13 +3462,27 @@ class ModuleIndex:
 
         return not any_node(body[:binding[0] + 1], uses_reader)
 
+    @staticmethod
+    def _decorator_like(top: FunctionInfo) -> bool:
+        """``top`` is a decorator or makes one: every ``return`` gives its first parameter back
+        (``def register(fn): TABLE[fn.__name__] = fn; return fn``) or a function defined in it
+        (``def register_impl(prim): def wrap(fn): ...; return wrap``).  A decorator runs where the
+        decorated function is defined -- at import, before any trace -- and no function of the module
+        calls it (checked where this is asked), so what it stores is there when a trace reads it."""
+        if not isinstance(top.node, cst.FunctionDef) or top.cls is not None or not top.params:
+            return False
+        returned = returned_values(top.node.body)
+        first = top.params[0][0].name.value
+        return bool(returned) and all(
+            isinstance(v, cst.Name) and (v.value == first or v.value in top.nested) for v in returned)
+
     def _changed_by_calls(self, mutators, reader: Optional[FunctionInfo] = None) -> bool:
         for fn in mutators:
             top = fn
             while top.parent is not None:
                 top = top.parent
-            if "register" in top.name and not any(scope is not None and called == top.name
-                                                  for scope, called in self.scope_calls):
+            if self._decorator_like(top) and not any(scope is not None and called == top.name
+                                                     for scope, called in self.scope_calls):
                 continue  # a registration API (`register_impl(prim)(fn)`), not called by this module's code
             if top.cls is not None or top.name not in self.import_time_names:
                 return True
