@@ -609,6 +609,54 @@ _REGISTRATIONS = ("tree_util.register_pytree_node", "tree_util.register_pytree_w
                   "tree_util.register_pytree_node_class")
 
 
+def _most_yields(body: Sequence[cst.CSTNode]) -> Optional[float]:
+    """The most ``yield`` s a run of the statements ``body`` can make: a sum along a sequence, the larger
+    arm of an ``if``, unbounded for a ``yield`` in a loop or a ``yield from``; None when there is no
+    ``yield`` at all (not a generator).  Nested functions and classes are their own code."""
+    total = 0.0
+    seen = False
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(stmt, cst.If):
+            arms = [_most_yields(stmt.body.body)]
+            orelse = stmt.orelse
+            while isinstance(orelse, cst.If):
+                arms.append(_most_yields(orelse.body.body))
+                orelse = orelse.orelse
+            if orelse is not None:
+                arms.append(_most_yields(orelse.body.body))
+            found = [a for a in arms if a is not None]
+            test = _yields_in(stmt.test)
+            if found or test:
+                seen = True
+                total += (max(found) if found else 0) + test
+            continue
+        count = _yields_in(stmt)
+        if count:
+            seen = True
+            if isinstance(stmt, (cst.For, cst.While)) or count == float("inf"):
+                return float("inf")
+            total += count
+    return total if seen else None
+
+
+def _yields_in(node: cst.CSTNode) -> float:
+    """The ``yield`` expressions in ``node`` outside nested functions (``inf`` for a ``yield from``)."""
+    count = 0.0
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        if isinstance(here, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and here is not node:
+            continue
+        if isinstance(here, cst.Yield):
+            if isinstance(here.value, cst.From):
+                return float("inf")
+            count += 1
+        todo.extend(here.children)
+    return count
+
+
 def _imports_jax(block: cst.BaseSuite) -> bool:
     """A statement of the block imports ``jax`` or a module of it."""
     for stmt in block.body:
@@ -2012,7 +2060,8 @@ class ModuleIndex:
             if kind is cst.For or kind is cst.While:
                 loop_body = node.body
                 # (a `for` over one element runs its body once: nothing in it repeats)
-                inner = loops if kind is cst.For and self._one_trip(node.iter) else loops + (node,)
+                inner = loops if kind is cst.For and self._one_trip(
+                    node.iter, cls or (scope.cls if scope is not None else None)) else loops + (node,)
                 for child in iter_children(node):
                     parents[id(child)] = node
                     push((child, scope, cls, inner if child is loop_body else loops, here))
@@ -2021,10 +2070,16 @@ class ModuleIndex:
                     parents[id(child)] = node
                     push((child, scope, cls, loops, here))
 
-    def _one_trip(self, iterable: cst.BaseExpression) -> bool:
+    def _one_trip(self, iterable: cst.BaseExpression, cls: Optional[ClassInfo] = None) -> bool:
         """A ``for`` over ``iterable`` runs once: ``range(1)`` (``range(k, k + 1)`` of literals), a list or
-        tuple display of one element, or one of those given to what hands on each element of what it
-        iterates (``enumerate``, ``tqdm``, ``list``, ``reversed``), or ``trange(1)``."""
+        tuple display of one element, a call of a generator of this module that yields at most once
+        (``for x in self._generate_x(n):`` with one ``yield`` in each arm of an ``if``), or one of those
+        given to what hands on each element of what it iterates (``enumerate``, ``tqdm``, ``list``,
+        ``reversed``), or ``trange(1)``."""
+        if isinstance(iterable, cst.Call):
+            generator = self._generator_called(iterable.func, cls)
+            if generator is not None:
+                return _most_yields(generator.body.body) <= 1
         while isinstance(iterable, cst.Call) and len(iterable.args) >= 1 and not iterable.args[0].star \
                 and iterable.args[0].keyword is None:
             q = self.qualify(iterable.func) or (iterable.func.value if isinstance(iterable.func, cst.Name)
@@ -2039,6 +2094,28 @@ class ModuleIndex:
             iterable = iterable.args[0].value
         return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) == 1 \
             and isinstance(iterable.elements[0], cst.Element)
+
+    def _generator_called(self, func: cst.BaseExpression, cls: Optional[ClassInfo]) -> Optional[cst.FunctionDef]:
+        """The generator function a call calls, read from the code: a module-level ``def`` of the name
+        (no other module-level binding of it), or a method of the class around (``self.name``) defined
+        in its body; None when it is neither, or has no ``yield``."""
+        found: List[cst.FunctionDef] = []
+        if isinstance(func, cst.Name):
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value:
+                    found.append(stmt)
+                elif func.value in names_bound_in(stmt):
+                    return None
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+                and cls is not None and isinstance(cls.node.body, cst.IndentedBlock):
+            for stmt in cls.node.body.body:
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
+                    found.append(stmt)
+                elif func.attr.value in names_bound_in(stmt):
+                    return None
+        if len(found) != 1 or found[0].asynchronous is not None or not isinstance(found[0].body, cst.IndentedBlock):
+            return None
+        return found[0] if _most_yields(found[0].body.body) is not None else None
 
     def call_scope(self, call: cst.Call) -> Optional[Scope]:
         """The scope a call of this module is made in (where the names it reads are looked up)."""
@@ -3419,7 +3496,30 @@ class ModuleIndex:
         function run at import time before ``reader`` is first used at module level."""
         if reader is not None and self._bound_once_before_use(name, reader):
             return False
-        return self._changed_by_calls(self.global_writers.get(name, set()), reader)
+        writers = {w for w in self.global_writers.get(name, set()) if not self._clears_caches_after(w, name)}
+        return self._changed_by_calls(writers, reader)
+
+    def _clears_caches_after(self, writer: FunctionInfo, name: str) -> bool:
+        """Every binding of global ``name`` in ``writer`` is a statement of its body that a later statement
+        of the body follows with ``jax.clear_caches()`` (JORA's ``train_lora``): each trace made before the
+        new value is dropped then, and every trace after it reads the new value -- none keeps an old one
+        (run on JAX 0.10.2: a second call with another value retraces and uses it)."""
+        node = writer.node
+        if not isinstance(node, cst.FunctionDef) or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        body = list(node.body.body)
+        bindings = [b for b in writer.scope.bindings_of(name) if b.binds_value] if writer.scope is not None else []
+        if not bindings:
+            return False
+        clears = [i for i, stmt in enumerate(body) if isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+            and self.qualify(small.value.func) == "jax.clear_caches" for small in stmt.body)]
+        if not clears:
+            return False
+        binding_at = [i for i, stmt in enumerate(body) if name in names_bound_in(stmt)]
+        if not binding_at or any(not isinstance(body[i], cst.SimpleStatementLine) for i in binding_at):
+            return False  # (a binding inside a block, a loop's: not followed on every path)
+        return len(bindings) == len(binding_at) and max(binding_at) < max(clears)
 
     def _bound_once_before_use(self, name: str, reader: FunctionInfo) -> bool:
         """A global that only one function binds (``global optimize; optimize = optimizer.update`` in

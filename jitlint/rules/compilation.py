@@ -241,6 +241,10 @@ class RecompilationHazard(Rule):
     (`self.step(pos, vel)` with `@property def step(self): return
     jax.jit(lambda ...)`; `stepper(rate)(x)`): each access makes one.
 
+    A loop that runs its body once is no loop: `for x in [a]`, `range(1)`,
+    and a generator of the module that yields at most once on every path
+    (`for x in self._generate_x(n):` with one `yield` in each arm of an `if`).
+
     A wrapper made in a loop under an `if` whose branch changes what its own
     test reads (`if need_compile: step = jax.jit(...); need_compile = False`,
     `if n != last: ...; last = n`), or builds anew the function it wraps
@@ -2466,7 +2470,10 @@ class MutableStaticSelf(Rule):
     A `jax.jit` wrapper that dies with the call that made it is not stale:
     `fn = jax.jit(self._log_prob)` bound to a local name that is only called
     there traces again at each call of that method (jit drops its trace of a
-    bound method with the last wrapper of it). It still counts when the method
+    bound method with the last wrapper of it), also `pjit`, and also where the
+    method sets the attribute before it makes the wrapper (`self.optim = optim`
+    then `step = pjit(self.train_step)`: the new trace reads the new value).
+    It still counts when the method
     changes the attribute between two calls of `fn`, when the wrapper is kept
     or returned, when another `jax.jit` wrapper of the method exists, and for
     `jax.pmap`, which keeps its trace after the wrapper is gone.
@@ -2873,11 +2880,12 @@ class MutableStaticSelf(Rule):
         """``fn = jax.jit(self.m)`` made in a method, bound to a local name there that is only called: the
         wrapper dies when that call returns, and jit's traces of a bound method go with the last wrapper
         of it (JAX 0.10.2), so every call of the method traces again, with the attributes as they are
-        then.  Not when the method changes them itself between (it writes one, or calls a method that
-        does), and not for ``jax.pmap``, which keeps its trace of an equal bound method after the
-        wrapper is gone."""
+        then.  Not when the method changes them itself while the wrapper lives (it writes one, or calls a
+        method that does, in the statement that makes the wrapper or after it: a write before is what
+        the new trace reads -- ae's ``self.optim = optim`` then ``pjit(self.train_step)``), and not for
+        ``jax.pmap``, which keeps its trace of an equal bound method after the wrapper is gone."""
         scope = entry.scope
-        if not entry.self_bound or entry.transform is None or entry.transform.name != "jax.jit" \
+        if not entry.self_bound or entry.transform is None or entry.transform.name not in jax_api.JIT_NAMES \
                 or scope is None or len(entry.call_names) != 1:
             return False
         if any(other is not entry and other.function is entry.function and other.transform is not None
@@ -2890,6 +2898,10 @@ class MutableStaticSelf(Rule):
             return False
         watched = writers | set(attributes)
         stack: List[cst.CSTNode] = [scope.node.body]
+        body = scope.node.body.body if isinstance(scope.node.body, cst.IndentedBlock) else ()
+        made = [i for i, stmt in enumerate(body) if any_node([stmt], lambda n: n is entry.site)]
+        if made:
+            stack = list(body[made[0]:])  # (from the statement that makes the wrapper on)
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \

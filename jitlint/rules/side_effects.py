@@ -110,8 +110,9 @@ class MutableGlobalRead(Rule):
     assignment, `append` / `update` / ..., attribute assignment).
 
     Constants are not flagged, nor are tables that are only filled while the
-    module is imported (by module-level code, decorators or `register_*`
-    functions), unless module-level code uses the jitted function before it
+    module is imported (by module-level code, or by a decorator -- a function
+    that returns what it is given or a function it defines -- that the module's
+    own functions never call), unless module-level code uses the jitted function before it
     calls the function that changes the table (`f(x); set_scale(3.0)`: the
     first call traced it), nor a memo (a dict every function of the module
     changes only by storing an entry whose key it has just found missing --
@@ -120,7 +121,9 @@ class MutableGlobalRead(Rule):
     LOADED: return` in a block that goes on to store `OTHER[key]` / set
     `LOADED`, so that the store runs once for each key -- or by dropping entries: a read gives what
     computing the entry again gives, and what the entry is computed from is
-    checked where it is read), nor `TABLE[key](...)` dispatch through such tables: jitlint
+    checked where it is read), nor a global that every function rebinding it
+    follows, later in its body, with `jax.clear_caches()` (every trace made
+    before the new value is dropped), nor `TABLE[key](...)` dispatch through such tables: jitlint
     cannot see changes made from other modules, and prefers silence there.
     Code traced only by `jax.vmap` is not flagged either: vmap traces again on
     every call, so the read is fresh (under `jax.jit(jax.vmap(f))` it is not).
@@ -567,7 +570,8 @@ class OuterStateWrite(Rule):
     can raise between the two where eager code goes on, and the push stays.
     A method whose `self` is a pytree argument of the jit (not static) gets a
     copy of it in the trace, rebuilt from the leaves: writes to its attributes
-    that the method hands back (`return self`, or `self` in a returned tuple)
+    that the method hands back (`return self`, or `self` in a returned tuple),
+    or that every caller in the module hands back (`a.plus(); return a`),
     are a functional update and are not flagged; writes it does not hand back
     are lost (the caller's object keeps its old value), and are flagged so.
     With `self` static, a write of a value computed from the object and
@@ -982,11 +986,28 @@ class OuterStateWrite(Rule):
         fn = self.ctx.function
         if not isinstance(fn.node, cst.FunctionDef):
             return False
-        for value in returned_values(fn.node.body):
-            items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
-            if any(isinstance(item, cst.Name) and item.value == root.value for item in items):
-                return True
-        return False
+        if _returns_name(fn.node, root.value):
+            return True
+        return self._returned_by_each_caller(fn)
+
+    def _returned_by_each_caller(self, fn) -> bool:
+        """Every call of the method in the module is ``obj.<method>(...)`` in a function that returns
+        ``obj`` (alone or in a tuple): the caller hands the updated copy on (jetstream's
+        ``a.plus(); return a`` under jit, equal to eager: the result carries the change)."""
+        index = self.ctx.index
+        calls = _attribute_calls(self.ctx.module, fn.name)
+        if not calls:
+            return False
+        for call in calls:
+            receiver = call.func.value
+            if not isinstance(receiver, cst.Name):
+                return False
+            holder = index.parents.get(id(call))
+            while holder is not None and not isinstance(holder, (cst.FunctionDef, cst.Lambda)):
+                holder = index.parents.get(id(holder))
+            if not isinstance(holder, cst.FunctionDef) or not _returns_name(holder, receiver.value):
+                return False
+        return True
 
     def _check_container_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         root = _root_name(target)
@@ -2478,3 +2499,24 @@ class DebugPrintArguments(Rule):
 
 RULES = [MutableGlobalRead, OuterStateWrite, PrintInTracedCode, SideEffectInTracedCode, InPlaceArrayUpdate,
          DebugPrintArguments]
+
+
+def _returns_name(fn: cst.FunctionDef, name: str) -> bool:
+    """Some ``return`` of ``fn`` gives ``name`` back, alone or as an item of a tuple."""
+    for value in returned_values(fn.body):
+        items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+        if any(isinstance(item, cst.Name) and item.value == name for item in items):
+            return True
+    return False
+
+
+def _attribute_calls(module: cst.Module, attr: str) -> List[cst.Call]:
+    """The calls ``x.<attr>(...)`` of the module."""
+    out: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == attr:
+            out.append(node)
+        stack.extend(node.children)
+    return out
