@@ -11,8 +11,8 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, iter_children, name_references, path_to,
-                                     result_discarded, returned_values, string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, iter_children, name_references,
+                                     path_to, result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -996,7 +996,7 @@ class OuterStateWrite(Rule):
         ``a.plus(); return a`` under jit, equal to eager: the result carries the change)."""
         index = self.ctx.index
         calls = _attribute_calls(self.ctx.module, fn.name)
-        if not calls:
+        if not calls:  # (none, or one a lambda makes)
             return False
         for call in calls:
             receiver = call.func.value
@@ -2510,13 +2510,11 @@ def _returns_name(fn: cst.FunctionDef, name: str) -> bool:
     return False
 
 
-def _attribute_calls(module: cst.Module, attr: str) -> List[cst.Call]:
-    """The calls ``x.<attr>(...)`` of the module."""
-    out: List[cst.Call] = []
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == attr:
-            out.append(node)
-        stack.extend(node.children)
-    return out
+def _attribute_calls(module: cst.Module, attr: str) -> Optional[List[cst.Call]]:
+    """The calls ``x.<attr>(...)`` of the module; None when a lambda makes one (its result is the lambda's)."""
+    def named(call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value == attr
+
+    if any_node([module], lambda n: isinstance(n, cst.Lambda) and any(named(c) for c in calls_in(n.body))):
+        return None
+    return [call for call in calls_in(module) if named(call)]
