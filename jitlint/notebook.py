@@ -146,7 +146,20 @@ def _python_lines(lines: List[str]) -> List[str]:
     depth = 0  # brackets open at the start of the line (a line inside them continues a statement)
     continued = False
     in_escape = False  # the line before was an escape's, ended by a backslash: this one goes on with it
+    begun = 0  # where the statement the line belongs to begins
     for line in lines:
+        if depth == 0 and not continued:
+            begun = len(out)
+        if depth > 0 and not in_escape and _assigned_escape_after_brackets(line, depth):
+            # `times[lib][\n    name\n] = %timeit -o f(x)`: a target written over several lines, assigned
+            # from a magic (IPython reads the logical line): the whole statement stands as `pass`
+            first = out[begun]
+            out[begun] = first[:len(first) - len(first.lstrip(" \t"))] + "pass"
+            out[begun + 1:] = [""] * (len(out) - begun - 1)
+            out.append("")
+            depth, continued = 0, False
+            in_escape = line.endswith("\\")
+            continue
         if in_escape:
             # IPython joins an escape's lines ended by a backslash into one command (`!pip install a \`)
             out.append("")
@@ -176,6 +189,20 @@ def _parses(code: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
+
+
+def _assigned_escape_after_brackets(line: str, depth: int) -> bool:
+    """The line closes the ``depth`` brackets still open, and what follows them is ``= %...`` or
+    ``= !...``: the end of an assignment from a magic or a shell escape (Python has no ``= %``)."""
+    code = _without_comment(line)
+    for i, char in enumerate(code):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return re.match(r"[ \t]*=[ \t]*[%!]", code[i + 1:]) is not None
+    return False
 
 
 def _in_code_only(line: str) -> bool:

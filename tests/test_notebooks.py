@@ -68,6 +68,16 @@ def test_a_hash_in_a_string_starts_no_comment():
     assert python_lines(cell) == ["for c in cs:", '    print(f"\\n### Count: {c}\\n")', "    pass"]
 
 
+def test_a_magic_assigned_to_a_target_written_over_several_lines_is_one_statement():
+    """IPython reads the logical line: `timings[lib][\n name\n] = %timeit -o f(x)` assigns from the magic
+    (jax-sci-comp-demo); the statement stands as one `pass`, line for line, and brackets that close into
+    anything else are Python."""
+    cell = ("for lib in libs:\n    timings[lib][\n        name\n    ] = %timeit -o f(lib)\n"
+            "    x = (1 +\n         2)\n    y = [a,\n         b] == c\n")
+    assert python_lines(cell) == ["for lib in libs:", "    pass", "", "", "    x = (1 +", "         2)",
+                                  "    y = [a,", "         b] == c"]
+
+
 def test_a_line_magic_without_its_percent_is_one_where_the_line_is_not_python():
     assert python_lines("timeit -n 5 f(x)\nls\ntime = 3\npip install jax\nconfig = make(\n  a)\nrun - 1\n") == [
         "pass", "ls", "time = 3", "pass", "config = make(", "  a)", "run - 1"]
