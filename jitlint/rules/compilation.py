@@ -8,6 +8,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, Owner
+from jitlint.analysis.fields import stores_to
 from jitlint.analysis.idempotence import assigns_attribute, built_from_self, unpacked_into
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
@@ -2061,7 +2062,29 @@ def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
         if bound is not None and _unhashable(bound, index):
             return f"`{value.value}` (`{value.value} = {code(bound)}`)", bound
         return None
+    stored = _attribute_stored_values(value, call, index)
+    if stored and all(_unhashable(v, index) for v in stored):
+        return f"`{code(value)}` (`{code(value)} = {code(stored[0])}`)", stored[0]
     return (f"`{code(value)}`", value) if _unhashable(value, index) else None
+
+
+def _attribute_stored_values(value: cst.BaseExpression, call: cst.Call,
+                             index: ModuleIndex) -> List[cst.BaseExpression]:
+    """For ``self.<attr>`` read in a method (``fn(self.params, x)``): every value a method of its class
+    stores in ``self.<attr>``; empty when it is anything else or one store's value is not shown."""
+    scope, _ = index.call_scopes.get(call, (None, None))
+    if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and scope is not None
+            and scope.cls is not None and scope.params and value.value.value == scope.params[0][0].name.value):
+        return []
+    out: List[cst.BaseExpression] = []
+    for method in scope.cls.methods.values():
+        if not isinstance(method.node, cst.FunctionDef) or not method.params:
+            continue
+        for stored in stores_to(method.node, method.params[0][0].name.value, value.attr.value):
+            if stored is None:
+                return []
+            out.append(stored)
+    return out
 
 
 def array_valued(node: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo] = None) -> bool:
