@@ -770,14 +770,6 @@ def _still_valid(hit: UnitResult, digests: Dict[str, str], overrides: Dict[str, 
     return True
 
 
-def _importable_name(path: str) -> bool:
-    """The file's module name can be written in an import statement: an identifier, not a keyword."""
-    import keyword
-
-    stem = os.path.splitext(os.path.basename(path))[0]
-    return stem.isidentifier() and not keyword.iskeyword(stem)
-
-
 def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digests: Dict[str, str],
                         overrides: Dict[str, bytes], config: Config, cache: Optional[Cache], roots: Sequence[str],
                         limit: Optional[int], importers: Optional[Dict[str, Tuple[str, ...]]] = None,
@@ -789,12 +781,6 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
     path."""
     roots_of = {p: project_root(p) for p in datas}
     project_roots = sorted({r for r in roots_of.values() if r is not None})
-    if importers is not None:
-        # a file whose name no `import` statement can spell (`quantum-bh.py`) is a script: nothing imports
-        # it, in a project or not (importlib and runpy aside), so only its own code calls its functions
-        for path in datas:
-            if path.endswith(".py") and not _importable_name(path):
-                importers[path] = ()
     if not project_roots:
         return {}, []
     summaries = Summaries(cache, config)
@@ -819,8 +805,7 @@ def _callers_in_project(datas: Dict[str, bytes], checked: Dict[str, str], digest
         # (a checked file outside every project -- a folder of scripts with no marker -- has importers no
         # one knows, whatever else the same command checks: its answer must not depend on that)
         for unit in [p for p in datas if roots_of[p] is not None] + [p for p in callers if traced.get(p)]:
-            if unit not in importers:
-                importers[unit] = tuple(graph.direct_importers(unit))
+            importers[unit] = tuple(graph.direct_importers(unit))
     if graph_importers is not None:
         for path in imports:
             if path not in roots_of or roots_of[path] is not None:

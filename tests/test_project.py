@@ -342,55 +342,6 @@ def test_a_helper_module_reached_from_its_importers_agrees_checked_alone(tmp_pat
     assert found("registered_pkg/model.py") == whole
 
 
-_SCRIPT_SETS_GLOBAL = """import jax
-import jax.numpy as jnp
-
-rho_bar = jnp.nan
-
-
-def potential(rho):
-    return rho - rho_bar
-
-
-@jax.jit
-def update(_, psi):
-    return psi * jnp.exp(-1j * potential(jnp.abs(psi) ** 2))
-
-
-def main():
-    global rho_bar
-    psi = jnp.ones(8, dtype=jnp.complex64) * (1 + jnp.arange(8) / 10)
-    rho_bar = jnp.mean(jnp.abs(psi) ** 2)
-    for _ in range(3):
-        psi = jax.lax.fori_loop(0, 5, update, psi)
-    return psi
-
-
-if __name__ == "__main__":
-    main()
-"""
-
-
-@pytest.mark.parametrize("marker", [False, True])
-def test_a_script_whose_name_no_import_can_spell_has_no_importers(tmp_path, marker):
-    """`quantum-bh.py` cannot be imported by an import statement: its `main`, which sets the global before
-    anything it runs traces, is called only where the file calls it, once (run on JAX 0.10.2: jitted equal
-    to eager).  The same file as `quantum_bh.py` may be imported and `main` called again -- the jitted
-    `update` would keep the first `rho_bar` -- so in a folder with no project marker, where who imports it is
-    not known, the read stays a finding; in a project that does not import it, it goes too."""
-    import subprocess
-    import sys
-
-    if marker:
-        (tmp_path / "pyproject.toml").write_text("[project]\nname = 'sims'\n", encoding="utf-8")
-    for name in ("quantum-bh.py", "quantum_bh.py"):
-        (tmp_path / name).write_text(_SCRIPT_SETS_GLOBAL, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "jitlint", "check", "--isolated", "--no-cache", "--format", "json",
-                          "."], cwd=tmp_path, capture_output=True, text=True)
-    found = {(os.path.basename(d["path"]), d["line"], d["code"]) for d in json.loads(out.stdout)}
-    assert found == (set() if marker else {("quantum_bh.py", 8, "JIT101")})
-
-
 def test_a_released_project_is_freed_without_the_cyclic_collector(tmp_path):
     """Once its findings are made, the analysis lets go of every module's tree by reference counting
     alone: the collector would otherwise walk each tree (the analysis's facts link back to each other)
