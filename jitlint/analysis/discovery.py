@@ -993,6 +993,7 @@ class ModuleIndex:
                         self._main_calls.add(node)
                     stack.extend(iter_children(node))
         checkpoint()
+        self._block_bindings: Dict[int, Dict[str, List[cst.CSTNode]]] = {}
         self._walk(module)
         self._collect_module_aliases()  # (the binding model is complete after the walk)
         checkpoint()
@@ -2099,23 +2100,31 @@ class ModuleIndex:
         """The generator function a call calls, read from the code: a module-level ``def`` of the name
         (no other module-level binding of it), or a method of the class around (``self.name``) defined
         in its body; None when it is neither, or has no ``yield``."""
-        found: List[cst.FunctionDef] = []
         if isinstance(func, cst.Name):
-            for stmt in self.module.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value:
-                    found.append(stmt)
-                elif func.value in names_bound_in(stmt):
-                    return None
+            block: Sequence[cst.CSTNode] = self.module.body
+            name = func.value
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
                 and cls is not None and isinstance(cls.node.body, cst.IndentedBlock):
-            for stmt in cls.node.body.body:
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
-                    found.append(stmt)
-                elif func.attr.value in names_bound_in(stmt):
-                    return None
-        if len(found) != 1 or found[0].asynchronous is not None or not isinstance(found[0].body, cst.IndentedBlock):
+            block, name = cls.node.body.body, func.attr.value
+        else:
+            return None
+        found = self._bindings_by_name(block).get(name, ())
+        if len(found) != 1 or not isinstance(found[0], cst.FunctionDef) or found[0].asynchronous is not None \
+                or not isinstance(found[0].body, cst.IndentedBlock):
             return None
         return found[0] if _most_yields(found[0].body.body) is not None else None
+
+    def _bindings_by_name(self, block: Sequence[cst.CSTNode]) -> Dict[str, List[cst.CSTNode]]:
+        """The statements of a module's or class's body that bind each name (once per body)."""
+        key = id(block)
+        found = self._block_bindings.get(key)
+        if found is None:
+            found = {}
+            for stmt in block:
+                for name in names_bound_in(stmt):
+                    found.setdefault(name, []).append(stmt)
+            self._block_bindings[key] = found
+        return found
 
     def call_scope(self, call: cst.Call) -> Optional[Scope]:
         """The scope a call of this module is made in (where the names it reads are looked up)."""

@@ -995,7 +995,10 @@ class OuterStateWrite(Rule):
         ``obj`` (alone or in a tuple): the caller hands the updated copy on (jetstream's
         ``a.plus(); return a`` under jit, equal to eager: the result carries the change)."""
         index = self.ctx.index
-        calls = _attribute_calls(self.ctx.module, fn.name)
+        memo = self.__dict__.setdefault("_attribute_calls", {})
+        if fn.name not in memo:
+            memo[fn.name] = _attribute_calls(self.ctx.module, fn.name)
+        calls = memo[fn.name]
         if not calls:  # (none, or one a lambda makes)
             return False
         for call in calls:
