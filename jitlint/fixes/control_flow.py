@@ -1140,7 +1140,69 @@ def _if_statement(stmt: cst.If, ctx: FixContext) -> Optional[Fix]:
         if chain is not None:
             return chain
         return _return_form(stmt, ctx, fn_node, located, true_stmts, false_stmts)
+    chain = _assign_chain(stmt, ctx, fn_node)
+    if chain is not None:
+        return chain
     return _assign_form(stmt, ctx, fn_node, true_stmts, false_stmts)
+
+
+def _single_assignment(stmts: Sequence[cst.CSTNode]) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """``name = value`` as the one statement of a branch: the name and the value; None otherwise."""
+    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
+        return None
+    small = stmts[0].body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+        return None
+    return small.targets[0].target.value, small.value
+
+
+def _assign_chain(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef) -> Optional[Fix]:
+    """``if a: g = x`` / ``elif b: g = y`` ... / ``else: g = z``, every branch one assignment of a cheap
+    element-wise value to the same name, every test a boolean array -> ``g = jnp.where(a, x, jnp.where(b,
+    y, z))``: the first test that holds picks its value, as the chain does (the tests are pure, so
+    evaluating them all changes nothing).  None for a chain of one ``if`` (:func:`_assign_form`)."""
+    tests: List[cst.BaseExpression] = []
+    values: List[cst.BaseExpression] = []
+    node = stmt
+    target = None
+    while True:
+        found = _single_assignment(block_statements(node.body))
+        if found is None or (target is not None and found[0] != target):
+            return None
+        target = found[0]
+        tests.append(node.test)
+        values.append(found[1])
+        if not isinstance(node.orelse, cst.If):
+            break
+        node = node.orelse
+    last = _single_assignment(block_statements(node.orelse.body)) if isinstance(node.orelse, cst.Else) else None
+    if last is None or last[0] != target or len(tests) < 2:
+        return None
+    scope = ctx.index.infos.get(fn_node)
+    if not all(ctx.purity.expression(t, scope) for t in tests):
+        return None
+    if any(target in {n.value for n in name_references(t)} for t in tests[1:]):
+        return None  # (a later test reads the name a branch before it binds)
+    bld = _Builder(ctx)
+    for t in tests:
+        _array_test(bld, t)
+    if any(bld.classify(v) != CHEAP for v in values + [last[1]]):
+        return None
+    _same_structure(bld, values + [last[1]])
+    try:
+        preds = [bld.predicate(t) for t in tests]
+        jnp = bld.jnp
+    except _NoFix:
+        return None
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
+        value = last[1]
+        for pred, picked in reversed(list(zip(preds, values))):
+            value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=picked, b=value)
+        new = keep_comments([stmt], with_leading_lines([bld.statement(f"{target} = {{v}}", v=value)], stmt))
+        return {stmt: cst.FlattenSentinel(new)}
+
+    return _later(bld, _WHERE_TITLE, [stmt], make)
 
 
 def _return_form(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, located, true_stmts,

@@ -129,6 +129,9 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     kind, operand = found
     function = ctx.enclosing_def(node)
+    rounded = _rounded_by(node, ctx) if kind in ("float", "item") else None
+    if rounded is not None and function is not None:
+        return _to_jnp_round(rounded, operand, ctx, function)
     ctx.memo["conversions.tables"] = []
     if function is None or not _array_use(node, ctx, function, kind == "float", 0, kind == "bool"):
         return None
@@ -153,6 +156,40 @@ def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     return ctx.fix(Applicability.UNSAFE, f"Keep the value as an array: {shown} for {what}"
                    + (f", and index the table as an array, `{jnp}.asarray(...)`" if tables else ""),
                    tuple(edits) + tuple(imports))
+
+
+def _rounded_by(node: cst.Call, ctx: FixContext) -> Optional[cst.Call]:
+    """The builtin ``round(node, n)`` call whose first argument ``node`` is, ``n`` an int literal; None
+    otherwise (``round(x)`` alone gives a Python int, which ``jnp.round`` does not)."""
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or call.func.value != "round" \
+            or ctx.facts.read_scope.get(call.func) != "builtin" or len(call.args) != 2 or call.args[0] is not arg:
+        return None
+    digits = call.args[1]
+    count = literal_value(digits.value)
+    if digits.star or (digits.keyword is not None and digits.keyword.value != "ndigits") \
+            or not isinstance(count, int) or isinstance(count, bool):
+        return None
+    return call
+
+
+def _to_jnp_round(rounded: cst.Call, operand: cst.BaseExpression, ctx: FixContext,
+                  function: cst.FunctionDef) -> Optional[Fix]:
+    """``round(float(x), 2)`` whose result is only array data -> ``jnp.round(x, 2)``: the same rounding to
+    the nearest multiple of ``10**-2``, ties to even, done on the array (in float32, where Python rounded a
+    float64)."""
+    if not _array_use(rounded, ctx, function, True, 0):
+        return None
+    spelled = ctx.import_name("jax.numpy")
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    bare = operand.with_changes(lpar=(), rpar=()) if getattr(operand, "lpar", ()) else operand  # (an argument now)
+    new = ctx.expr(f"{jnp}.round({{x}}, {{n}})", x=bare, n=rounded.args[1].value)
+    new = new.with_changes(lpar=rounded.lpar, rpar=rounded.rpar)
+    return ctx.fix(Applicability.UNSAFE, f"Round the array: `{jnp}.round(x, n)` for `round(float(x), n)`",
+                   (ctx.replace(rounded, new),) + tuple(imports))
 
 
 @rewrites("JIT301")

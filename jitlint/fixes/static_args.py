@@ -101,7 +101,9 @@ def static_parameters_fix(node: cst.CSTNode, ctx: FixContext, through_locals: bo
 
 def _numeric_selector(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> bool:
     """Every read of parameter ``name`` in the function compares it, ``==`` or ``!=``, with a number
-    literal: an id that picks a branch, as well a 0-d integer array as a Python int."""
+    literal -- an id that picks a branch, as well a 0-d integer array as a Python int -- or by order
+    with a float literal (``if trough < 5.0:``): a quantity measured against a threshold, which callers
+    pass as an array (unhashable as a static argument) and whose every value would compile anew."""
     reads = [n for n in name_references(fn_node.body, name) if ctx.facts.read_scope.get(n) in ("local", None)]
     if not reads:
         return False
@@ -114,11 +116,13 @@ def _numeric_selector(fn_node: cst.FunctionDef, name: str, ctx: FixContext) -> b
             comparison, other = parent, parent.comparisons[0].comparator
         else:
             return False
-        if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1 \
-                or not isinstance(comparison.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+        if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
             return False
         value = literal_value(other) if other is not None else None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if not isinstance(comparison.comparisons[0].operator, (cst.Equal, cst.NotEqual)) \
+                and not isinstance(value, float):
             return False
     return True
 

@@ -121,7 +121,12 @@ class PythonBranchOnTracer(Rule):
       `elif` chain whose every branch returns one cheap value, with the
       value returned after it (or the `else:`), becomes nested `jnp.where`
       (`jnp.where(a, x, jnp.where(b, y, z))`): the first test that holds
-      picks, as the chain does, and the pure tests are all computed.
+      picks, as the chain does, and the pure tests are all computed; so
+      does an `if` / `elif` / `else` chain whose every branch assigns one
+      cheap value to the same name (`grade = 0` ... `grade = 1`). A
+      parameter compared by order with a float literal (`if trough <
+      5.0:`) is a quantity, not a setting: it is not made static (callers
+      pass arrays, unhashable as static arguments).
     - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
       traced, so their trace-time Python runs for both; they must return the
       same shapes and dtypes; under `jax.vmap` a batched test runs both.

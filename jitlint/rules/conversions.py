@@ -122,6 +122,12 @@ class ConcretizeTracer(Rule):
     float32 / int32 (wrapping past 2**31), and `int(nan)` / `int(inf)` raise
     where the conversion gives 0 and 2**31 - 1.
 
+    `round(float(x), n)` (or `round(x.item(), n)`), `n` an int literal,
+    whose result is only array data as above -> `jnp.round(x, n)`: UNSAFE,
+    the same rounding to `n` decimals, ties to even, done on the array in
+    float32 where Python rounded a float64. Not `round(x)` alone, which
+    gives a Python int.
+
     `math.exp(x)` (and `log`, `sqrt`, the trigonometric and hyperbolic
     functions, `atan2`, `hypot`, `pow`, ...) of a traced value -> the
     `jax.numpy` function of the same meaning (`jnp.exp`, `jnp.arctan2`,
