@@ -1183,23 +1183,13 @@ def _assign_chain(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef) -> Op
         return None
     if any(target in {n.value for n in name_references(t)} for t in tests[1:]):
         return None  # (a later test reads the name a branch before it binds)
-    bld = _Builder(ctx)
-    for t in tests:
-        _array_test(bld, t)
-    if any(bld.classify(v) != CHEAP for v in values + [last[1]]):
+    built = _where_chain(ctx, tests, values, last[1])
+    if built is None:
         return None
-    _same_structure(bld, values + [last[1]])
-    try:
-        preds = [bld.predicate(t) for t in tests]
-        jnp = bld.jnp
-    except _NoFix:
-        return None
+    bld, nested = built
 
     def make() -> Dict[cst.CSTNode, Replacement]:
-        value = last[1]
-        for pred, picked in reversed(list(zip(preds, values))):
-            value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=picked, b=value)
-        new = keep_comments([stmt], with_leading_lines([bld.statement(f"{target} = {{v}}", v=value)], stmt))
+        new = keep_comments([stmt], with_leading_lines([bld.statement(f"{target} = {{v}}", v=nested())], stmt))
         return {stmt: cst.FlattenSentinel(new)}
 
     return _later(bld, _WHERE_TITLE, [stmt], make)
@@ -1315,6 +1305,26 @@ def _return_chain(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locat
     scope = ctx.index.infos.get(fn_node)
     if not all(ctx.purity.expression(t, scope) for t in tests):
         return None
+    built = _where_chain(ctx, tests, values, last)
+    if built is None:
+        return None
+    bld, nested = built
+
+    def make() -> Dict[cst.CSTNode, Replacement]:
+        new = keep_comments([stmt] + rest, with_leading_lines([bld.statement("return {v}", v=nested())], stmt))
+        changes: Dict[cst.CSTNode, Replacement] = {stmt: cst.FlattenSentinel(new)}
+        for r in rest:
+            changes[r] = cst.RemovalSentinel.REMOVE
+        return changes
+
+    return _later(bld, _WHERE_TITLE, [stmt] + rest, make)
+
+
+def _where_chain(ctx: FixContext, tests: List[cst.BaseExpression], values: List[cst.BaseExpression],
+                 last: cst.BaseExpression):
+    """For a chain of tests (each a boolean array) and the cheap value each picks, ``last`` for none:
+    the builder and a maker of ``jnp.where(t1, v1, jnp.where(t2, v2, last))``; None when a value is not
+    cheap, the values' structures differ or a test cannot be a predicate."""
     bld = _Builder(ctx)
     for t in tests:
         _array_test(bld, t)
@@ -1327,17 +1337,13 @@ def _return_chain(stmt: cst.If, ctx: FixContext, fn_node: cst.FunctionDef, locat
     except _NoFix:
         return None
 
-    def make() -> Dict[cst.CSTNode, Replacement]:
+    def nested() -> cst.BaseExpression:
         value = last
         for pred, picked in reversed(list(zip(preds, values))):
             value = bld.expr(f"{jnp}.where({{c}}, {{a}}, {{b}})", c=pred, a=picked, b=value)
-        new = keep_comments([stmt] + rest, with_leading_lines([bld.statement("return {v}", v=value)], stmt))
-        changes: Dict[cst.CSTNode, Replacement] = {stmt: cst.FlattenSentinel(new)}
-        for r in rest:
-            changes[r] = cst.RemovalSentinel.REMOVE
-        return changes
+        return value
 
-    return _later(bld, _WHERE_TITLE, [stmt] + rest, make)
+    return bld, nested
 
 
 def _header(stmt: cst.If, true_part: bool) -> Optional[cst.TrailingWhitespace]:
