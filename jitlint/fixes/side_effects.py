@@ -59,7 +59,7 @@ from jitlint.fixes.dataflow import assigned_in, block_statements
 from jitlint.fixes.dataflow import reads as reads_of
 from jitlint.fixes.registry import rewrites
 from jitlint.fixes.wrap import with_comments
-from jitlint.rules.side_effects import clock_read, host_write
+from jitlint.rules.side_effects import WRITER_METHODS, clock_read, host_write, opens_file
 
 _CONVERSIONS = {"r": "repr", "s": "str", "a": "ascii"}
 #: a ``%`` conversion of a template :meth:`_Format.percent` reads: ``%%``, or flags/width/precision and a kind
@@ -569,8 +569,17 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     an array arrives as one (``3`` as ``Array(3)``), and several records may come out in another
     order.  What changes is when the record is made: on every call of the compiled function instead
     of once per trace, once per element under ``vmap`` -- the point of the fix."""
+    if isinstance(node, cst.Call) and opens_file(node, ctx.index, ctx.facts):
+        # `open(LOG, "a").write(f"... {x}")`, reported at the `open`: the statement is the write
+        method = ctx.parent(node)
+        outer = ctx.parent(method) if isinstance(method, cst.Attribute) and method.value is node else None
+        if not isinstance(outer, cst.Call) or outer.func is not method or method.attr.value not in WRITER_METHODS:
+            return None
+        node = outer
+    opened = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and isinstance(node.func.value, cst.Call) and opens_file(node.func.value, ctx.index, ctx.facts)
     warning = isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "warnings.warn"
-    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or warning
+    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or warning or opened
                                               or host_write(node, ctx.index, ctx.facts)):
         return None
     stmt = ctx.parent(node)
@@ -606,7 +615,7 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     edit = ctx.replace(line, new_line)
     if edit is None:
         return None
-    if host_write(node, ctx.index, ctx.facts):  # (the writer gets NumPy arrays where eager code gave it JAX arrays)
+    if opened or host_write(node, ctx.index, ctx.facts):  # (the writer gets NumPy arrays, not JAX arrays)
         return ctx.fix(Applicability.UNSAFE, "Write from `jax.debug.callback`, which runs on every call with "
                        "the values", (edit,) + import_edits)
     if warning:  # (the frame a warning is attributed to, which filters and `stacklevel` read, is the callback's)

@@ -1516,11 +1516,20 @@ class PrintInTracedCode(Rule):
 #: stdlib objects that write to a file or a buffer of the host, and their writing methods: a module-level
 #: one written from traced code gets one row, of tracers, per trace
 _HOST_WRITERS = frozenset({"csv.writer", "csv.DictWriter", "io.StringIO", "io.BytesIO", "builtins.open", "io.open"})
-_WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
+WRITER_METHODS = frozenset({"write", "writelines", "writerow", "writerows", "writeheader"})
 
 
 #: the process's own streams, written to
 _STREAM_WRITES = frozenset({"sys.stdout.write", "sys.stderr.write", "sys.stdout.writelines", "sys.stderr.writelines"})
+
+
+def opens_file(call: cst.Call, index, facts) -> bool:
+    """``call`` is the builtin ``open(...)`` or ``io.open(...)`` (reported in traced code: the fix of
+    ``open(path, "a").write(...)`` moves the statement into a callback)."""
+    func = call.func
+    if isinstance(func, cst.Name) and facts.read_scope.get(func) == "builtin":
+        return func.value == "open"
+    return index.qualify(func) in ("builtins.open", "io.open")
 
 
 def host_write(call: cst.Call, index, facts) -> bool:
@@ -1530,7 +1539,7 @@ def host_write(call: cst.Call, index, facts) -> bool:
     func = call.func
     if index.qualify(func) in _STREAM_WRITES:
         return True  # `sys.stdout.write(...)`
-    if not (isinstance(func, cst.Attribute) and func.attr.value in _WRITER_METHODS
+    if not (isinstance(func, cst.Attribute) and func.attr.value in WRITER_METHODS
             and isinstance(func.value, cst.Name) and facts.read_scope.get(func.value) == "global"):
         return False
     made = index.single_value(func.value.value, None)
@@ -1690,7 +1699,8 @@ class SideEffectInTracedCode(Rule):
     block), `{x=}` fields, `*args`, or a call whose result is used.
 
     A write to `sys.stdout` / `sys.stderr`, or by a module-level
-    `csv.writer`, `io.StringIO` or open file, moves into
+    `csv.writer`, `io.StringIO` or open file, or to a file opened in the
+    same statement (`open(LOG, "a").write(f"burst at {i}\n")`), moves into
     `jax.debug.callback` the same way (UNSAFE: the writer gets the values as
     NumPy arrays, where eager code gave it JAX arrays).
 
