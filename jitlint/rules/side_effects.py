@@ -1700,7 +1700,7 @@ class SideEffectInTracedCode(Rule):
 
     A write to `sys.stdout` / `sys.stderr`, or by a module-level
     `csv.writer`, `io.StringIO` or open file, or to a file opened in the
-    same statement (`open(LOG, "a").write(f"burst at {i}\n")`), moves into
+    same statement (`open(LOG, "a").write(f"burst at {i}")`), moves into
     `jax.debug.callback` the same way (UNSAFE: the writer gets the values as
     NumPy arrays, where eager code gave it JAX arrays).
 
