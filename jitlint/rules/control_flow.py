@@ -346,9 +346,9 @@ class WhileOnTracer(Rule):
     Python number reaches a place that needs it static, in the loop or after
     it (`while left > 0: trips += 1`, then `jnp.arange(trips)`): the carry
     is traced, and a length that depends on the data is no loop's to give.
-    A `print` or `jax.debug` call after the loop is no such place (`print("iterations:", n_iter)`: the
-    print's own fix, JIT103's, passes the counter to `jax.debug.print` as a value, not formatted at
-    trace time).
+    A `print`, logging or `jax.debug` call after the loop is no such place (`print("iterations:", n_iter)`,
+    `log.info("after %s sweeps", n)`: the print's own fix, JIT103's, and the log's, JIT104's, pass the
+    counter to `jax.debug.print` / `jax.debug.callback` as a value, not formatted at trace time).
 
     ## References
     - [`jax.lax.while_loop`](https://docs.jax.dev/en/latest/_autosummary/jax.lax.while_loop.html)
