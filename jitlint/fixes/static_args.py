@@ -782,6 +782,13 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
             if edit is not None:
                 return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
                                (edit,))
+        if _list_of_hashables(value, ctx) and arg.value is value and isinstance(entry.function.node, cst.FunctionDef) \
+                and _read_as_a_sequence(name, entry.function.node, ctx) and "tuple" not in ctx.index.globals:
+            # `list(BASES)`, BASES a string: `tuple(BASES)` holds the same items, and is hashable
+            edit = ctx.replace(value.func, cst.Name("tuple"), wrap=False)
+            if edit is not None:
+                return ctx.fix(Applicability.SAFE, f"Pass a tuple as `{name}`: a static argument must be hashable",
+                               (edit,))
         frozen = _as_frozenset(arg, name, value, entry, ctx)
         if frozen is not None:
             return frozen
@@ -937,12 +944,42 @@ def _hashable_advice(value: cst.BaseExpression, code: str, name: str) -> str:
     if isinstance(value, (cst.Dict, cst.DictComp)):
         return (f"Pass a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a tuple of pairs as "
                 f"`{name}`: a static argument must be hashable")
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "list" \
+            and len(value.args) == 1 and not value.args[0].star and value.args[0].keyword is None:
+        inner = cst.Module([]).code_for_node(value.args[0].value)
+        return f"Pass `tuple({inner})` as `{name}`: a static argument must be hashable"
     if isinstance(value, (cst.List, cst.ListComp, cst.Set, cst.SetComp)):
         return f"Pass `tuple({code})` as `{name}`: a static argument must be hashable"
     if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
         code = f"({code})"  # (`tuple((a + 1).tolist())`, not `tuple(a + 1.tolist())`)
     return (f"Pass a tuple (`tuple({code}.tolist())` for an array) or a frozen dataclass as `{name}`, or "
             f"make `{name}` a traced argument if it holds data: a static argument must be hashable")
+
+
+def _list_of_hashables(value: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``list(x)`` (the builtin) of what has hashable items: a string, a ``range``, or a module-level name
+    bound once to a string or to a tuple of literals (``BASES = "ACGT"``)."""
+    def builtin(name: cst.Name) -> bool:  # (read where no analysis ran: a name the module does not bind)
+        return ctx.facts.read_scope.get(name, "builtin" if name.value not in ctx.index.globals else None) \
+            == "builtin"
+
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "list"
+            and builtin(value.func) and len(value.args) == 1
+            and value.args[0].keyword is None and not value.args[0].star):
+        return False
+    source = value.args[0].value
+    if isinstance(source, cst.Name) and source.value in ctx.index.globals \
+            and ctx.facts.read_scope.get(source, "global") == "global":
+        info = ctx.index.globals.get(source.value)
+        bound = ctx.index.single_value(source.value, None) if info is not None and info.assignments == 1 \
+            and source.value not in ctx.index.global_written else None
+        source = bound if bound is not None else source
+    if isinstance(source, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(source, cst.Tuple):
+        return all(isinstance(el, cst.Element) and literal_value(el.value) is not None for el in source.elements)
+    return isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "range" \
+        and builtin(source.func)
 
 
 def _flat(value: cst.List) -> bool:

@@ -1801,7 +1801,9 @@ class BadStaticArguments(Rule):
       names the candidates and their indices.
     - A list display of literal items passed to a static parameter
       (`sizes=[4, 3]`) becomes the tuple of the same items (`(4, 3)`,
-      `[4]` -> `(4,)`, lines and comments inside kept) when the function
+      `[4]` -> `(4,)`, lines and comments inside kept), and `list(x)` of a
+      string, a `range` or a module constant bound once to one or to a
+      tuple of literals becomes `tuple(x)`, when the function
       only reads the parameter as a sequence: it iterates it, takes an
       item or a slice (whose uses are read the same way), unpacks it,
       tests membership with `in`, gives it to `len`, `zip`, `enumerate`,
