@@ -825,12 +825,14 @@ def _elements_as_data(read: cst.BaseExpression, ctx: FixContext) -> bool:
     if number_use(read, ctx):  # type: ignore[arg-type]
         return True
     parent = ctx.parent(read)
-    if isinstance(parent, cst.For) and parent.iter is read and isinstance(parent.target, cst.Name):
-        # `for sid in SPECIAL_IDS: keep &= tokens != sid`: each element, bound to the loop's name, only data
-        fn = ctx.enclosing_function(read)
-        uses = [ref for ref in name_references(parent.body, parent.target.value)] if fn is not None else []
-        return bool(uses) and parent.orelse is None \
-            and parent.target.value not in names_bound_in(parent.body) \
+    iterated = _iterated_element(read, ctx)
+    if iterated is not None:
+        # `for sid in SPECIAL_IDS: keep &= tokens != sid`, `[z[:, j] * w for j, w in enumerate(WEIGHTS)]`: each
+        # element, bound to the loop's name, only data (`enumerate` counts in Python ints over an array too)
+        element, scope_nodes = iterated
+        uses = [ref for node in scope_nodes for ref in name_references(node, element.value)]
+        return bool(uses) and not any(element.value in names_bound_in(node) for node in scope_nodes
+                                      if isinstance(node, cst.BaseSuite)) \
             and all(number_use(ref, ctx, float_operand=True) and not is_static_use(ref, ctx) for ref in uses)
     if isinstance(parent, cst.Subscript) and parent.value is read:
         return len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) \
@@ -851,6 +853,39 @@ def _elements_as_data(read: cst.BaseExpression, ctx: FixContext) -> bool:
         if not all(number_use(ref, ctx, float_operand=True) and not is_static_use(ref, ctx) for ref in uses):
             return False
     return True
+
+
+def _iterated_element(read: cst.BaseExpression, ctx: FixContext
+                      ) -> Optional[Tuple[cst.Name, List[cst.CSTNode]]]:
+    """``read`` iterated by a ``for`` statement (no ``else``) or a comprehension's ``for``, directly or
+    through the builtin ``enumerate`` (``for j, w in enumerate(read)``): the name each element is bound to,
+    and the code that reads it (the loop's body; the comprehension's element and tests); None otherwise."""
+    parent = ctx.parent(read)
+    counted = False
+    if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+        call = ctx.parent(parent)
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "enumerate"
+                and len(call.args) == 1 and "enumerate" not in ctx.index.globals):
+            return None
+        read, parent, counted = call, ctx.parent(call), True
+    if not isinstance(parent, (cst.For, cst.CompFor)) or parent.iter is not read:
+        return None
+    target = parent.target
+    if counted:
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2
+                and all(isinstance(el.value, cst.Name) for el in target.elements)):
+            return None
+        target = target.elements[1].value
+    if not isinstance(target, cst.Name):
+        return None
+    if isinstance(parent, cst.For):
+        return (target, [parent.body]) if parent.orelse is None else None
+    if parent.inner_for_in is not None:
+        return None  # (a nested `for` of the comprehension may read it too: not followed)
+    comprehension = ctx.parent(parent)
+    parts = [getattr(comprehension, "elt", None), getattr(comprehension, "key", None),
+             getattr(comprehension, "value", None)] + [test.search for test in parent.ifs]
+    return target, [p for p in parts if p is not None]
 
 
 def _literal_kind(value: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> Optional[str]:

@@ -238,8 +238,10 @@ class MutableGlobalRead(Rule):
     read whole (`beta, gamma = RATES`), passed whole as a pytree of traced
     numbers where its elements are only array data (unpacked into names used
     only in arithmetic with traced values, taken by a `jax.numpy` function,
-    indexed by a literal, or iterated by a `for` whose name is only such data:
-    `for sid in SPECIAL_IDS: keep &= tokens != sid`) and otherwise static
+    indexed by a literal, or iterated by a `for` -- a statement's or a
+    comprehension's, also through `enumerate`, whose count stays a Python
+    int -- whose name is only such data: `for sid in SPECIAL_IDS: keep &=
+    tokens != sid`, `[z[:, j] * w for j, w in enumerate(WEIGHTS)]`) and otherwise static
     for a tuple, with no fix for a list (unhashable), nor for one the module
     changes other than by storing a number into an item (`RATES[0] = 0.6`)
     or by `append` / `pop` / `remove` of numbers (a new length is a new
