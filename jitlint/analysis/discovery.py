@@ -3585,13 +3585,88 @@ class ModuleIndex:
         return bool(returned) and all(
             isinstance(v, cst.Name) and (v.value == first or v.value in top.nested) for v in returned)
 
+    def _registers_arguments(self, top: FunctionInfo) -> bool:
+        """``top`` does nothing but enter what it is given in module tables, or take it out: its statements
+        are stores of values made of its parameters (and of the module's classes, functions and imports)
+        into an item of a global (``_ENVS[name] = ctor``, ``_IMPLS[t] = Impl(type=t, flatten=flatten)``),
+        ``append`` / ``add`` of such a value, ``TABLE += [t]`` (``TABLE = TABLE + [t]``), ``del TABLE[key]``,
+        ``CACHE.clear()``, guards
+        that raise, and ``return`` of a parameter -- a registration API, which a program calls while it
+        sets up (the module's own functions never calling it is checked where this is asked)."""
+        node = top.node
+        if not isinstance(node, cst.FunctionDef) or top.cls is not None or not top.params \
+                or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        params = {p.name.value for p, _ in top.params}
+
+        def made_of_arguments(expr: cst.CSTNode) -> bool:
+            for ref in name_references(expr):
+                if ref.value in params:
+                    continue
+                info = self.globals.get(ref.value)
+                if info is None or info.kind not in ("import", "function", "class"):
+                    return False
+            return True
+
+        def table(expr: cst.BaseExpression) -> bool:
+            return isinstance(expr, cst.Name) and expr.value not in params and expr.value in self.globals
+
+        stored = False
+        for stmt in node.body.body:
+            if is_docstring(stmt):
+                continue
+            if isinstance(stmt, cst.If) and stmt.orelse is None and all(
+                    isinstance(inner, cst.SimpleStatementLine) and all(isinstance(x, cst.Raise) for x in inner.body)
+                    for inner in stmt.body.body):
+                continue  # `if name in TABLE: raise ValueError(...)`
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                return False
+            for small in stmt.body:
+                if isinstance(small, cst.Global):
+                    continue
+                if isinstance(small, cst.Return) and (small.value is None or (
+                        isinstance(small.value, cst.Name) and small.value.value in params)):
+                    continue
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Subscript) \
+                        and table(small.targets[0].target.value) and made_of_arguments(small.targets[0].target.slice[0]) \
+                        and made_of_arguments(small.value):
+                    stored = True
+                    continue
+                if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
+                        and table(small.target) and isinstance(small.value, (cst.List, cst.Tuple)) \
+                        and made_of_arguments(small.value):
+                    stored = True
+                    continue
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and table(small.targets[0].target) \
+                        and isinstance(small.value, cst.BinaryOperation) and isinstance(small.value.operator, cst.Add) \
+                        and isinstance(small.value.left, cst.Name) \
+                        and small.value.left.value == small.targets[0].target.value \
+                        and isinstance(small.value.right, (cst.List, cst.Tuple)) and made_of_arguments(small.value.right):
+                    stored = True  # `TYPES = TYPES + [t]`, as `TYPES += [t]`
+                    continue
+                if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript) and table(small.target.value) \
+                        and made_of_arguments(small.target.slice[0]):
+                    stored = True  # (a deregistration: the entry it was given goes)
+                    continue
+                call = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and table(call.func.value):
+                    method = call.func.attr.value
+                    if method in ("append", "add") and len(call.args) == 1 and made_of_arguments(call.args[0].value):
+                        stored = True
+                        continue
+                    if method == "clear" and not call.args:
+                        continue
+                return False
+        return stored
+
     def _changed_by_calls(self, mutators, reader: Optional[FunctionInfo] = None) -> bool:
         for fn in mutators:
             top = fn
             while top.parent is not None:
                 top = top.parent
-            if self._decorator_like(top) and not any(scope is not None and called == top.name
-                                                     for scope, called in self.scope_calls):
+            if (self._decorator_like(top) or self._registers_arguments(top)) \
+                    and not any(scope is not None and called == top.name for scope, called in self.scope_calls):
                 continue  # a registration API (`register_impl(prim)(fn)`), not called by this module's code
             if top.cls is not None or top.name not in self.import_time_names:
                 return True

@@ -110,9 +110,11 @@ class MutableGlobalRead(Rule):
     assignment, `append` / `update` / ..., attribute assignment).
 
     Constants are not flagged, nor are tables that are only filled while the
-    module is imported (by module-level code, or by a decorator -- a function
-    that returns what it is given or a function it defines -- that the module's
-    own functions never call), unless module-level code uses the jitted function before it
+    module is imported (by module-level code, or by a registration API that
+    the module's own functions never call -- a decorator, which returns what
+    it is given or a function it defines, or a function whose only effect is
+    to enter what it is given in the table or take it out: `_ENVS[name] =
+    ctor`, `TYPES += [t]`, `del _ENVS[name]`), unless module-level code uses the jitted function before it
     calls the function that changes the table (`f(x); set_scale(3.0)`: the
     first call traced it), nor a memo (a dict every function of the module
     changes only by storing an entry whose key it has just found missing --
