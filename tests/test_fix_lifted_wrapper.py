@@ -75,11 +75,44 @@ def run(body: str):
             out.append(g(x, 2))
         return out
     """,
+    # a lambda that reads the loop's value as a size: traced, it would fail where the constant worked
+    """
+    def f(w, sizes):
+        out = []
+        for n in sizes:
+            out.append(jax.jit(lambda v: jnp.zeros(n) + v.sum())(w))
+        return out
+    """,
+    # a lambda that reads a local the loop rebinds between making the wrapper and calling it
+    """
+    def f(w, xs):
+        out = []
+        for x in xs:
+            scale = x * 2.0
+            g = jax.jit(lambda v: jnp.tanh(v * scale))
+            scale = x
+            out.append(g(w))
+        return out
+    """,
 ])
 def test_left_alone(body):
     source, codes, fixed = run(body)
     assert "JIT501" in codes
     assert "_jit(" not in fixed and "_jit =" not in fixed, fixed
+
+
+def test_a_lambda_of_its_own_takes_the_locals_it_read_as_parameters():
+    _, codes, fixed = run("""
+    def f(w, xs):
+        out = []
+        for x in xs:
+            g = jax.jit(lambda v: jnp.sum(jnp.abs(v - x)))
+            out.append(g(w))
+        return out
+    """)
+    assert "JIT501" in codes
+    assert "g_jit = jax.jit(lambda v, x: jnp.sum(jnp.abs(v - x)))" in fixed
+    assert "out.append(g_jit(w, x))" in fixed and "g = " not in fixed
 
 
 def test_held_values_are_passed_in_the_body_order():

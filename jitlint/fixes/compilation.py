@@ -430,6 +430,10 @@ def _lifted_calls(lifted: "_Lifting", calls: Sequence[cst.Call], node: cst.CSTNo
     parts = _Parts(None, allow_parameters=False)
     if not _callable(lifted.callee, ctx, parts, 0):
         return None
+    if isinstance(lifted.callee, cst.Lambda) and isinstance(node, cst.Call):
+        bound = ctx.parent(node)  # (`nearest = jax.jit(lambda ...)`: named after `nearest`)
+        if isinstance(bound, cst.Assign) and len(bound.targets) == 1 and isinstance(bound.targets[0].target, cst.Name):
+            parts.callable = bound.targets[0].target.value.lstrip("_") or "fn"
     static = _held_static(lifted, ctx)
     if static is None or (static and not static_allowed):
         return None
@@ -611,20 +615,42 @@ class _Lifting:
                 or any(q.default is not None for q in p.params):
             return
         body = fresh.body
-        if not isinstance(body, cst.Call) or any(a.star for a in body.args):
-            return
         self.params = [q.name.value for q in p.params]
+        if not self._forwarding(body, function):
+            self._closed_over(fresh, function)
+
+    def _forwarding(self, body: cst.BaseExpression, function: FunctionInfo) -> bool:
+        """The lambda calls one function with its parameters and held values (``lambda p: loss(p, xb, yb)``):
+        that function is the callee."""
+        if not isinstance(body, cst.Call) or any(a.star for a in body.args):
+            return False
         own = set(self.params)
         used = []
         for arg in body.args:
             if isinstance(arg.value, cst.Name) and arg.value.value in own:
                 used.append(arg.value.value)
             elif reads(arg.value) & own or not self._held(arg.value, function):
-                return
+                return False
         if sorted(used) != sorted(self.params) or reads(body.func) & own:
-            return
+            return False
         self.body_args = list(body.args)
         self.callee = body.func
+        return True
+
+    def _closed_over(self, fresh: cst.Lambda, function: FunctionInfo) -> None:
+        """Any other lambda (``lambda cars: jnp.argmin(jnp.abs(cars - floor))``): the locals of the function
+        around it that it reads become parameters of its own (``lambda cars, floor: ...``), the callee, given
+        the values the lambda held at the call (module-level names stay where they are)."""
+        body = fresh.body
+        held = sorted(n for n in reads(body) - set(self.params) if n in function.local_names)
+        if not held or _has_walrus(body) or any(not self._held(cst.Name(n), function) for n in held):
+            return
+        params = list(fresh.params.params) + [cst.Param(cst.Name(n)) for n in held]
+        for i, q in enumerate(params[:-1]):
+            params[i] = q.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self.callee = fresh.with_changes(params=fresh.params.with_changes(params=params), lpar=[], rpar=[])
+        self.body_args = [cst.Arg(cst.Name(n)) for n in self.params + held]
 
     def _partial(self, fresh: cst.Call, function: FunctionInfo) -> None:
         self.what = "partial"
@@ -758,6 +784,15 @@ def _held_static(lifted: _Lifting, ctx: FixContext) -> Optional[List[str]]:
     partial's keyword only (it compiles once per value, as each fresh wrapper compiled for its own).  None
     where such a value is held positionally or the callee is not known."""
     callee = lifted.callee
+    if isinstance(callee, cst.Lambda):
+        # a lambda given the values it held: each must be only data there (a parameter of a lambda has no
+        # `static_argnames` place of its own to go to)
+        own = set(lifted.params)
+        for param in _lambda_params(callee):
+            if param.name.value not in own and any(
+                    is_static_use(use, ctx) for use in name_references(callee.body, param.name.value)):
+                return None
+        return []
     fn = ctx.index.functions.get(callee.value) if isinstance(callee, cst.Name) else None
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
         return None

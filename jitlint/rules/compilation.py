@@ -422,11 +422,17 @@ class RecompilationHazard(Rule):
     A nested `def` jitted by its decorator whose one statement returns such a
     call (`@jax.jit def _apply(v): return mlp(self.params, v)`, then
     `_apply(x)`) is lifted the same way: `mlp_jit(self.params, x)`, the
-    definition gone, its comments moved to the next statement. No fix for a
-    callee of another module, a held value computed in the lambda (`x * 2`
-    would run outside the jit), static argument options on a lambda (they
-    name its parameters) or `static_argnums` on a partial with positions
-    bound.
+    definition gone, its comments moved to the next statement. Any other
+    jitted lambda that reads locals of the function around it (`nearest =
+    jax.jit(lambda cars: jnp.argmin(jnp.abs(cars - floor)))` in a loop over
+    `floor`) is made once at module level with those locals as parameters of
+    its own (`nearest_jit = jax.jit(lambda cars, floor: ...)`), each call
+    passing them (`nearest_jit(car_floors, floor)`), when each is only data
+    in the lambda and nothing rebinds it between the wrapper and its calls.
+    No fix for a callee of another module, a held value computed in a
+    forwarding lambda (`x * 2` would run outside the jit), static argument
+    options on a lambda (they name its parameters) or `static_argnums` on a
+    partial with positions bound.
 
     Any other nested `def` jitted by its bare decorator, called by its name
     only, moves to module level once when what it reads from the function
