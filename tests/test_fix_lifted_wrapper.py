@@ -83,6 +83,14 @@ def run(body: str):
             out.append(jax.jit(lambda v: jnp.zeros(n) + v.sum())(w))
         return out
     """,
+    # a lambda that hands the local it reads to a function it cannot see (a mode, a flag: anything)
+    """
+    def f(w, modes):
+        out = []
+        for mode in modes:
+            out.append(jax.jit(lambda v: imported_loss(v, mode))(w))
+        return out
+    """,
     # a lambda that reads a local the loop rebinds between making the wrapper and calling it
     """
     def f(w, xs):

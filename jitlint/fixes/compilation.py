@@ -789,9 +789,10 @@ def _held_static(lifted: _Lifting, ctx: FixContext) -> Optional[List[str]]:
         # `static_argnames` place of its own to go to)
         own = set(lifted.params)
         for param in _lambda_params(callee):
-            if param.name.value not in own and any(
-                    is_static_use(use, ctx) for use in name_references(callee.body, param.name.value)):
-                return None
+            if param.name.value not in own and not all(
+                    number_use(use, ctx) and not is_static_use(use, ctx)
+                    for use in name_references(callee.body, param.name.value)):
+                return None  # (given to a function it cannot see, a held value may be anything: a mode, a flag)
         return []
     fn = ctx.index.functions.get(callee.value) if isinstance(callee, cst.Name) else None
     if fn is None or not isinstance(fn.node, cst.FunctionDef):
