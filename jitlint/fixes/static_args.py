@@ -163,6 +163,8 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
     if isinstance(entry.site, cst.Call):
         target = next((a.value for a in entry.site.args if a.keyword is None and not a.star), None)
         if isinstance(target, cst.Attribute) and target.attr.value != fn.name:
+            if target.attr.value == "apply" and fn.name == "__call__" and not dropped:
+                return _linen_apply_static(entry, fn, params, ctx)
             return None  # `jax.jit(model.apply)` runs `__call__`: apply's own signature decides the positions
     t = entry.transform
     if t is None or not t.static_argnames_kw or not t.static_argnums_kw or entry.partial_positional \
@@ -191,6 +193,41 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
     if dropped:
         title += "; " + ", ".join(f"`{p}`" for p in dropped) + " traced (it holds array data)"
     return ctx.fix(Applicability.UNSAFE, title, edit)
+
+
+def _linen_apply_static(entry: EntryPoint, fn: FunctionInfo, params: List[str], ctx: FixContext) -> Optional[Fix]:
+    """``jax.jit(MODEL.apply)`` of a flax linen Module whose ``__call__`` needs ``params`` static: linen's
+    ``apply(variables, *args)`` hands its positional arguments after the variables on to ``__call__`` (flax
+    0.12), so ``__call__``'s k-th parameter after ``self`` is apply's argument k + 1 -> ``static_argnums``
+    (apply takes ``*args``: no names to give).  Only positional parameters, and a jit with no static options
+    yet."""
+    cls = fn.cls
+    if cls is None or not any(b is not None and ctx.index.qualify(b) == "flax.linen.Module" for b in cls.base_nodes):
+        return None
+    site = entry.site
+    if not isinstance(site, cst.Call) or entry.transform is None or any(
+            a.keyword is not None and a.keyword.value in entry.transform.static_argnums_kw
+            + entry.transform.static_argnames_kw or a.star for a in site.args):
+        return None
+    positional = [p.name.value for p, kind in fn.params if kind in ("posonly", "positional")][1:]
+    if any(p not in positional for p in params):
+        return None
+    for call in entry.visible_calls():
+        if any(a.star or a.keyword is not None for a in call.args):
+            return None  # (a keyword of apply goes to `__call__` by name: positions would not cover it)
+    numbers = sorted(positional.index(p) + 1 for p in params)
+    spec = "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
+    args = list(site.args)
+    args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(cst.Arg(cst.parse_expression(spec), keyword=cst.Name("static_argnums"),
+                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                              whitespace_after=cst.SimpleWhitespace(""))))
+    edit = ctx.replace(site, site.with_changes(args=args))
+    if edit is None:
+        return None
+    names = ", ".join(f"`{p}`" for p in params)
+    return ctx.fix(Applicability.UNSAFE, f"Mark {names} static (`static_argnums={spec}` of `apply`, which passes "
+                   "them on to `__call__`): compiles once per value", (edit,))
 
 
 def traced_parameters(expr: cst.CSTNode, fn: FunctionInfo, ctx: FixContext, through_locals: bool = False

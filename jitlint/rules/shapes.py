@@ -264,7 +264,11 @@ class TracedShape(Rule):
     arguments of the call count (`jnp.linspace(0.0, length, n)` makes `n`
     static, not the traced stop `length`), and not where a call seen passes
     the parameter an array (`jnp.int32(8)`: a static array is unhashable,
-    and jit raises).
+    and jit raises). For `__call__` of a flax linen Module jitted as
+    `jax.jit(MODEL.apply)`, the position is apply's: linen's `apply(variables,
+    *args)` passes its arguments after the variables on to `__call__`, so
+    `def __call__(self, x, valid_len)` gets `static_argnums=(2,)` (where
+    every call passes it by position).
 
     ## References
     - [Static arguments in `jax.jit`](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
