@@ -3587,8 +3587,8 @@ class ModuleIndex:
 
     def _registers_arguments(self, top: FunctionInfo) -> bool:
         """``top`` does nothing but enter what it is given in module tables, or take it out: its statements
-        are stores of values made of its parameters (and of the module's classes, functions and imports)
-        into an item of a global (``_ENVS[name] = ctor``, ``_IMPLS[t] = Impl(type=t, flatten=flatten)``),
+        are stores of values made of its parameters (and of the module's classes, functions and imports),
+        at a key made of them too, into an item of a global (``_ENVS[name] = ctor``, ``_IMPLS[t] = Impl(type=t, flatten=flatten)``),
         ``append`` / ``add`` of such a value, ``TABLE += [t]`` (``TABLE = TABLE + [t]``), ``del TABLE[key]``,
         ``CACHE.clear()``, guards
         that raise, and ``return`` of a parameter -- a registration API, which a program calls while it
@@ -3611,6 +3611,10 @@ class ModuleIndex:
         def table(expr: cst.BaseExpression) -> bool:
             return isinstance(expr, cst.Name) and expr.value not in params and expr.value in self.globals
 
+        def given(expr: cst.CSTNode) -> bool:
+            """Made of the arguments, and of at least one (``TABLE["scale"] = v`` at a key of its own is a setting)."""
+            return made_of_arguments(expr) and any(ref.value in params for ref in name_references(expr))
+
         stored = False
         for stmt in node.body.body:
             if is_docstring(stmt):
@@ -3629,30 +3633,30 @@ class ModuleIndex:
                     continue
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                         and isinstance(small.targets[0].target, cst.Subscript) \
-                        and table(small.targets[0].target.value) and made_of_arguments(small.targets[0].target.slice[0]) \
+                        and table(small.targets[0].target.value) and given(small.targets[0].target.slice[0]) \
                         and made_of_arguments(small.value):
                     stored = True
                     continue
                 if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign) \
                         and table(small.target) and isinstance(small.value, (cst.List, cst.Tuple)) \
-                        and made_of_arguments(small.value):
+                        and given(small.value):
                     stored = True
                     continue
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and table(small.targets[0].target) \
                         and isinstance(small.value, cst.BinaryOperation) and isinstance(small.value.operator, cst.Add) \
                         and isinstance(small.value.left, cst.Name) \
                         and small.value.left.value == small.targets[0].target.value \
-                        and isinstance(small.value.right, (cst.List, cst.Tuple)) and made_of_arguments(small.value.right):
+                        and isinstance(small.value.right, (cst.List, cst.Tuple)) and given(small.value.right):
                     stored = True  # `TYPES = TYPES + [t]`, as `TYPES += [t]`
                     continue
                 if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript) and table(small.target.value) \
-                        and made_of_arguments(small.target.slice[0]):
+                        and given(small.target.slice[0]):
                     stored = True  # (a deregistration: the entry it was given goes)
                     continue
                 call = small.value if isinstance(small, cst.Expr) else None
                 if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and table(call.func.value):
                     method = call.func.attr.value
-                    if method in ("append", "add") and len(call.args) == 1 and made_of_arguments(call.args[0].value):
+                    if method in ("append", "add") and len(call.args) == 1 and given(call.args[0].value):
                         stored = True
                         continue
                     if method == "clear" and not call.args:
