@@ -429,6 +429,11 @@ _STATIC_FIELD_WORDS = re.compile(rb"static|meta_fields|pytree_node")
 
 def may_declare_static_fields(data: bytes, field: str, any_field: bool = False) -> bool:
     """Whether the text may declare ``field`` a field (of a class, static or not) and some field static
-    (``any_field``: only the first)."""
-    return (any_field or _STATIC_FIELD_WORDS.search(data) is not None) and \
+    (``any_field``: whether it may declare ``field`` a field or a property -- an indented ``field:`` or
+    ``def field(`` line)."""
+    if any_field:
+        name = re.escape(field.encode())
+        return re.search(rb"^[ \t]+(?:" + name + rb"[ \t]*:|def[ \t]+" + name + rb"[ \t]*\()", data,
+                         re.MULTILINE) is not None
+    return _STATIC_FIELD_WORDS.search(data) is not None and \
         re.search(rb"\b" + re.escape(field.encode()) + rb"\b", data) is not None
