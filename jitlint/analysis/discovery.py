@@ -3588,7 +3588,8 @@ class ModuleIndex:
     def _registers_arguments(self, top: FunctionInfo) -> bool:
         """``top`` does nothing but enter what it is given in module tables, or take it out: its statements
         are stores of values made of its parameters (and of the module's classes, functions and imports),
-        at a key made of them too, into an item of a global (``_ENVS[name] = ctor``, ``_IMPLS[t] = Impl(type=t, flatten=flatten)``),
+        at a key made of them too, into an item of a global (``_ENVS[name] = ctor``,
+        ``_IMPLS[t] = Impl(type=t, flatten=flatten)``),
         ``append`` / ``add`` of such a value, ``TABLE += [t]`` (``TABLE = TABLE + [t]``), ``del TABLE[key]``,
         ``CACHE.clear()``, guards
         that raise, and ``return`` of a parameter -- a registration API, which a program calls while it
@@ -3649,8 +3650,8 @@ class ModuleIndex:
                         and isinstance(small.value.right, (cst.List, cst.Tuple)) and given(small.value.right):
                     stored = True  # `TYPES = TYPES + [t]`, as `TYPES += [t]`
                     continue
-                if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript) and table(small.target.value) \
-                        and given(small.target.slice[0]):
+                if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript) \
+                        and table(small.target.value) and given(small.target.slice[0]):
                     stored = True  # (a deregistration: the entry it was given goes)
                     continue
                 call = small.value if isinstance(small, cst.Expr) else None

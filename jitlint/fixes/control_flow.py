@@ -1152,7 +1152,8 @@ def _single_assignment(stmts: Sequence[cst.CSTNode]) -> Optional[Tuple[str, cst.
     if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine) or len(stmts[0].body) != 1:
         return None
     small = stmts[0].body[0]
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 \
+            or not isinstance(small.targets[0].target, cst.Name):
         return None
     return small.targets[0].target.value, small.value
 
