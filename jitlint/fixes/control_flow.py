@@ -47,7 +47,6 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import iter_children, name_references, stored_values, string_value, substitute_names
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -64,6 +63,7 @@ from jitlint.fixes.dataflow import (
     surely_assigned,
 )
 from jitlint.fixes.registry import rewrites
+from jitlint.fixes.side_effects import is_logging_call
 from jitlint.fixes.templates import Replacement
 from jitlint.fixes.wrap import with_comments
 
@@ -1626,18 +1626,13 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
 
 
 def _printing(call: cst.Call, ctx: FixContext) -> bool:
-    """The builtin ``print``, or a logging call (``log.info("after %s sweeps", n)`` on a module-level logger,
-    ``logging.info(...)``): it shows a traced value as well (JIT103 / JIT104 report it, and their fixes,
+    """The builtin ``print``, or a logging call JIT104's fix moves into a callback (``log.info("after %s
+    sweeps", n)``): it shows a traced value as well (JIT103 / JIT104 report it, and their fixes,
     ``jax.debug.print`` / ``jax.debug.callback``, pass the value as an array)."""
     func = call.func
     if isinstance(func, cst.Name):
         return func.value == "print" and ctx.facts.read_scope.get(func) == "builtin"
-    if not isinstance(func, cst.Attribute) or func.attr.value not in jax_api.LOGGER_METHODS:
-        return False
-    if (ctx.index.qualify(func) or "").rpartition(".")[0] in ("logging", "absl.logging"):
-        return True
-    return isinstance(func.value, cst.Name) and func.value.value in ctx.index.logger_names \
-        and ctx.facts.read_scope.get(func.value) == "global"
+    return is_logging_call(call, ctx)
 
 
 def _statements_after(stmt: cst.CSTNode, ctx: FixContext) -> List[cst.CSTNode]:

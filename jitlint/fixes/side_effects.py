@@ -538,7 +538,7 @@ def _prints_in_function(ctx: FixContext, node: cst.CSTNode) -> int:
             f = call.func
             if isinstance(f, cst.Name) and f.value == "print":
                 count += 1
-            elif ctx.index.qualify(f) in ("jax.debug.print", "jax.debug.callback") or _is_logging_call(call, ctx):
+            elif ctx.index.qualify(f) in ("jax.debug.print", "jax.debug.callback") or is_logging_call(call, ctx):
                 count += 1
 
     fn.visit(_Count())
@@ -579,7 +579,7 @@ def to_logging_callback(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     opened = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
         and isinstance(node.func.value, cst.Call) and opens_file(node.func.value, ctx.index, ctx.facts)
     warning = isinstance(node, cst.Call) and ctx.index.qualify(node.func) == "warnings.warn"
-    if not isinstance(node, cst.Call) or not (_is_logging_call(node, ctx) or warning or opened
+    if not isinstance(node, cst.Call) or not (is_logging_call(node, ctx) or warning or opened
                                               or host_write(node, ctx.index, ctx.facts)):
         return None
     stmt = ctx.parent(node)
@@ -1194,7 +1194,7 @@ def _host_only(name: str, harmless: Callable[[cst.Name], bool], ctx: FixContext)
     return True
 
 
-def _is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
+def is_logging_call(node: cst.Call, ctx: FixContext) -> bool:
     """``logging.info(...)``, ``absl.logging.info(...)`` or ``logger.info(...)`` on a module-level logger."""
     func = node.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in _LOGGING_METHODS:
