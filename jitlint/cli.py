@@ -424,7 +424,7 @@ def run_fix(args: argparse.Namespace, config: Config) -> int:
             results.append(FileResult(display, tuple(result.before), error=error, source=result.original,
                                       cells=outcome.original_cells))
             continue
-        if result is not None and not result.converged and not unwritten:
+        if result is not None and not result.converged and not unwritten and error is None:
             sys.stderr.write(f"{printable(display)}: note: fixes remain after {result.rounds} rounds (deeply nested "
                              "rewrites); run --fix again\n")
         if result is not None and outcome.new_bytes is not None:

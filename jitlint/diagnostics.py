@@ -195,7 +195,9 @@ class Diagnostic:
 class FileError:
     """A file that could not be read or parsed: reported, never linted or written.
 
-    ``internal`` marks a failure of jitlint itself rather than of the input.
+    ``internal`` marks a failure of jitlint itself rather than of the input.  ``partial``: a notebook
+    of which one code cell is not Python (:func:`jitlint.notebook.cell_syntax_error`), its other cells
+    linted all the same (the file is not written).
     """
 
     path: str
@@ -205,6 +207,7 @@ class FileError:
     internal: bool = False
     #: in a notebook: the cell ``line`` is a line of
     cell: Optional[int] = None
+    partial: bool = False
 
     def render(self) -> str:
         """The one line the user sees: ``path:line:col: error: reason`` (``path:cell N:line:col`` in a notebook)."""

@@ -66,6 +66,8 @@ class CellMap:
     numbers: Tuple[int, ...]
     first_lines: Tuple[int, ...]
     texts: Tuple[str, ...]
+    #: the cells that are not Python (:func:`cell_syntax_error`): (module line, column, message) of each error
+    broken: Tuple[Tuple[int, int, str], ...] = ()
 
     def locate(self, line: int) -> Tuple[int, int]:
         """(cell number, line in the cell) of a line of the module."""
@@ -121,8 +123,36 @@ def _without_comment(line: str) -> str:
 
 
 def python_lines(text: str) -> List[str]:
-    """A code cell's lines as Python reads them (see the module's docstring), one for each line."""
-    return _python_lines(_lines(text))
+    """A code cell's lines as Python reads them (see the module's docstring), one for each line; a cell
+    that is not Python even so (:func:`cell_syntax_error`) is blank lines."""
+    lines = _python_lines(_lines(text))
+    return lines if cell_syntax_error(lines) is None else ["" for _ in lines]
+
+
+def cell_syntax_error(lines: List[str]) -> Optional[Tuple[int, int, str]]:
+    """Where a cell's Python lines (:func:`_python_lines`) fail to parse: (line, column, message), or None.
+    Jupyter compiles each cell alone, so a cell that does not parse (Markdown typed into a code cell, a
+    stray ``<<<<<<<`` of a merge) raises ``SyntaxError`` when it runs, defines nothing, and leaves the
+    other cells running: it is blank lines in the module of the cells, and reported."""
+    import ast
+
+    code = "\n".join(lines) + "\n"
+    try:
+        ast.parse(code)
+        return None
+    except SyntaxError as exc:
+        error = max(exc.lineno or 1, 1), max(exc.offset or 1, 1), exc.msg or "invalid syntax"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        error = 1, 1, str(exc) or type(exc).__name__
+    # (this Python's parser, checked first because it is fast, may not know a newer Python's syntax,
+    # which the parser of the analysis reads: a cell is not Python only when neither parses it)
+    import libcst as cst
+
+    try:
+        cst.parse_module(code)
+    except (cst.ParserSyntaxError, ValueError, RecursionError, MemoryError):
+        return error
+    return None
 
 
 def _python_lines(lines: List[str]) -> List[str]:
@@ -225,18 +255,24 @@ def read_notebook(data: bytes) -> Tuple[str, CellMap]:
     numbers: List[int] = []
     first_lines: List[int] = []
     texts: List[str] = []
+    broken: List[Tuple[int, int, str]] = []
     line = 1
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         text = cell_source(cell)
-        lines = python_lines(text)
+        lines = _python_lines(_lines(text))
+        error = cell_syntax_error(lines)
+        if error is not None:
+            broken.append((line + error[0] - 1, error[1], error[2]))
+            lines = ["" for _ in lines]
         numbers.append(number)
         first_lines.append(line)
         texts.append(text)
         parts.extend(lines)
         line += len(lines)
-    return "".join(part + "\n" for part in parts), CellMap(tuple(numbers), tuple(first_lines), tuple(texts))
+    return "".join(part + "\n" for part in parts), CellMap(tuple(numbers), tuple(first_lines), tuple(texts),
+                                                          tuple(broken))
 
 
 def in_cells(result: Any) -> Any:

@@ -693,7 +693,8 @@ def lint_files(paths: Sequence[str], config: Config, jobs: int = 1, cache_dir: O
         fresh = [(keys[p], done[p]) for p in todo if _cacheable(done[p])]
         if store_fixes is not None and not build_fixes and fresh:
             store_fixes.append(_StoreWithFixes(cache, fresh))
-    merged = _merge(paths, units, done, results, datas, checked, config)
+    merged = [_with_broken_cells(r, notebooks[r.path]) if r.path in notebooks else r
+              for r in _merge(paths, units, done, results, datas, checked, config)]
     # a notebook's findings placed in its cells (``place_cells``), or left in its module, with their fixes
     return [(in_cells if place_cells else _same)(replace(r, cells=notebooks[r.path])) if r.path in notebooks else r
             for r in merged]
@@ -1080,7 +1081,10 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
         for path in current:
             result = latest[path]
             if result.error is not None:
-                errors[path] = errors[path] or result.error
+                error = result.error
+                if error.partial:  # (its cell would be written back as it is, but the rest was read without it)
+                    error = replace(error, message=error.message + "; the notebook is not fixed")
+                errors[path] = errors[path] or error
                 continue
             text, taken, error = fix_round(current[path], result.diagnostics, path, unsafe, applied[path])
             if error is not None:
@@ -1107,6 +1111,18 @@ def fix_files(paths: Sequence[str], config: Config, *, unsafe: bool = False, job
             continue
         out[path] = file_outcome(path, fixed, encoded[path], originals[path])
     return {p: out[p] for p in paths}
+
+
+def _with_broken_cells(result: FileResult, cells: CellMap) -> FileResult:
+    """A notebook's result with the first of its cells that are not Python reported as its error (its
+    other cells linted all the same; a notebook with an error is not fixed)."""
+    if not cells.broken or result.error is not None:
+        return result
+    line, column, message = cells.broken[0]
+    more = len(cells.broken) - 1
+    note = f" (and {more} more cell{'s' if more > 1 else ''})" if more else ""
+    return replace(result, error=FileError(result.path, line, column, f"syntax error: {message}: the cell is "
+                                           f"skipped{note}, the other cells are checked", partial=True))
 
 
 def _rewritable(path: str, overrides: Optional[Dict[str, bytes]], limit: Optional[int]) -> bool:
@@ -1138,5 +1154,6 @@ def _notebook_outcome(path: str, fixed: FixResult, notebook: NotebookSource, ori
     fixed = replace(fixed, applied=tuple(placed),
                     remaining=in_cells(FileResult(path, fixed.remaining, cells=after)).diagnostics,
                     before=in_cells(FileResult(path, fixed.before, cells=notebook.cells)).diagnostics)
-    return FileFixResult(path, fixed, error=fixed.error, new_bytes=data if data != original else None, data=original,
+    error = in_cells(FileResult(path, error=fixed.error, cells=notebook.cells)).error
+    return FileFixResult(path, fixed, error=error, new_bytes=data if data != original else None, data=original,
                          cells=after, original_cells=notebook.cells)

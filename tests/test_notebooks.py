@@ -182,6 +182,39 @@ def test_a_syntax_error_is_reported_in_its_cell(tmp_path):
     assert "bad.ipynb:cell 2:1:" in run.stderr + run.stdout
 
 
+MARKDOWN_TYPED_IN_A_CODE_CELL = "This cell explains *why* the step is jitted\n"
+
+
+@pytest.mark.parametrize("broken", [MARKDOWN_TYPED_IN_A_CODE_CELL, "def f(:\n    pass\n",
+                                    "<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> other\n"])
+def test_a_cell_that_is_not_python_is_reported_and_the_other_cells_are_checked(tmp_path, broken):
+    """Jupyter compiles each cell alone: a cell that does not parse raises SyntaxError when run, defines
+    nothing and leaves the others running.  It is reported in its cell, the other cells are checked (the
+    finding of cell 3 found and placed there), and the notebook is not fixed."""
+    nb = tmp_path / "mixed.ipynb"
+    nb.write_bytes(notebook("import jax\nimport jax.numpy as jnp\n", broken, JITTED.split("\n\n", 1)[1]))
+    run = _check(tmp_path, "mixed.ipynb")
+    assert run.returncode == 1
+    assert "mixed.ipynb:cell 2:" in run.stderr and "the cell is skipped" in run.stderr
+    assert "mixed.ipynb:cell 3:3:5: JIT103" in run.stdout and "mixed.ipynb:cell 3:4:8: JIT201" in run.stdout
+    assert "1 notebook with a cell that could not be checked." in run.stdout
+    before = nb.read_bytes()
+    fixing = _check(tmp_path, "--fix", "--unsafe-fixes", "mixed.ipynb")
+    assert nb.read_bytes() == before
+    assert "mixed.ipynb:cell 2:" in fixing.stderr and "not fixed" in fixing.stderr
+    assert "fixes remain" not in fixing.stderr
+
+
+def test_the_module_of_a_notebook_blanks_a_cell_that_is_not_python_and_says_where_it_stops():
+    text, cells = read_notebook(notebook("x = 1\n", "y = (\n", "z = 2\n"))
+    assert text == "x = 1\n\nz = 2\n"  # every line of the module is still the line of its cell
+    assert cells.broken == ((2, 5, "'(' was never closed"),) and cells.locate(2) == (2, 1)
+    # code newer than this Python's own parser (an f-string reusing its quotes, Python 3.12) is Python
+    newer = 'd = {"k": 1}\ns = f"{d["k"]}"\n'
+    assert read_notebook(notebook(newer))[1].broken == ()
+    assert python_lines("a b c\n") == [""] and python_lines("%time f(x)\n") == ["pass"]
+
+
 def test_folders_list_notebooks_but_nothing_imports_one(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.ipynb").write_bytes(notebook("x = 1\n"))

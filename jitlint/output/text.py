@@ -114,13 +114,16 @@ def summary(results: Sequence[FileResult], style: Style = PLAIN) -> str:
     """``Found 8 findings in 3 files (1 fixable with --fix, 3 more with --unsafe-fixes).``"""
     diagnostics = [d for r in results for d in r.diagnostics]
     with_findings = sum(1 for r in results if r.diagnostics)
-    failed = sum(1 for r in results if r.error is not None)
+    failed = sum(1 for r in results if r.error is not None and not r.error.partial)
+    partly = sum(1 for r in results if r.error is not None and r.error.partial)
     parts = []
     if diagnostics:
         note = _fixable_note(*fix_counts(diagnostics))
         parts.append(f"Found {_plural(len(diagnostics), 'finding')} in {_plural(with_findings, 'file')}{note}.")
     if failed:
         parts.append(f"{_plural(failed, 'file')} could not be checked.")
+    if partly:
+        parts.append(f"{_plural(partly, 'notebook')} with a cell that could not be checked.")
     return style("summary", " ".join(parts or ["All checks passed."])) + "\n"
 
 
