@@ -2964,7 +2964,8 @@ class ModuleIndex:
         made = self._body_positions().get(id(holder))
         return self._only_called_before(wrapper.value, rebinding, wrapper, depth=0, since=made or 0)
 
-    def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int, since: int = 0) -> bool:
+    def _only_called_before(self, name: str, rebinding: int, binding: cst.Name, depth: int, since: int = 0,
+                            rebound: Optional[int] = None) -> bool:
         """Every read of the module-level ``name`` calls it (or a transform of it called at once,
         ``jax.vmap(solve)(y0s)``), in a module statement before the one at ``rebinding`` -- or in a module-level function whose own calls all are (``def get_accuracy(): ...
         W(...)``, run in cells before the rebinding only)."""
@@ -2975,10 +2976,16 @@ class ModuleIndex:
         later = [t for t in (self.globals[name].statements if name in self.globals else []) if own is not None
                  and t > own]
         stop = min(later) if later else None
+        # after the statement that binds the name again (or, for a function that calls the wrapper, the one
+        # that binds the wrapper's name again: ``rebound``), every read of it, a function's too, finds the
+        # new object: a function defined after it cannot be called before it (learnit's `psnr_fn`, made anew
+        # with the `mse_fn` made anew in the same cell, and read by a function of that cell)
+        if rebound is not None:
+            stop = rebound if stop is None else min(stop, rebound)
         for i, stmt in enumerate(self.module.body):
             if i < since and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue  # (module code run before the wrapper is bound reads an earlier value of the name)
-            if stop is not None and i > stop and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if stop is not None and i > stop:
                 continue
             for ref in name_references(stmt, name):
                 if ref is binding or self._names_a_local(ref, stmt):
@@ -2993,7 +3000,8 @@ class ModuleIndex:
                     return False  # (`f = lambda y: W(y)`: the call runs whenever `f` is called)
                 if isinstance(stmt, cst.FunctionDef) and ref is not stmt.name:
                     if depth > 2 or stmt.name.value == name \
-                            or not self._only_called_before(stmt.name.value, rebinding, stmt.name, depth + 1):
+                            or not self._only_called_before(stmt.name.value, rebinding, stmt.name, depth + 1,
+                                                            rebound=stop):
                         return False
                 elif i >= rebinding or isinstance(stmt, cst.ClassDef):
                     return False  # (a call in the statement that rebinds it, a loop, runs after it too)
@@ -3040,7 +3048,7 @@ class ModuleIndex:
             # (a def's own name, and its decorators and defaults, belong to the scope around it)
             if info is not None and (isinstance(node, cst.Lambda) or child is node.body) \
                     and ref.value in info.local_names:
-                return True
+                return ref.value not in info.global_names  # (`global step`: the module's name)
             child, node = node, self.parents.get(id(node))
         return False
 
@@ -3322,8 +3330,9 @@ class ModuleIndex:
         if self._names_read is None:
             self._names_read = {}
             for fn in self.functions.values():
-                if fn.parent is None and fn.cls is None:
-                    self._names_read[fn.name] = {n.value for n in name_references(fn.node)}
+                if fn.parent is None and fn.cls is None:  # (its own variables are not the module's names)
+                    self._names_read[fn.name] = {n.value for n in name_references(fn.node)
+                                                 if not self._names_a_local(n, fn.node)}
             for stmt in self.module.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`
@@ -3389,11 +3398,15 @@ class ModuleIndex:
             root = func
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if isinstance(root, cst.Name) and root.value in tracing:
+            # (a name a function around the call binds is its own variable, not the module's: `def
+            # train(): update = jax.jit(...); update(x)` calls no module-level `update`)
+            if isinstance(root, cst.Name) and root.value in tracing and not self._names_a_local(root, self.module):
                 return True  # `step(x)`, `step.lower(x)`
-            if isinstance(func, cst.Call) and any(n.value in users for n in name_references(func)):
+            if isinstance(func, cst.Call) and any(n.value in users and not self._names_a_local(n, self.module)
+                                                  for n in name_references(func)):
                 return True  # `jax.jit(loss)(x)`
-            handed = [a.value.value for a in node.args if isinstance(a.value, cst.Name) and a.value.value in users]
+            handed = [a.value.value for a in node.args if isinstance(a.value, cst.Name) and a.value.value in users
+                      and not self._names_a_local(a.value, self.module)]
             if not handed or self._makes_wrapper(func):
                 return False
             return (self.qualify(func) or "").startswith("jax.") or any(n in tracing for n in handed)
