@@ -4079,6 +4079,12 @@ class Analyzer:
             return (0,) if spec is None else _int_literals(spec.value)
         if q == "jax.experimental.checkify.checkify":
             return ()  # checkify runs the function as it is: every argument keeps its kind
+        transform = jax_api.canonical_transform(q)
+        if transform is not None and transform.filter_static and call_argument(call, 99, "in_axes") is None:
+            # equinox's filter transforms trace the arrays they are given and hand every other leaf on as it
+            # is (`eqx.filter_vmap(self.flow)(0.0, final_time, states)`: `0.0` reaches `flow` as a Python
+            # float, JAX 0.10.2 / equinox 0.13.8): no position is traced for its place, only for its value
+            return ()
         if q == "jax.vmap":
             unmapped = self._unmapped_positions(call, q)
             return tuple(i for i in range(len(params)) if i not in unmapped) if unmapped else None
@@ -4142,6 +4148,9 @@ class Analyzer:
                     return
                 continue
             value = given[id(a)] if id(a) in given else self.ev(a.value, frame)
+            if value.kind is not Kind.TRACED and value.is_array and not chosen \
+                    and getattr(jax_api.canonical_transform(q), "filter_static", False):
+                continue  # an array a filter transform is given: it traces it (left to the tracing below)
             if a.keyword is None and positional.index(p) in chosen:
                 if value.kind is Kind.TRACED and (value.pytree_class is not None or value.graph_node):
                     # an instance of a known class, traced already: the transform traces its leaves

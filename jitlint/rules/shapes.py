@@ -347,7 +347,7 @@ class TracedShape(Rule):
                     return
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in jax_api.SHAPE_METHODS:
             receiver = ctx.value(node.func.value)
-            if receiver.kind is Kind.TRACED or receiver.is_array:
+            if (receiver.kind is Kind.TRACED or receiver.is_array) and not own_method(node.func, ctx):
                 for arg in node.args:
                     if self._traced(arg.value):
                         self.report(node, f"traced `{ctx.code(arg.value)}` used as a shape in "
@@ -358,7 +358,7 @@ class TracedShape(Rule):
             return
         if q is not None and not q.startswith(jax_api.ARRAY_MODULES):
             return
-        if q is None and ctx.value(node.func.value).kind is not Kind.TRACED:
+        if q is None and (ctx.value(node.func.value).kind is not Kind.TRACED or own_method(node.func, ctx)):
             return
         axis = call_argument(node, None, "axis")
         if axis is not None and self._traced(axis.value):
@@ -375,6 +375,28 @@ class TracedShape(Rule):
                 self.report(node, f"traced `{ctx.code(arg.value)}` used as the axis of `{ctx.code(node.func)}()`: "
                                   "axes must be static", ctx.value(arg.value).reason)
                 return
+
+
+def own_method(func: cst.Attribute, ctx: RuleContext) -> bool:
+    """``obj.mean(state, t)`` where ``obj``'s class, a class of the checked code, defines ``mean``: the call
+    runs that method, whatever ``mean`` means for an array (hanyas/tox: a policy NamedTuple's
+    ``self.mean(state, time)`` is ``K[t] @ state + kff[t]``, not a reduction over an axis).  The class is
+    the one the value is known to be an instance of, or, for a method's own ``self``, the method's class."""
+    name = func.attr.value
+    owner = ctx.value(func.value).pytree_class
+    if owner is not None:
+        for definition in [owner, *owner.imported_bases()]:
+            cls = definition.index.classes.get(definition.name)
+            if cls is not None and definition.index.find_method(cls, name) is not None:
+                return True
+    receiver = func.value
+    fn = ctx.function if ctx.body is not None else None
+    if not (isinstance(receiver, cst.Name) and fn is not None and fn.is_method and fn.cls is not None
+            and fn.params and fn.params[0][0].name.value == receiver.value):
+        return False
+    if ctx.facts.read_scope.get(receiver) != "local" or len(fn.scope.bindings_of(receiver.value)) != 1:
+        return False  # (`self` bound to something else in the method)
+    return ctx.index.find_method(fn.cls, name) is not None
 
 
 def _is_at_update(receiver: cst.BaseExpression, ctx: RuleContext) -> bool:
