@@ -1201,6 +1201,23 @@ class ModuleIndex:
             return self._numpy_expression(value.left, depth + 1) or self._numpy_expression(value.right, depth + 1)
         return False
 
+    def _jax_expression(self, value: cst.BaseExpression, depth: int = 0) -> bool:
+        """Arithmetic (``+ - * / // % **``, unary minus) with a JAX array made by a ``jax.numpy`` function on
+        one side, and on the other a number or such an array: a JAX array."""
+        if depth > 8:
+            return False
+        if isinstance(value, cst.Call):
+            q = self.qualify(value.func)
+            return q is not None and jax_api.is_array_function(q) and q not in jax_api.STATIC_RESULT_FUNCTIONS
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+            return self._jax_expression(value.expression, depth + 1)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (
+                cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)):
+            sides = (value.left, value.right)
+            return any(self._jax_expression(side, depth + 1) for side in sides) and all(
+                isinstance(side, (cst.Integer, cst.Float)) or self._jax_expression(side, depth + 1) for side in sides)
+        return False
+
     def _forget_kind(self, info: GlobalInfo, name: str) -> None:
         info.mutable_container = info.jax_array = info.numpy_array = info.sequence = info.mapping = False
         info.instance_of = None
@@ -1221,6 +1238,8 @@ class ModuleIndex:
             self.ref_names.add(name)
         elif self._numpy_expression(value):
             info.numpy_array = True  # np.zeros(3), np.sin(t).astype(np.float32), np.arange(8)[::-1]
+        elif isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)) and self._jax_expression(value):
+            info.jax_array = True  # `jnp.stack(rows) / jnp.sqrt(3.0)`, `-jnp.ones(3)`: arithmetic of JAX arrays
         elif isinstance(value, cst.Call):
             q = self.qualify(value.func)
             callee = q or (value.func.value if isinstance(value.func, cst.Name) else None)

@@ -3336,7 +3336,10 @@ class Analyzer:
             held = base.pytree_class  # a dict annotated `Mapping[str, C]`: its values are C's
             return traced(base.reason, static_attrs=held.static_attrs, pytree_class=held)
         if base.kind is Kind.TRACED:
-            out = traced(base.reason, is_array=base.is_array, leaf=base.traced_array)
+            # indexed by a tracer, it is an array: a list, a tuple or a dict takes no tracer as an index (a
+            # 0-d integer tracer has no concrete `__index__`), so what `a[i - 1]` gives in a loop body is one
+            by_tracer = any(index.kind is Kind.TRACED for index in indexes)
+            out = traced(base.reason, is_array=base.is_array or by_tracer, leaf=base.traced_array or by_tracer)
             if any(isinstance(el.slice, cst.Slice) for el in node.slice):
                 # a slice of an array, a list or a tuple is one of those: never None (an item may be,
                 # `{"mask": None}` passes None through a jit)

@@ -372,7 +372,22 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
         return _operand_sequence(parent, ctx)
     if isinstance(parent, cst.Index) and not is_float:
         return _array_index(parent, ctx)
+    if isinstance(parent, cst.FormattedStringExpression) and not is_float:
+        return _printed_field(parent, ctx)
     return False
+
+
+def _printed_field(field: cst.FormattedStringExpression, ctx: FixContext) -> bool:
+    """``print(f"root {root} ...")``: an int formatted with no conversion or spec into an f-string that the
+    builtin ``print`` is given, in traced code (JIT103's finding, whose fix prints the value on every call):
+    a 0-d int array formats as the int does (``f"{jnp.asarray(7)}"`` is ``"7"``)."""
+    if field.conversion is not None or field.format_spec is not None or field.equal is not None:
+        return False
+    string = ctx.parent(field)
+    arg = ctx.parent(string) if isinstance(string, cst.FormattedString) else None
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.keyword is None and not arg.star else None
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print" \
+        and ctx.facts.read_scope.get(call.func) == "builtin"
 
 
 #: functions whose first argument selects, as a Python bool or a 0-d boolean array alike

@@ -79,6 +79,8 @@ def _printed_kind(ctx: FixContext, expr: cst.BaseExpression) -> Kind:
     fn = ctx.enclosing_def(expr)
     if not names or fn is None:
         return kind
+    from jitlint.fixes.conversions import conversion
+
     stack: List[cst.CSTNode] = list(iter_children(fn.body))
     while stack:
         node = stack.pop()
@@ -87,6 +89,13 @@ def _printed_kind(ctx: FixContext, expr: cst.BaseExpression) -> Kind:
         if isinstance(node, (cst.While, cst.For)) and _traced_trip_count(ctx, node) \
                 and names & assigned_in(block_statements(node.body)):
             return Kind.MAYBE
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) \
+                and names & {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}:
+            # `root = int(jnp.argmax(scores))`: a Python number made of a traced value (JIT301's finding),
+            # which its fix keeps an array: passed to `jax.debug.print`, it prints either way
+            found = conversion(node.value, ctx)
+            if found is not None and kind_of(ctx, found[1]) is Kind.TRACED:
+                return Kind.MAYBE
         stack.extend(iter_children(node))
     return kind
 
