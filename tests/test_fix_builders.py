@@ -1028,18 +1028,6 @@ HOIST_NO_FIX = {
         def run(p, xs):
             return [jax.jit(lambda q: loss(q, x) + x.sum())(p) for x in xs]
         """,
-    "a partial of a variable the callee needs static": """
-        import functools
-
-        def loss(n, x):
-            return jnp.sum(x[:n])
-
-        def run(n, xs):
-            out = []
-            for x in xs:
-                out.append(jax.jit(functools.partial(loss, n))(x))
-            return out
-        """,
     "a bound method (its object may change)": """
         class Model:
             def loss(self, x):
@@ -1085,16 +1073,7 @@ HOIST_NO_FIX = {
         def loss(p):
             return jnp.sum(p)
         """,
-    "an option that is not a literal": """
-        def loss(p, n):
-            return jnp.sum(p) * n
-
-        def run(p, xs, which):
-            for x in xs:
-                p = jax.jit(jax.grad(loss, argnums=which))(p, x)
-            return p
-        """,
-    "traced code reads a global that changes (JIT101)": """
+    "traced code reads a global that the loop changes (JIT101)": """
         SCALE = 1.0
 
         def set_scale(s):
@@ -1106,6 +1085,7 @@ HOIST_NO_FIX = {
 
         def run(p, xs):
             for x in xs:
+                set_scale(x)
                 p = jax.jit(jax.grad(loss))(p)
             return p
         """,
@@ -1160,6 +1140,60 @@ def test_wrapper_not_hoisted(case):
                for d in matching), [d.fix for d in matching]
     if case == "a static argument changing per iteration":
         assert all(d.fix is not None and d.fix.title.startswith("Pass `n` traced") for d in matching)
+
+
+def test_a_wrapper_reading_a_frozen_global_is_made_before_the_loop_not_at_module_level():
+    """Traced code reads a global another function changes (JIT101): made anew on every call of `run`, the
+    wrapper traces with that call's value; made once at module level it would keep the first one."""
+    _, diag = only("""
+        SCALE = 1.0
+
+        def set_scale(s):
+            global SCALE
+            SCALE = s
+
+        def loss(p):
+            return jnp.sum(p) * SCALE
+
+        def run(p, xs):
+            for x in xs:
+                p = jax.jit(jax.grad(loss))(p)
+            return p
+        """, "JIT501")
+    assert diag.fix is not None and "before the loop" in diag.fix.title, diag.fix
+
+
+HOISTED_BEFORE_THE_LOOP = {
+    "a partial of a parameter the loop never rebinds": """
+        import functools
+
+        def loss(n, x):
+            return jnp.sum(x[:n])
+
+        def run(n, xs):
+            out = []
+            for x in xs:
+                out.append(jax.jit(functools.partial(loss, n))(x))
+            return out
+        """,
+    "an option read from a parameter the loop never rebinds": """
+        def loss(p, n):
+            return jnp.sum(p) * n
+
+        def run(p, xs, which):
+            for x in xs:
+                p = jax.jit(jax.grad(loss, argnums=which))(p, x)
+            return p
+        """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOISTED_BEFORE_THE_LOOP))
+def test_a_wrapper_of_unchanged_parameters_is_made_before_the_loop(case):
+    """What the wrapper binds is a parameter of the function that nothing binds again: made once before
+    the loop (never at module level, which cannot read it) it holds the same value on every iteration."""
+    _, diag = only(HOISTED_BEFORE_THE_LOOP[case], "JIT501")
+    assert diag.fix is not None and "before the loop" in diag.fix.title, diag.fix
 
 
 def test_hoisted_wrapper_is_unsafe_and_named_freshly():

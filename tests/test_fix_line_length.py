@@ -201,3 +201,38 @@ def test_an_array_conversion_is_wrapped():
     assert ("    return jnp.array(\n        [\n            jnp.asarray(values_of_the_first_kind.min(), dtype=float),\n"
             "            jnp.asarray(values_of_the_first_kind.max(), dtype=float),\n        ],\n    )\n") in out
     assert max(len(line) for line in out.splitlines()) <= 88, out
+
+
+WRAPPER_GROWN_BY_ROUNDS = '''\
+import jax
+import jax.numpy as jnp
+
+LIMITS = {"resp_high": 24.0, "spo2_low": 92.0, "hr_high": 110.0, "temp_high": 38.5}
+
+
+@jax.jit
+def warning_score(vitals):
+    limits = jnp.array([LIMITS["resp_high"], LIMITS["spo2_low"], LIMITS["hr_high"], LIMITS["temp_high"]])
+    return jnp.sum(vitals > limits)
+
+
+def set_limit(k, v):
+    LIMITS[k] = v
+
+
+def run(v):
+    set_limit("hr_high", 100.0)
+    return warning_score(v)
+'''
+
+
+def test_a_call_that_later_rounds_add_arguments_to_is_laid_out_again():
+    """Each round passes one more global read to the jitted function: the wrapper's call gets an argument
+    per round, and when its arguments no longer fit on the line between its brackets, it is laid out one
+    argument a line (not a break left after the argument that was last, nor a line past the limit)."""
+    out = fixed(WRAPPER_GROWN_BY_ROUNDS)
+    assert ("    return _warning_score(\n        vitals,\n        resp_high=LIMITS[\"resp_high\"],\n"
+            "        spo2_low=LIMITS[\"spo2_low\"],\n        hr_high=LIMITS[\"hr_high\"],\n"
+            "        temp_high=LIMITS[\"temp_high\"],\n    )\n") in out, out
+    assert all(line == line.rstrip() for line in out.splitlines())
+    assert max(len(line) for line in out.splitlines()) <= 100  # (the input's own long line, renamed)

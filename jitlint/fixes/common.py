@@ -184,7 +184,16 @@ def appended(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
     out = list(args)
     if out and out[-1].comma is not cst.MaybeSentinel.DEFAULT:
         new = new.with_changes(comma=out[-1].comma)
-        out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        if len(out) > 1 and isinstance(out[-2].comma, cst.Comma) \
+                and isinstance(out[-2].comma.whitespace_after, cst.ParenthesizedWhitespace):
+            between = out[-2].comma  # (one argument a line: the new one on a line of its own too)
+        out[-1] = out[-1].with_changes(comma=between)
+    if out and not (isinstance(out[-1].whitespace_after_arg, cst.SimpleWhitespace)
+                    and not out[-1].whitespace_after_arg.value):
+        # `f(\n    a, b\n)`: the line break before the closing bracket follows the new last argument
+        new = new.with_changes(whitespace_after_arg=out[-1].whitespace_after_arg)
+        out[-1] = out[-1].with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
     return out + [new]
 
 

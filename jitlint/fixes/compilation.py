@@ -72,8 +72,6 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     function shares it), else before the loop or statement, in the function."""
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
         return None
-    if ctx.findings.get("JIT101"):
-        return None
     scope = ctx.index.owner_of(node)
     if isinstance(scope, cst.ClassDef):
         return None
@@ -87,9 +85,14 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if region is None and function is None:
         return None
     module_level = region is None or function is None
+    stale = ctx.findings.get("JIT101")
+    if stale and (module_level or _changes_frozen_globals(region, stale, ctx)):
+        # a global read frozen in a trace (JIT101): a wrapper made anew traces anew and reads its current
+        # value; made once at module level it would not -- nor made once before a loop that changes it
+        return None
     parts = _Parts(function, allow_parameters=False)
     if _wrapper(node, ctx, parts, 0):
-        if function is not None and function.parent is None:
+        if function is not None and function.parent is None and not stale:
             # made of module-level names only: once at module level serves every call of the function too
             region, module_level = None, True
     else:
@@ -116,6 +119,21 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edits is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(node.func)}(...)` once, {where}, as `{name}`", edits)
+
+
+def _changes_frozen_globals(region: Optional[cst.CSTNode], reads: Sequence[cst.CSTNode], ctx: FixContext) -> bool:
+    """The loop ``region`` may change a global that traced code reads frozen (``reads``, JIT101's findings):
+    it names the global, or a function of the module that rebinds or changes it (``use_tokenizer(...)``,
+    which updates ``SPECIAL_IDS``), or it calls something the analysis cannot follow."""
+    if region is None:
+        return True
+    names = {n.value for n in reads if isinstance(n, cst.Name)}
+    if len(names) != len(reads):
+        return True  # (a finding on something else than a name)
+    changers = {fn.name for name in names for fn in (ctx.index.global_writers.get(name, set())
+                                                     | ctx.index.mutated_in_functions.get(name, set()))}
+    named = {n.value for n in name_references(region)}
+    return bool(named & (names | changers))
 
 
 class _Parts:
@@ -150,11 +168,21 @@ def _wrapper(call: cst.BaseExpression, ctx: FixContext, parts: _Parts, depth: in
     for arg in call.args:
         if arg is target:
             continue
-        if arg.star or not _constant(arg.value):
+        if arg.star:
+            return False
+        if not _constant(arg.value) and not _unchanged_argument(arg.value, ctx, parts):
             return False
     if q != _PARTIAL:
         parts.transforms.append(q.rsplit(".", 1)[-1])
     return _callable(target.value, ctx, parts, depth + 1)
+
+
+def _unchanged_argument(value: cst.BaseExpression, ctx: FixContext, parts: _Parts) -> bool:
+    """A parameter of the function the wrapper is made in, never bound again there, bound by the wrapper
+    (``partial(make_batch, window=window)``): made before the loop, the wrapper holds the same value."""
+    function = parts.function
+    return parts.allow_parameters and function is not None and isinstance(value, cst.Name) \
+        and value.value in function.local_names and _unchanged_parameter(value.value, function, ctx)
 
 
 def _function_argument(call: cst.Call) -> Optional[cst.Arg]:

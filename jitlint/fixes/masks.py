@@ -797,7 +797,7 @@ _REDUCTIONS = frozenset(_FILL) | {"max", "min", "std", "var"}
 _WHERE_REDUCTIONS = frozenset({"std", "var"})
 #: ``jax.numpy`` functions -> the reduction they make
 _REDUCTION_FUNCTIONS = {**{f"jax.numpy.{r}": r for r in _REDUCTIONS}, "jax.numpy.amax": "max",
-                        "jax.numpy.amin": "min"}
+                        "jax.numpy.amin": "min", "jax.numpy.median": "median"}
 
 
 def _reduction_call(subscript: cst.BaseExpression,
@@ -901,6 +901,17 @@ def _reduced(call: cst.Call, reduction: str, axis_zero: bool, mask: cst.BaseExpr
     if spelled is None:
         return None
     jnp, imports = spelled
+    if reduction == "median":
+        # the elements left out as NaN, which `nanmedian` skips: the median of those selected (a NaN the
+        # data holds itself is skipped too, where `median` gave NaN)
+        if axis_zero:
+            return None
+        template = f"{jnp}.nanmedian({jnp}.where({{m}}, {{x}}, {jnp}.nan))" if fits is not None else \
+            f"{jnp}.nanmedian({jnp}.where({{n}}.T, {{x}}.T, {jnp}.nan))"
+        new = _expr(ctx, template, m=mask, x=_wrapped(base), n=_wrapped(mask)).with_changes(
+            lpar=call.lpar, rpar=call.rpar)
+        return new, f"`nanmedian` over `{jnp}.where(mask, x, {jnp}.nan)`: the median of the selected elements", \
+            False, imports
     fill = _FILL.get(reduction)
     if fill is None:
         kind = ctx.facts.value(bare(base)).dtype_kind

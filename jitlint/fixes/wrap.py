@@ -113,7 +113,8 @@ def _widest_new_brackets(module: cst.Module, long_lines: Set[int], old_code: str
             continue
         if _breakable(node) and id(node) not in done:
             pos = positions.get(node)
-            if pos is not None and pos.start.line == pos.end.line and pos.start.line in long_lines \
+            if pos is not None and (pos.start.line == pos.end.line and pos.start.line in long_lines
+                                    or _hugged_too_long(node, pos, long_lines)) \
                     and module.code_for_node(node) not in old_code:
                 key = (pos.start.line, pos.start.column)
                 if best_key is None or key < best_key:
@@ -121,6 +122,13 @@ def _widest_new_brackets(module: cst.Module, long_lines: Set[int], old_code: str
                 continue  # the brackets inside it are broken after it, if still needed
         stack.extend(iter_children(node))
     return best
+
+
+def _hugged_too_long(node: cst.CSTNode, pos, long_lines: Set[int]) -> bool:
+    """A call laid out as ``f(\n    a, b\n)`` (its arguments on the one line between its brackets' lines,
+    a later fix having added one there) whose arguments' line is too long: laid out again."""
+    return isinstance(node, cst.Call) and len(node.args) > 1 and pos.end.line == pos.start.line + 2 \
+        and pos.start.line + 1 in long_lines
 
 
 def _relaid(module: cst.Module, top: cst.CSTNode, node: "Bracketed", lines: List[str], limit: int) -> cst.CSTNode:
@@ -134,7 +142,9 @@ def _relaid(module: cst.Module, top: cst.CSTNode, node: "Bracketed", lines: List
     outer = line_indent[len(block_indent):] if line_indent.startswith(block_indent) else ""
     inner = outer + module.default_indent
     if isinstance(node, cst.Call):
-        inside = module.code_for_node(node.with_changes(whitespace_before_args=cst.SimpleWhitespace("")))
+        flat = node.with_changes(whitespace_before_args=cst.SimpleWhitespace(""), args=[
+            arg.with_changes(whitespace_after_arg=cst.SimpleWhitespace("")) for arg in node.args])
+        inside = module.code_for_node(flat)
         inside = inside[len(module.code_for_node(node.func)) + 1:]
     else:
         inside = module.code_for_node(node)[1:]
