@@ -1419,6 +1419,14 @@ class Analyzer:
             return False
         return _excludes_none(self.index.module.code_for_node(p.annotation.annotation))
 
+    def _caller_allows_writes(self) -> bool:
+        """The function being analysed is called from a body whose attribute writes reach the caller's object
+        (see ``BodyInfo.allows_attribute_writes``)."""
+        if not self._calls:
+            return False
+        caller = self.facts.bodies.get(self._calls[-1][1])
+        return caller is not None and caller.allows_attribute_writes
+
     def _filter_param(self, p: cst.Param, entry: EntryPoint) -> Value:
         ann = p.annotation.annotation if p.annotation is not None else None
         if ann is None:
@@ -1466,8 +1474,18 @@ class Analyzer:
             # and what it returns comes back with a reason in that module's file
             return owner._leaving_module(result)
         body = self.facts.bodies.get(fn)
+        # a helper writes attributes where every trace that reaches it lets it (a method a flax nnx transform's
+        # function calls, `model(x)` inside `nnx.grad(loss_fn)` under `nnx.jit`: the module's new state comes out)
+        # -- only for an object the transform was given (a module captured from outside is not threaded through:
+        # flax raises TraceContextError for a write to it)
+        receiver = env.get(_param_name(fn.params[0][0])) if fn.is_method and fn.params else None
+        inherited = not boundary and self._caller_allows_writes() and (
+            receiver is None or receiver.kind is Kind.TRACED)
         if body is None:
-            body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary, abstract_only=boundary)
+            body = self.facts.bodies[fn] = BodyInfo(fn, allows_attribute_writes=boundary or inherited,
+                                                    abstract_only=boundary)
+        elif not boundary and not inherited:
+            body.allows_attribute_writes = False
         if (not boundary or depth > 0) and self._calls and (body.called_from is None or
                                                             (self._kept and body.called_from_kept is None)):
             # (a transform applied inside traced code is traced within the trace around it)

@@ -1056,6 +1056,8 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
                 and target.value is root and self._local_in_all_but_name(target):
             return  # a local variable spelled as an attribute: no code but this call's own reads it
+        if where is not None and where.startswith("attributes") and self._into_hijax_variable(target, root):
+            return  # a flax Variable that is a mutable reference (hijax): the caller's Variable gets the value
         if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
             # `self` came in as a pytree argument: the write reaches the trace's copy only
             self.report(target, f"write to {where} changes only the traced copy of `{root.value}` (a pytree "
@@ -1065,6 +1067,32 @@ class OuterStateWrite(Rule):
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
                         _why_traced(self), subject=root.value)
+
+    def _into_hijax_variable(self, target: cst.BaseExpression, root: cst.Name) -> bool:
+        """``self.count[...] += 1`` / ``self.count.value = v`` where ``self.count`` is a flax nnx Variable of the
+        class (bound in its methods to a Variable class, or a subclass of one this module defines) and the
+        module turns flax's hijax Variables on (``nnx.var_defaults(hijax=True)``): each Variable is then a
+        mutable reference that ``jax.jit`` threads through, and the update reaches the caller's Variable
+        (flax 0.12.8, JAX 0.10.2: a counter updated in a jitted call counts 3 after 3 calls; 0 without hijax)."""
+        index = self.ctx.index
+        if not _hijax_on(index):
+            return False
+        holder = target.value if isinstance(target, (cst.Subscript, cst.Attribute)) else None
+        if isinstance(target, cst.Attribute) and target.attr.value != "value":
+            return False
+        if not (isinstance(holder, cst.Attribute) and holder.value is root):
+            return False
+        cls = self.ctx.function.cls
+        if cls is None:
+            return False
+        attr = holder.attr.value
+        for method in cls.methods.values():
+            for small in _own_assignments(method.node):
+                for t in small.targets:
+                    if isinstance(t.target, cst.Attribute) and t.target.attr.value == attr \
+                            and isinstance(small.value, cst.Call) and _variable_class(small.value.func, index):
+                        return True
+        return False
 
     def _local_in_all_but_name(self, target: cst.Attribute) -> bool:
         """``self.pe = ...`` where the method's first statement that names ``self.pe`` is a plain assignment
@@ -2535,3 +2563,44 @@ def _attribute_calls(module: cst.Module, attr: str) -> Optional[List[cst.Call]]:
     if any_node([module], lambda n: isinstance(n, cst.Lambda) and any(named(c) for c in calls_in(n.body))):
         return None
     return [call for call in calls_in(module) if named(call)]
+
+
+def _hijax_on(index) -> bool:
+    """A module-level ``nnx.var_defaults(hijax=True)`` call (flax's switch to Variables as mutable references)."""
+    for stmt in index.module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and index.qualify(call.func) == "flax.nnx.var_defaults":
+                arg = call_argument(call, 99, "hijax")
+                if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True":
+                    return True
+    return False
+
+
+def _variable_class(func: cst.BaseExpression, index, depth: int = 0) -> bool:
+    """``func`` names a flax nnx Variable class, or a class of this module derived from one."""
+    q = index.qualify(func)
+    if q in jax_api.NNX_VARIABLES:
+        return True
+    if depth > 4 or not isinstance(func, cst.Name) or func.value not in index.classes:
+        return False
+    for base in index.classes[func.value].node.bases:
+        value = base.value.value if isinstance(base.value, cst.Subscript) else base.value  # `nnx.Variable[nnx.A]`
+        if _variable_class(value, index, depth + 1):
+            return True
+    return False
+
+
+def _own_assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
+    """The plain assignments of a function's own body."""
+    stack: List[cst.CSTNode] = [node.body] if isinstance(node, cst.FunctionDef) else [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Assign):
+            yield current
+            continue
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(iter_children(current))
