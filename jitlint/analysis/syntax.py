@@ -530,6 +530,20 @@ def name_references(node: cst.CSTNode, name: Optional[str] = None) -> Iterator[c
         stack.extend(iter_children(item))
 
 
+def own_small_statements(node: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
+    """The small statements of a function's own body (of ``node`` itself, for another node), not those of
+    the functions, lambdas and classes it defines."""
+    stack: List[cst.CSTNode] = [node.body] if isinstance(node, cst.FunctionDef) else [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BaseSmallStatement):
+            yield current
+            continue
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(iter_children(current))
+
+
 def error_statements(node: cst.CSTNode) -> Iterator[Union[cst.Raise, cst.Assert]]:
     """The ``raise`` and ``assert`` statements in ``node`` (nested functions included)."""
     stack: List[cst.CSTNode] = [node]

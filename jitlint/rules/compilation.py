@@ -15,8 +15,8 @@ from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERA
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (any_node, assigned_names, bind_arguments, call_argument, calls_in, flat_targets,
-                                     int_value, iter_children, name_references, params_of, path_to, returned_values,
-                                     short_code, string_value)
+                                     int_value, iter_children, name_references, own_small_statements, params_of,
+                                     path_to, returned_values, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -906,8 +906,9 @@ class RecompilationHazard(Rule):
         """The callable made in a loop reads a name that loop rebinds (a training phase's rate: each
         iteration compiles a different function on purpose), and every call of its wrapper is in that
         iteration, one of them in a loop inside it (each wrapper runs many times, on one compilation:
-        measured on JAX 0.10.2, 2 phases of 20 steps, 2 compilations; a warm-up call before the loop too).  Not where a loop around it counts (``range(n_epochs)``
-        with ``n`` not a literal, a ``while``): a rate computed from the epoch makes one compile per
+        measured on JAX 0.10.2, 2 phases of 20 steps, 2 compilations; a warm-up call before the loop too).
+        Not where a loop around it counts (``range(n_epochs)`` with ``n`` not a literal, a ``while``): a
+        rate computed from the epoch makes one compile per
         epoch, as many as the run is long, where passing it traced compiles once."""
         loops = self.ctx.index.loops_of.get(made)
         if not loops or not uses or not self._configured_per_iteration(made, scope):
@@ -2161,20 +2162,7 @@ def _memoized(fn: FunctionInfo) -> bool:
             return False  # (made in a function nested in between: not this function's cache)
     return any(isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == fn.name
                and any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in small.targets)
-               for small in _small_statements(parent.node))
-
-
-def _small_statements(node: cst.CSTNode) -> Iterator[cst.BaseSmallStatement]:
-    """The small statements of a function's own body (not those of functions or classes it defines)."""
-    stack: List[cst.CSTNode] = [node.body] if isinstance(node, cst.FunctionDef) else [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.BaseSmallStatement):
-            yield current
-            continue
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(iter_children(current))
+               for small in own_small_statements(parent.node))
 
 
 def _used_in_closure(scope: FunctionInfo, names: Iterable[str], own: cst.CSTNode) -> bool:

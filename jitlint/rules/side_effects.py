@@ -12,7 +12,7 @@ from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, iter_children, name_references,
-                                     path_to, result_discarded, returned_values, string_value)
+                                     own_small_statements, path_to, result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -1087,8 +1087,8 @@ class OuterStateWrite(Rule):
             return False
         attr = holder.attr.value
         for method in cls.methods.values():
-            for small in _own_assignments(method.node):
-                for t in small.targets:
+            for small in own_small_statements(method.node):
+                for t in small.targets if isinstance(small, cst.Assign) else ():
                     if isinstance(t.target, cst.Attribute) and t.target.attr.value == attr \
                             and isinstance(small.value, cst.Call) and _variable_class(small.value.func, index):
                         return True
@@ -2591,16 +2591,3 @@ def _variable_class(func: cst.BaseExpression, index, depth: int = 0) -> bool:
         if _variable_class(value, index, depth + 1):
             return True
     return False
-
-
-def _own_assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
-    """The plain assignments of a function's own body."""
-    stack: List[cst.CSTNode] = [node.body] if isinstance(node, cst.FunctionDef) else [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Assign):
-            yield current
-            continue
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(iter_children(current))
