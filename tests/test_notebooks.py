@@ -315,7 +315,8 @@ SCALE_CELLS = ("import jax\nscale = 2.0\n", "@jax.jit\ndef g(x):\n    return x *
     # function of that name: `run` after the rebinding runs no trace of g (learnit's `train_single_model`,
     # whose local `update_model` shares its name with a cell's `update_model` that calls the jitted step)
     (("def step(x):\n    return g(x)\n", "step(1.0)\n",
-      "def run(x):\n    def step(y):\n        return y + 1\n    return step(x)\n", "scale = 3.0\n", "print(run(1.0))\n"),
+      "def run(x):\n    def step(y):\n        return y + 1\n    return step(x)\n", "scale = 3.0\n",
+      "print(run(1.0))\n"),
      False),
     (("def step(x):\n    return g(x)\n", "step(1.0)\n",
       "def run(x):\n    @jax.jit\n    def step(y):\n        return y + 1\n    return step(x)\n", "scale = 3.0\n",
@@ -342,7 +343,8 @@ def test_a_global_rebound_in_a_notebook_is_stale_only_where_a_kept_trace_runs_af
 
 
 MSE_CELLS = ("import jax\nimport jax.numpy as jnp\nA, B = 2 * jnp.ones(3), jnp.zeros(3)\n",
-             "mse = jax.jit(lambda x, y: jnp.mean((x - y) ** 2))\npsnr = jax.jit(lambda x, y: -10 * jnp.log10(mse(x, y)))\n"
+             "mse = jax.jit(lambda x, y: jnp.mean((x - y) ** 2))\n"
+             "psnr = jax.jit(lambda x, y: -10 * jnp.log10(mse(x, y)))\n"
              "print(psnr(A, B))\n")
 REMADE = "mse = jax.jit(lambda x, y: jnp.mean(jnp.abs(x - y)))\n"
 TRAIN = "def train(a, b):\n    return psnr(a, b)\n"
