@@ -2474,3 +2474,32 @@ def f(img):
 def test_an_elementwise_twin_is_not_made_where_the_value_must_stay_a_python_number(body, fixable):
     _, diag = only(body, "JIT204")
     assert (diag.fix is not None and diag.fix.applicability is not Applicability.DISPLAY_ONLY) is fixable, diag.fix
+
+
+def test_an_update_after_other_work_moves_after_the_call_only_where_the_body_leaves_at_its_end():
+    """`SCORED += 1` after the work runs on every call eagerly when the body leaves only by its last
+    statement; with a `return` before it (a static early exit), the eager call skips it: not moved."""
+    _, diag = only("""
+        SCORED = 0
+
+        @jax.jit
+        def score(x):
+            global SCORED
+            y = jnp.tanh(x)
+            SCORED += 1
+            return y
+        """, "JIT102")
+    assert diag.fix is not None and diag.fix.title.startswith("Update the state in a plain"), diag.fix
+    _, diag = only("""
+        SCORED = 0
+
+        @jax.jit
+        def score(x, fast=False):
+            global SCORED
+            if fast:
+                return x
+            y = jnp.tanh(x)
+            SCORED += 1
+            return y
+        """, "JIT102")
+    assert diag.fix is None or not diag.fix.title.startswith("Update the state in a plain"), diag.fix

@@ -1225,7 +1225,8 @@ def _split_behind_a_wrapper(fn: FunctionInfo, private: str, read: cst.BaseExpres
 
 def split_behind_a_wrapper(fn: FunctionInfo, private: str, changes: Dict[cst.CSTNode, Replacement],
                            ctx: FixContext, passed: Sequence[cst.Arg] = (),
-                           moved: Sequence[cst.BaseStatement] = ()) -> Optional[Edit]:
+                           moved: Sequence[cst.BaseStatement] = (),
+                           moved_after: Sequence[cst.BaseStatement] = ()) -> Optional[Edit]:
     """One edit of the statement ``def f`` (``fn``): ``def f(x): <moved>; return _f(x, <passed>)`` (its
     signature, docstring and leading lines kept, its decorators moved) above ``_f`` (``private``), ``f`` with
     ``changes`` made, without the statements ``moved`` into the wrapper, and with its decorators.  A module
@@ -1242,7 +1243,7 @@ def split_behind_a_wrapper(fn: FunctionInfo, private: str, changes: Dict[cst.CST
     copy = cst.ensure_type(node.visit(PathReplacer(changes, on_path)), cst.FunctionDef) if changes else node
     body = list(copy.body.body) if isinstance(copy.body, cst.IndentedBlock) else []
     doc = body[:1] if body and is_docstring(body[0]) and len(body) > 1 else []
-    kept = [stmt for stmt in body[len(doc):] if not any(stmt is m for m in moved)]
+    kept = [stmt for stmt in body[len(doc):] if not any(stmt is m for m in list(moved) + list(moved_after))]
     decorators = [d.with_changes(leading_lines=[]) if k == 0 else d for k, d in enumerate(copy.decorators)]
     top = ctx.top_index(node)
     module_level = fn.parent is None and top is not None and ctx.module.body[top] is node
@@ -1253,10 +1254,17 @@ def split_behind_a_wrapper(fn: FunctionInfo, private: str, changes: Dict[cst.CST
     for arg in passed:
         args = appended(args, arg)
     call = cst.Call(cst.Name(private), args=args)
+    if moved_after:  # (updates the body made after other work: after the call, before its result is returned)
+        result = ctx.fresh_name("result", node, [p.name.value for p, _ in fn.params])
+        ending = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(result))], call)]),
+                  *[stmt.with_changes(leading_lines=[]) for stmt in moved_after],
+                  cst.SimpleStatementLine([cst.Return(cst.Name(result))])]
+    else:
+        ending = [cst.SimpleStatementLine([cst.Return(call)])]
     wrapper = node.with_changes(
         decorators=[], leading_lines=list(node.leading_lines) + (
             list(node.decorators[0].leading_lines) if node.decorators else []),
-        body=cst.IndentedBlock(body=[*doc, *moved, cst.SimpleStatementLine([cst.Return(call)])]))
+        body=cst.IndentedBlock(body=[*doc, *moved, *ending]))
     if not module_level:
         return ctx.replace(node, cst.FlattenSentinel([wrapper, copy]))
     old_code = ctx.top_code(top)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -1349,19 +1349,47 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             break
         moved.append(stmt)
         updated |= names
-    rest = body[len(doc) + len(moved):]
-    finding_line = next((s for s in moved if s is node or any(a is s for a in ctx.ancestors(node))), None)
+    # an update further down the body, at its top level, runs after the jitted call: when the body leaves only
+    # by its last statement (no earlier `return` skips it, eagerly or jitted)
+    after: List[cst.BaseStatement] = []
+    later = body[len(doc) + len(moved):]
+    for k, stmt in enumerate(later):
+        names = _host_update(stmt, fn, ctx)
+        if names and k + 1 < len(later) and not _declares(stmt):
+            after.append(stmt)
+            updated |= names
+    rest = [stmt for stmt in later if not any(stmt is a for a in after)]
+    if after and any(isinstance(n, cst.Return) for s in rest[:-1] for n in own_nodes_of(s)):
+        return None
+    finding_line = next((s for s in moved + after if s is node or any(a is s for a in ctx.ancestors(node))), None)
     if finding_line is None or not updated or not rest \
             or any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(fn.node)):
         return None  # (a generator cannot be split behind a function that returns its call)
     if any(ref.value in updated for s in rest for ref in name_references(s)):
         return None  # (the core reads what the wrapper updates: it would read it frozen)
     private = ctx.fresh_name("_" + fn.name.lstrip("_"), ctx.module, ctx.module_names())
-    edit = split_behind_a_wrapper(fn, private, {}, ctx, moved=moved)
+    edit = split_behind_a_wrapper(fn, private, {}, ctx, moved=moved, moved_after=after)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Update the state in a plain `{fn.name}`, on every call, and jit the "
                    f"rest as `{private}`", (edit,))
+
+
+def _declares(stmt: cst.BaseStatement) -> bool:
+    """A line of ``global`` / ``nonlocal`` declarations."""
+    return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, (cst.Global, cst.Nonlocal))
+                                                              for small in stmt.body)
+
+
+def own_nodes_of(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of ``stmt`` outside the functions, lambdas and classes it defines."""
+    stack: List[cst.CSTNode] = [stmt]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not stmt:
+            continue
+        stack.extend(iter_children(current))
 
 
 def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:
