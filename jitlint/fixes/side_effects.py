@@ -1328,8 +1328,9 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     Only the statements that open the body (after its docstring) and update a ``global`` / ``nonlocal``
     name, or an item or attribute of a global or outer object, with values that read nothing of the
     function (no parameter, no local: a counter's ``+= 1``, a literal) are moved, with their
-    declarations; the finding must be one of them, and the rest of the body must not name what they
-    update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
+    declarations; such an update further down, at the body's top level, goes after the call (``result =
+    _rate(x); scans += 1; return result``) where the body leaves only by its last statement.  The finding
+    must be one of them, and the rest of the body must not name what they update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
     UNSAFE: the name is no longer a jitted function (its ``lower`` and the other attributes of one are
     gone), and inside an outer ``jax.jit`` the update still runs once per trace."""
     from jitlint.fixes.parameters import only_jit_entry, own_nodes, split_behind_a_wrapper
