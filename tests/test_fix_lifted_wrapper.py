@@ -59,11 +59,6 @@ def run(body: str):
     def f(w, xs):
         return [jax.jit(lambda v, k: loss(v, x, k), static_argnames=("k",))(w, 2) for x in xs]
     """,
-    # static_argnums count the positions a partial leaves
-    """
-    def f(w, xs):
-        return [jax.jit(functools.partial(loss, w), static_argnums=(1,))(x, 2) for x in xs]
-    """,
     # a held local that is not a parameter: it may change before the named wrapper is called
     """
     def f(w, xs):
@@ -357,3 +352,17 @@ def test_a_jitted_vmap_of_a_lambda_is_lifted_with_the_held_values_unmapped(made,
         assert "_vmap_jit" not in fixed
     else:
         assert lifted in fixed and "out.append(loss_vmap_jit(w, xs, 2))" in fixed, fixed
+
+
+def test_static_argnums_of_a_partial_keep_the_wrapper_as_it_is_made_once_before():
+    """static_argnums count the positions a partial leaves: not lifted (its values passed, the positions
+    would move); the same wrapper, of a parameter the function never rebinds, is made once before the
+    statement instead."""
+    _, codes, fixed = run("""
+    def f(w, xs):
+        return [jax.jit(functools.partial(loss, w), static_argnums=(1,))(x, 2) for x in xs]
+    """)
+    assert "JIT501" in codes
+    assert "jax.jit(loss)" not in fixed
+    assert "    loss_jit = jax.jit(functools.partial(loss, w), static_argnums=(1,))\n" \
+           "    return [loss_jit(x, 2) for x in xs]\n" in fixed, fixed

@@ -52,10 +52,10 @@ NO_FIX = {
         def f(x, y):
             return (x * 2)[y > 0].sum()
         """,
-    "a reduction with no identity to fill with and no where= (median)": """
+    "a reduction with no identity to fill with and no where= (a quantile)": """
         @jax.jit
         def f(x):
-            return jnp.median(x[(x > 0) * 1 > 0.5])
+            return jnp.quantile(x[(x > 0) * 1 > 0.5], 0.9)
         """,
     "a maximum over another axis than 0": """
         @jax.jit
@@ -221,3 +221,15 @@ def test_spread_of_a_selection_reduces_with_where(reduction):
     from jitlint.fixing import fix_source
     fixed = fix_source(source, "case.py", Config(), unsafe=True).fixed
     assert f"x.{reduction}(where=x > 0)" in fixed and "x[x > 0]" not in fixed
+
+
+def test_a_masked_median_skips_what_the_mask_leaves_out_as_nan():
+    """`jnp.median(x[m])`: the elements left out become NaN, which `jnp.nanmedian` skips (unsafe: a NaN the
+    data holds itself is skipped too, where `median` gave NaN)."""
+    diag = finding("""
+        @jax.jit
+        def f(x):
+            return jnp.median(x[(x > 0) * 1 > 0.5])
+        """, "JIT401")
+    assert diag.fix is not None and diag.fix.applicability.value == "unsafe", diag.fix
+    assert "nanmedian(jnp.where((x > 0) * 1 > 0.5, x, jnp.nan)" in diag.fix.edits[0].replacement

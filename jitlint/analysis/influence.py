@@ -22,7 +22,8 @@ statement to the statements that read it (reading ``jnp`` in one function says n
 Builtins and names local to one function link nothing.
 
 A statement that reaches names the analysis cannot see (``from m import *``, ``globals()``,
-``exec``) links everything: the whole module is analysed again.
+``exec``), or a module-level call that switches a library's behaviour for the whole module (flax's
+``nnx.var_defaults(hijax=True)``), links everything: the whole module is analysed again.
 
 :func:`summarize` gives one statement's names (a statement left unchanged by an edit keeps its summary:
 the editor's parse keeps its node); :func:`affected` gives the statements to analyse again, and
@@ -41,6 +42,9 @@ from jitlint.analysis.syntax import flat_targets, iter_children
 
 #: names through which code reaches bindings the analysis cannot see
 _DYNAMIC = frozenset({"globals", "vars", "locals", "exec", "eval", "__import__"})
+#: module-level calls that switch a library's behaviour for the whole module, which the rules read wherever
+#: the library's objects are written (flax's ``nnx.var_defaults(hijax=True)``): such a statement links everything
+_SWITCHES = frozenset({"var_defaults"})
 _STORES = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)
 
 
@@ -115,6 +119,8 @@ def summarize(statement: cst.CSTNode) -> Summary:
                 called.add(func.value)
             elif type(func) is Attribute and func.attr.value in MUTATING_METHODS and type(func.value) is Name:
                 changed.add(func.value.value)
+            if at_module and type(func) is Attribute and func.attr.value in _SWITCHES:
+                dynamic = True
         if kind in BINDING_NODES:
             for name, how, _value, _qualified in node_bindings(node):
                 if how is BindingKind.GLOBAL:

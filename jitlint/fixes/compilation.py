@@ -99,6 +99,8 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         parts = _Parts(function, allow_parameters=True)
         if module_level or not _wrapper(node, ctx, parts, 0):
             return None
+        if parts.bound_parameters and _offers(to_lifted_wrapper, node, ctx):
+            return None  # (the wrapper made once at module level, the values passed at each call, is offered)
     before = ctx.top_index(region if region is not None else node)
     if before is None:
         return None
@@ -136,6 +138,12 @@ def _changes_frozen_globals(region: Optional[cst.CSTNode], reads: Sequence[cst.C
     return bool(named & (names | changers))
 
 
+def _offers(builder, node: cst.CSTNode, ctx: FixContext) -> bool:
+    """Whether ``builder`` gives ``node`` a fix, asked without keeping the names it took for it."""
+    with ctx.tentatively():
+        return builder(node, ctx) is not None
+
+
 class _Parts:
     """What the wrapper expression is made of: the module-level names it reads, its transforms
     and innermost callable (for the new name)."""
@@ -144,6 +152,8 @@ class _Parts:
         #: the function the wrapper is made in, and whether its parameters may be read
         self.function = function
         self.allow_parameters = allow_parameters
+        #: a parameter of the function is bound by a `functools.partial` of the wrapper
+        self.bound_parameters = False
         self.globals: List[str] = []
         self.transforms: List[str] = []
         self.callable = "fn"
@@ -181,8 +191,10 @@ def _unchanged_argument(value: cst.BaseExpression, ctx: FixContext, parts: _Part
     """A parameter of the function the wrapper is made in, never bound again there, bound by the wrapper
     (``partial(make_batch, window=window)``): made before the loop, the wrapper holds the same value."""
     function = parts.function
-    return parts.allow_parameters and function is not None and isinstance(value, cst.Name) \
+    found = parts.allow_parameters and function is not None and isinstance(value, cst.Name) \
         and value.value in function.local_names and _unchanged_parameter(value.value, function, ctx)
+    parts.bound_parameters = parts.bound_parameters or found
+    return found
 
 
 def _function_argument(call: cst.Call) -> Optional[cst.Arg]:

@@ -9,7 +9,8 @@ lines, line endings, indentation -- is left byte for byte as it was.
 from __future__ import annotations
 
 import keyword
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -298,6 +299,16 @@ class FixContext:
             n += 1
         given.add(name)  # two fixes in one function never define the same helper name
         return name
+
+    @contextmanager
+    def tentatively(self) -> Iterator[None]:
+        """Fresh names given out inside are given back after (a builder asking whether another builder
+        would fix a node, without that one's names taken)."""
+        saved = {within: set(names) for within, names in self._given.items()}
+        try:
+            yield
+        finally:
+            self._given = saved
 
     def top_level_aliases(self, before: Optional[int] = None) -> Dict[str, str]:
         """Local name -> qualified name for imports at module level (not inside functions); with
