@@ -875,6 +875,10 @@ class Analyzer:
                 # argument, which vmap maps (a tracer), from a call; none seen here gives it one
                 env[name] = MAYBE
                 continue
+            if kind in ("posonly", "positional", "kwonly") and self._passed_ref(param, entry):
+                env[name] = traced(Reason(entry.site, f"parameter `{name}` of `{fn.label}` receives a JAX array "
+                                                      f"reference from {entry.label} (line {{line}})"), ref=True)
+                continue
             how = "calls it with tracers" if entry.all_traced else (
                 "traces its arguments, and `%s` is not static" % name)
             reason = Reason(entry.site, f"parameter `{name}` of `{fn.label}` is traced: "
@@ -946,6 +950,34 @@ class Analyzer:
             return False
         text = self.index.module.code_for_node(p.annotation.annotation)
         return _array_annotation(text) and "|" not in text and "Optional" not in text
+
+    def _passed_ref(self, p: cst.Param, entry: EntryPoint) -> bool:
+        """Every call seen (at least one) passes ``p`` a module-level JAX array reference (``out_ref =
+        jax.new_ref(...)``): the transform hands the function a reference, which ``out_ref[...] = v`` writes."""
+        calls = entry.visible_calls()
+        if not calls and isinstance(entry.site, cst.Call) and not entry.partial_args:
+            # `jax.vmap(jax.vmap(dist, ...), ...)(vecs, vecs, out_ref)`: the transforms around pass the arguments
+            # of the call at their places
+            site: Optional[cst.Call] = entry.site
+            while site is not None and self.index.called_immediately.get(site) is None:
+                site = self._wrapping_transform(site)
+                if site is not None and self.index.qualify(site.func) not in jax_api.WRAPPER_MAKERS:
+                    return False
+            outer = self.index.called_immediately.get(site) if site is not None else None
+            if outer is None or any(a.star for a in outer.args):
+                return False
+            found = [a for a, bound in bind_arguments(entry.function.params, outer.args) if bound is p]
+            return len(found) == 1 and isinstance(found[0].value, cst.Name) \
+                and found[0].value.value in self.index.ref_names
+        if not calls:
+            return False
+        for call in calls:
+            arg = entry.argument_for(call, p)
+            if arg is None or arg.star or not isinstance(arg.value, cst.Name) \
+                    or arg.value.value not in self.index.ref_names \
+                    or self.facts.read_scope.get(arg.value, "global") != "global":
+                return False
+        return True
 
     def _passed_instance(self, p: cst.Param, entry: EntryPoint) -> dict:
         """An unannotated parameter that every call seen (at least one) passes an instance of one class of
@@ -2603,6 +2635,8 @@ class Analyzer:
                         value = Value(instance=self.index.classes[g.instance_of])
                     elif name in self.index.jax_import_flags():
                         value = constant(True)  # JAX imported: the code is being traced by it
+                    elif name in self.index.ref_names:
+                        value = Value(ref=True)  # (`out_ref = jax.new_ref(...)`: a mutable reference)
                     elif g.jax_array:
                         value = Value(jax_array=True, is_array=True)
                     elif g.numpy_array:
@@ -4173,6 +4207,12 @@ class Analyzer:
                     and getattr(jax_api.canonical_transform(q), "filter_static", False):
                 continue  # an array a filter transform is given: it traces it (left to the tracing below)
             if a.keyword is None and positional.index(p) in chosen:
+                if value.ref:
+                    # a reference a transform maps: its traced stand-in is a reference too, written in place
+                    env[p.name.value] = traced(Reason(a.value, f"parameter `{p.name.value}` of the function {label} "
+                                                                f"wraps receives the array reference `{{code}}`"),
+                                               ref=True)
+                    continue
                 if value.kind is Kind.TRACED and (value.pytree_class is not None or value.graph_node):
                     # an instance of a known class, traced already: the transform traces its leaves
                     # again, and its structure -- the static fields, a module's Python attributes -- stays

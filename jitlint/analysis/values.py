@@ -73,6 +73,8 @@ class Value:
     closure: Any = None
     #: a bound method's receiver, or the bound arguments of functools.partial
     bound: Optional[Tuple[Tuple[Any, "Value"], ...]] = None
+    #: a JAX array reference (``jax.new_ref``): ``ref[...] = v`` writes into it, under a trace too
+    ref: bool = False
     #: a concrete jax array (module constant): JAX operations on it are traced
     jax_array: bool = False
     #: a known JAX array (made by jnp / lax, or annotated as one): item assignment is an error

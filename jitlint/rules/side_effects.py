@@ -2286,6 +2286,8 @@ class InPlaceArrayUpdate(Rule):
         if self._string_key(target):
             return  # `d["params"] = ...`: an array has no string index, so this stores into a dict
         base = ctx.value(target.value)
+        if base.ref:
+            return  # `out_ref[...] = v`: a write into a JAX array reference, which is what it is for
         if _stores_by_its_own_method(base):
             return  # an object of a class that defines `__setitem__`: the store is its code's (an `.at` update)
         if base.kind is Kind.TRACED and not base.container and (base.traced_array or (
