@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -1360,8 +1360,9 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             after.append(stmt)
             updated |= names
     rest = [stmt for stmt in later if not any(stmt is a for a in after)]
-    if after and any(isinstance(n, cst.Return) for s in rest[:-1] for n in own_nodes_of(s)):
-        return None
+    if after and any(isinstance(n, cst.Return) and not any(a is rest[-1] for a in ctx.ancestors(n))
+                     for n in own_nodes(fn.node)):
+        return None  # (a `return` before the last statement skips the update)
     finding_line = next((s for s in moved + after if s is node or any(a is s for a in ctx.ancestors(node))), None)
     if finding_line is None or not updated or not rest \
             or any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(fn.node)):
@@ -1380,17 +1381,6 @@ def _declares(stmt: cst.BaseStatement) -> bool:
     """A line of ``global`` / ``nonlocal`` declarations."""
     return isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, (cst.Global, cst.Nonlocal))
                                                               for small in stmt.body)
-
-
-def own_nodes_of(stmt: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The nodes of ``stmt`` outside the functions, lambdas and classes it defines."""
-    stack: List[cst.CSTNode] = [stmt]
-    while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not stmt:
-            continue
-        stack.extend(iter_children(current))
 
 
 def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:

@@ -1075,7 +1075,10 @@ class OuterStateWrite(Rule):
         mutable reference that ``jax.jit`` threads through, and the update reaches the caller's Variable
         (flax 0.12.8, JAX 0.10.2: a counter updated in a jitted call counts 3 after 3 calls; 0 without hijax)."""
         index = self.ctx.index
-        if not _hijax_on(index):
+        memo = self.__dict__.setdefault("_hijax", {})
+        if id(index) not in memo:  # (once per module: a scan of its statements)
+            memo[id(index)] = _hijax_on(index)
+        if not memo[id(index)]:
             return False
         holder = target.value if isinstance(target, (cst.Subscript, cst.Attribute)) else None
         if isinstance(target, cst.Attribute) and target.attr.value != "value":
