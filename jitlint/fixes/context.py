@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.syntax import iter_children, name_references
@@ -175,15 +176,20 @@ class FixContext:
         top = self.module.body[i]
         # only the paths from the top statement down to the replaced nodes are visited
         on_path = {a for old in changes for a in self.ancestors(old)}
-        new_top = cst.ensure_type(top.visit(PathReplacer(changes, on_path)), cst.CSTNode)
         start = self._offsets()[i]
         old_code = self._top_code(i)
-        if wrap:
-            from jitlint.fixes.wrap import wrapped
-
-            new_top, new_code = wrapped(self, old_code, new_top)
+        spliced = self._spliced(top, old_code, changes, on_path, wrap)
+        if spliced is not None:
+            new_code, same_start, same_end = spliced
         else:
-            new_code = self.module.code_for_node(new_top)
+            same_start = same_end = 0
+            new_top = cst.ensure_type(top.visit(PathReplacer(changes, on_path)), cst.CSTNode)
+            if wrap:
+                from jitlint.fixes.wrap import wrapped
+
+                new_top, new_code = wrapped(self, old_code, new_top)
+            else:
+                new_code = self.module.code_for_node(new_top)
         if self.source[start:start + len(old_code)] != old_code:
             trimmed = old_code.rstrip("\r\n")
             if self.source[start:] != trimmed:
@@ -192,7 +198,57 @@ class FixContext:
             if not new_code.endswith(newline):
                 return None
             old_code, new_code = trimmed, new_code[: len(new_code) - len(newline)]
-        return _diff_edit(old_code, new_code, start)
+            same_end = max(0, same_end - len(newline))
+        return _diff_edit(old_code, new_code, start, same_start, same_end)
+
+    def _spliced(self, top: cst.CSTNode, old_code: str, changes: Dict[cst.CSTNode, Replacement],
+                 on_path: Set[cst.CSTNode], wrap: bool) -> Optional[Tuple[str, int, int]]:
+        """The new code of module statement ``top`` (its code ``old_code``) with ``changes``, written by
+        generating only the innermost statement of a block that holds them all, and how many of its
+        first and last characters are the old ones; None where that cannot be done (the statement is
+        the top one, its code is not found once in ``old_code``, its replacement is not statements, or
+        a new line is over the line length and :func:`~jitlint.fixes.wrap.wrapped` must lay it out).
+        Generating a large function's code for every fix of it cost more than the analysis."""
+        inner = self._innermost_block_statement(top, changes)
+        if inner is None:
+            return None
+        statement, indents = inner
+        old = _code_in_block(self.module, (statement,), indents)
+        at = old_code.find(old)
+        if at < 0 or old_code.find(old, at + 1) >= 0:
+            return None
+        visited = statement.visit(PathReplacer(changes, on_path))
+        parts = list(visited) if isinstance(visited, cst.FlattenSentinel) else [visited]
+        if not parts or not all(isinstance(part, cst.BaseStatement) for part in parts):
+            return None
+        new = _code_in_block(self.module, parts, indents)
+        if wrap:
+            old_lines = set(old_code.splitlines())
+            if any(len(line) > self.line_length and line not in old_lines for line in new.splitlines()):
+                return None
+        after = len(old_code) - at - len(old)
+        return old_code[:at] + new + old_code[at + len(old):], at, after
+
+    def _innermost_block_statement(self, top: cst.CSTNode, changes: Iterable[cst.CSTNode]
+                                   ) -> Optional[Tuple[cst.BaseStatement, List[str]]]:
+        """The innermost statement below ``top`` that holds every node of ``changes`` (or is one) and
+        stands in an indented block, with the indentation its blocks give it; None when that is ``top``."""
+        chains = [[old] + list(self.ancestors(old)) for old in changes]
+        if not chains:
+            return None
+        others = [{id(node) for node in chain} for chain in chains[1:]]
+        for k, node in enumerate(chains[0]):
+            if node is top:
+                return None
+            if not isinstance(node, cst.BaseStatement) or not all(id(node) in ids for ids in others):
+                continue
+            parent = chains[0][k + 1] if k + 1 < len(chains[0]) else None
+            if not isinstance(parent, cst.IndentedBlock):
+                continue
+            blocks = [a for a in chains[0][k + 1:] if isinstance(a, cst.IndentedBlock)]
+            indents = [self.module.default_indent if b.indent is None else b.indent for b in reversed(blocks)]
+            return node, indents
+        return None
 
     def replace_per_statement(self, changes: Dict[cst.CSTNode, Replacement]) -> Optional[List[Edit]]:
         """``changes`` spread over several module statements: one :meth:`replace_many` edit per statement
@@ -439,14 +495,27 @@ def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _diff_edit(old: str, new: str, base: int) -> Optional[Edit]:
+def _code_in_block(module: cst.Module, statements: Sequence[cst.BaseStatement], indents: Sequence[str]) -> str:
+    """The code of ``statements`` as they stand in blocks indented by ``indents`` (outermost first):
+    what the module's code holds for them there (a statement in a block generates the same code
+    wherever it stands; the block only lends its indentation)."""
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens.extend(indents)
+    for statement in statements:
+        statement._codegen(state)
+    return "".join(state.tokens)
+
+
+def _diff_edit(old: str, new: str, base: int, same_start: int = 0, same_end: int = 0) -> Optional[Edit]:
+    """The edit turning ``old`` (at ``base``) into ``new``, the least text replaced; ``same_start``
+    and ``same_end``: how many first and last characters are known to be the same in both."""
     if old == new:
         return None
     limit = min(len(old), len(new))
-    p = 0
+    p = min(same_start, limit)
     while p < limit and old[p] == new[p]:
         p += 1
-    s = 0
+    s = min(same_end, limit - p)
     while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
         s += 1
     return Edit(base + p, base + len(old) - s, new[p:len(new) - s])
