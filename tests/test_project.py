@@ -685,3 +685,12 @@ def test_a_file_outside_every_project_gets_the_same_findings_whatever_else_is_ch
     found = [(d.line, d.code) for d in alone[0].diagnostics]
     assert found == [(9, "JIT101")]
     assert [(d.line, d.code) for d in both[0].diagnostics] == found
+
+
+FLAGS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "flags_pkg")
+
+
+def test_flags_of_a_package_module():
+    """A package module's public `DEBUG = False` may be set from outside before the first trace: its
+    branch stays traced code; a private flag of a module nothing imports is known False there."""
+    _check_package(FLAGS, ("ops.py", "__init__.py"))

@@ -137,6 +137,34 @@ def string_value(node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def same_expression(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """Whether ``a`` and ``b`` are the same expression, however their strings are quoted and their
+    parts spaced (``d["params"][k]`` and ``d['params'][k]`` inside an f-string)."""
+    if a.deep_equals(b):
+        return True
+    key_a = _expression_key(a)
+    return key_a is not None and key_a == _expression_key(b)
+
+
+def _expression_key(node: cst.CSTNode) -> Optional[Tuple[object, ...]]:
+    """Names, attributes, one-index subscripts and literals as nested tuples (None for anything else)."""
+    if isinstance(node, cst.Name):
+        return ("name", node.value)
+    if isinstance(node, cst.Attribute):
+        inner = _expression_key(node.value)
+        return None if inner is None else ("attr", inner, node.attr.value)
+    if isinstance(node, cst.Subscript):
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        inner, index = _expression_key(node.value), _expression_key(node.slice[0].slice.value)
+        return None if inner is None or index is None else ("item", inner, index)
+    text = string_value(node)
+    if text is not None:
+        return ("str", text)
+    number = int_value(node)
+    return None if number is None else ("int", number)
+
+
 def int_value(node: cst.CSTNode) -> Optional[int]:
     if isinstance(node, cst.Integer):
         try:

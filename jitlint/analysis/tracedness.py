@@ -26,7 +26,7 @@ from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternat
                                      defined, is_mapping_type, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path,
-                                     guarded_not_none, iter_children, is_docstring, literal_elements,
+                                     guarded_not_none, same_expression, iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
                                      string_value)
@@ -209,22 +209,35 @@ def _other_branch(a: cst.CSTNode, b: cst.CSTNode, parents: Dict[int, cst.CSTNode
     return False
 
 
-def _looks_up_by_element(stmt: cst.For) -> bool:
-    """Whether the loop's body subscripts what the loop iterates with the loop's variable (``d[k]``)."""
-    if not isinstance(stmt.target, cst.Name):
+def _looks_up_by_element(target: cst.BaseAssignTargetExpression, iterated: cst.BaseExpression,
+                         body: Sequence[cst.CSTNode]) -> bool:
+    """Whether ``body`` (a loop's block, or what a comprehension computes and tests) subscripts what
+    the loop iterates with the loop's variable (``d[k]``)."""
+    if not isinstance(target, cst.Name):
         return False
-    name, iterated = stmt.target.value, stmt.iter
-    stack: List[cst.CSTNode] = [stmt.body]
+    name = target.value
+    stack: List[cst.CSTNode] = list(body)
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
                 and isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value == name \
-                and node.value.deep_equals(iterated):
+                and same_expression(node.value, iterated):
             return True
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
         stack.extend(iter_children(node))
     return False
+
+
+def _computed_from(node: Union[cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp],
+                   comp: cst.CompFor) -> List[cst.CSTNode]:
+    """What a comprehension computes and tests once ``comp`` (one of its ``for`` clauses) has bound
+    its target: its element (key and value), the tests of that clause and the later clauses."""
+    out: List[cst.CSTNode] = [node.key, node.value] if isinstance(node, cst.DictComp) else [node.elt]
+    out.extend(cond.test for cond in comp.ifs)
+    if comp.inner_for_in is not None:
+        out.append(comp.inner_for_in)
+    return out
 
 
 class _Terminated(Exception):
@@ -1791,7 +1804,8 @@ class Analyzer:
     def _exec_for(self, stmt: cst.For, frame: Frame) -> bool:
         iterable = self.ev(stmt.iter, frame)
         element = self.element_of(iterable, stmt.iter)
-        if element.kind is Kind.TRACED and not iterable.traced_array and _looks_up_by_element(stmt):
+        if element.kind is Kind.TRACED and not iterable.traced_array \
+                and _looks_up_by_element(stmt.target, stmt.iter, [stmt.body]):
             # `for k in batch["inputs"]: ... batch["inputs"][k]`: what is looked up by its own elements is a
             # mapping (an array indexed by its rows, a list by its items, is not code anyone writes), and the
             # keys of a dict in a pytree are its structure: Python values
@@ -2643,6 +2657,8 @@ class Analyzer:
                         value = Value(numpy_array=True)
                     elif g.sequence and g.assignments == 1:
                         value = Value(container=True, mapping=g.mapping)
+                    elif (flag := self._script_flag(name)) is not None:
+                        value = constant(flag)  # (`DEBUG = False` of a script: `if DEBUG:` never runs)
                     elif self._never_none_global(name):
                         value = Value(not_none=True)  # (`dense = Layout.DENSE`: `if layout is None:` is False)
                     else:
@@ -2690,6 +2706,22 @@ class Analyzer:
         if q is not None and self.project is not None and not q.startswith(jax_api.EXTERNAL_PACKAGES) \
                 and self.project.resolve_function(self.path, q) is not None:
             self.facts.function_names.add(node)
+
+    def _script_flag(self, name: str) -> Optional[bool]:
+        """The value of a module flag bound once to ``True`` or ``False`` in a script or notebook (a module
+        outside a package; in a package, a private name of a module nothing imports) that no function
+        rebinds (``global``) and nothing reaches through ``globals()``: what every trace reads, so ``if
+        DEBUG:`` with ``DEBUG = False`` never runs.  A package's module may have its public flags set from
+        outside (``mod.DEBUG = True``): not known there."""
+        index = self.index
+        if index.in_package and not (index.never_imported and name.startswith("_")):
+            return None
+        value = index.single_value(name, None)
+        if not isinstance(value, cst.Name) or value.value not in ("True", "False"):
+            return None
+        if any(index.mentions(dynamic) for dynamic in ("globals", "vars", "exec", "eval")):
+            return None
+        return value.value == "True"
 
     def _global_function(self, name: str) -> Optional[FunctionInfo]:
         """The function a module-level name bound once to a lambda or to another function's name
@@ -3418,7 +3450,11 @@ class Analyzer:
                 iterable = self.ev(comp.iter, frame)
                 if comp is node.for_in and isinstance(node, cst.GeneratorExp):
                     self._generator_iterables[node] = iterable  # read by `any(...)`/`all(...)` just after
-                self.bind(comp.target, self.element_of(iterable, comp.iter), frame)
+                element = self.element_of(iterable, comp.iter)
+                if element.kind is Kind.TRACED and not iterable.traced_array \
+                        and _looks_up_by_element(comp.target, comp.iter, _computed_from(node, comp)):
+                    element = STATIC  # `{k: f(d[k]) for k in d}`: keys of a mapping (see _exec_for)
+                self.bind(comp.target, element, frame)
                 for cond in comp.ifs:
                     self.ev(cond.test, frame)
                     frame.env = self._of_tested_class(cond.test, frame.env)

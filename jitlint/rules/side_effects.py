@@ -11,8 +11,8 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, iter_children, name_references,
-                                     own_small_statements, path_to, result_discarded, returned_values, string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, iter_children,
+                                     name_references, own_small_statements, path_to, result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -2201,7 +2201,11 @@ class InPlaceArrayUpdate(Rule):
     are immutable and do not support in-place item assignment. Instead of
     x[idx] = y, use x = x.at[idx].set(y)`. A discarded `x.at[idx].set(y)`
     raises nothing: the update is lost (measured on JAX 0.10.2: the array is
-    unchanged after five such statements, eagerly and under jit). Under `jax.disable_jit()` with a
+    unchanged after five such statements, eagerly and under jit); one in a block that asserts the
+    block raises (`with pytest.raises(...)`, `self.assertRaises(...)`, NumPy's `assert_raises`) is there
+    to raise and is not reported; nor is one on a local array that nothing reads again but other dropped
+    `.at[...]` calls (a smoke test's `x.at[2].add(v)`, a notebook cell showing `q.at[2].add(v)`):
+    nothing can see the array unchanged. Under `jax.disable_jit()` with a
     NumPy input the same code silently mutates the caller's array. Where the
     index is a traced boolean mask, `x.at[mask].set(v)` fails under jit as well
     (`NonConcreteBooleanIndexError`): the message then advises
@@ -2355,10 +2359,62 @@ class InPlaceArrayUpdate(Rule):
                 home = here.resolve(array) if here is not None else None
                 if home is None or not (self._array_name(array, home, 0) or self._traced_here(base)):
                     continue
+                if self._expected_to_raise(call):
+                    continue  # `with pytest.raises(TypeError): q.at[0].multiply(u)`: no new array to keep
+                if home is here and self._never_read_after(call, array, here):
+                    continue  # nothing reads `q` again: a smoke test's or a notebook's shown update
                 how = f"{array}.sort()" if method == "sort" else f"{array}.at[...].{method}(...)"
                 self.report(call, f"`{self.ctx.code(call, 40)}` returns a new array, and it is discarded: JAX "
                                   f"arrays are immutable, so `{array}` is unchanged (assign it: `{array} = {how}`)",
                             subject=array)
+
+    def _expected_to_raise(self, call: cst.Call) -> bool:
+        """``call`` runs in the block of a ``with`` that asserts the block raises (``pytest.raises``,
+        unittest's ``assertRaises``, NumPy's ``assert_raises``): it is there to raise, and gives back no
+        array to keep (a block that does not raise fails the test)."""
+        parents = self.ctx.index.parents
+        node = parents.get(id(call))
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, cst.With) and any(
+                    isinstance(item.item, cst.Call) and _asserts_raising(self.ctx.index.qualify(item.item.func)
+                                                                         or dotted_name(item.item.func))
+                    for item in node.items):
+                return True
+            node = parents.get(id(node))
+        return False
+
+    def _never_read_after(self, call: cst.Call, name: str, scope) -> bool:
+        """Nothing can see that the update ``call`` makes to the local ``name`` is lost: ``name`` is bound
+        in ``scope`` by assignments only (no parameter: the caller's object; no global or nonlocal), the
+        statement runs once (in no loop of the scope), and every read of ``name`` after it is the array
+        of another dropped ``.at[...]`` call (``x.at[2].get()`` as a statement, in a smoke test or a
+        notebook's cells) -- none in a function or class the scope defines, which may run at any time."""
+        bindings = scope.bindings.get(name)
+        if not bindings or scope.declares(name) or any(b.kind is not BindingKind.ASSIGNMENT for b in bindings):
+            return False
+        parents = self.ctx.index.parents
+        node = parents.get(id(call))
+        while node is not None and node is not scope.node:
+            if isinstance(node, (cst.For, cst.While)):
+                return False
+            node = parents.get(id(node))
+        root = scope.node.body if isinstance(scope.node, (cst.FunctionDef, cst.Lambda)) else scope.node
+        passed = False
+        stack: List[Tuple[cst.CSTNode, bool]] = [(root, False)]
+        while stack:
+            item, nested = stack.pop()
+            if item is call:
+                passed = True
+                continue
+            if type(item) is cst.Name and item.value == name:
+                if (passed or nested) and not _dropped_at_call_of(item, parents):
+                    return False
+                continue
+            inner = nested or isinstance(item, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+            children = [child for child in iter_children(item)
+                        if not (isinstance(item, cst.Attribute) and child is item.attr)]
+            stack.extend((child, inner) for child in reversed(children))
+        return True
 
     def _traced_here(self, base: cst.Name) -> bool:
         """``base`` is a tracer where the statement runs: a value of traced code (a jitted function's
@@ -2407,6 +2463,27 @@ class InPlaceArrayUpdate(Rule):
         target = node.target
         op = self.ctx.code(node.operator).strip().rstrip("=")
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+
+
+def _dropped_at_call_of(name: cst.Name, parents) -> bool:
+    """``name`` is the array of an ``.at[...]`` call whose result is dropped (``name.at[i].get()`` as a
+    statement): a read whose value nothing keeps."""
+    at = parents.get(id(name))
+    index = parents.get(id(at))
+    method = parents.get(id(index))
+    call = parents.get(id(method))
+    return isinstance(at, cst.Attribute) and at.value is name and at.attr.value == "at" \
+        and isinstance(index, cst.Subscript) and isinstance(method, cst.Attribute) \
+        and isinstance(call, cst.Call) and call.func is method and isinstance(parents.get(id(call)), cst.Expr)
+
+
+def _asserts_raising(name: Optional[str]) -> bool:
+    """``name`` (a qualified or dotted name) is a context manager that asserts its block raises."""
+    if not name:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return name in ("pytest.raises", "numpy.testing.assert_raises", "numpy.testing.assert_raises_regex") \
+        or (last in ("assertRaises", "assertRaisesRegex") and name.startswith("self."))
 
 
 #: attributes an array has and no list, tuple or dict has
