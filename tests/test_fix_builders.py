@@ -755,11 +755,13 @@ NUMPY_NO_FIX = {
             return TABLE[i]
         """,
     # the result goes on to a use that needs a concrete value: jnp would move the failure there
-    "result converted by int()": """
+    "result converted by int() for a loop count": """
         @jax.jit
         def f(x):
             n = np.ceil(x)
-            return jax.numpy.zeros(3) * int(n)
+            for _ in range(int(n)):
+                x = x * 2
+            return x
         """,
     "result used as a shape": """
         @jax.jit
@@ -781,10 +783,10 @@ NUMPY_NO_FIX = {
             w = np.sort(v)
             return np.unique(w)
         """,
-    "result passed to .item()": """
+    "result passed to .item() for a shape": """
         @jax.jit
         def f(x):
-            return np.sqrt(x).item()
+            return jax.numpy.ones(np.sqrt(x).item() * 2)
         """,
 }
 

@@ -119,6 +119,28 @@ def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseE
     return kind, operand
 
 
+def kept_as_array(call: cst.Call, ctx: FixContext) -> bool:
+    """Whether the Python number that ``int(x)``, ``float(x)`` or ``x.item()`` (``call``) gives is used only
+    where an array does the same: once ``x`` is a traced array, JIT301's rewrite keeps the value an array
+    there (whether ``x`` is traced now or not)."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in ("int", "float") and len(call.args) == 1 \
+            and ctx.facts.read_scope.get(func) == "builtin":
+        kind = func.value
+    elif isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
+        kind = "item"
+    else:
+        return False
+    function = ctx.enclosing_def(call)
+    if function is None:
+        return False
+    ctx.memo["conversions.tables"] = []
+    try:
+        return _array_use(call, ctx, function, kind == "float", 0) and not ctx.memo["conversions.tables"]
+    finally:
+        ctx.memo.pop("conversions.tables", None)
+
+
 @rewrites("JIT301")
 def to_array_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """``int(x)`` -> ``jnp.asarray(x, dtype=int)`` (``float``; ``x.item()`` -> ``jnp.reshape(x, ())``)."""

@@ -47,6 +47,7 @@ from jitlint.analysis.syntax import call_argument, calls_in, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.context import FixContext
+from jitlint.fixes.conversions import kept_as_array
 from jitlint.fixes.registry import rewrites
 
 
@@ -264,6 +265,8 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> b
                 q = ctx.index.qualify(up.func) or ""
                 callee = up.func
                 if isinstance(callee, cst.Name) and callee.value in _CONCRETE_BUILTINS and not q:
+                    if kept_as_array(up, ctx):
+                        break  # `tip = float(u[-1])`, returned: JIT301's rewrite keeps it an array once it is one
                     return True
                 if q.startswith("math."):
                     return True
@@ -278,6 +281,9 @@ def _consumed_as_python(expr: cst.CSTNode, ctx: FixContext, depth: int = 0) -> b
                         return True
                     break
             if isinstance(up, cst.Attribute) and up.value is child and up.attr.value in _CONCRETE_METHODS:
+                call = ctx.parent(up)
+                if isinstance(call, cst.Call) and call.func is up and kept_as_array(call, ctx):
+                    break  # (`u[-1].item()`, as above)
                 return True
             if isinstance(up, (cst.If, cst.While, cst.IfExp)) and child is up.test:
                 return True

@@ -643,7 +643,8 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     ``jax.debug.callback(lambda: TIMES.append(time.perf_counter()))``.
 
     Preconditions: a statement of its own (the result unused) appending one traced value to a
-    module-level list bound once, to a list display, that no traced code reads otherwise (a
+    module-level list bound once, to a list display (or such a list of the untraced factory around the
+    traced function, :func:`_host_closure_list`), that no traced code reads otherwise (a
     ``len(HISTORY)`` there would still see the trace's list): only the code that runs eagerly reads it.
     UNSAFE: the list gets NumPy arrays, not ``jax.Array``s; they arrive when the compiled call runs,
     which JAX may finish after it returns (``jax.effects_barrier()`` waits for them); under ``vmap``
@@ -668,7 +669,7 @@ def to_host_append(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     deferred = cast is None and ctx.facts.value(value).kind is Kind.STATIC and _host_made(value, ctx)
     if ctx.facts.value(value).kind is not Kind.TRACED and not deferred:
         return None
-    if not (_host_global_list(target, ctx) or _host_attribute_list(target, ctx)):
+    if not (_host_global_list(target, ctx) or _host_attribute_list(target, ctx) or _host_closure_list(target, ctx)):
         return None  # read in traced code: the list it sees is the trace's
     spelled = ctx.import_name("jax.debug.callback")
     if spelled is None:
@@ -718,6 +719,29 @@ def _host_global_list(target: cst.BaseExpression, ctx: FixContext) -> bool:
     if info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.List):
         return False
     return _host_only(target.value, lambda ref: _appends(ref, ctx), ctx)
+
+
+def _host_closure_list(target: cst.BaseExpression, ctx: FixContext) -> bool:
+    """A list the function around the traced one binds once, to a list display (a factory's ``seen = []``,
+    returned with the jitted function it makes), in a function that is not traced itself, and that no
+    traced code reads but by appending: only the factory's eager callers see what the host callback stores."""
+    if not isinstance(target, cst.Name) or ctx.facts.read_scope.get(target) != "closure":
+        return False
+    here = ctx.enclosing_function(target)
+    owner = here.parent if here is not None else None
+    while owner is not None and target.value not in owner.scope.local:
+        owner = owner.parent
+    if here is None or owner is None or owner in ctx.facts.bodies or not isinstance(owner.node, cst.FunctionDef):
+        return False
+    if not isinstance(ctx.index.single_value(target.value, here), cst.List):
+        return False  # (bound more than once, or declared nonlocal somewhere)
+    for traced_fn in ctx.facts.bodies:
+        if traced_fn.node is owner.node or not any(a is owner.node for a in ctx.ancestors(traced_fn.node)):
+            continue
+        for ref in name_references(traced_fn.node, target.value):
+            if ctx.facts.read_scope.get(ref) == "closure" and not _appends(ref, ctx):
+                return False
+    return True
 
 
 def _host_attribute_list(target: cst.BaseExpression, ctx: FixContext) -> bool:

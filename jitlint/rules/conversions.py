@@ -306,7 +306,13 @@ class NumpyOnTracer(Rule):
     argument is passed that `jax.numpy` does not take or takes with another
     meaning (`out=`, a ufunc's `where=` or `dtype=`, `casting=`, `order=`,
     `subok=`, `kind=`, `**kwargs`, positional arguments past the shared
-    ones), nor for SciPy functions or an indexed NumPy array. Nor for the
+    ones), when its result goes on to a use that needs a concrete value (a
+    `range` bound, a shape, an `if` test, `int()` or `.item()` of it used as
+    a Python number: the traced result would fail there; an `int()`,
+    `float()` or `.item()` whose number is only returned or computed with as
+    an array would be is no such use: JIT301's fix keeps it an array in the
+    next round, `tip = u[-1].item()` -> `jnp.reshape(u[-1], ())`), nor for
+    SciPy functions or an indexed NumPy array. Nor for the
     NumPy arm of a dispatch between the two libraries: an `if` / `elif` arm
     (or the code after an `if` whose arm returns) calls the same function of
     `jax.numpy` (`if backend == "numpy": return np.outer(x, y)` ... `return

@@ -632,7 +632,9 @@ class OuterStateWrite(Rule):
     `jax.debug.callback(HISTORY.append, loss)`, which appends the value on
     every call of the compiled function -- also to a list attribute of the
     object a jitted method runs on, bound to a list display by `__init__`
-    alone and read by no traced method but by appending, and with a
+    alone and read by no traced method but by appending, or to a list a
+    factory binds once and returns with the jitted function it makes (`seen =
+    []`, the factory not traced itself), and with a
     `float()` / `int()` of the value made in the callback
     (`jax.debug.callback(lambda v: self.history.append(float(v)), loss)`,
     which removes the JIT301 of the same line); and a traced value stored on an
