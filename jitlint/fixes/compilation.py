@@ -86,6 +86,8 @@ def to_hoisted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     module_level = region is None or function is None
     stale = ctx.findings.get("JIT101")
+    if stale and not _reaches_frozen_reads([node], stale, ctx):
+        stale = []  # (a frozen global read elsewhere in the module: the wrapped code reads none)
     if stale and (module_level or _changes_frozen_globals(region, stale, ctx)):
         # a global read frozen in a trace (JIT101): a wrapper made anew traces anew and reads its current
         # value; made once at module level it would not -- nor made once before a loop that changes it
@@ -136,6 +138,42 @@ def _changes_frozen_globals(region: Optional[cst.CSTNode], reads: Sequence[cst.C
                                                      | ctx.index.mutated_in_functions.get(name, set()))}
     named = {n.value for n in name_references(region)}
     return bool(named & (names | changers))
+
+
+def _reaches_frozen_reads(roots: Sequence[cst.CSTNode], reads: Sequence[cst.CSTNode], ctx: FixContext) -> bool:
+    """Whether the code of ``roots`` -- a wrapper and the callable it wraps -- may run one of ``reads``, the
+    reads of globals frozen in a trace (JIT101's findings): one lies in it, or in a function or class of
+    the module it names (followed by name), or in a method of the module named like an attribute it reads.
+    A wrapper of such code made once would freeze the global; one that reaches none may be made once."""
+    if not reads:
+        return False
+    read_ids = {id(r) for r in reads}
+    methods = set()
+    for r in reads:
+        fn = ctx.enclosing_function(r)
+        while fn is not None:
+            if fn.cls is not None:
+                methods.add(fn.name)
+            fn = fn.parent
+    seen: set = set()
+    todo: List[cst.CSTNode] = list(roots)
+    while todo:
+        stack = [todo.pop()]
+        while stack:
+            n = stack.pop()
+            if id(n) in read_ids:
+                return True
+            if isinstance(n, cst.Attribute) and n.attr.value in methods:
+                return True
+            if isinstance(n, cst.Name):
+                found = ctx.index.functions.get(n.value)
+                cls = ctx.index.classes.get(n.value)
+                for target in ([found.node] if found is not None else []) + ([cls.node] if cls is not None else []):
+                    if id(target) not in seen:
+                        seen.add(id(target))
+                        todo.append(target)
+            stack.extend(iter_children(n))
+    return False
 
 
 def _offers(builder, node: cst.CSTNode, ctx: FixContext) -> bool:
@@ -403,11 +441,11 @@ def to_lifted_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     jax.jit(loss)`` made once: the values the fresh callable held become arguments."""
     if not isinstance(node, cst.Call) or ctx.index.qualify(node.func) not in COMPILING_TRANSFORMS:
         return None
-    if ctx.findings.get("JIT101"):
-        return None
     function = ctx.index.owner_of(node)
     if not isinstance(function, FunctionInfo) or not isinstance(function.node, cst.FunctionDef):
         return None
+    if _reaches_frozen_reads([node], ctx.findings.get("JIT101", ()), ctx):
+        return None  # made once at module level, it would read the frozen global once
     target = _function_argument(node)
     if target is None or any(a is not target and (a.star or not _constant(a.value)) for a in node.args):
         return None
@@ -532,13 +570,14 @@ def to_lifted_decorated(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 def _jitted_nested_def(node: cst.CSTNode, ctx: FixContext
                        ) -> Optional[Tuple[cst.FunctionDef, FunctionInfo, FunctionInfo]]:
     """``node``, the bare transform decorating a ``def`` (its only decorator, not async) nested in another
-    ``def``, in a module without JIT101 findings: that ``def``, its info and the function around it."""
+    ``def`` whose code reads no global frozen in a trace (JIT101): that ``def``, its info and the function
+    around it."""
     if not isinstance(node, cst.Decorator) or ctx.index.qualify(node.decorator) not in COMPILING_TRANSFORMS:
-        return None
-    if ctx.findings.get("JIT101"):
         return None
     inner = ctx.parent(node)
     if not isinstance(inner, cst.FunctionDef) or len(inner.decorators) != 1 or inner.asynchronous is not None:
+        return None
+    if _reaches_frozen_reads([inner], ctx.findings.get("JIT101", ()), ctx):
         return None
     info = ctx.index.infos.get(inner)
     function = info.parent if info is not None else None

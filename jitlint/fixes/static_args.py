@@ -422,8 +422,8 @@ def _computed_local(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -
 
 def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> bool:
     """``name`` is an operand of arithmetic whose other side is a traced array, or (through arithmetic and
-    indexing) an argument of a ``jax.numpy`` / ``jax.lax`` function: a Python number there gives what the
-    tracer gave.
+    indexing) an argument of a ``jax.numpy`` / ``jax.lax`` function or an index of a traced array (not a
+    slice bound): a Python number there gives what the tracer gave.
     With ``float_operand`` (``name`` holds a float), any traced value that is not a Python container
     counts as the other side (a leaf unpacked from a carry): a float does arithmetic with a tracer alone."""
     child: cst.CSTNode = name
@@ -447,6 +447,15 @@ def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> 
         call = ctx.parent(parent)
         q = ctx.index.qualify(call.func) if isinstance(call, cst.Call) else None
         return q is not None and q.startswith(("jax.numpy.", "jax.lax."))
+    if isinstance(parent, cst.Index):
+        # an index of a traced array (`r[i, j]`, not a slice bound): a tracer indexes it as the number did
+        element = ctx.parent(parent)
+        subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
+        if not isinstance(subscript, cst.Subscript) or any(isinstance(e.slice, cst.Slice) for e in subscript.slice):
+            return False
+        held = ctx.facts.value(subscript.value)
+        # (several axes: only an array takes them -- a tuple or a list takes one int, which a tracer is not)
+        return held.traced_array or (held.kind is Kind.TRACED and len(subscript.slice) > 1)
     return False
 
 
