@@ -354,6 +354,11 @@ class EntryPoint:
             and isinstance(self.site, cst.Decorator)
 
 
+#: calls that make an object whose attributes or items are plain data (see ModuleIndex._plain_data)
+_PLAIN_DATA_MAKERS = frozenset({"types.SimpleNamespace", "argparse.Namespace", "dict", "json.load", "json.loads",
+                                "yaml.safe_load", "yaml.load", "yaml.full_load"})
+
+
 @dataclass
 class GlobalInfo:
     assignments: int = 0
@@ -3497,13 +3502,33 @@ class ModuleIndex:
         if info is None or self.mutated_in_functions.get(name) or self.global_writers.get(name) \
                 or attr in self.assigned_attributes.get(name, ()) or name in self._setattr_targets():
             return False
-        value = info.node.value if isinstance(info.node, cst.Assign) else None
-        if not isinstance(value, cst.Call) or info.assignments != 1:
+        bindings = [b for b in self.scope_model.module_scope.bindings_of(name) if b.binds_value]
+        # (bound at module level only -- a script's `config = yaml.safe_load(f)`, then `config = args` --
+        # each binding a value whose attributes are plain data)
+        return bool(bindings) and all(b.kind is BindingKind.ASSIGNMENT and b.value is not None
+                                      and self._plain_data(b.value, attr, 0) for b in bindings)
+
+    def _plain_data(self, value: cst.BaseExpression, attr: str, depth: int) -> bool:
+        """``value`` is an object whose attribute ``attr`` is plain data (no method, property or
+        ``__getattr__`` computes it): a ``SimpleNamespace`` / ``argparse.Namespace`` (or what an
+        ``argparse.ArgumentParser``'s ``parse_args()`` gives), a dict or list (display, ``dict(...)``,
+        parsed JSON or YAML), an instance of a plain class of this module without such a member, or a
+        module-level name bound once to one of those."""
+        if isinstance(value, (cst.Dict, cst.List, cst.Tuple)):
+            return True
+        if isinstance(value, cst.Name) and depth < 3:
+            bound = self.single_value(value.value, None)
+            return bound is not None and self._plain_data(bound, attr, depth + 1)
+        if not isinstance(value, cst.Call):
             return False
         q = self.qualify(value.func)
-        if q in ("types.SimpleNamespace", "argparse.Namespace"):
+        if q in _PLAIN_DATA_MAKERS:
             return True
-        cls = self.classes.get(value.func.value) if isinstance(value.func, cst.Name) and q is None else None
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "parse_args" and isinstance(func.value, cst.Name):
+            parser = self.single_value(func.value.value, None)
+            return isinstance(parser, cst.Call) and self.qualify(parser.func) == "argparse.ArgumentParser"
+        cls = self.classes.get(func.value) if isinstance(func, cst.Name) and q is None else None
         if cls is None or cls.bases and any(base not in ("", "object") for base in cls.bases):
             return False
         return attr not in cls.methods and "__getattr__" not in cls.methods and "__getattribute__" not in cls.methods

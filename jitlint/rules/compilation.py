@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -230,7 +230,9 @@ class RecompilationHazard(Rule):
     to, an array the loop joins onto itself (`x = jnp.concatenate([x, y])`),
     or one joined from either (`jnp.concatenate([context] + outs)`, the
     autoregressive loop). The cache is keyed on argument shapes too, so each
-    iteration compiles anew. A window whose bounds move together
+    iteration compiles anew. The last or first `k` items of such a list
+    (`recon[-k:]`, `seq[:k]`, `k` not changed by the loop) are at most `k`:
+    not flagged. A window whose bounds move together
     (`x[i:i + n]`), a list made anew in each iteration, sizes a literal loop
     lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
     size written with `.at[t].set`, and an item of a growing list
@@ -1637,7 +1639,9 @@ class RecompilationHazard(Rule):
     def _joins_growing(self, value: cst.Call, own: Scope, loops: Sequence[cst.CSTNode]) -> Optional[str]:
         if self.ctx.index.qualify(value.func) not in _JOINING:
             return None
-        for name in sorted(_names_read_whole(value)):
+        counters = {name for loop in loops for name in _counter_names(loop)}
+        fixed = lambda bound: self._same_each_iteration(bound, own, loops, counters)  # noqa: E731
+        for name in sorted(_names_read_whole(value, fixed)):
             grows = self._grows_in_loop(name, own, loops)
             if grows is not None:
                 return f"joined from `{name}`, which grows in the loop" if not grows.startswith(f"`{name}` grows") \
@@ -3536,10 +3540,20 @@ def _only_called_or_stored(module: cst.Module, attr: str, index: ModuleIndex) ->
     return True
 
 
-def _names_read_whole(node: cst.CSTNode) -> Set[str]:
+def _written_negative(bound: cst.BaseExpression) -> bool:
+    """``-k``, ``-k + 1``: an index counted from the end (its leftmost operand negated)."""
+    while isinstance(bound, cst.BinaryOperation):
+        bound = bound.left
+    return isinstance(bound, cst.UnaryOperation) and isinstance(bound.operator, cst.Minus)
+
+
+def _names_read_whole(node: cst.CSTNode, fixed: Callable[[cst.BaseExpression], bool] = lambda bound: False
+                      ) -> Set[str]:
     """The names ``node`` reads, but for those read only through an item (``seq[-1]``, ``rows[i][0]``) or
     by ``len()``: an item of a list that grows is one element, whatever the list's length, and its length
-    one number (a slice may grow with the list)."""
+    one number (a slice may grow with the list) -- or through a window of the last or first ``k`` items whose
+    ``k`` the loop does not change (``recon[-seq_len + 1:]``, ``seq[:k]``, ``fixed`` tells): at most ``k``
+    items, the same number once the list holds that many."""
     out: Set[str] = set()
     stack: List[cst.CSTNode] = [node]
     while stack:
@@ -3547,6 +3561,14 @@ def _names_read_whole(node: cst.CSTNode) -> Set[str]:
         if isinstance(item, cst.Subscript) and all(isinstance(el.slice, cst.Index) for el in item.slice):
             stack.extend(el.slice.value for el in item.slice)  # type: ignore[union-attr]
             continue
+        if isinstance(item, cst.Subscript) and len(item.slice) == 1 and isinstance(item.slice[0].slice, cst.Slice):
+            window = item.slice[0].slice
+            bound = window.lower if window.upper is None else window.upper if window.lower is None else None
+            last = bound is not None and bound is window.lower and _written_negative(bound)
+            first = bound is not None and bound is window.upper and not _written_negative(bound)
+            if window.step is None and (last or first) and fixed(bound):
+                stack.append(bound)
+                continue
         if isinstance(item, cst.Call) and isinstance(item.func, cst.Name) and item.func.value == "len":
             continue  # (a number: `seq[len(seq) - 1]`)
         if isinstance(item, cst.Name):

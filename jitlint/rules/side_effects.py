@@ -12,7 +12,8 @@ from jitlint.analysis.discovery import FunctionInfo
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, iter_children,
-                                     name_references, own_small_statements, path_to, result_discarded, returned_values, string_value)
+                                     name_references, none_test, own_small_statements, path_to, result_discarded,
+                                     returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -359,7 +360,7 @@ class MutableGlobalRead(Rule):
         if info.assignments >= 2 and index.rebound_after(node.value, ctx.function):
             why = "it is reassigned in this module"
         elif index.rebound_by_calls(node.value, ctx.function):
-            if self._set_at_startup(node.value):
+            if self._set_at_startup(node.value) or self._set_once_lazily(node):
                 return
             why = "it is reassigned in this module"
         elif index.changed_after_import(node.value, ctx.function) and not self._is_dispatch(node) \
@@ -372,6 +373,31 @@ class MutableGlobalRead(Rule):
             return  # a lookup table built once at import time is a constant
         self.report(node, f"global `{node.value}` is read inside traced code: its value is frozen when "
                           f"`{ctx.function.label}` is traced ({why})", _why_traced(self), subject=node.value)
+
+    def _set_once_lazily(self, node: cst.Name) -> bool:
+        """``G.apply(...)`` where ``G`` is None at import and every function binds it only under ``if G is
+        None:`` (``global video_model; if video_model is None: video_model = load()``): it holds one value
+        from the moment it is set, and a trace made before that reads None and fails there (an attribute
+        or a call of None raises), so every trace that is kept reads that one value.  Not where the reading
+        function tests ``G`` against None itself (a trace of its None branch would be kept)."""
+        name = node.value
+        ctx = self.ctx
+        index = ctx.index
+        parent = ctx.parent(node)
+        if not ((isinstance(parent, cst.Attribute) and parent.value is node)
+                or (isinstance(parent, cst.Call) and parent.func is node)):
+            return False
+        module = [b for b in index.scope_model.module_scope.bindings_of(name) if b.binds_value]
+        if len(module) != 1 or not _binds_none(module[0].node, name):
+            return False
+        for writer in index.global_writers.get(name, ()):
+            bindings = [b for b in writer.scope.bindings_of(name) if b.binds_value] if writer.scope else []
+            if not bindings or not all(_under_none_guard(b.node, name, index.parents) for b in bindings):
+                return False
+        fn = ctx.function
+        return fn is not None and not any(
+            none_test(test) is not None and none_test(test)[0] == name
+            for test in _tests_in(fn.node))
 
     def _unchanged_attribute(self, node: cst.Name) -> bool:
         """``PROFILE.body_kg`` where the module's functions only assign other attributes of ``PROFILE``
@@ -1679,7 +1705,11 @@ class SideEffectInTracedCode(Rule):
     call (`jax.vmap` alone), a log line, a clock read or a write of Python
     values (no traced argument) runs on every call, as it does eagerly: not
     flagged. A random draw there is (one number for every element), and so
-    is an outer iterator's `next()`.
+    is an outer iterator's `next()`. A closure its maker jits and calls at
+    once, outside any loop (`jax.jit(initialize)()`), is traced anew and run
+    once on every call of the maker: a random draw or a clock read in it is
+    made on every call, as eagerly, and is not flagged (jitted once and
+    called in a loop there, it is).
 
     ## Why is this bad?
     They run once, at trace time. A log records a tracer once and nothing on
@@ -1777,6 +1807,8 @@ class SideEffectInTracedCode(Rule):
         kind, what = found
         if kind == "clock" and self._reading_unused(node):
             return
+        if kind in ("random", "clock") and self._traced_once_per_call():
+            return  # a fresh jitted closure traced and run once per call of its maker: drawn on every call
         if not self.ctx.body.cached and kind not in self._SHARED_BY_A_TRACE \
                 and not any(self.ctx.value(arg.value).kind is not Kind.STATIC for arg in node.args):
             # traced only where the trace is made again on every call (vmap): a log line, a clock
@@ -1823,6 +1855,26 @@ class SideEffectInTracedCode(Rule):
         if self._before_a_raise(node) and all(self.ctx.value(arg.value).kind is Kind.STATIC for arg in node.args):
             return
         self.report(node, f"{what} inside traced code runs once, at trace time", _why_traced(self))
+
+    def _traced_once_per_call(self) -> bool:
+        """The function is a closure its maker jits and calls at once, outside any loop, and nothing else
+        traces (``variables = jax.jit(initialize_model)()`` inside ``get_initial_params``): each call of the
+        maker traces it anew and runs that trace once, so a draw or clock read is made on every call, as
+        eagerly (JAX 0.10.2: two calls give two draws)."""
+        body, fn = self.ctx.body, self.ctx.function
+        if body is None or body.kept_across_calls or fn is None or fn.parent is None:
+            return False
+        index = self.ctx.index
+        entries = [e for e in index.entries if e.function is fn]
+        if not entries:
+            return False
+        for entry in entries:
+            site = entry.site
+            call = index.parents.get(id(site)) if isinstance(site, cst.Call) else None
+            if not (isinstance(call, cst.Call) and call.func is site) or index.loops_of.get(site) \
+                    or index.loops_of.get(call) or site in index.per_element:
+                return False
+        return True
 
     def _announces_trace(self, node: cst.Call) -> bool:
         """The record's own text says it is made while the function is traced or compiled (``"step was
@@ -2465,6 +2517,43 @@ class InPlaceArrayUpdate(Rule):
         target = node.target
         op = self.ctx.code(node.operator).strip().rstrip("=")
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+
+
+def _binds_none(stmt: cst.CSTNode, name: str) -> bool:
+    """``name = None`` or ``name, other = None, None`` (the statement binding ``name``)."""
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1:
+        return False
+    target, value = stmt.targets[0].target, stmt.value
+    if isinstance(target, cst.Name):
+        return target.value == name and isinstance(value, cst.Name) and value.value == "None"
+    if isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
+        return any(isinstance(t.value, cst.Name) and t.value.value == name and isinstance(v.value, cst.Name)
+                   and v.value.value == "None" for t, v in zip(target.elements, value.elements))
+    return False
+
+
+def _under_none_guard(stmt: cst.CSTNode, name: str, parents) -> bool:
+    """``stmt`` runs only in the body of an ``if name is None:`` (or ``if not name:``)."""
+    child, node = stmt, parents.get(id(stmt))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(node, cst.If) and child is node.body:
+            test = node.test
+            if (none_test(test) or ("", False)) == (name, True) or (
+                    isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+                    and isinstance(test.expression, cst.Name) and test.expression.value == name):
+                return True
+        child, node = node, parents.get(id(node))
+    return False
+
+
+def _tests_in(fn_node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The tests of the ``if`` statements and expressions in ``fn_node``."""
+    stack: List[cst.CSTNode] = [fn_node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.If, cst.IfExp, cst.While)):
+            yield node.test
+        stack.extend(iter_children(node))
 
 
 def _dropped_at_call_of(name: cst.Name, parents) -> bool:
