@@ -4610,6 +4610,10 @@ class Analyzer:
             if key is not None and key in receiver.static_keys:
                 return STATIC
             return Value(receiver.kind, receiver.reason)  # a value of a dict of the pytree
+        if method == "copy" and not call.args and not receiver.traced_array:
+            # a dict, a list and a set have `.copy()` too: the copy of a pytree of unknown structure is that
+            # structure again (`new_params = params.copy()`, then `new_params["params"][k] = ...`), no array
+            return receiver
         array_method = method in jax_api.ARRAY_METHODS or method in jax_api.NUMPY_ARRAY_METHODS
         if not receiver.traced_array and not array_method:
             # a method of a pytree object (`model.dofs()`): it may read static fields only, so its

@@ -231,8 +231,8 @@ class RecompilationHazard(Rule):
     or one joined from either (`jnp.concatenate([context] + outs)`, the
     autoregressive loop). The cache is keyed on argument shapes too, so each
     iteration compiles anew. The last or first `k` items of such a list
-    (`recon[-k:]`, `seq[:k]`, `k` not changed by the loop) are at most `k`:
-    not flagged. A window whose bounds move together
+    (`recon[-k:]`, `seq[:k]`, `k` not changed by the loop) are at most `k`,
+    and so is a `collections.deque(maxlen=k)`: not flagged. A window whose bounds move together
     (`x[i:i + n]`), a list made anew in each iteration, sizes a literal loop
     lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
     size written with `.at[t].set`, and an item of a growing list
@@ -1616,6 +1616,8 @@ class RecompilationHazard(Rule):
         (``name.append(...)``, ``+=``) and never binds anew, or an array it joins onto itself; None if
         it does not.  The name must hold a value from before the loop."""
         bindings = [b for b in own.bindings_of(name) if b.binds_value]
+        if bindings and all(self._bounded_deque(b.value) for b in bindings):
+            return None  # `deque(maxlen=n)`: appending past `n` items drops the oldest, its length stays `n`
         for loop in loops:
             before = [b for b in bindings if loop not in b.loops]
             inside = [b for b in bindings if loop in b.loops]
@@ -1635,6 +1637,13 @@ class RecompilationHazard(Rule):
                         and _joined(b.value, name, self.ctx.index) and len(inside) == 1:
                     return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
         return None
+
+    def _bounded_deque(self, value: Optional[cst.BaseExpression]) -> bool:
+        """``collections.deque(..., maxlen=n)`` (``maxlen`` by keyword or second): a queue of at most ``n``."""
+        if not isinstance(value, cst.Call) or self.ctx.index.qualify(value.func) != "collections.deque":
+            return False
+        bound = call_argument(value, 1, "maxlen")
+        return bound is not None and not (isinstance(bound.value, cst.Name) and bound.value.value == "None")
 
     def _joins_growing(self, value: cst.Call, own: Scope, loops: Sequence[cst.CSTNode]) -> Optional[str]:
         if self.ctx.index.qualify(value.func) not in _JOINING:

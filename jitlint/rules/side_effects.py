@@ -561,7 +561,12 @@ class OuterStateWrite(Rule):
     of a module-level object bumped there (`helper.calls += 1`, `STATS.rows
     += x.shape[0]`). Storing a static
     value in a `nonlocal` (`seen_shape = x.shape`) is the usual way to get
-    trace-time facts out, and is not flagged. Nor is a counter that the
+    trace-time facts out, and is not flagged. Nor is a traced value stored in
+    a `nonlocal` that no one sees: the body binds the name from its carry
+    before reading it, every statement of the owner that uses the body binds
+    the name again from what it returns (`(regret, total), _ =
+    lax.scan(body, (regret, total), ...)`), and no other function there reads
+    it. Nor is a counter that the
     function owning it reads only in assertions (`assert n_traces == 1`,
     `self.assertEqual(n_traces, 2)`): a test counting traces on purpose, whose
     assertions say which count they expect. Nor is a lazy initialisation: a
@@ -922,7 +927,8 @@ class OuterStateWrite(Rule):
             self.report(name, f"assignment to global `{name.value}` inside traced code runs once, at trace time"
                               + (", and leaks a tracer" if self.ctx.is_traced(value) else ""), _why_traced(self))
         elif name.value in fn.nonlocal_names and self.ctx.is_traced(value) \
-                and (self.ctx.body.boundary or self._owner_untraced(fn, name.value)):
+                and (self.ctx.body.boundary or self._owner_untraced(fn, name.value)) \
+                and not _overwritten_after_trace(fn, name.value, self.ctx.index.parents):
             # a static value written to a closure cell is the usual way to get trace-time
             # information out of a trace; a traced one is a leaked tracer
             self.report(name, f"assignment of a traced value to nonlocal `{name.value}` leaks a tracer: it runs "
@@ -2517,6 +2523,41 @@ class InPlaceArrayUpdate(Rule):
         target = node.target
         op = self.ctx.code(node.operator).strip().rstrip("=")
         self._check(target, lambda: f"{self.ctx.code(target.value)} {op} {self.ctx.code(node.value, 24)}")
+
+
+def _overwritten_after_trace(fn, name: str, parents) -> bool:
+    """The tracer a traced nested function leaves in its owner's ``name`` is never seen: the function binds
+    ``name`` first, before reading it (from its carry: ``regret_sum, step = carry``); every statement of the
+    owner that uses the function binds ``name`` again from what it returns (``(regret_sum, step), _ =
+    lax.scan(body, (regret_sum, step), None, length=n)``), and no other function there reads ``name``."""
+    owner = fn.parent
+    node = fn.node
+    if owner is None or not isinstance(owner.node, cst.FunctionDef) or not isinstance(node, cst.FunctionDef) \
+            or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    first = next((stmt for stmt in node.body.body if any(True for _ in name_references(stmt, name))
+                  and not (isinstance(stmt, cst.SimpleStatementLine)
+                           and all(isinstance(s, (cst.Nonlocal, cst.Global)) for s in stmt.body))), None)
+    small = first.body[0] if isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and any(n.value == name for t in small.targets
+                                                  for n in assigned_names(t.target))
+            and not any(True for _ in name_references(small.value, name))):
+        return False
+    uses = [ref for ref in name_references(owner.node.body, fn.name) if parents.get(id(ref)) is not node]
+    if not uses:
+        return False
+    for ref in uses:
+        stmt = ref
+        while stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):
+            stmt = parents.get(id(stmt))
+        assign = stmt.body[0] if stmt is not None and len(stmt.body) == 1 else None
+        if not (isinstance(assign, cst.Assign) and parents.get(id(stmt)) is owner.node.body
+                and any(n.value == name for t in assign.targets for n in assigned_names(t.target))):
+            return False
+    for inner in owner.nested.values() if isinstance(owner.nested, dict) else ():
+        if inner is not fn and any(True for _ in name_references(inner.node, name)):
+            return False
+    return True
 
 
 def _binds_none(stmt: cst.CSTNode, name: str) -> bool:
