@@ -2523,7 +2523,13 @@ class MutableStaticSelf(Rule):
     only construction binds (`self._cosmo.distance(z)`, not a draw such as
     `self._rng.normal()`), and lists or dicts it builds itself. A parameter, a read of an attribute another method
     rebinds, a call of another method of the class or of `np.random`, or a
-    mutation of a list it did not build keeps its writes as changes.
+    mutation of a list it did not build keeps its writes as changes. So is
+    the one method binding an attribute to a value built from the object
+    alone by a pure builder -- a JAX transform, an optax optimizer
+    (`self.opt = optax.adam(learning_rate=self.config.lr)` at the top of
+    `train`), `functools.partial`, a class of the checked code: each run
+    builds an equal value; built from a parameter (`optax.sgd(lr)`), it
+    changes.
 
     A method that is a lazy initialiser -- every call of it stands under
     `if self._flag is None:` (or `if not self._flag:`) whose flag it sets
@@ -2565,7 +2571,10 @@ class MutableStaticSelf(Rule):
     object's class and names, the same whatever `_state` holds (for
     `hasattr`, a name defined in that class's body). Testing an attribute
     the change rebinds (`hasattr(self.layer, ...)`) still counts: the change
-    may bind an object of another class.
+    may bind an object of another class. An attribute the method binds
+    itself, first, at the top of its body (`self._counts = jnp.zeros(n)`,
+    then the scan that starts from it) is read as this trace stored it, not
+    as another method left it (storing a tracer there is JIT102's finding).
 
     ## Why is this bad?
     The compiled function keeps the attribute values it saw while tracing.
@@ -3046,6 +3055,7 @@ class MutableStaticSelf(Rule):
                 stack.extend(child for child in iter_children(node) if child is not host)
                 continue
             stack.extend(iter_children(node))
+        out = {attr for attr in out if not _bound_first(fn.node, attr)}
         if depth == 0 and fn.cls is not None:
             for name in list(out):
                 method = fn.cls.methods.get(name)
@@ -3547,6 +3557,31 @@ def _only_called_or_stored(module: cst.Module, attr: str, index: ModuleIndex) ->
             continue
         return False
     return True
+
+
+def _bound_first(fn_node: cst.CSTNode, attr: str) -> bool:
+    """The method binds ``self.<attr>`` before anything in it reads it: the first statement of its body that
+    names ``self.<attr>`` assigns it (``self._counts = jnp.zeros(shape)``), at the top of the body, from a
+    value that does not read it -- its later reads are of the value this run stored, not a stale one."""
+    if not isinstance(fn_node, cst.FunctionDef) or not isinstance(fn_node.body, cst.IndentedBlock):
+        return False
+    for stmt in fn_node.body.body:
+        mentions = [n for n in _walk_nodes(stmt) if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+                    and n.value.value == "self" and n.attr.value == attr]
+        if not mentions:
+            continue
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        return isinstance(small, cst.Assign) and len(small.targets) == 1 \
+            and small.targets[0].target in mentions and len(mentions) == 1
+    return False
+
+
+def _walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(iter_children(item))
 
 
 def _written_negative(bound: cst.BaseExpression) -> bool:
