@@ -3055,7 +3055,8 @@ class MutableStaticSelf(Rule):
                 stack.extend(child for child in iter_children(node) if child is not host)
                 continue
             stack.extend(iter_children(node))
-        out = {attr for attr in out if not _bound_first(fn.node, attr)}
+        if depth == 0:  # (the traced method's own body: a property's getter and setter share one name)
+            out = {attr for attr in out if not _bound_first(fn.node, attr)}
         if depth == 0 and fn.cls is not None:
             for name in list(out):
                 method = fn.cls.methods.get(name)
