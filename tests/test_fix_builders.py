@@ -2052,7 +2052,8 @@ def test_math_functions_become_their_jax_numpy_twins(call, rewritten):
 # ------------------------------------------------------------------ item stores into what may be a dict
 STORES_INTO_MAYBE_A_DICT = {
     # paxml's train step: the state's variables copied, a collection replaced under a constant of
-    # another package (a string there: `.at` of a dict raises AttributeError)
+    # another package (a string there: `.at` of a dict raises AttributeError) -- here read as an array
+    # (`ndim`: `.copy()` alone is a dict's method too, and gives no finding), its creation unseen
     "a key imported from another package": """
         from somewhere import base_layer
 
@@ -2061,6 +2062,7 @@ STORES_INTO_MAYBE_A_DICT = {
         @jax.pmap
         def step(states, updated):
             variables = states.variables.copy()
+            assert variables.ndim == 2
             variables[KEY] = updated[KEY]
             return variables
         """,
@@ -2070,6 +2072,7 @@ STORES_INTO_MAYBE_A_DICT = {
         @jax.jit
         def step(states, updated):
             variables = states.variables.copy()
+            assert variables.ndim == 2
             variables[collection_name()] = updated
             return variables
         """,
