@@ -277,7 +277,8 @@ def _callable(node: cst.BaseExpression, ctx: FixContext, parts: _Parts, depth: i
             return False
         return all(name in _BUILTINS and name not in ctx.index.globals and (
             function is None or name not in function.local_names)
-            or _stable_global(name, ctx, parts, function) for name in reads(node.body) - own)
+            or _stable_global(name, ctx, parts, function)
+            or _untouched_object(name, ctx, parts, function) for name in reads(node.body) - own)
     return False
 
 

@@ -397,7 +397,8 @@ class RecompilationHazard(Rule):
     module, an attribute of a module-level object bound once that nothing
     stores into or changes by a method (`jax.jit(partial(MODEL.apply,
     train=False))`, with no `MODEL.scale = ...` anywhere), a lambda reading
-    only those and its own parameters, or (within the function) a parameter
+    only those (such an object itself included: `lambda p, t: model.apply(p,
+    t)`) and its own parameters, or (within the function) a parameter
     nothing rebinds.
 
     A jitted lambda that only passes values on to a function of this module
