@@ -354,6 +354,8 @@ class EntryPoint:
             and isinstance(self.site, cst.Decorator)
 
 
+#: builtins through which code reaches a module's bindings by names it does not spell
+_DYNAMIC_ACCESS = ("globals", "locals", "vars", "eval", "exec")
 #: calls that make an object whose attributes or items are plain data (see ModuleIndex._plain_data)
 _PLAIN_DATA_MAKERS = frozenset({"types.SimpleNamespace", "argparse.Namespace", "dict", "json.load", "json.loads",
                                 "yaml.safe_load", "yaml.load", "yaml.full_load"})
@@ -2679,14 +2681,18 @@ class ModuleIndex:
         else:
             return False
         if root is self.module:
-            mentions = [n for dynamic in ("globals", "locals", "vars", "eval", "exec") for n in self.mentions(dynamic)]
-            return not mentions and all(n is target for n in self.mentions(target.value))
+            return not self.reaches_names_dynamically() and all(n is target for n in self.mentions(target.value))
         for node in name_references(root):
             if node.value == target.value and node is not target:
                 return False
-            if node.value in ("globals", "locals", "vars", "eval", "exec"):
+            if node.value in _DYNAMIC_ACCESS:
                 return False
         return True
+
+    def reaches_names_dynamically(self) -> bool:
+        """The module names ``globals``, ``locals``, ``vars``, ``eval`` or ``exec`` anywhere: a binding may be
+        read or written there by a name the code does not spell."""
+        return any(self.mentions(name) for name in _DYNAMIC_ACCESS)
 
     @property
     def main_calls(self) -> Set[cst.Call]:

@@ -26,10 +26,10 @@ from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternat
                                      defined, is_mapping_type, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
 from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path,
-                                     guarded_not_none, same_expression, iter_children, is_docstring, literal_elements,
+                                     guarded_not_none, iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
-                                     string_value)
+                                     same_expression, string_value)
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
@@ -2719,7 +2719,7 @@ class Analyzer:
         value = index.single_value(name, None)
         if not isinstance(value, cst.Name) or value.value not in ("True", "False"):
             return None
-        if any(index.mentions(dynamic) for dynamic in ("globals", "vars", "exec", "eval")):
+        if index.reaches_names_dynamically():
             return None
         return value.value == "True"
 

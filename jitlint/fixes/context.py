@@ -174,11 +174,12 @@ class FixContext:
         if i is None:
             return None
         top = self.module.body[i]
-        # only the paths from the top statement down to the replaced nodes are visited
-        on_path = {a for old in changes for a in self.ancestors(old)}
+        # each replaced node with its ancestors: only the paths from the top statement down to them are visited
+        chains = [[old] + list(self.ancestors(old)) for old in changes]
+        on_path = {a for chain in chains for a in chain[1:]}
         start = self._offsets()[i]
         old_code = self._top_code(i)
-        spliced = self._spliced(top, old_code, changes, on_path, wrap)
+        spliced = self._spliced(top, old_code, chains, changes, on_path, wrap)
         if spliced is not None:
             new_code, same_start, same_end = spliced
         else:
@@ -201,15 +202,17 @@ class FixContext:
             same_end = max(0, same_end - len(newline))
         return _diff_edit(old_code, new_code, start, same_start, same_end)
 
-    def _spliced(self, top: cst.CSTNode, old_code: str, changes: Dict[cst.CSTNode, Replacement],
-                 on_path: Set[cst.CSTNode], wrap: bool) -> Optional[Tuple[str, int, int]]:
+    def _spliced(self, top: cst.CSTNode, old_code: str, chains: List[List[cst.CSTNode]],
+                 changes: Dict[cst.CSTNode, Replacement], on_path: Set[cst.CSTNode],
+                 wrap: bool) -> Optional[Tuple[str, int, int]]:
         """The new code of module statement ``top`` (its code ``old_code``) with ``changes``, written by
         generating only the innermost statement of a block that holds them all, and how many of its
         first and last characters are the old ones; None where that cannot be done (the statement is
         the top one, its code is not found once in ``old_code``, its replacement is not statements, or
         a new line is over the line length and :func:`~jitlint.fixes.wrap.wrapped` must lay it out).
-        Generating a large function's code for every fix of it cost more than the analysis."""
-        inner = self._innermost_block_statement(top, changes)
+        Generating a large function's code for every fix of it cost more than the analysis.  ``chains``: each
+        changed node followed by its ancestors."""
+        inner = self._innermost_block_statement(top, chains)
         if inner is None:
             return None
         statement, indents = inner
@@ -229,11 +232,11 @@ class FixContext:
         after = len(old_code) - at - len(old)
         return old_code[:at] + new + old_code[at + len(old):], at, after
 
-    def _innermost_block_statement(self, top: cst.CSTNode, changes: Iterable[cst.CSTNode]
+    def _innermost_block_statement(self, top: cst.CSTNode, chains: List[List[cst.CSTNode]]
                                    ) -> Optional[Tuple[cst.BaseStatement, List[str]]]:
-        """The innermost statement below ``top`` that holds every node of ``changes`` (or is one) and
-        stands in an indented block, with the indentation its blocks give it; None when that is ``top``."""
-        chains = [[old] + list(self.ancestors(old)) for old in changes]
+        """The innermost statement below ``top`` that holds every changed node (or is one; ``chains``: each
+        with its ancestors) and stands in an indented block, with the indentation its blocks give it; None
+        when that is ``top``."""
         if not chains:
             return None
         others = [{id(node) for node in chain} for chain in chains[1:]]

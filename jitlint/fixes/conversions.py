@@ -99,9 +99,8 @@ _NESTED_SCOPES = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp, cst
 _DEPTH = 4
 
 
-def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseExpression]]:
-    """``("int" | "float" | "bool" | "item", x)`` for ``int(x)``, ``float(x)``, ``bool(x)``, ``x.item()`` of a
-    traced ``x``."""
+def _converted(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """``("int" | "float" | "bool" | "item", x)`` for ``int(x)``, ``float(x)``, ``bool(x)``, ``x.item()``."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in ("int", "float", "bool"):
         if ctx.facts.read_scope.get(func) != "builtin" or len(call.args) != 1:
@@ -109,28 +108,28 @@ def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseE
         arg = call.args[0]
         if arg.keyword is not None or arg.star:
             return None
-        kind, operand = func.value, arg.value
-    elif isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
-        kind, operand = "item", func.value
-    else:
+        return func.value, arg.value
+    if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
+        return "item", func.value
+    return None
+
+
+def conversion(call: cst.Call, ctx: FixContext) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """:func:`_converted` of a traced ``x``."""
+    found = _converted(call, ctx)
+    if found is None or ctx.facts.value(found[1]).kind is not Kind.TRACED:
         return None
-    if ctx.facts.value(operand).kind is not Kind.TRACED:
-        return None
-    return kind, operand
+    return found
 
 
 def kept_as_array(call: cst.Call, ctx: FixContext) -> bool:
     """Whether the Python number that ``int(x)``, ``float(x)`` or ``x.item()`` (``call``) gives is used only
     where an array does the same: once ``x`` is a traced array, JIT301's rewrite keeps the value an array
     there (whether ``x`` is traced now or not)."""
-    func = call.func
-    if isinstance(func, cst.Name) and func.value in ("int", "float") and len(call.args) == 1 \
-            and ctx.facts.read_scope.get(func) == "builtin":
-        kind = func.value
-    elif isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
-        kind = "item"
-    else:
+    found = _converted(call, ctx)
+    if found is None or found[0] == "bool":
         return False
+    kind = found[0]
     function = ctx.enclosing_def(call)
     if function is None:
         return False

@@ -3567,23 +3567,18 @@ def _bound_first(fn_node: cst.CSTNode, attr: str) -> bool:
     value that does not read it -- its later reads are of the value this run stored, not a stale one."""
     if not isinstance(fn_node, cst.FunctionDef) or not isinstance(fn_node.body, cst.IndentedBlock):
         return False
+
+    def names_it(n: cst.CSTNode) -> bool:
+        return isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self" \
+            and n.attr.value == attr
+
     for stmt in fn_node.body.body:
-        mentions = [n for n in _walk_nodes(stmt) if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
-                    and n.value.value == "self" and n.attr.value == attr]
-        if not mentions:
+        if not any_node([stmt], names_it):
             continue
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        return isinstance(small, cst.Assign) and len(small.targets) == 1 \
-            and small.targets[0].target in mentions and len(mentions) == 1
+        return isinstance(small, cst.Assign) and len(small.targets) == 1 and names_it(small.targets[0].target) \
+            and not any_node([small.value], names_it)
     return False
-
-
-def _walk_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        yield item
-        stack.extend(iter_children(item))
 
 
 def _written_negative(bound: cst.BaseExpression) -> bool:

@@ -8,7 +8,7 @@ from typing import Callable, FrozenSet, Iterator, List, Optional, Sequence, Set,
 import libcst as cst
 
 from jitlint.analysis import jax_api
-from jitlint.analysis.discovery import FunctionInfo
+from jitlint.analysis.discovery import FunctionInfo, state_test
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, iter_children,
@@ -392,12 +392,12 @@ class MutableGlobalRead(Rule):
             return False
         for writer in index.global_writers.get(name, ()):
             bindings = [b for b in writer.scope.bindings_of(name) if b.binds_value] if writer.scope else []
-            if not bindings or not all(_under_none_guard(b.node, name, index.parents) for b in bindings):
+            if not bindings or not all(_under_none_guard(b.node, name, index) for b in bindings):
                 return False
         fn = ctx.function
         return fn is not None and not any(
             none_test(test) is not None and none_test(test)[0] == name
-            for test in _tests_in(fn.node))
+            for test in _tests_in(fn.node.body))
 
     def _unchanged_attribute(self, node: cst.Name) -> bool:
         """``PROFILE.body_kg`` where the module's functions only assign other attributes of ``PROFILE``
@@ -2554,7 +2554,7 @@ def _overwritten_after_trace(fn, name: str, parents) -> bool:
         if not (isinstance(assign, cst.Assign) and parents.get(id(stmt)) is owner.node.body
                 and any(n.value == name for t in assign.targets for n in assigned_names(t.target))):
             return False
-    for inner in owner.nested.values() if isinstance(owner.nested, dict) else ():
+    for inner in owner.nested.values():
         if inner is not fn and any(True for _ in name_references(inner.node, name)):
             return False
     return True
@@ -2573,28 +2573,24 @@ def _binds_none(stmt: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def _under_none_guard(stmt: cst.CSTNode, name: str, parents) -> bool:
-    """``stmt`` runs only in the body of an ``if name is None:`` (or ``if not name:``)."""
-    child, node = stmt, parents.get(id(stmt))
+def _under_none_guard(stmt: cst.CSTNode, name: str, index) -> bool:
+    """``stmt`` runs only in the body of an ``if name is None:`` (:func:`state_test`) or ``if not name:``."""
+    child, node = stmt, index.parents.get(id(stmt))
     while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         if isinstance(node, cst.If) and child is node.body:
             test = node.test
-            if (none_test(test) or ("", False)) == (name, True) or (
+            if state_test(test, index.module, True) == (name, None) or (
                     isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
                     and isinstance(test.expression, cst.Name) and test.expression.value == name):
                 return True
-        child, node = node, parents.get(id(node))
+        child, node = node, index.parents.get(id(node))
     return False
 
 
-def _tests_in(fn_node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    """The tests of the ``if`` statements and expressions in ``fn_node``."""
-    stack: List[cst.CSTNode] = [fn_node]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.If, cst.IfExp, cst.While)):
-            yield node.test
-        stack.extend(iter_children(node))
+def _tests_in(body: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The tests of the ``if`` statements and expressions and the ``while`` loops in ``body`` (not in the
+    functions it defines)."""
+    return (node.test for node in _walk(body) if isinstance(node, (cst.If, cst.IfExp, cst.While)))
 
 
 def _dropped_at_call_of(name: cst.Name, parents) -> bool:
