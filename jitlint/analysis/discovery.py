@@ -2659,6 +2659,24 @@ class ModuleIndex:
                    or self.plain_class(base, not_a_pytree, depth + 1, dataclasses_too)
                    for base, node in zip(cls.bases, cls.base_nodes))
 
+    def record_class(self, name: str) -> bool:
+        """A class of this module (the name bound once) whose construction only stores its arguments: a
+        dataclass (``@dataclass``, ``@chex.dataclass``, ``@struct.dataclass``, called or not) or a
+        ``typing.NamedTuple``, with no ``__init__``, ``__post_init__`` or ``__new__`` of its own and no
+        base but ``object`` or ``NamedTuple``: equal arguments build equal records, and building one
+        runs nothing else."""
+        cls = self.classes.get(name)
+        if cls is None or cls.node.keywords or self.single_value(name, None) is not None \
+                or {"__init__", "__post_init__", "__new__"} & set(cls.methods):
+            return False
+        named_tuple = [base for base, node in zip(cls.bases, cls.base_nodes)
+                       if node is not None and self.qualify(node) == "typing.NamedTuple"]
+        if named_tuple:
+            return len(cls.bases) == 1 and not cls.decorators
+        dataclass = [d for d in cls.decorators
+                     if (self.qualify(d.func if isinstance(d, cst.Call) else d) or "").endswith(".dataclass")]
+        return len(dataclass) == len(cls.decorators) == 1 and all(base == "object" for base in cls.bases)
+
     def never_called(self, entry: EntryPoint) -> bool:
         """A wrapper made by a call (``W = jax.jit(f)``) whose name nothing reads: a local of the function
         that makes it, or a global of a module nothing imports (a script, a notebook; in a package, a private
@@ -3949,42 +3967,128 @@ class ModuleIndex:
             if after:
                 out[attr] = after
         reruns = self.rerun_by_construction(cls, out)
-        out = {attr: methods - reruns for attr, methods in out.items() if methods - reruns}
+        out = {attr: methods - reruns.get(attr, set()) for attr, methods in out.items()
+               if methods - reruns.get(attr, set())}
         return {attr: methods for attr, methods in out.items() if not self._set_once_alike(cls, attr, methods, out)}
 
     def _set_once_alike(self, cls: ClassInfo, attr: str, writers: Set[str], changes: Dict[str, Set[str]]) -> bool:
         """Construction leaves ``attr`` unset, and each of its writers stores the same value on every run
         (built only from attributes no method changes: ``self.tx = optax.adam(self.cfg.lr)`` in an
         ``init`` called once per run): a trace can only have seen that value, so a later write that
-        stores it again leaves nothing stale."""
+        stores it again leaves nothing stale.
+
+        Construction may also bind it to ``None`` as a placeholder when the class uses it only where
+        ``None`` raises (an operand of ``jnp``/``lax`` functions, of arithmetic, indexed, or an attribute
+        of it read): a trace that met the placeholder failed and left nothing to reuse. Then writers that
+        all store one expression may do so under tests of their arguments (``if keep_structure: self.mask
+        = self.make_mask()``): a test decides whether it is stored, not what."""
         from jitlint.analysis.idempotence import assigns_attribute, stores_one_value
 
+        placeholder = False
         for ctor in CONSTRUCTION_METHODS | self.construction_helpers(cls):
             method = cls.methods.get(ctor)
             if method is not None and assigns_attribute(method.node, "self", attr):
-                return False
+                if not self._binds_only_none(method.node, attr) or not self._none_would_raise(cls, attr):
+                    return False
+                placeholder = True
         fixed = {a for a in self._attributes_of_class(cls) if a not in changes} - _changed_in_place(cls)
-        return all(name in cls.methods and stores_one_value(self, cls, cls.methods[name], attr, fixed)
+        one_expression = placeholder and len({self.module.code_for_node(value) for name in writers if name in cls.methods
+                                              for value in _values_stored(cls.methods[name].node, attr)}) == 1
+        return all(name in cls.methods and stores_one_value(self, cls, cls.methods[name], attr, fixed, one_expression)
                    for name in writers)
 
-    def rerun_by_construction(self, cls: ClassInfo, changes: Dict[str, Set[str]]) -> Set[str]:
-        """The writers in ``changes`` (attribute -> methods binding it after construction) whose later
-        calls store what construction already stored: the only such writer of each attribute it binds,
+    @staticmethod
+    def _binds_only_none(node: cst.CSTNode, attr: str) -> bool:
+        """Every binding of ``self.<attr>`` in ``node`` is a plain ``self.<attr> = None``."""
+        stack: List[cst.CSTNode] = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+                for target in targets:
+                    if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
+                           and t.attr.value == attr for t in unpacked_targets(target)):
+                        if isinstance(n, cst.AugAssign) or target is not targets[0] or len(targets) != 1 \
+                                or not (isinstance(n.value, cst.Name) and n.value.value == "None"):
+                            return False
+            stack.extend(iter_children(n))
+        return True
+
+    def _none_would_raise(self, cls: ClassInfo, attr: str) -> bool:
+        """Every read of ``self.<attr>`` in the methods of ``cls`` fails when it holds ``None``: an argument of
+        a ``jax.numpy`` or ``jax.lax`` function, an operand of arithmetic, the value indexed, or an object
+        whose (not dunder) attribute is read, or tested by ``if self.<attr> is None: raise ...`` (what follows that
+        statement in its method cannot read None). None is read otherwise (tested, passed on, returned)."""
+        found = False
+        for method in cls.methods.values():
+            stack: List[cst.CSTNode] = [method.node.body]
+            body = method.node.body.body if isinstance(method.node.body, cst.IndentedBlock) else ()
+            for i, stmt in enumerate(body):
+                if isinstance(stmt, cst.If) and isinstance(stmt.test, cst.Comparison) \
+                        and self._raises_on_none(stmt.test) and isinstance(stmt.test.left, cst.Attribute) \
+                        and isinstance(stmt.test.left.value, cst.Name) and stmt.test.left.value.value == "self" \
+                        and stmt.test.left.attr.value == attr:
+                    stack = list(body[:i + 1])  # (what follows `if self.x is None: raise` reads no None)
+                    break
+            while stack:
+                node = stack.pop()
+                stack.extend(iter_children(node))
+                if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                        and node.value.value == "self" and node.attr.value == attr):
+                    continue
+                parent = self.parents.get(id(node))
+                if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is not node:
+                    continue  # bound there, not read
+                if isinstance(parent, cst.AssignTarget):
+                    continue
+                found = True
+                if isinstance(parent, cst.BinaryOperation) or \
+                        (isinstance(parent, cst.Subscript) and parent.value is node) or \
+                        (isinstance(parent, cst.Attribute) and not parent.attr.value.startswith("__")):
+                    continue
+                call = self.parents.get(id(parent)) if isinstance(parent, cst.Arg) else None
+                if isinstance(call, cst.Call) and (self.qualify(call.func) or "").startswith(("jax.numpy.", "jax.lax.")):
+                    continue
+                if isinstance(parent, cst.Comparison) and self._raises_on_none(parent):
+                    continue  # `if self.mask is None: raise ValueError`
+                return False
+        return found
+
+    def _raises_on_none(self, test: cst.Comparison) -> bool:
+        """``if <x> is None: raise ...`` (the test of an ``if`` whose body starts by raising)."""
+        statement = self.parents.get(id(test))
+        if not (len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
+                and isinstance(test.comparisons[0].comparator, cst.Name)
+                and test.comparisons[0].comparator.value == "None"
+                and isinstance(statement, cst.If) and statement.test is test
+                and isinstance(statement.body, cst.IndentedBlock)):
+            return False
+        first = statement.body.body[0]
+        return isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Raise)
+
+    def rerun_by_construction(self, cls: ClassInfo, changes: Dict[str, Set[str]]) -> Dict[str, Set[str]]:
+        """For each attribute in ``changes`` (attribute -> methods binding it after construction), its
+        writer whose later calls store what construction already stored: the attribute's only writer,
         called with no arguments as a statement of its own at the top level of a construction method of
-        ``cls`` that binds none of those attributes after the call, and whose values depend on nothing
-        but attributes no method binds after construction (see idempotence.stores_same_values)."""
+        ``cls`` that binds no such attribute after the call, and whose values depend on nothing but
+        attributes no method binds after construction (see idempotence.stores_same_values). An attribute
+        another method also binds is left with both: a rerun resets what that method changed (an
+        ``init`` that builds ``self.constants`` and resets ``self.regrets`` a step method updates leaves
+        ``constants`` as construction made it)."""
         writes: Dict[str, Set[str]] = {}
         for attr, methods in changes.items():
             for name in methods:
                 writes.setdefault(name, set()).add(attr)
         fixed = {attr for attr in self._attributes_of_class(cls) if attr not in changes}
-        out: Set[str] = set()
+        out: Dict[str, Set[str]] = {}
         for name, attrs in writes.items():
             method = cls.methods.get(name)
-            if method is None or any(changes[attr] != {name} for attr in attrs):
+            own = {attr for attr in attrs if changes[attr] == {name}}
+            if method is None or not own:
                 continue
-            if self._construction_runs_last(cls, name, attrs) and stores_same_values(self, cls, method, fixed):
-                out.add(name)
+            if self._construction_runs_last(cls, name, own) and stores_same_values(self, cls, method, fixed):
+                for attr in own:
+                    out.setdefault(attr, set()).add(name)
         return out
 
     @staticmethod
@@ -4801,6 +4905,20 @@ class ModuleIndex:
 
 
 _DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})
+
+
+def _values_stored(node: cst.CSTNode, attr: str) -> List[cst.BaseExpression]:
+    """The values of the plain assignments ``self.<attr> = value`` in ``node``."""
+    out: List[cst.BaseExpression] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                                             and t.target.value.value == "self" and t.target.attr.value == attr
+                                             for t in n.targets):
+            out.append(n.value)
+        stack.extend(iter_children(n))
+    return out
 
 
 def _changed_in_place(cls: ClassInfo) -> Set[str]:

@@ -48,6 +48,10 @@ _STATEFUL_PREFIXES = ("set", "reset", "update", "add", "push", "pop", "next", "d
 #: NumPy functions that write into an array they are given
 _IN_PLACE_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
 _FRESH_FACTORIES = frozenset({"list", "dict", "set"})
+#: NumPy functions that return a new array (never a view of their argument): writing into it changes no other object
+_NEW_ARRAYS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.eye", "numpy.identity",
+                         "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "numpy.arange",
+                         "numpy.linspace", "numpy.array"})
 
 
 def stores_same_values(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionInfo",
@@ -83,6 +87,13 @@ class _Checker:
         #: a call of a JAX library's factory (``optax.adam(lr)``) counts as giving the same value for
         #: the same arguments (what a trace holds behaves alike), though not as free of effects
         self.factories = False
+        #: checking a method called for its result (``self.make_mask()``): it may ``return``, must bind no
+        #: attribute of the object, and calls such methods at most this many levels deep
+        self.returning = False
+        self.depth = 0
+        #: names of the function not followed (its parameters and locals, where ``locals`` is left empty): never
+        #: the module's globals they shadow
+        self.unknown: Set[str] = set()
 
     # ------------------------------------------------------------------ statements
     def body(self, suite: cst.BaseSuite) -> bool:
@@ -130,6 +141,8 @@ class _Checker:
                     and self._owns_value(stmt.target.value) and self.expr(stmt.value))
         if isinstance(stmt, cst.Expr):
             return isinstance(stmt.value, cst.Call) and self.expr(stmt.value)
+        if isinstance(stmt, cst.Return) and self.returning:
+            return stmt.value is None or self.expr(stmt.value)
         return False
 
     def target(self, node: cst.BaseExpression) -> bool:
@@ -138,7 +151,7 @@ class _Checker:
         if isinstance(node, (cst.Tuple, cst.List)):
             return all(not isinstance(e, cst.StarredElement) and self.target(e.value) for e in node.elements)
         if self._self_attr(node) is not None:
-            return True
+            return not self.returning
         if isinstance(node, cst.Subscript):  # d[k] = v: only into a container the method built
             return self._built_here(node.value) and all(self._slice(s) for s in node.slice)
         return False
@@ -197,11 +210,14 @@ class _Checker:
         name = node.value
         if name in self.locals or name in ("True", "False", "None"):
             return True
+        if name in self.unknown:
+            return False
         info = self.index.globals.get(name)
         if info is None:
-            return False
-        # a module constant bound once, that no function rebinds or changes
-        return (info.kind == "value" and info.assignments == 1 and not info.mutable_container
+            return name in _PURE_BUILTINS  # (a builtin named: `dtype=int`)
+        # a module constant bound once, that no function rebinds or changes, or a function of the module named (not
+        # called: `jax.vmap(step)` makes a new function of it)
+        return (info.kind in ("value", "function") and info.assignments == 1 and not info.mutable_container
                 and not self.index.changed_after_import(name) and not self.index.rebound_by_calls(name))
 
     def _attribute(self, node: cst.Attribute) -> bool:
@@ -223,11 +239,16 @@ class _Checker:
             return func.value in _PURE_BUILTINS
         q = self.index.qualify(func)
         if q is not None:
-            return _pure_module_name(q) or (self.factories and q.startswith(jax_api.ECOSYSTEM_PACKAGES)
-                                            and ".random" not in q)
+            # (a JAX transform makes a new function of the one it is given, and runs nothing)
+            return _pure_module_name(q) or q in jax_api.WRAPPER_MAKERS \
+                or (self.factories and q.startswith(jax_api.ECOSYSTEM_PACKAGES) and ".random" not in q)
+        if isinstance(func, cst.Name) and self.index.record_class(func.value):
+            return True  # a dataclass or NamedTuple of the module stores its arguments
         if not isinstance(func, cst.Attribute):
             return False
         receiver, method = func.value, func.attr.value
+        if isinstance(receiver, cst.Name) and receiver.value == self.self_name and method not in self.own:
+            return self._pure_method(method)
         if self._built_here(receiver):
             return True  # lst.append(x), d.items() on a container the method made
         if self._self_attr(receiver) is None and _self_root(receiver, self.self_name) is None:
@@ -239,6 +260,21 @@ class _Checker:
         if root in self.own:
             return not _stateful(method)
         return not _stateful(method) and root not in self._random_attributes()
+
+    def _pure_method(self, name: str) -> bool:
+        """``self.name(...)`` (its arguments checked by the caller): a plain method of the class whose body
+        is checked the same way, binds no attribute of the object and returns what it computes
+        (``self.create_mask()`` from the object's fixed sizes), two calls deep at most."""
+        method = self.cls.methods.get(name)
+        node = method.node if method is not None else None
+        if self.depth >= 2 or not isinstance(node, cst.FunctionDef) or node.decorators \
+                or node.asynchronous is not None or not node.params.params \
+                or any(p.default is not None and not self.expr(p.default) for p in node.params.params):
+            return False
+        own_self = node.params.params[0].name.value
+        checker = _Checker(self.index, self.cls, node, own_self, self.fixed, method.local_names - {own_self})
+        checker.returning, checker.depth, checker.factories = True, self.depth + 1, self.factories
+        return checker.body(node.body)
 
     # ------------------------------------------------------------------ helpers
     def _self_attr(self, node: cst.CSTNode) -> Optional[str]:
@@ -337,6 +373,8 @@ def _pure_module_name(q: str) -> bool:
 def _is_fresh(value: cst.BaseExpression, index: "ModuleIndex") -> bool:
     if isinstance(value, (cst.List, cst.Dict, cst.Set)):
         return True
+    if isinstance(value, cst.Call) and index.qualify(value.func) in _NEW_ARRAYS:
+        return True
     return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in _FRESH_FACTORIES
             and value.func.value not in index.globals)
 
@@ -358,18 +396,22 @@ def _value_children(node: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionInfo", attr: str,
-                     fixed: Set[str]) -> bool:
+                     fixed: Set[str], guards_choose_whether: bool = False) -> bool:
     """Every ``self.<attr> = value`` in ``method`` (its own body, not nested functions) stores a value
     computed only from literals, constants, pure module functions and attributes in ``fixed`` (that
     no method binds after construction), under ``if`` tests made of the same: each run stores the
-    same value, whatever the method's other arguments (``self.tx = optax.adam(self.cfg.lr)``)."""
+    same value, whatever the method's other arguments (``self.tx = optax.adam(self.cfg.lr)``).
+    With ``guards_choose_whether`` (every write of it in the class stores one expression), the writes may
+    stand under any test: a test chooses whether to store that value, not which value."""
     node = method.node
     if not isinstance(node, cst.FunctionDef) or node.asynchronous is not None or not node.params.params:
         return False
     self_name = node.params.params[0].name.value
     checker = _Checker(index, cls, node, self_name, fixed, set())
     checker.factories = True
-    found = False
+    checker.unknown = method.local_names - {self_name}
+    writes = 0
+    guarded = False
     stack: List[cst.CSTNode] = [node.body]
     while stack:
         item = stack.pop()
@@ -382,14 +424,14 @@ def stores_one_value(index: "ModuleIndex", cls: "ClassInfo", method: "FunctionIn
                     if isinstance(item, cst.AugAssign) or len(targets) != 1 or item.value is None \
                             or not checker.expr(item.value):
                         return False
-                    found = True
+                    writes += 1
                 elif any(checker._self_attr(n) == attr for n in _attribute_nodes(target)):
                     return False  # unpacked into, or an item of it set
         if isinstance(item, (cst.If, cst.While)) and not checker.expr(item.test) \
                 and assigns_attribute(item, self_name, attr):
-            return False  # guarded by a test that may differ between runs
+            guarded = True  # by a test that may differ between runs
         stack.extend(iter_children(item))
-    return found
+    return writes > 0 and (not guarded or guards_choose_whether)
 
 
 def _attribute_nodes(node: cst.CSTNode) -> List[cst.CSTNode]:

@@ -2577,6 +2577,21 @@ class MutableStaticSelf(Rule):
     then the scan that starts from it) is read as this trace stored it, not
     as another method left it (storing a tracer there is JIT102's finding).
 
+    A method that construction runs last (`self.init()` at the end of
+    `__init__`) and whose whole body computes from the object's fixed state
+    (records of the module, `jax.vmap` of its functions, NumPy, comprehensions
+    over its own locals) stores on every later run what it stored then: an
+    attribute no other method binds keeps its value, even when the method
+    also resets attributes others change. An attribute that construction
+    binds to `None` and that the class uses only where `None` raises (an
+    operand of `jnp`/`lax` functions or arithmetic, indexed, after `if
+    self.x is None: raise`) is not stale when every write stores one
+    expression of the fixed state (`self._mask = self.make_mask()`, a method
+    that binds nothing and reads only sizes `__init__` stored), even under a
+    test of an argument: a trace that met `None` failed and kept nothing. A
+    placeholder the traced code tests (`if self._scale is None:`), or a value
+    built from an argument, is flagged.
+
     ## Why is this bad?
     The compiled function keeps the attribute values it saw while tracing.
     After `obj.k = 10.0` it still computes with the old `k` (stale results),

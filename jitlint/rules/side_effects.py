@@ -613,7 +613,13 @@ class OuterStateWrite(Rule):
     constants only (`self.buffer = Buffer(self.size)`, a lambda over `self`
     and locals built that way), never from another argument nor from the
     attribute it replaces, stores an equivalent value on every trace: it is
-    not flagged. `self.calls += 1` and `self.mode = mode` are.
+    not flagged. `self.calls += 1` and `self.mode = mode` are. Nor is a
+    tracer stored on `self` by a method traced only through wrappers kept on
+    the object (`self._update = jax.pmap(self._m)`) when every call of each
+    wrapper is the whole value of an assignment to that attribute
+    (`self.counts = self._update(...)`): the caller replaces the tracer as
+    soon as the call returns, before anything reads it. A call whose result
+    goes elsewhere leaves it there: flagged.
 
     ## Why is this bad?
     The write happens once, while JAX traces, and what it stores is a tracer.
@@ -1090,6 +1096,9 @@ class OuterStateWrite(Rule):
         if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
                 and target.value is root and self._local_in_all_but_name(target):
             return  # a local variable spelled as an attribute: no code but this call's own reads it
+        if where is not None and where.startswith("attributes") and isinstance(target, cst.Attribute) \
+                and target.value is root and root.value == "self" and self._replaced_by_each_call(target.attr.value):
+            return  # the caller rebinds the attribute from the call's result: nothing reads what the trace left
         if where is not None and where.startswith("attributes") and self._into_hijax_variable(target, root):
             return  # a flax Variable that is a mutable reference (hijax): the caller's Variable gets the value
         if where is not None and where.startswith("attributes") and self.ctx.value(root).kind is not Kind.STATIC:
@@ -1101,6 +1110,49 @@ class OuterStateWrite(Rule):
             self.report(target, f"write to {where} inside traced code happens once, at trace time"
                                 + (", and stores a tracer" if self.ctx.is_traced(value) else ""),
                         _why_traced(self), subject=root.value)
+
+    def _replaced_by_each_call(self, attr: str) -> bool:
+        """The traced method is traced only through wrappers stored on the object (``self.W =
+        jax.pmap(self._m)``: the method named nowhere else in the module), and every mention of each
+        wrapper is a call that is the whole value of a plain assignment to ``self.<attr>`` (``self.counts =
+        self.W(...)``): the tracer the trace stored there is replaced as soon as the call returns, before
+        any code reads it (cscg's counts matrix, run on JAX 0.10.2: equal to eager, the attribute a
+        concrete array after each call). A call whose result goes elsewhere, or the wrapper passed on,
+        leaves the tracer to be read."""
+        fn = self.ctx.function
+        index = self.ctx.index
+        entries = [entry for entry in index.entries if entry.function is fn]
+        if fn.cls is None or not entries:
+            return False
+        wrappers: Set[str] = set()
+        sites: Set[int] = set()
+        for entry in entries:
+            assign = index.parents.get(id(entry.site))
+            if not (isinstance(entry.site, cst.Call) and isinstance(assign, cst.Assign) and assign.value is entry.site
+                    and len(assign.targets) == 1 and _self_attribute_name(assign.targets[0].target) is not None):
+                return False
+            wrappers.add(_self_attribute_name(assign.targets[0].target))  # type: ignore[arg-type]
+            sites.update(id(arg.value) for arg in entry.site.args)
+        mentions = self.__dict__.setdefault("_attribute_mentions", None)
+        if mentions is None:
+            mentions = {}
+            for node in _walk_all(self.ctx.module):
+                if isinstance(node, cst.Attribute):
+                    mentions.setdefault(node.attr.value, []).append(node)
+            self.__dict__["_attribute_mentions"] = mentions
+        if any(id(node) not in sites for node in mentions.get(fn.name, ())):
+            return False  # the method called or passed on some other way
+        for wrapper in wrappers:
+            for node in mentions.get(wrapper, ()):
+                holder = index.parents.get(id(node))
+                if isinstance(holder, cst.AssignTarget):
+                    continue  # where it is stored
+                statement = index.parents.get(id(holder))
+                if not (isinstance(holder, cst.Call) and holder.func is node and isinstance(statement, cst.Assign)
+                        and statement.value is holder and len(statement.targets) == 1
+                        and _self_attribute_name(statement.targets[0].target) == attr):
+                    return False
+        return True
 
     def _into_hijax_variable(self, target: cst.BaseExpression, root: cst.Name) -> bool:
         """``self.count[...] += 1`` / ``self.count.value = v`` where ``self.count`` is a flax nnx Variable of the
@@ -2763,6 +2815,22 @@ def _returns_name(fn: cst.FunctionDef, name: str) -> bool:
         if any(isinstance(item, cst.Name) and item.value == name for item in items):
             return True
     return False
+
+
+def _self_attribute_name(node: cst.CSTNode) -> Optional[str]:
+    """``name`` for ``self.name``."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _walk_all(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it, in nested functions and classes too."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(iter_children(item))
 
 
 def _attribute_calls(module: cst.Module, attr: str) -> Optional[List[cst.Call]]:
