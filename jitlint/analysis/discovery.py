@@ -897,6 +897,7 @@ class ModuleIndex:
         self._local_imports: Dict[int, ImportTable] = {}
         #: the names those functions import
         self._locally_imported: Set[str] = set()
+        self._redefined_imports: Set[str] = set()
         self.extra_jit = {name: jax_api.Transform(name, ("static_argnums",), ("static_argnames",))
                           for name in extra_jit}
         self.functions: Dict[str, FunctionInfo] = {}
@@ -989,6 +990,10 @@ class ModuleIndex:
         self._binding_places: Dict[int, Tuple[Optional[int], bool]] = {}
         self._collect_imports(module)
         self._collect_globals(module)
+        #: names a module-level ``def`` or ``class`` binds after the module imported them (its last binding): a
+        #: function body reading one when it runs, after import, finds the module's own definition
+        self._redefined_imports = {name for name, info in self.globals.items()
+                                   if info.kind in ("function", "class") and name in self.imports.aliases}
         #: calls in `if __name__ == "__main__":` blocks: the program, run after import, not setup
         self._main_calls: Set[cst.Call] = set()
         for stmt in module.body:
@@ -1074,6 +1079,12 @@ class ModuleIndex:
 
     # ----------------------------------------------------------------- names
     def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        if self._redefined_imports:
+            head = node
+            while type(head) is cst.Attribute:
+                head = head.value
+            if type(head) is cst.Name and head.value in self._redefined_imports and self._in_function_body(head):
+                return None  # (`from scipy.special import binom`, then `def binom(x, y): ...` below)
         if self._local_imports:
             head = node
             while type(head) is cst.Attribute:
@@ -1086,6 +1097,16 @@ class ModuleIndex:
                         return table.resolve(node)
                     parent = self.parents.get(id(parent))
         return self.imports.resolve(node)
+
+    def _in_function_body(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the body of a function or lambda (read when it runs, not when the module runs)."""
+        child, parent = node, self.parents.get(id(node))
+        while parent is not None:
+            if (type(parent) is cst.FunctionDef and child is parent.body) or (type(parent) is cst.Lambda
+                                                                           and child is parent.body):
+                return True
+            child, parent = parent, self.parents.get(id(parent))
+        return False
 
     def transform_of(self, node: cst.BaseExpression) -> Optional[jax_api.Transform]:
         q = self.qualify(node)
@@ -2092,6 +2113,11 @@ class ModuleIndex:
                 for child in iter_children(node):
                     parents[id(child)] = node
                     push((child, scope, cls, inner if child is loop_body else loops, here))
+            elif kind is cst.If and loops and _one_iteration_test(node.test, loops[-1]):
+                # (`if i == 0:` in `for i, x in enumerate(xs)`: its body runs in one iteration of the loop)
+                for child in iter_children(node):
+                    parents[id(child)] = node
+                    push((child, scope, cls, loops[:-1] if child is node.body else loops, here))
             else:
                 for child in iter_children(node):
                     parents[id(child)] = node
@@ -4905,6 +4931,44 @@ class ModuleIndex:
 
 
 _DROPPING = frozenset({"clear", "pop", "popitem", "setdefault"})
+
+
+def _one_iteration_test(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+    """``counter == <int>`` (either way round) for the iteration counter of the ``for`` loop ``loop`` -- the
+    target of ``for i in range(...)`` or the first of ``for i, x in enumerate(...)`` -- that its body never
+    binds: true in one iteration at most, so what it guards runs once per run of the loop."""
+    if not (isinstance(loop, cst.For) and isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal) and isinstance(loop.iter, cst.Call)
+            and isinstance(loop.iter.func, cst.Name)):
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(left, cst.Integer):
+        left, right = right, left
+    if not (isinstance(left, cst.Name) and isinstance(right, cst.Integer)):
+        return False
+    target = loop.target
+    if loop.iter.func.value == "enumerate" and isinstance(target, (cst.Tuple, cst.List)) and target.elements:
+        counter = target.elements[0].value
+    elif loop.iter.func.value == "range":
+        counter = target
+    else:
+        return False
+    if not (isinstance(counter, cst.Name) and counter.value == left.value):
+        return False
+    return not any(counter.value in names_bound_in(stmt) for stmt in _statements_under(loop.body))
+
+
+def _statements_under(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The statements in ``node`` (nested blocks too, not the functions and classes it defines)."""
+    out: List[cst.CSTNode] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            out.append(item)
+        if not isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(iter_children(item))
+    return out
 
 
 def _values_stored(node: cst.CSTNode, attr: str) -> List[cst.BaseExpression]:

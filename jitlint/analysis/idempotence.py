@@ -124,6 +124,8 @@ class _Checker:
                     and (stmt.orelse is None or self.statement(stmt.orelse)))
         if isinstance(stmt, cst.Else):
             return self.block(stmt.body)
+        if isinstance(stmt, cst.FunctionDef) and self.returning:
+            return not stmt.decorators  # (a closure made to be returned: defining it runs nothing)
         if isinstance(stmt, cst.For):
             return (stmt.asynchronous is None and self.target(stmt.target) and self.expr(stmt.iter)
                     and self.block(stmt.body) and (stmt.orelse is None or self.block(stmt.orelse.body)))
@@ -244,6 +246,9 @@ class _Checker:
                 or (self.factories and q.startswith(jax_api.ECOSYSTEM_PACKAGES) and ".random" not in q)
         if isinstance(func, cst.Name) and self.index.record_class(func.value):
             return True  # a dataclass or NamedTuple of the module stores its arguments
+        if isinstance(func, cst.Name) and func.value not in self.locals and func.value not in self.unknown:
+            function = module_function(self.index, func.value)
+            return function is not None and self.depth < 2 and _pure_body(self, function, "")
         if not isinstance(func, cst.Attribute):
             return False
         receiver, method = func.value, func.attr.value
@@ -265,16 +270,11 @@ class _Checker:
         """``self.name(...)`` (its arguments checked by the caller): a plain method of the class whose body
         is checked the same way, binds no attribute of the object and returns what it computes
         (``self.create_mask()`` from the object's fixed sizes), two calls deep at most."""
-        method = self.cls.methods.get(name)
+        method = self.cls.methods.get(name) if self.cls is not None else None
         node = method.node if method is not None else None
-        if self.depth >= 2 or not isinstance(node, cst.FunctionDef) or node.decorators \
-                or node.asynchronous is not None or not node.params.params \
-                or any(p.default is not None and not self.expr(p.default) for p in node.params.params):
+        if self.depth >= 2 or not isinstance(node, cst.FunctionDef) or not node.params.params:
             return False
-        own_self = node.params.params[0].name.value
-        checker = _Checker(self.index, self.cls, node, own_self, self.fixed, method.local_names - {own_self})
-        checker.returning, checker.depth, checker.factories = True, self.depth + 1, self.factories
-        return checker.body(node.body)
+        return _pure_body(self, node, node.params.params[0].name.value)
 
     # ------------------------------------------------------------------ helpers
     def _self_attr(self, node: cst.CSTNode) -> Optional[str]:
@@ -336,6 +336,36 @@ class _Checker:
                     stack.extend(iter_children(node))
             self._random_attrs = found
         return self._random_attrs
+
+
+def module_function(index: "ModuleIndex", name: str) -> Optional[cst.FunctionDef]:
+    """The module-level ``def name`` when it is the name's one binding, never rebound or changed."""
+    info = index.globals.get(name)
+    if info is None or info.kind != "function" or info.assignments != 1 or not isinstance(info.node, cst.FunctionDef) \
+            or index.rebound_by_calls(name):
+        return None
+    return info.node
+
+
+def pure_function(index: "ModuleIndex", node: cst.FunctionDef) -> bool:
+    """A module function whose body computes what it returns from its parameters, constants and pure functions
+    only, and changes nothing (``make_buffer(max_length, min_length)`` that defines closures and returns a
+    NamedTuple of them): equal arguments give equivalent results."""
+    checker = _Checker(index, None, node, "", set(), set())  # type: ignore[arg-type]
+    return _pure_body(checker, node, "")
+
+
+def _pure_body(caller: "_Checker", node: cst.FunctionDef, self_name: str) -> bool:
+    """``node``'s body checked as a function called for its result, one level below ``caller``."""
+    if node.decorators or node.asynchronous is not None \
+            or any(p.default is not None and not caller.expr(p.default) for p in node.params.params):
+        return False
+    scope = caller.index.scope_model.scopes.get(node)
+    if scope is None:
+        return False
+    checker = _Checker(caller.index, caller.cls, node, self_name, caller.fixed, set(scope.local) - {self_name})
+    checker.returning, checker.depth, checker.factories = True, caller.depth + 1, caller.factories
+    return checker.body(node.body)
 
 
 def _names_in(target: cst.CSTNode) -> List[cst.Name]:

@@ -404,7 +404,9 @@ def _type_alternatives(node: cst.BaseExpression) -> List[cst.BaseExpression]:
 
 def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bool]:
     """The result of a comparison decided statically: constants on both sides, or ``x is None``
-    for an array (a tracer is never None)."""
+    for an array (a tracer is never None), and ``x is True`` / ``x is False`` for a tracer (never
+    one of Python's two bools: a flag passed to jit untraced-looking, ``if validate is True:``,
+    never takes that branch in a trace)."""
     if isinstance(op, (cst.Is, cst.IsNot)):
         result: Optional[bool] = None
         if left.known and right.known and (left.const is None or right.const is None
@@ -412,6 +414,9 @@ def _compare_known(op: cst.BaseCompOp, left: Value, right: Value) -> Optional[bo
             result = left.const is right.const
         elif (_never_none(left) and right.known and right.const is None) or (
                 _never_none(right) and left.known and left.const is None):
+            result = False
+        elif (_a_tracer(left) and right.known and isinstance(right.const, bool)) or (
+                _a_tracer(right) and left.known and isinstance(left.const, bool)):
             result = False
         if result is None:
             return None
@@ -448,6 +453,11 @@ def _excludes_none(annotation: str) -> bool:
     """The annotation's text names a type that excludes None: not Optional, no union, not Any or object."""
     text = annotation.replace(" ", "")
     return not any(word in text for word in ("None", "Optional", "Any", "object")) and "|" not in text
+
+
+def _a_tracer(value: Value) -> bool:
+    """A traced array, never optional: no Python singleton is one."""
+    return value.traced_array and not value.optional
 
 
 def _never_none(value: Value) -> bool:

@@ -24,6 +24,7 @@ import libcst as cst
 
 from jitlint.analysis.discovery import FunctionInfo, ModuleIndex
 from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.idempotence import module_function, pure_function
 from jitlint.analysis import jax_api
 from jitlint.analysis.syntax import any_between, handler_catches, iter_children, short_code
 from jitlint.analysis.tracedness import BodyInfo, Facts, casts_to_bool
@@ -150,8 +151,9 @@ class RuleContext:
         """A call whose result depends only on its arguments, as far as rebuilding a value goes: a JAX
         function or transform (``jax.grad(self._loss)``), an optax optimizer or transformation (a NamedTuple
         of pure functions of its hyperparameters: ``optax.adam(learning_rate=self.config.lr)``),
-        ``functools.partial``, ``dataclasses.replace`` (a copy with the given fields), or a class of the
-        checked code (``Buffer(self.size)``, ``models.UNet(num_channels=self.num_channels)``)."""
+        ``functools.partial``, ``dataclasses.replace`` (a copy with the given fields), a class of the
+        checked code (``Buffer(self.size)``, ``models.UNet(num_channels=self.num_channels)``), or a module
+        function whose body only computes what it returns (idempotence.pure_function)."""
         q = self.qualify(call.func)
         if q is not None:
             # a class of another module of the checked code builds from its arguments as one of this module
@@ -166,9 +168,11 @@ class RuleContext:
             bindings = owner.scope.bindings.get(call.func.value, ())
             return bool(bindings) and all(b.kind is BindingKind.ASSIGNMENT and b.value is not None
                                           and self.facts.names_class(b.value) for b in bindings)
-        if call.func.value not in self.index.classes:
-            return False
         scope = self.facts.read_scope.get(call.func)  # (recorded where traced code reads it)
+        if call.func.value not in self.index.classes:
+            # a module function that only computes what it returns (closures, a NamedTuple of them)
+            function = module_function(self.index, call.func.value)
+            return function is not None and scope in (None, "global") and pure_function(self.index, function)
         return scope is None or scope == "global"
 
     def traced_mask(self, index: cst.BaseExpression) -> bool:

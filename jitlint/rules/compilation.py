@@ -232,7 +232,10 @@ class RecompilationHazard(Rule):
     autoregressive loop). The cache is keyed on argument shapes too, so each
     iteration compiles anew. The last or first `k` items of such a list
     (`recon[-k:]`, `seq[:k]`, `k` not changed by the loop) are at most `k`,
-    and so is a `collections.deque(maxlen=k)`: not flagged. A window whose bounds move together
+    and so is a `collections.deque(maxlen=k)`: not flagged. Nor is an array
+    the loop slides: it drops `k` items along the axis it joins and adds `k`
+    (`x = jnp.concatenate((x[1:], jnp.array([tok])))`, `v[:, None]` onto
+    `h[:, 1:]` with `axis=1`), keeping its shape. A window whose bounds move together
     (`x[i:i + n]`), a list made anew in each iteration, sizes a literal loop
     lists (`for n in (128, 256)`, a benchmark) and a buffer of the final
     size written with `.at[t].set`, and an item of a growing list
@@ -247,6 +250,9 @@ class RecompilationHazard(Rule):
     A loop that runs its body once is no loop: `for x in [a]`, `range(1)`,
     and a generator of the module that yields at most once on every path
     (`for x in self._generate_x(n):` with one `yield` in each arm of an `if`).
+    Nor does code under `if i == 0:` repeat with the loop, `i` its own
+    counter (`for i in range(n)`, `for i, x in enumerate(xs)`) that its body
+    never binds: it runs in one iteration (`i % 10 == 0` runs in many).
 
     A wrapper made in a loop under an `if` whose branch changes what its own
     test reads (`if need_compile: step = jax.jit(...); need_compile = False`,
@@ -1635,7 +1641,8 @@ class RecompilationHazard(Rule):
                         and all(isinstance(other.node, cst.AugAssign) for other in inside):
                     return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
                 if isinstance(b.value, cst.Call) and self.ctx.index.qualify(b.value.func) in _JOINING \
-                        and _joined(b.value, name, self.ctx.index) and len(inside) == 1:
+                        and _joined(b.value, name, self.ctx.index) and len(inside) == 1 \
+                        and not _slides(b.value, name, self.ctx.index):
                     return f"`{name}` grows in the loop: `{self.ctx.code(b.node)}`"
         return None
 
@@ -2236,6 +2243,84 @@ def _joined(call: cst.Call, name: str, index: ModuleIndex) -> bool:
     return False
 
 
+def _slides(call: cst.Call, name: str, index: ModuleIndex) -> bool:
+    """``concatenate((name[k:], new), axis=a)``: a window that drops ``k`` items of ``name`` along the axis
+    joined and adds pieces of ``k`` items along it (``jnp.array([tok])``, ``v[None]``, ``v[:, None]`` for axis
+    1, ``jnp.expand_dims(v, a)``), or the same the other way round (``(new, name[:-k])``): the result has the
+    shape ``name`` had, so a loop that rebinds ``name`` to it keeps one shape (kira's token window, run on JAX
+    0.10.2: one trace for 30 tokens)."""
+    if (index.qualify(call.func) or "").rsplit(".", 1)[-1] != "concatenate" or not call.args \
+            or call.args[0].keyword is not None or not isinstance(call.args[0].value, (cst.Tuple, cst.List)):
+        return False
+    axis_arg = call_argument(call, 1, "axis")
+    axis = int_value(axis_arg.value) if axis_arg is not None else 0
+    parts = [el.value for el in call.args[0].value.elements]
+    if axis is None or axis < 0 or any(isinstance(el, cst.StarredElement) for el in call.args[0].value.elements):
+        return False
+    dropped, added = None, 0
+    for part in parts:
+        if name in _names_read(part):
+            if dropped is not None:
+                return False
+            dropped = _items_dropped(part, name, axis)
+            if dropped is None:
+                return False
+        else:
+            extent = _extent(part, axis, index)
+            if extent is None:
+                return False
+            added += extent
+    return dropped is not None and dropped == added > 0
+
+
+def _items_dropped(part: cst.BaseExpression, name: str, axis: int) -> Optional[int]:
+    """``k`` for ``name[k:]`` / ``name[:-k]`` sliced along ``axis`` (the axes before it taken whole)."""
+    if not (isinstance(part, cst.Subscript) and isinstance(part.value, cst.Name) and part.value.value == name
+            and len(part.slice) > axis):
+        return None
+    for i, element in enumerate(part.slice):
+        s = element.slice
+        if not isinstance(s, cst.Slice) or s.step is not None:
+            return None
+        if i != axis:
+            if s.lower is not None or s.upper is not None:
+                return None
+            continue
+        lower = int_value(s.lower) if s.lower is not None else 0
+        upper = int_value(s.upper) if s.upper is not None else 0
+        if lower is None or upper is None or (lower > 0) == (upper < 0) or lower < 0 or upper > 0:
+            return None
+        return lower or -upper
+    return None
+
+
+def _extent(part: cst.BaseExpression, axis: int, index: ModuleIndex) -> Optional[int]:
+    """How many items ``part`` has along ``axis``, where its form says: a list display (or ``jnp.array`` of
+    one) on axis 0, ``v[None]`` / ``v[:, None]`` (``None`` at the axis, whole slices before it), or
+    ``jnp.expand_dims(v, axis)``."""
+    if isinstance(part, cst.Call) and part.args and part.args[0].keyword is None:
+        q = (index.qualify(part.func) or "").rsplit(".", 1)[-1]
+        if q in ("array", "asarray") and axis == 0:
+            return _extent(part.args[0].value, axis, index)
+        if q == "expand_dims":
+            where = call_argument(part, 1, "axis")
+            return 1 if where is not None and int_value(where.value) == axis else None
+        return None
+    if isinstance(part, (cst.List, cst.Tuple)) and axis == 0:
+        if any(isinstance(el, cst.StarredElement) for el in part.elements):
+            return None
+        return len(part.elements) or None
+    if isinstance(part, cst.Subscript) and len(part.slice) > axis:
+        for i, element in enumerate(part.slice):
+            s = element.slice
+            if i < axis and not (isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None):
+                return None
+            if i == axis:
+                return 1 if isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None" \
+                    else None
+    return None
+
+
 def _counted(loop: cst.CSTNode) -> bool:
     """A loop whose number of iterations is a count the run decides: ``while``, or ``for`` over
     ``range()`` of something other than int literals."""
@@ -2590,7 +2675,14 @@ class MutableStaticSelf(Rule):
     that binds nothing and reads only sizes `__init__` stored), even under a
     test of an argument: a trace that met `None` failed and kept nothing. A
     placeholder the traced code tests (`if self._scale is None:`), or a value
-    built from an argument, is flagged.
+    built from an argument, is flagged. A module function that only computes
+    what it returns (`make_buffer(self.size, 2)` defining closures over its
+    arguments and returning a NamedTuple of them) builds an equivalent value
+    from equal arguments; one that reads or bumps module state does not.
+    A script (a module outside a package) that makes an instance at module
+    level and calls the changing method on it once, outside loops, before any
+    other method of it, sets its starting state: not flagged (called again,
+    or in a loop, it is).
 
     ## Why is this bad?
     The compiled function keeps the attribute values it saw while tracing.
@@ -2668,7 +2760,8 @@ class MutableStaticSelf(Rule):
                                     and not self._set_once_before_wrapped(fn, cls, m, attr)
                                     and not self._initialiser_run_first(entry, cls, m, changes)
                                     and not self._other_test_instance(entry, cls, m)
-                                    and not self._wrapped_again_after(entry, cls, m, attr))
+                                    and not self._wrapped_again_after(entry, cls, m, attr)
+                                    and not self._set_up_once_by_script(cls, m))
                        for attr, methods in changes.items()}  # (a writer that stores the same each run: none)
             stale = sorted(attr for attr in self._attributes_read(fn) if outside.get(attr))
             if not stale or self._dies_with_its_call(entry, {m for attr in stale for m in outside[attr]}, stale):
@@ -2894,6 +2987,56 @@ class MutableStaticSelf(Rule):
             if assigns_attribute(other.node.body, other.node.params.params[0].name.value, flag):
                 return None  # another method may set the flag back
         return i
+
+    def _set_up_once_by_script(self, cls, method_name: str) -> bool:
+        """A script (a module outside a package, running its program at module level) calls the method once
+        on each instance of ``cls`` it makes: every call is a module-level statement outside loops, on a name
+        bound once at module level to ``cls(...)`` (``agent = A2C()``) earlier in the same block, with no
+        method of that instance called between, and no method of the class calls it (nor does its construction
+        call any of its methods, which might trace first). What it stores is each
+        instance's starting state, set before any trace (unstable-baselines' ``agent.transform(rng,
+        optimizer, model)``, then the training loop; JAX 0.10.2: jitted losses equal eager ones)."""
+        index = self.ctx.index
+        calls = [c for c in index.calls_by_name.get("." + method_name, []) if index.qualify(c.func) is None]
+        if index.in_package or not calls:
+            return False
+        if any(_calls_method(method.node, method.params[0][0].name.value, name)
+               for ctor, method in cls.methods.items() if ctor in _SETUP_METHODS and method.params
+               for name in cls.methods):
+            return False  # (construction runs a method, which may trace before the setup)
+        receivers: Set[str] = set()
+        for call in calls:
+            receiver = call.func.value  # type: ignore[attr-defined]
+            if call in index.calls_in_loops or not isinstance(receiver, cst.Name) or receiver.value == "self" \
+                    or receiver.value in receivers or index.owner_of(call) is not None:
+                return False
+            receivers.add(receiver.value)
+            bindings = index.scope_model.module_scope.bindings.get(receiver.value, [])
+            if len(bindings) != 1 or not isinstance(bindings[0].value, cst.Call) \
+                    or not isinstance(bindings[0].value.func, cst.Name) or bindings[0].value.func.value != cls.name:
+                return False
+            if not self._first_method_call(call, bindings[0].node, receiver.value):
+                return False
+        return True
+
+    def _first_method_call(self, call: cst.Call, made: cst.CSTNode, name: str) -> bool:
+        """``call`` stands in a later statement of the block whose statement binds ``name`` at ``made``, and no
+        statement from that one to the call's calls a method of ``name`` but ``call``."""
+        parents = self.ctx.index.parents
+        statement = parents.get(id(call))
+        while statement is not None and not isinstance(statement, (cst.SimpleStatementLine,
+                                                                    cst.BaseCompoundStatement)):
+            statement = parents.get(id(statement))
+        block = parents.get(id(statement))
+        body = list(block.body) if isinstance(block, (cst.Module, cst.IndentedBlock)) else []
+        used = next((i for i, stmt in enumerate(body) if stmt is statement), None)
+        bound = next((i for i, stmt in enumerate(body) if any_node([stmt], lambda n: n is made)), None)
+        if used is None or bound is None or bound > used:
+            return False
+        return not any(any_node([stmt], lambda n: isinstance(n, cst.Call) and n is not call
+                                and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+                                and n.func.value.value == name)
+                       for stmt in body[bound:used + 1])
 
     def _other_test_instance(self, entry: EntryPoint, cls, method_name: str, depth: int = 0) -> bool:
         """A test method of a ``unittest`` test case that changes the attribute but never reaches the wrapper
