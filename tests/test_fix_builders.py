@@ -328,6 +328,46 @@ NO_FIX = {
         def g(x):
             return shrink(lambda y: y * y, x, 1.0)
         """, "JIT203"),
+    # the counter adds up the values of its argument, not its shape: the wrapper would add concrete sums where the
+    # trace stored a tracer, but the core would have to return them
+    "counter that adds a parameter's values": ("""
+        def make():
+            total = 0
+
+            @jax.jit
+            def f(x):
+                nonlocal total
+                total += x.sum()
+                return x * 2
+
+            return f
+        """, "JIT102"),
+    # the positions are also returned: their length would change
+    "nonzero positions returned besides the update": ("""
+        @jax.jit
+        def f(counts, flags):
+            where = jnp.flatnonzero(flags)
+            return counts.at[where].add(1), where
+        """, "JIT401"),
+    # updates of two arrays: no one index is out of range for both
+    "nonzero positions updating two arrays": ("""
+        @jax.jit
+        def f(a, b, flags):
+            where = jnp.flatnonzero(flags)
+            return a.at[where].add(1), b.at[where].set(0)
+        """, "JIT401"),
+    # the counts the loop collects are also summed into a size: there they must stay Python ints
+    "while carry collected into a list that also sizes an array": ("""
+        @jax.jit
+        def f(cdf, n):
+            idx = []
+            j = 0
+            for i in range(4):
+                while cdf[j] < i / 4:
+                    j = j + 1
+                idx.append(j)
+            return jnp.zeros(sum(idx))
+        """, "JIT203"),
 }
 
 

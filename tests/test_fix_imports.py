@@ -239,3 +239,16 @@ def test_a_function_body_reuses_an_import_below_it():
     out = fixed(source)
     assert "return jnp.exp(x)\n" in out
     assert out.count("import jax.numpy as jnp") == 1
+
+
+def test_math_import_of_the_first_block_goes_with_the_blank_lines_after_it():
+    """`import math`, alone in the file's first block, used only by the call the fix rewrites: the file then
+    starts with the next block, not with a blank line."""
+    out = fixed("import math\n\nimport jax\n\n\n@jax.jit\ndef f(x):\n    return math.exp(x)\n")
+    assert out.startswith("import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\n"), out
+    assert "math" not in out
+
+
+def test_math_import_still_used_elsewhere_stays():
+    out = fixed("import math\n\nimport jax\n\nTAU = 2 * math.pi\n\n\n@jax.jit\ndef f(x):\n    return math.exp(x)\n")
+    assert out.startswith("import math\n") and "jnp.exp(x)" in out

@@ -407,6 +407,11 @@ LAMBDA_CELLS = ("import jax\nscale = 2.0\n", "g = jax.jit(lambda x: x * scale)\n
       "print(jax.vmap(g)(jnp.ones(3)))\n"), True),
     # called in a lambda kept for later: it runs whenever that is called, after the rebinding too
     (("later = lambda v: g(v)\n", "print(later(1.0))\n", "scale = 3.0\n", "print(later(1.0))\n"), True),
+    # a transform of it kept under a name (`dg = jax.jit(jax.grad(g))`): stale only where that is called after
+    # (JAX 0.10.2: `dg(1.0)` gives 2.0 after `scale = 3.0`; called only before it, nothing is kept stale)
+    (("dg = jax.jit(jax.grad(g))\n", "print(dg(1.0))\n", "scale = 3.0\n"), False),
+    (("dg = jax.jit(jax.grad(g))\n", "print(dg(1.0))\n", "scale = 3.0\n", "print(dg(1.0))\n"), True),
+    (("dg = jax.jit(jax.grad(g))\n", "scale = 3.0\n", "h = dg\n", "print(h(1.0))\n"), True),
 ])
 def test_a_jitted_lambda_of_a_notebook_is_stale_only_where_called_after_the_rebinding(tmp_path, later, stale):
     """`g = jax.jit(lambda x: x * scale)` in a notebook: the lambda reads `scale` when a call of `g` traces it,

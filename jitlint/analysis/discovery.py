@@ -3067,6 +3067,13 @@ class ModuleIndex:
                 if i == stop and isinstance(self.parents.get(id(ref)), cst.AssignTarget):
                     continue  # (the new binding itself)
                 call = self.parents.get(id(ref))
+                derived = self._transformed_into(ref, stmt)
+                if derived is not None:
+                    # (`gradLL = jax.jit(jax.grad(obj))`: each call of the new wrapper traces the function again)
+                    if depth > 2 or i >= rebinding or derived.value == name or not self._only_called_before(
+                            derived.value, rebinding, derived, depth + 1, since=i):
+                        return False
+                    continue
                 if not (isinstance(call, cst.Call) and call.func is ref) and not self._applied_at_once(ref) \
                         and not self._handed_to_a_run(ref, stmt):
                     return False
@@ -3080,6 +3087,24 @@ class ModuleIndex:
                 elif i >= rebinding or isinstance(stmt, cst.ClassDef):
                     return False  # (a call in the statement that rebinds it, a loop, runs after it too)
         return True
+
+    def _transformed_into(self, ref: cst.Name, stmt: cst.CSTNode) -> Optional[cst.Name]:
+        """``W2 = jax.jit(jax.grad(ref))`` as module statement ``stmt``: the name a chain of JAX transforms of
+        ``ref`` (its first argument each) is bound to; None for any other use."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
+                and isinstance(stmt.body[0].targets[0].target, cst.Name)):
+            return None
+        node: cst.CSTNode = ref
+        while True:
+            arg = self.parents.get(id(node))
+            call = self.parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
+            if not (isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None
+                    and (self.qualify(call.func) or "") in jax_api.WRAPPER_MAKERS):
+                return None
+            if stmt.body[0].value is call:
+                return stmt.body[0].targets[0].target  # type: ignore[return-value]
+            node = call
 
     def _handed_to_a_run(self, ref: cst.Name, stmt: cst.CSTNode) -> bool:
         """``ref`` is an argument of the call that module statement ``stmt`` makes (``train(EF_predictor,

@@ -1619,10 +1619,39 @@ def _static_carry_escapes(loop: cst.CSTNode, carry: List[str], ctx: FixContext) 
             if isinstance(parent, cst.Arg) and ctx.facts.value(child).kind is Kind.STATIC:
                 call = ctx.parent(parent)
                 if isinstance(call, cst.Call) and not (ctx.index.qualify(call.func) or "").startswith(
-                        ("jax.numpy.", "jax.lax.", "math.", "jax.debug.")) and not _printing(call, ctx):
+                        ("jax.numpy.", "jax.lax.", "math.", "jax.debug.")) and not _printing(call, ctx) \
+                        and not _collected_for_an_array(call, loop, ctx):
                     return True
         stack.extend(iter_children(n))
     return False
+
+
+def _collected_for_an_array(call: cst.Call, loop: cst.CSTNode, ctx: FixContext) -> bool:
+    """``idx.append(j)`` into a list the function binds once, to ``[]``, and reads otherwise only as an argument
+    of ``jax.numpy`` functions (``jnp.stack(idx)``): an array is made of what it collects, a tracer as well as
+    a number."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in ("append", "insert")
+            and isinstance(func.value, cst.Name)):
+        return False
+    holder = ctx.parent(loop)
+    while holder is not None and not isinstance(holder, (cst.FunctionDef, cst.Lambda)):
+        holder = ctx.parent(holder)
+    scope = ctx.index.infos.get(holder) if isinstance(holder, cst.FunctionDef) else None
+    if scope is None:
+        return False
+    name = func.value.value
+    value = scope.scope.single_value(name)
+    if not (isinstance(value, cst.List) and not value.elements):
+        return False
+    for ref in name_references(scope.node.body, name):
+        holder = ctx.parent(ref)
+        if holder is func or isinstance(holder, cst.AssignTarget):
+            continue
+        outer = ctx.parent(holder) if isinstance(holder, cst.Arg) else None
+        if not (isinstance(outer, cst.Call) and (ctx.index.qualify(outer.func) or "").startswith("jax.numpy.")):
+            return False
+    return True
 
 
 def _printing(call: cst.Call, ctx: FixContext) -> bool:

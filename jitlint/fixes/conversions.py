@@ -292,24 +292,68 @@ def to_jnp_math(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     (``ConcretizationTypeError`` under jit); jax.numpy computes the same function on the array."""
     if not isinstance(node, cst.Call):
         return None
-    q = ctx.index.qualify(node.func)
-    name = q[len("math."):] if q is not None and q.startswith("math.") else None
-    if name not in _MATH_TWINS or any(arg.keyword is not None or arg.star for arg in node.args):
+    found = _math_twin(node.func, ctx)
+    if found is None or any(arg.keyword is not None or arg.star for arg in node.args):
         return None
-    arity = 2 if name in ("atan2", "hypot", "copysign", "pow") else 1
-    if len(node.args) != arity:
+    name, twin, jnp, imports = found
+    if len(node.args) != (2 if name in _TWO_ARGUMENTS else 1):
         return None
-    spelled = ctx.import_name("jax.numpy")
-    if spelled is None:
-        return None
-    jnp, imports = spelled
-    twin = _MATH_RENAMED.get(name, name)
     new = node.with_changes(func=ctx.expr(f"{jnp}.{twin}"))
     edit = ctx.replace(node, new)
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}`, which computes on arrays: `math.{name}` needs a "
-                   "Python float", (edit,) + tuple(imports))
+                   "Python float", (edit,) + imports + _math_import_left_unused(node.func, ctx))
+
+
+_TWO_ARGUMENTS = frozenset({"atan2", "hypot", "copysign", "pow"})
+
+
+def _math_twin(func: cst.BaseExpression, ctx: FixContext) -> Optional[Tuple[str, str, str, Tuple[Edit, ...]]]:
+    """For ``math.<name>`` with a ``jax.numpy`` twin: the name, the twin's name, how ``jax.numpy`` is spelled
+    here and the edits importing it."""
+    q = ctx.index.qualify(func)
+    name = q[len("math."):] if q is not None and q.startswith("math.") else None
+    spelled = ctx.import_name("jax.numpy") if name in _MATH_TWINS else None
+    if spelled is None:
+        return None
+    return name, _MATH_RENAMED.get(name, name), spelled[0], tuple(spelled[1])  # type: ignore[return-value]
+
+
+def _math_import_left_unused(reference: cst.BaseExpression, ctx: FixContext) -> Tuple[Edit, ...]:
+    """The edit removing the import of ``math`` (or of the function) when ``reference`` is its only use."""
+    from jitlint.fixes.imports import removal
+
+    head = reference
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name):
+        return ()
+    edit = removal(ctx, head.value, [head])
+    return (edit,) if edit is not None else ()
+
+
+@rewrites("JIT301")
+def to_jnp_math_map(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``a, b = map(math.radians, x)`` of a traced ``x`` unpacked at once -> ``a, b = jnp.radians(x)``: the
+    array's items along its first axis, as the map gave the converted items."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "map"
+            and len(node.args) == 2):
+        return None
+    assign = ctx.parent(node)
+    if not (isinstance(assign, cst.Assign) and assign.value is node and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))):
+        return None
+    found = _math_twin(node.args[0].value, ctx)
+    if found is None or found[0] in _TWO_ARGUMENTS:
+        return None
+    name, twin, jnp, imports = found
+    edit = ctx.replace(node, cst.Call(func=ctx.expr(f"{jnp}.{twin}"), args=[node.args[1].with_changes(
+        comma=cst.MaybeSentinel.DEFAULT)]))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Use `{jnp}.{twin}` on the array: `math.{name}` needs a Python float for "
+                   "each item", (edit,) + imports + _math_import_left_unused(node.args[0].value, ctx))
 
 
 @rewrites("JIT301")

@@ -281,6 +281,9 @@ def removal(ctx: "FixContext", name: str, uses: Sequence[cst.Name]) -> Optional[
     start, end = _code_start(ctx, i), _statement_end(ctx, i)
     if _alone_in_block(ctx, i):
         start = ctx.statement_offset(i)  # the blank lines that set the block off go with it
+    elif i == 0 and len(ctx.module.body) > 1 and ctx.module.body[1].leading_lines \
+            and all(line.comment is None for line in ctx.module.body[1].leading_lines):  # type: ignore[attr-defined]
+        end = _code_start(ctx, 1)  # (the first block of the file: the blank lines after it go, not a line too few)
     return Edit(start, end, "")
 
 

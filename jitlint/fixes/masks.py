@@ -392,6 +392,86 @@ def to_leading_positions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
+#: the ``.at[...]`` updates that drop an out-of-range index (JAX's default for scatters)
+_AT_UPDATES = frozenset({"set", "add", "multiply", "divide", "min", "max", "power"})
+
+
+@rewrites("JIT401")
+def to_dropped_positions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT401: ``idx = jnp.nonzero(m)[0]`` (or ``jnp.flatnonzero(m)``), perhaps cut to its first ``k``
+    (``[:k]``), whose every read is the index of an update of one array, ``out = out.at[idx].set(v)`` (or
+    ``add``, ...), ``v`` perhaps gathering ``y[idx]`` -> ``size=m.size, fill_value=out.shape[0]``: the
+    positions found come first, as before, and the slots past them hold an index one past ``out``'s end,
+    whose update JAX drops (a gather there clamps, for a value that is dropped). UNSAFE: an update with
+    ``mode="clip"`` or ``"promise_in_bounds"`` would not drop it (not taken: no ``mode=``), and the index
+    array is longer, of fixed length."""
+    q = ctx.index.qualify(node.func) if isinstance(node, cst.Call) else None
+    if q not in ("jax.numpy.nonzero", "jax.numpy.flatnonzero") or len(node.args) != 1 \
+            or node.args[0].keyword is not None or node.args[0].star:  # type: ignore[union-attr]
+        return None
+    positions: cst.BaseExpression = node  # type: ignore[assignment]
+    if q == "jax.numpy.nonzero":
+        parent = ctx.parent(node)
+        if not isinstance(parent, cst.Subscript) or parent.value is not node or len(parent.slice) != 1 \
+                or not isinstance(parent.slice[0].slice, cst.Index) or int_value(parent.slice[0].slice.value) != 0:
+            return None
+        positions = parent
+    parent = ctx.parent(positions)
+    if isinstance(parent, cst.Subscript) and parent.value is positions and len(parent.slice) == 1 \
+            and isinstance(parent.slice[0].slice, cst.Slice) and parent.slice[0].slice.lower is None \
+            and parent.slice[0].slice.step is None:
+        positions = parent  # (its first `k`)
+    assign = ctx.parent(positions)
+    fn = ctx.enclosing_function(node)
+    if fn is None or not (isinstance(assign, cst.Assign) and assign.value is positions and len(assign.targets) == 1
+                          and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    name = assign.targets[0].target.value
+    if len([b for b in fn.scope.bindings_of(name)]) != 1:
+        return None
+    updated: Set[str] = set()
+    updates: List[cst.Call] = []
+    gathers: List[cst.Subscript] = []
+    for ref in name_references(fn.node.body, name):
+        if ref is assign.targets[0].target:
+            continue
+        element = ctx.parent(ctx.parent(ref))  # Index -> SubscriptElement
+        item = ctx.parent(element)
+        if not (isinstance(ctx.parent(ref), cst.Index) and isinstance(item, cst.Subscript) and len(item.slice) == 1):
+            return None
+        at = item.value
+        method = ctx.parent(item)
+        call = ctx.parent(method)
+        if isinstance(at, cst.Attribute) and at.attr.value == "at" and isinstance(at.value, cst.Name) \
+                and isinstance(method, cst.Attribute) and method.attr.value in _AT_UPDATES \
+                and isinstance(call, cst.Call) and call.func is method \
+                and not any(a.keyword is not None and a.keyword.value == "mode" for a in call.args):
+            updated.add(at.value.value)
+            updates.append(call)
+        else:
+            gathers.append(item)
+    if len(updated) != 1 or any(not any(_within(g, call, ctx) for call in updates) for g in gathers):
+        return None
+    mask = node.args[0].value  # type: ignore[union-attr]
+    size = ctx.expr("{m}.size", m=mask if isinstance(mask, (cst.Name, cst.Attribute)) else
+                    mask.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+    fill = ctx.expr(f"{next(iter(updated))}.shape[0]")
+    eq = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    new = node.with_changes(args=[node.args[0].with_changes(comma=_COMMA),  # type: ignore[union-attr]
+                                  cst.Arg(size, keyword=cst.Name("size"), equal=eq, comma=_COMMA),
+                                  cst.Arg(fill, keyword=cst.Name("fill_value"), equal=eq)])
+    edit = ctx.replace(node, new)
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, "Pass `size=` and an out-of-range `fill_value=`: the positions keep a "
+                   "fixed length, and the updates at the fill index are dropped", (edit,))
+
+
+def _within(node: cst.CSTNode, call: cst.Call, ctx: FixContext) -> bool:
+    """``node`` is inside one of ``call``'s arguments."""
+    return any(a is call for a in ctx.ancestors(node))
+
+
 @rewrites("JIT401")
 def to_position_count(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT401: positions that are only counted -- ``len(jnp.argwhere(c))``, ``jnp.argwhere(c).shape[0]``,

@@ -1351,7 +1351,8 @@ def to_host_wrapper(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
     Only the statements that open the body (after its docstring) and update a ``global`` / ``nonlocal``
     name, or an item or attribute of a global or outer object, with values that read nothing of the
-    function (no parameter, no local: a counter's ``+= 1``, a literal) are moved, with their
+    function (no local, and of a parameter only its ``shape`` / ``ndim`` / ``size`` / ``dtype`` or ``len``,
+    which the wrapper reads of the same argument: a counter's ``+= 1``, ``+= x.shape[0]``) are moved, with their
     declarations; such an update further down, at the body's top level, goes after the call (``result =
     _rate(x); scans += 1; return result``) where the body leaves only by its last statement.  The finding
     must be one of them, and the rest of the body must not name what they update.  The function must be a ``def`` whose one decorator is a jit, not ``async``, no generator.
@@ -1438,9 +1439,23 @@ def _host_update(stmt: cst.BaseStatement, fn, ctx: FixContext) -> Optional[set]:
             if root is not target and root.value in own:
                 return None
             names.add(root.value)
-        if any(ref.value in own for ref in name_references(value)):
+        params = {p.name.value for p, _ in fn.params}
+        if any(ref.value in own and not (ref.value in params and _static_facet(ref, ctx))
+               for ref in name_references(value)):
             return None
     return names
+
+
+def _static_facet(ref: cst.Name, ctx: FixContext) -> bool:
+    """``p.shape`` / ``p.ndim`` / ``p.size`` / ``p.dtype`` or ``len(p)`` of the parameter ``p``: what the plain
+    wrapper reads of the argument it is given is what the trace read (``n += x.shape[0]`` counts rows on every
+    call)."""
+    parent = ctx.parent(ref)
+    if isinstance(parent, cst.Attribute) and parent.value is ref:
+        return parent.attr.value in ("shape", "ndim", "size", "dtype")
+    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" \
+        and len(call.args) == 1 and ctx.facts.read_scope.get(call.func) == "builtin"
 
 
 # ============================================================ JIT104: a file written in traced code

@@ -53,6 +53,12 @@ class PythonBranchOnTracer(Rule):
     In a test, `a and b` / `a or b` converts `a` to bool first, so a traced
     `a` is flagged whatever `b` is (`if not x > 0 and flag:`).
 
+    Also flagged: an identity test of a traced value with `True` or `False`
+    (`if validate is True:`, a flag passed to the jit but not static). It
+    raises nothing: a tracer is never one of Python's bools, so under jit
+    the test always has one answer and its branch never runs (nor is it
+    traced), where eagerly a `True` passed runs it.
+
     ## Why is this bad?
     Python needs a concrete `True` or `False`, and a tracer has none:
     `jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced
@@ -180,6 +186,15 @@ class PythonBranchOnTracer(Rule):
 
     def _check(self, test: cst.BaseExpression, what: str, advice: Optional[str] = None) -> None:
         test = truth_operand(test)
+        for part in _conjuncts(test):
+            flag = self._identity_with_bool(part)
+            if flag is not None:
+                name, answer = flag
+                self.report(part, f"`{self.ctx.code(part)}` is always {answer} under jit: a traced value is never "
+                                  f"Python's `True` or `False` (eagerly a bool passed as `{name}` decides it); make "
+                                  f"`{name}` static",
+                            self.ctx.value(part.left if _is_bool_literal(part.comparisons[0].comparator)  # type: ignore
+                                           else part.comparisons[0].comparator).reason)  # type: ignore
         value = self.ctx.value(test)
         while not is_traced_array(value) and isinstance(test, cst.BooleanOperation):
             # `a and b` / `a or b` converts `a` to bool whatever `b` is: a traced `a` fails first
@@ -189,6 +204,20 @@ class PythonBranchOnTracer(Rule):
             # where neither rewrite applies, the advice that does (shown as the finding's help)
             hint = Fix(Applicability.DISPLAY_ONLY, advice, ()) if advice else None
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason, hint)
+
+    def _identity_with_bool(self, test: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+        """``x is True`` / ``x is not False`` (either way round), ``x`` a traced value: the code of ``x`` and
+        what the test always gives under jit."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
+            return None
+        left, right = test.left, test.comparisons[0].comparator
+        if _is_bool_literal(left):
+            left, right = right, left
+        if not _is_bool_literal(right) or _is_bool_literal(left) or not is_traced_array(self.ctx.value(left)) \
+                or self.ctx.value(left).optional:
+            return None
+        return self.ctx.code(left), "True" if isinstance(test.comparisons[0].operator, cst.IsNot) else "False"
 
     def visit_If(self, node: cst.If) -> None:
         # (`if test: break`: the fix layer rewrites the loop, or advises `lax.while_loop` where it cannot)
@@ -228,6 +257,17 @@ class PythonBranchOnTracer(Rule):
         if value.kind is Kind.TRACED:
             self.report(node, f"chained comparison `{self.ctx.code(node)}` converts a traced value to a Python bool",
                         value.reason)
+
+
+def _is_bool_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The operands of ``and`` / ``or`` in ``test`` (``test`` itself when it is neither)."""
+    if isinstance(test, cst.BooleanOperation):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
 
 
 class RangeOverTracer(Rule):

@@ -133,7 +133,10 @@ class ConcretizeTracer(Rule):
     `jax.numpy` function of the same meaning (`jnp.exp`, `jnp.arctan2`,
     `jnp.power`): UNSAFE, as above (an array in float32 where `math`
     computed a Python float in float64); `import math` stays. Not `floor`,
-    `ceil`, `trunc`: they give a Python int, `jnp.floor` a float.
+    `ceil`, `trunc`: they give a Python int, `jnp.floor` a float. So does
+    `lat, lon = map(math.radians, a)` unpacked at once -> `lat, lon =
+    jnp.radians(a)`: unpacking the array gives its items along the first
+    axis, as the map gave the converted items (UNSAFE, as above).
 
     `a, b, c, d = x.tolist()` of a traced `x` -> `a, b, c, d = x`, where
     every name is used only as array data (as above): unpacking the array
@@ -165,6 +168,17 @@ class ConcretizeTracer(Rule):
         ctx = self.ctx
         func = node.func
         first = node.args[0].value if node.args else None
+        if isinstance(func, cst.Name) and func.value == "map" and ctx.facts.read_scope.get(func) == "builtin" \
+                and len(node.args) == 2 and not any(arg.star or arg.keyword for arg in node.args):
+            # `map(math.radians, a)`: the function runs on each item of a traced `a`, a 0-d tracer
+            each = node.args[0].value
+            named = ctx.qualify(each) or (each.value if isinstance(each, cst.Name)
+                                          and ctx.facts.read_scope.get(each) == "builtin" else "")
+            if ((named.startswith("math.") and named != "math.prod") or named in _CONCRETIZING_BUILTINS) \
+                    and _traced_array(ctx.value(node.args[1].value)):
+                self.report(node, f"`{ctx.code(each)}` mapped over traced `{ctx.code(node.args[1].value)}` needs a "
+                                  "concrete value for each item", ctx.value(node.args[1].value).reason)
+            return
         if isinstance(func, cst.Name) and func.value in _CONCRETIZING_BUILTINS:
             value = ctx.value(first) if first is not None else None
             if value is not None and func.value == "bool" and not value.traced_array:

@@ -98,7 +98,12 @@ class ValueDependentShape(Rule):
     `ys.mean()`, `jnp.sum(xs)`) become every position, `jnp.indices(mask.shape)`,
     summed where the mask holds (`jnp.where(mask, ys, 0).sum()`, a mean
     divided by `mask.sum()`; the mask bound to a name first): UNSAFE, an
-    integer sum is of the default integer type.
+    integer sum is of the default integer type. Positions read only as the
+    index of updates of one array (`idx = jnp.nonzero(m)[0][:k]`, then `out
+    = out.at[idx].set(y[idx])`, `.add`, ...) get `size=m.size,
+    fill_value=out.shape[0]`: the positions found come first as before, and
+    the padding indexes one past `out`'s end, an update JAX drops (UNSAFE:
+    the index array is longer; not with a `mode=`).
 
     ## References
     - [`NonConcreteBooleanIndexError`](https://docs.jax.dev/en/latest/errors.html)
