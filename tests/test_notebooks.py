@@ -517,3 +517,33 @@ def test_a_global_rebound_while_an_imported_module_loads_is_stale_only_after_an_
     (tmp_path / "user.py").write_text("from lib import g\n\nprint(g(1.0))\n")
     found = json.loads(_check(tmp_path, "--format", "json", "lib.py").stdout)
     assert [d["code"] for d in found] == (["JIT101"] if stale else [])
+
+
+RECORD_CELLS = (
+    "import collections, functools\nimport jax, jax.numpy as jnp\n"
+    "State = collections.namedtuple('State', 'w step')\n",
+    "class Learner:\n    def __init__(self):\n        self.state = State(jnp.ones(2), 0)\n\n"
+    "    @functools.partial(jax.jit, static_argnums=0)\n    def _step(self, state):\n"
+    "        return State(state.w * 0.5, state.step + 1)\n\n"
+    "    def update(self):\n        self.state = self._step(self.state)\n",
+    "agent = Learner()\nagent.update()\n",
+)
+
+
+@pytest.mark.parametrize("later, stale", [
+    # the global is bound again for another model once this one is done with
+    (("State = collections.namedtuple('State', 'w target step')\n",), False),
+    # the object still runs after it: the kept trace builds the old record, where eagerly the new one raises
+    (("State = collections.namedtuple('State', 'w target step')\n", "agent.update()\n"), True),
+    # the name is bound to another object first: what runs after is not this class's
+    (("agent = object()\n", "State = collections.namedtuple('State', 'w target step')\n", "print(agent)\n"), False),
+    # the class itself is made again after it
+    (("State = collections.namedtuple('State', 'w target step')\n", "other = Learner()\n"), True),
+])
+def test_a_global_a_class_reads_is_stale_only_where_the_class_runs_after_the_rebinding(tmp_path, later, stale):
+    """A notebook's class whose jitted method builds `State(...)`, a global the notebook binds again later for
+    another model (JAX 0.10.2: run after the rebinding, the jitted method still builds the old `State`, and
+    eagerly the call raises `TypeError`); where nothing of the class runs after it, nothing is stale."""
+    (tmp_path / "nb.ipynb").write_bytes(notebook(*(RECORD_CELLS + later)))
+    found = json.loads(_check(tmp_path, "--format", "json", "nb.ipynb").stdout)
+    assert [d["code"] for d in found] == (["JIT101"] if stale else [])

@@ -3011,6 +3011,9 @@ class ModuleIndex:
             first = self._first_use_of_class(top.cls.name, position)
             if first is None or info.last_statement < first:
                 return False  # (a notebook that defines a class, sets its data up, then makes the object)
+            if self.never_imported and all(r < first or self._class_unused_after(top.cls.name, r)
+                                           for r in info.statements if r > position):
+                return False  # (a notebook that rebinds the global for another model once this one is done)
         return position is None or info.last_statement > position
 
     def _first_use_of_class(self, name: str, defined: int) -> Optional[int]:
@@ -3025,6 +3028,38 @@ class ModuleIndex:
             if any(n.value in reaching for n in name_references(stmt)):
                 return i
         return None
+
+    def _class_unused_after(self, name: str, rebinding: int) -> bool:
+        """No module statement after ``rebinding`` names the class ``name``, a module-level function or wrapper
+        that names it, or an object module-level code made of it (``agent = Agent(...)``) where that binding
+        still holds (``agent = dqn.DQN(...)`` before it binds another object): no method of the class runs
+        after the rebinding, in a notebook or a script that nothing imports (their own statements are all the
+        calls there are). A function that names such an object counts as naming the class."""
+        users = set(self._reaching(name))
+        made: Dict[str, Set[int]] = {}  # object names -> the assignments binding them to an object of it
+        for stmt in self.module.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) \
+                        and isinstance(_call_root(small.value.func), cst.Name) \
+                        and _call_root(small.value.func).value in users:  # type: ignore[union-attr]
+                    for target in small.targets:
+                        for obj in flat_targets(target.target):
+                            if isinstance(obj, cst.Name):
+                                made.setdefault(obj.value, set()).add(id(small))
+        for obj in made:
+            users |= {u for u in self._reaching(obj) if u != obj}  # (functions reading the object)
+        for i, stmt in enumerate(self.module.body):
+            if i <= rebinding or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            for ref in name_references(stmt):
+                if ref.value in users:
+                    return False
+                if ref.value in made and not isinstance(self.parents.get(id(ref)), cst.AssignTarget):
+                    bound = [b for b in self.scope_model.module_scope.bindings_of(ref.value) if b.binds_value]
+                    reaching = bound[0] if len(bound) == 1 else self.module_reaching(ref.value, ref)
+                    if not isinstance(reaching, Binding) or id(reaching.node) in made[ref.value]:
+                        return False
+        return True
 
     def _wrapper_unused_after(self, holder: cst.CSTNode, rebinding: int) -> bool:
         """A notebook's or script's ``W = jax.jit(lambda ...)`` (the module statement ``holder``) whose name is
@@ -3430,8 +3465,11 @@ class ModuleIndex:
             self._names_read = {}
             for fn in self.functions.values():
                 if fn.parent is None and fn.cls is None:  # (its own variables are not the module's names)
+                    # (a parameter's own name is no read of the module's name)
                     self._names_read[fn.name] = {n.value for n in name_references(fn.node)
-                                                 if not self._names_a_local(n, fn.node)}
+                                                 if not self._names_a_local(n, fn.node)
+                                                 and not (isinstance(self.parents.get(id(n)), cst.Param)
+                                                          and self.parents[id(n)].name is n)}
             for stmt in self.module.body:
                 for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
                     if isinstance(small, cst.Assign):  # `step = jax.jit(loss)`: the wrapper reaches `loss`

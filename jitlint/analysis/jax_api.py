@@ -130,7 +130,6 @@ TRACED_BODIES = {
     "jax.lax.cond": ((1, "true_fun"), (2, "false_fun")),
     "jax.lax.switch": ((1, "branches"),),
     "jax.lax.map": ((0, "f"),),
-    "jax.lax.associative_scan": ((0, "fn"),),
     "jax.lax.custom_root": ((0, "f"), (2, "solve"), (3, "tangent_solve")),
     "jax.lax.custom_linear_solve": ((0, "matvec"),),
     "jax.lax.reduce": ((2, "computation"),),
@@ -215,6 +214,9 @@ TREE_MAPS = {
     "jax.tree_util.tree_map_with_path": 0,
     "jax.tree.map_with_path": 0,
     "equinox.filter_grad": None,
+    # Python code that calls `fn` on slices of the elements it is given, traced or not (JAX 0.10.2: outside a
+    # jit, `fn` sees concrete arrays and `print` shows their values)
+    "jax.lax.associative_scan": 0,
 }
 
 #: modules whose function results are arrays computed by JAX (traced in traced code)
@@ -581,7 +583,7 @@ TRACE_ACTIVE_TESTS = {"jax.core.trace_ctx.is_top_level": False}
 
 #: JAX libraries whose functions return arrays computed from array arguments
 ECOSYSTEM_PACKAGES = ("optax.", "equinox.", "flax.", "haiku.", "distrax.", "numpyro.", "diffrax.",
-                      "jaxopt.", "einops.", "chex.", "jraph.", "optimistix.", "lineax.")
+                      "jaxopt.", "einops.", "chex.", "jraph.", "optimistix.", "lineax.", "flashbax.")
 
 #: methods that, called with traced arguments, return arrays (models, optimisers, distributions)
 ARRAY_RESULT_METHODS = frozenset({"apply", "update", "sample", "log_prob", "prob", "cdf", "entropy"})

@@ -149,15 +149,17 @@ class RuleContext:
 
     def builds_purely(self, call: cst.Call) -> bool:
         """A call whose result depends only on its arguments, as far as rebuilding a value goes: a JAX
-        function or transform (``jax.grad(self._loss)``), an optax optimizer or transformation (a NamedTuple
-        of pure functions of its hyperparameters: ``optax.adam(learning_rate=self.config.lr)``),
+        function or transform (``jax.grad(self._loss)``), a factory of a JAX library (an optax optimizer, a
+        flashbax buffer: a NamedTuple of pure functions of its hyperparameters, ``optax.adam(learning_rate=
+        self.config.lr)``; not one of their random draws),
         ``functools.partial``, ``dataclasses.replace`` (a copy with the given fields), a class of the
         checked code (``Buffer(self.size)``, ``models.UNet(num_channels=self.num_channels)``), or a module
         function whose body only computes what it returns (idempotence.pure_function)."""
         q = self.qualify(call.func)
         if q is not None:
             # a class of another module of the checked code builds from its arguments as one of this module
-            return q.startswith(("jax.", "optax.")) or q in ("functools.partial", "dataclasses.replace") \
+            return q.startswith("jax.") or (q.startswith(jax_api.ECOSYSTEM_PACKAGES) and ".random" not in q) \
+                or q in ("functools.partial", "dataclasses.replace") \
                 or self.facts.names_class(call.func)
         if not isinstance(call.func, cst.Name):
             return False

@@ -2611,7 +2611,8 @@ class MutableStaticSelf(Rule):
     rebinds, a call of another method of the class or of `np.random`, or a
     mutation of a list it did not build keeps its writes as changes. So is
     the one method binding an attribute to a value built from the object
-    alone by a pure builder -- a JAX transform, an optax optimizer
+    alone by a pure builder -- a JAX transform, a JAX library's factory
+    such as an optax optimizer or a flashbax buffer, not a random draw
     (`self.opt = optax.adam(learning_rate=self.config.lr)` at the top of
     `train`), `functools.partial`, a class of the checked code: each run
     builds an equal value; built from a parameter (`optax.sgd(lr)`), it

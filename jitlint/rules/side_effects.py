@@ -135,8 +135,10 @@ class MutableGlobalRead(Rule):
     `jax.eval_shape(lambda p: model.init(p), x)`, a lax body): JAX keys its
     trace caches on the function object, and each evaluation makes a new one,
     traced again. Nor a read only for what a host
-    `print` or log call shows while tracing (`print(jax.typeof(G))`): it is
-    read at each trace and enters nothing of the program kept.
+    `print` or log call shows while tracing (`print(jax.typeof(G))`), or
+    only for whether it shows anything (`if VERBOSE >= 2: print("compiling")`,
+    every branch a print or log call of no traced value): it is read at each
+    trace and enters nothing of the program kept.
     Nor is state that only scopes entered while tracing change: module-level
     functions, called only from traced code, that set attributes of it and
     set them back in a `finally` (a context manager entered inside a traced
@@ -174,6 +176,11 @@ class MutableGlobalRead(Rule):
     the callable, so the new one traces anew and reads the new value
     (`jax.jit(loss)` made again is served from the cache of `loss`, with the
     old value, and is flagged).
+    Nor, there, is a global that a class's method reads and that the notebook
+    binds again only after the last statement naming the class or an object
+    made of it (`State = namedtuple(...)` again for another model, once
+    `agent` is bound to another object or no longer used): no method of the
+    class runs after the change.
     Nor is a global bound several times, all before the module statement
     that makes the lambda reading it (`params = None`, `if params is None:
     params = init(...)`, then `f = jax.jit(lambda x: apply(params, x))`): the
@@ -510,7 +517,29 @@ class MutableGlobalRead(Rule):
             if isinstance(parent, cst.Call) and current is not parent.func and _host_display(ctx, parent):
                 return True
             current, parent = parent, ctx.parent(parent)
-        return False
+        # the test of an `if` that only prints or logs (`if _VERBOSE >= 2: print(msg)`): it decides what the
+        # host shows while tracing, and the program kept is the same either way
+        return isinstance(parent, cst.If) and current is parent.test and self._only_displays(parent)
+
+    def _only_displays(self, node: cst.If) -> bool:
+        """Every statement of the ``if`` (and of its ``elif`` / ``else``) is a host ``print`` or log call that
+        shows no traced value (one that does is JIT103's or JIT104's, and its fix, a staged print, would make
+        the test decide what the program kept does)."""
+        ctx = self.ctx
+        branch: Optional[cst.CSTNode] = node
+        while branch is not None:
+            body = branch.body if isinstance(branch, (cst.If, cst.Else)) else None
+            statements = body.body if isinstance(body, cst.IndentedBlock) else \
+                [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) else None
+            if not statements or not all(
+                    isinstance(stmt, cst.SimpleStatementLine) and all(
+                        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                        and _host_display(ctx, small.value)
+                        and not any(ctx.value(arg.value).kind is Kind.TRACED for arg in small.value.args)
+                        for small in stmt.body) for stmt in statements):
+                return False
+            branch = branch.orelse if isinstance(branch, cst.If) else None
+        return True
 
     def _callback_method(self, node: cst.Name, info) -> bool:
         """``jax.debug.callback(G.append, x)``: the trace keeps the method of the object ``G`` is bound
