@@ -412,6 +412,9 @@ def _array_use(expr: cst.BaseExpression, ctx: FixContext, function: cst.Function
             and ctx.index.qualify(ctx.parent(parent).func) in _PREDICATE_TAKERS  # type: ignore[union-attr]
     if isinstance(parent, cst.Comparison):
         return _compared_use(parent, expr, ctx, function, depth)
+    if isinstance(parent, cst.ComparisonTarget) and parent.comparator is expr:  # (the right side: `x >= k + 1`)
+        comparison = ctx.parent(parent)
+        return isinstance(comparison, cst.Comparison) and _compared_use(comparison, expr, ctx, function, depth)
     if isinstance(parent, cst.BinaryOperation):
         if not isinstance(parent.operator, _ARITHMETIC + ((cst.Power,) if is_float else ())):
             return False
