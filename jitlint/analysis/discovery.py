@@ -26,6 +26,7 @@ from jitlint.analysis.scopes import (
 )
 from jitlint.analysis.syntax import (
     flat_targets,
+    stored_values,
     substitute_names,
     any_between,
     any_node,
@@ -4077,31 +4078,18 @@ class ModuleIndex:
         for ctor in CONSTRUCTION_METHODS | self.construction_helpers(cls):
             method = cls.methods.get(ctor)
             if method is not None and assigns_attribute(method.node, "self", attr):
-                if not self._binds_only_none(method.node, attr) or not self._none_would_raise(cls, attr):
+                # every binding there a plain `self.<attr> = None` (None from stored_values: another form)
+                stores = _stores_of(method.node, attr)
+                if not stores or not all(isinstance(v, cst.Name) and v.value == "None" for v in stores) \
+                        or not self._none_would_raise(cls, attr):
                     return False
                 placeholder = True
         fixed = {a for a in self._attributes_of_class(cls) if a not in changes} - _changed_in_place(cls)
-        one_expression = placeholder and len({self.module.code_for_node(value) for name in writers if name in cls.methods
-                                              for value in _values_stored(cls.methods[name].node, attr)}) == 1
+        stored = [v for name in writers if name in cls.methods for v in _stores_of(cls.methods[name].node, attr)]
+        one_expression = placeholder and None not in stored \
+            and len({self.module.code_for_node(v) for v in stored}) == 1  # type: ignore[arg-type]
         return all(name in cls.methods and stores_one_value(self, cls, cls.methods[name], attr, fixed, one_expression)
                    for name in writers)
-
-    @staticmethod
-    def _binds_only_none(node: cst.CSTNode, attr: str) -> bool:
-        """Every binding of ``self.<attr>`` in ``node`` is a plain ``self.<attr> = None``."""
-        stack: List[cst.CSTNode] = [node]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
-                for target in targets:
-                    if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
-                           and t.attr.value == attr for t in unpacked_targets(target)):
-                        if isinstance(n, cst.AugAssign) or target is not targets[0] or len(targets) != 1 \
-                                or not (isinstance(n.value, cst.Name) and n.value.value == "None"):
-                            return False
-            stack.extend(iter_children(n))
-        return True
 
     def _none_would_raise(self, cls: ClassInfo, attr: str) -> bool:
         """Every read of ``self.<attr>`` in the methods of ``cls`` fails when it holds ``None``: an argument of
@@ -4136,7 +4124,8 @@ class ModuleIndex:
                         (isinstance(parent, cst.Attribute) and not parent.attr.value.startswith("__")):
                     continue
                 call = self.parents.get(id(parent)) if isinstance(parent, cst.Arg) else None
-                if isinstance(call, cst.Call) and (self.qualify(call.func) or "").startswith(("jax.numpy.", "jax.lax.")):
+                if isinstance(call, cst.Call) \
+                        and (self.qualify(call.func) or "").startswith(("jax.numpy.", "jax.lax.")):
                     continue
                 if isinstance(parent, cst.Comparison) and self._raises_on_none(parent):
                     continue  # `if self.mask is None: raise ValueError`
@@ -5018,34 +5007,15 @@ def _one_iteration_test(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
         return False
     if not (isinstance(counter, cst.Name) and counter.value == left.value):
         return False
-    return not any(counter.value in names_bound_in(stmt) for stmt in _statements_under(loop.body))
+    return counter.value not in names_bound_in(loop.body)
 
 
-def _statements_under(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The statements in ``node`` (nested blocks too, not the functions and classes it defines)."""
-    out: List[cst.CSTNode] = []
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            out.append(item)
-        if not isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(iter_children(item))
-    return out
-
-
-def _values_stored(node: cst.CSTNode, attr: str) -> List[cst.BaseExpression]:
-    """The values of the plain assignments ``self.<attr> = value`` in ``node``."""
-    out: List[cst.BaseExpression] = []
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
-                                             and t.target.value.value == "self" and t.target.attr.value == attr
-                                             for t in n.targets):
-            out.append(n.value)
-        stack.extend(iter_children(n))
-    return out
+def _stores_of(method: cst.CSTNode, attr: str) -> List[Optional[cst.BaseExpression]]:
+    """What the method's own body stores in ``self.<attr>`` (see syntax.stored_values: None for a store of
+    another form, unpacked or augmented)."""
+    body = method.body if isinstance(method, cst.FunctionDef) else method
+    return list(stored_values([body], lambda t: isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
+                              and t.value.value == "self" and t.attr.value == attr))
 
 
 def _changed_in_place(cls: ClassInfo) -> Set[str]:

@@ -110,6 +110,14 @@ def none_test(test: cst.BaseExpression) -> Optional[Tuple[str, bool]]:
     return None
 
 
+def boolean_operands(test: cst.BaseExpression, and_only: bool = False) -> List[cst.BaseExpression]:
+    """The operands of a chain of ``and`` / ``or`` (with ``and_only``, of ``and`` alone: ``a and b and c``),
+    in order; ``[test]`` for anything else."""
+    if isinstance(test, cst.BooleanOperation) and (not and_only or isinstance(test.operator, cst.And)):
+        return boolean_operands(test.left, and_only) + boolean_operands(test.right, and_only)
+    return [test]
+
+
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of Names and Attributes, else None."""
     parts: List[str] = []

@@ -25,7 +25,8 @@ from jitlint.analysis.discovery import (ClassInfo, EntryPoint, FunctionInfo, Mod
 from jitlint.analysis.fields import (Definition, alias_of, allows_none, alternatives, class_named, data_fields,
                                      defined, is_mapping_type, mapping_value, parsed, without_none)
 from jitlint.analysis.scopes import BindingKind
-from jitlint.analysis.syntax import (assigned_names, bind_arguments, call_argument, dotted_name, ends_path,
+from jitlint.analysis.syntax import (assigned_names, bind_arguments, boolean_operands, call_argument, dotted_name,
+                                     ends_path,
                                      guarded_not_none, iter_children, is_docstring, literal_elements,
                                      handler_catches, implies_not_none, int_value, mapping_names, container_uses,
                                      name_references, none_test, numeric_uses, params_of, path_to, reachable_count,
@@ -1695,7 +1696,7 @@ class Analyzer:
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             # `if not force and G is not None: return G`, `force` known False where the function runs: the
             # parts of an `and` known true leave the state test alone
-            unknown = [part for part in _conjuncts(test) if not self._known_true(part, frame)]
+            unknown = [part for part in boolean_operands(test, and_only=True) if not self._known_true(part, frame)]
             if len(unknown) != 1:
                 return False
             test = unknown[0]
@@ -4828,8 +4829,3 @@ def analyse_module(index: ModuleIndex) -> Facts:
     return Analyzer(index).run()
 
 
-def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
-    """The operands of a chain of ``and`` (``a and b and c``), in order."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _conjuncts(test.left) + _conjuncts(test.right)
-    return [test]

@@ -1634,11 +1634,8 @@ def _collected_for_an_array(call: cst.Call, loop: cst.CSTNode, ctx: FixContext) 
     if not (isinstance(func, cst.Attribute) and func.attr.value in ("append", "insert")
             and isinstance(func.value, cst.Name)):
         return False
-    holder = ctx.parent(loop)
-    while holder is not None and not isinstance(holder, (cst.FunctionDef, cst.Lambda)):
-        holder = ctx.parent(holder)
-    scope = ctx.index.infos.get(holder) if isinstance(holder, cst.FunctionDef) else None
-    if scope is None:
+    scope = ctx.enclosing_function(loop)
+    if scope is None or not isinstance(scope.node, cst.FunctionDef):
         return False
     name = func.value.value
     value = scope.scope.single_value(name)

@@ -3001,10 +3001,12 @@ class MutableStaticSelf(Rule):
         calls = [c for c in index.calls_by_name.get("." + method_name, []) if index.qualify(c.func) is None]
         if index.in_package or not calls:
             return False
-        if any(_calls_method(method.node, method.params[0][0].name.value, name)
-               for ctor, method in cls.methods.items() if ctor in _SETUP_METHODS and method.params
-               for name in cls.methods):
-            return False  # (construction runs a method, which may trace before the setup)
+        for ctor, method in cls.methods.items():
+            me = method.params[0][0].name.value if ctor in _SETUP_METHODS and method.params else None
+            if me is not None and any_node([method.node.body], lambda n: isinstance(n, cst.Call)
+                                           and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+                                           and n.func.value.value == me and n.func.attr.value in cls.methods):
+                return False  # (construction runs a method, which may trace before the setup)
         receivers: Set[str] = set()
         for call in calls:
             receiver = call.func.value  # type: ignore[attr-defined]

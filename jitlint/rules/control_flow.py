@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from jitlint.analysis.syntax import returned_values
+from jitlint.analysis.syntax import boolean_operands, returned_values
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
@@ -186,15 +186,14 @@ class PythonBranchOnTracer(Rule):
 
     def _check(self, test: cst.BaseExpression, what: str, advice: Optional[str] = None) -> None:
         test = truth_operand(test)
-        for part in _conjuncts(test):
+        for part in boolean_operands(test):
             flag = self._identity_with_bool(part)
             if flag is not None:
-                name, answer = flag
+                operand, answer = flag
+                name = self.ctx.code(operand)
                 self.report(part, f"`{self.ctx.code(part)}` is always {answer} under jit: a traced value is never "
                                   f"Python's `True` or `False` (eagerly a bool passed as `{name}` decides it); make "
-                                  f"`{name}` static",
-                            self.ctx.value(part.left if _is_bool_literal(part.comparisons[0].comparator)  # type: ignore
-                                           else part.comparisons[0].comparator).reason)  # type: ignore
+                                  f"`{name}` static", self.ctx.value(operand).reason)
         value = self.ctx.value(test)
         while not is_traced_array(value) and isinstance(test, cst.BooleanOperation):
             # `a and b` / `a or b` converts `a` to bool whatever `b` is: a traced `a` fails first
@@ -205,19 +204,19 @@ class PythonBranchOnTracer(Rule):
             hint = Fix(Applicability.DISPLAY_ONLY, advice, ()) if advice else None
             self.report(test, f"Python {what} on traced value `{self.ctx.code(test)}`", value.reason, hint)
 
-    def _identity_with_bool(self, test: cst.BaseExpression) -> Optional[Tuple[str, str]]:
-        """``x is True`` / ``x is not False`` (either way round), ``x`` a traced value: the code of ``x`` and
-        what the test always gives under jit."""
+    def _identity_with_bool(self, test: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, str]]:
+        """``x is True`` / ``x is not False`` (either way round), ``x`` a traced value: ``x`` and what the test
+        always gives under jit."""
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
                 and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
             return None
         left, right = test.left, test.comparisons[0].comparator
         if _is_bool_literal(left):
             left, right = right, left
-        if not _is_bool_literal(right) or _is_bool_literal(left) or not is_traced_array(self.ctx.value(left)) \
-                or self.ctx.value(left).optional:
+        value = self.ctx.value(left)
+        if not _is_bool_literal(right) or _is_bool_literal(left) or not is_traced_array(value) or value.optional:
             return None
-        return self.ctx.code(left), "True" if isinstance(test.comparisons[0].operator, cst.IsNot) else "False"
+        return left, "True" if isinstance(test.comparisons[0].operator, cst.IsNot) else "False"
 
     def visit_If(self, node: cst.If) -> None:
         # (`if test: break`: the fix layer rewrites the loop, or advises `lax.while_loop` where it cannot)
@@ -261,13 +260,6 @@ class PythonBranchOnTracer(Rule):
 
 def _is_bool_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value in ("True", "False")
-
-
-def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
-    """The operands of ``and`` / ``or`` in ``test`` (``test`` itself when it is neither)."""
-    if isinstance(test, cst.BooleanOperation):
-        return _conjuncts(test.left) + _conjuncts(test.right)
-    return [test]
 
 
 class RangeOverTracer(Rule):
