@@ -34,6 +34,7 @@ from jitlint.analysis.syntax import (assigned_names, bind_arguments, boolean_ope
 from jitlint.analysis.values import (
     HASHED,
     MAYBE,
+    NO_CONSTANT,
     STATIC,
     Kind,
     Reason,
@@ -454,6 +455,21 @@ def _excludes_none(annotation: str) -> bool:
     """The annotation's text names a type that excludes None: not Optional, no union, not Any or object."""
     text = annotation.replace(" ", "")
     return not any(word in text for word in ("None", "Optional", "Any", "object")) and "|" not in text
+
+
+def _default_or_tracer_is(node: cst.Comparison, values: List[Value]) -> Optional[bool]:
+    """``flag is True`` where ``flag`` names a jitted function's defaulted parameter that is either its
+    default or the caller's argument, traced: a tracer is never Python's ``True`` or ``False``, so the
+    test is decided where the default is not that bool either (``validate: bool = False`` tested with
+    ``is True``: false both ways).  Only a plain name: what is computed from it is no longer either."""
+    sides = (node.left, node.comparisons[0].comparator)
+    for index in (0, 1):
+        side, value, other = sides[index], values[index], values[1 - index]
+        if isinstance(side, cst.Name) and value.kind is Kind.MAYBE and value.alternative is not NO_CONSTANT \
+                and other.known and isinstance(other.const, bool) and isinstance(value.alternative, bool) \
+                and value.alternative is not other.const:
+            return isinstance(node.comparisons[0].operator, cst.IsNot)
+    return None
 
 
 def _a_tracer(value: Value) -> bool:
@@ -886,7 +902,8 @@ class Analyzer:
                     env[name] = default_value(param)
                     continue
                 if passed is None:
-                    env[name] = MAYBE
+                    default = default_value(param)
+                    env[name] = Value(Kind.MAYBE, alternative=default.const) if default.known else MAYBE
                     continue
             if self.index.filled_by_decorator(entry, param, kind):
                 env[name] = MAYBE
@@ -2907,6 +2924,8 @@ class Analyzer:
             return STATIC
         if len(values) == 2:
             known = _compare_known(node.comparisons[0].operator, values[0], values[1])
+            if known is None and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot)):
+                known = _default_or_tracer_is(node, values)
             if known is not None:
                 return constant(known)
         if isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString)) or static:

@@ -131,6 +131,10 @@ class Value:
     #: a field of an object whose class is defined outside the checked code (``model.nv`` of ``model:
     #: mjx.Model``): the library decides whether it is a leaf or static metadata
     foreign: bool = False
+    #: a MAYBE value that is a tracer or else this Python constant: a defaulted parameter of a jitted
+    #: function that no visible call is seen to pass or to leave out (the caller's argument is traced,
+    #: the default is this constant)
+    alternative: Any = NO_CONSTANT
 
     @property
     def traced(self) -> bool:
@@ -242,6 +246,10 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, yields_tracer=False)
     if out.foreign and not (a is not None and b is not None and a.foreign and b.foreign):
         out = replace(out, foreign=False)
+    if out.alternative is not NO_CONSTANT and not all(
+            v is not None and (v.alternative is out.alternative or v.known and v.const is out.alternative)
+            for v in (a, b)):
+        out = replace(out, alternative=NO_CONSTANT)  # (a tracer or that constant on every path, or unknown)
     if out.is_bool and a is not None and b is not None and not (a.is_bool and b.is_bool) \
             and a.kind is b.kind is Kind.TRACED:
         # (a mask on one path, an integer array on another -- `jnp.where(is_facet, rows, i)` joined with
