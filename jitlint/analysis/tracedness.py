@@ -1451,7 +1451,40 @@ class Analyzer:
             return None
         return traced(base.reason, static_attrs=cls.static_attrs, pytree_class=cls)
 
-    def _bound_to_arrays(self, name: cst.Name, call: cst.Call) -> bool:
+    def _passed_arrays(self, p: cst.Param, entry: EntryPoint) -> bool:
+        """Every call seen (at least one) passes ``p`` an array NumPy, ``jax.numpy`` or ``jax.random`` makes:
+        the call itself (``step(jnp.zeros(3), 2)``) or a name bound only to one where the call is made."""
+        calls = entry.visible_calls()
+        if not calls:
+            return False
+        for call in calls:
+            arg = entry.argument_for(call, p)
+            if arg is None or arg.star:
+                return False
+            value = arg.value
+            if isinstance(value, cst.Name):
+                if not self._bound_to_arrays(value, call, random=True):
+                    return False
+            elif not (isinstance(value, cst.Call) and self._makes_array(value)):
+                return False
+        return True
+
+    def _makes_array(self, call: cst.Call, random: bool = True) -> bool:
+        """``np.zeros(3)``, ``jnp.linspace(0, 1, n)``, ``jax.random.normal(key, (3,))`` (with ``random``): a call
+        that gives an array."""
+        q = self.index.qualify(call.func)
+        if q is None:
+            return False
+        if q.startswith("numpy."):
+            return jax_api.makes_numpy_array(q, call)
+        if q == "jax.random.PRNGKey":
+            return random
+        modules = ("jax.numpy.", "jax.random.") if random else ("jax.numpy.",)
+        return q.startswith(modules) and jax_api.is_array_function(q) \
+            and q not in jax_api.STATIC_RESULT_FUNCTIONS and q not in jax_api.LIST_OF_ARRAYS_FUNCTIONS \
+            and not q.rsplit(".", 1)[-1][:1].isupper()
+
+    def _bound_to_arrays(self, name: cst.Name, call: cst.Call, random: bool = False) -> bool:
         """Every binding of ``name`` where ``call`` is made assigns it an array NumPy or ``jax.numpy`` makes
         (``counts = np.zeros(3)``, later ``counts = np.asarray(counts)``)."""
         caller = self.index.call_scopes.get(call, (None, None))[0]
@@ -1459,12 +1492,7 @@ class Analyzer:
         bindings = scope.bindings_of(name.value) if scope.is_local(name.value) else []
         for binding in bindings:
             value = binding.value if binding.kind is BindingKind.ASSIGNMENT else None
-            q = self.index.qualify(value.func) if isinstance(value, cst.Call) else None
-            if q is None:
-                return False
-            made = jax_api.makes_numpy_array(q, value) if q.startswith("numpy.") else (
-                q.startswith("jax.numpy.") and jax_api.is_array_function(q) and q not in jax_api.STATIC_RESULT_FUNCTIONS)
-            if not made:
+            if not (isinstance(value, cst.Call) and self._makes_array(value, random)):
                 return False
         return bool(bindings)
 
@@ -1513,6 +1541,11 @@ class Analyzer:
             if held is not None and held.index is self.index:  # a list of them: iterating gives one
                 return Value(Kind.MAYBE, container=True,
                              element=Value(Kind.MAYBE, instance=self.index.classes.get(held.name)))
+            if self._passed_arrays(p, entry):
+                # a filter transform traces the arrays it is given (JAX's and NumPy's: `eqx.is_array`)
+                return traced(Reason(entry.site, f"parameter `{p.name.value}` of `{entry.function.label}` is "
+                                                 f"given an array by every call in the module, which {entry.label} "
+                                                 f"(line {{line}}) traces"), is_array=True)
             return MAYBE
         text = self.index.module.code_for_node(ann)
         head = text.split("[")[0].split(".")[-1]
