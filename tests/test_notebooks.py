@@ -379,6 +379,34 @@ def test_a_script_nothing_in_its_project_imports_is_read_as_a_notebook_is(tmp_pa
     assert [d["code"] for d in found] == ["JIT101"]
 
 
+SHARED_HELPER = ("import jax\nimport jax.numpy as jnp\nn = 4\n\n\n"
+                 "def step(u):\n    return u.reshape(n, -1).sum(0)\n\n\n"
+                 "@jax.jit\ndef loss(u):\n    return step(u).mean()\n\n\n")
+INFER_PLAIN = "@jax.jit\ndef infer(u):\n    return step(u) * 2\n\n\n"
+INFER_THROUGH_LOSS = "@jax.jit\ndef infer(u):\n    return loss(u) * 2\n\n\n"
+RUN_INFER = "def run(u):\n    return infer(u)\n\n\n"
+
+
+@pytest.mark.parametrize("tail, stale", [
+    # the helper reads `n`; the training jit `loss` runs before the rebinding only, and the jitted inference is
+    # first run after it: a new trace, reading the new `n` (JAX 0.10.2, TI-DeepONet's script shape: equal to eager)
+    (INFER_PLAIN + RUN_INFER + "print(loss(jnp.ones(8)))\nn = 2\nprint(run(jnp.ones(8)))\n", False),
+    (INFER_PLAIN + "print(loss(jnp.ones(8)))\nn = 2\nprint(infer(jnp.ones(8)))\n", False),
+    # the inference calls the jitted `loss`, whose trace (cached, inner jit too) was made before: 2.0 where eagerly 4.0
+    (INFER_THROUGH_LOSS + "print(loss(jnp.ones(8)))\nn = 2\nprint(infer(jnp.ones(8)))\n", True),
+    # the same jit before and after
+    (INFER_PLAIN + RUN_INFER + "print(infer(jnp.ones(8)))\nn = 2\nprint(run(jnp.ones(8)))\n", True),
+])
+def test_a_script_helper_read_by_a_trace_made_only_after_the_rebinding_is_not_stale(tmp_path, tail, stale):
+    """A helper that two jitted functions call reads a global the script binds again between them: stale only
+    where a trace made before the rebinding (a jit's, also of a jit called inside another trace) is run again
+    after it."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "script.py").write_text(SHARED_HELPER + tail)
+    found = json.loads(_check(tmp_path, "--format", "json", "script.py").stdout)
+    assert bool([d for d in found if d["code"] == "JIT101"]) is stale, found
+
+
 @pytest.mark.parametrize("cell", [
     "", "\n", "x = 1", "x = 1\n\n\n", "%%time\n\n", "%%bash\n", "%%timeit -n 3\n  f(x)\n\n", " a = 1\n\n b = 2\n",
     "x = 1\r\ny = 2\r\n", "a = (1,\n%timeit\n)\n", "!ls\n?x\nx?\n", "timeit f(x)\n\n", "!ls \\\n -l\n", "s = '''\nline?\n'''\n",

@@ -3389,9 +3389,47 @@ class ModuleIndex:
                 return True  # (a wrapper made before the function's latest definition)
             if latest > rebinding:
                 continue  # defined anew after the rebinding: traced afresh
-            if any(latest < t < rebinding for t in traced_at):
+            after = self._cached_traces(body[s], users, tracing)
+            if any(latest < t < rebinding and after & self._cached_traces(body[t], users, tracing)
+                   for t in traced_at):
                 return True  # traced before the rebinding, run again after it
         return False
+
+    def _cached_traces(self, stmt: cst.CSTNode, users: Set[str], tracing: Set[str]) -> Set[str]:
+        """The module-level names reaching the function whose traces JAX may cache when module statement ``stmt``
+        runs: the wrappers and decorated functions its calls reach (a jit called inside another trace is cached
+        too), and the functions handed on to a transform or a ``lax`` loop (keyed on the function object).  A
+        plain function called in a trace is inlined there, cached by none: ``update`` run before a rebinding
+        and ``inference`` first run after it share no trace of the helper both call (a script's training loop,
+        then its jitted inference)."""
+        readers = self._readers()
+        starts = {n for n in users if n not in self.functions
+                  or (isinstance(self.functions[n].node, cst.FunctionDef) and self.functions[n].node.decorators)}
+        found: Set[str] = set()
+        seen: Set[str] = set()
+        todo: List[Tuple[str, bool]] = []
+
+        def refs(node: cst.CSTNode) -> None:
+            for ref in name_references(node):
+                if ref.value not in users or self._names_a_local(ref, self.module):
+                    continue
+                call = self.parents.get(id(ref))
+                todo.append((ref.value, not (isinstance(call, cst.Call) and call.func is ref)))
+
+        refs(stmt)
+        while todo:
+            name, handed = todo.pop()
+            if handed or name in starts:
+                found.add(name)
+            if name in seen or len(seen) > 64:
+                continue
+            seen.add(name)
+            fn = self.functions.get(name)
+            if fn is not None and fn.parent is None and fn.cls is None and name in tracing | starts:
+                refs(fn.node.body)
+            elif fn is None:
+                todo.extend((read, True) for read in readers.get(name, ()) if read in users)
+        return found
 
     def _fresh_wrapper(self, wrapper: str, s: int, rebinding: int) -> bool:
         """The binding of ``wrapper`` that module statement ``s`` sees is made after ``rebinding``, as a
