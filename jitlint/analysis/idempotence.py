@@ -254,6 +254,10 @@ class _Checker:
         receiver, method = func.value, func.attr.value
         if isinstance(receiver, cst.Name) and receiver.value == self.self_name and method not in self.own:
             return self._pure_method(method)
+        if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Attribute) \
+                and receiver.value.attr.value == "at" and _self_root(receiver, self.self_name) is None:
+            # `D.at[0, 1].set(c)`: JAX's update of a local array gives a new array and changes nothing
+            return self.expr(receiver.value.value) and all(self._slice(el) for el in receiver.slice)
         if self._built_here(receiver):
             return True  # lst.append(x), d.items() on a container the method made
         if self._self_attr(receiver) is None and _self_root(receiver, self.self_name) is None:
@@ -353,6 +357,18 @@ def pure_function(index: "ModuleIndex", node: cst.FunctionDef) -> bool:
     NamedTuple of them): equal arguments give equivalent results."""
     checker = _Checker(index, None, node, "", set(), set())  # type: ignore[arg-type]
     return _pure_body(checker, node, "")
+
+
+def pure_method(index: "ModuleIndex", cls: "ClassInfo", name: str, fixed: Set[str]) -> bool:
+    """``self.name(...)`` is a plain method of ``cls`` that computes what it returns from its parameters,
+    constants, pure functions and the attributes ``fixed`` only, and binds nothing (``self.CalculateDMatrix2D(E,
+    nu)`` returning ``jnp.array(...)``): equal arguments give equivalent results."""
+    method = cls.methods.get(name)
+    node = method.node if method is not None else None
+    if not isinstance(node, cst.FunctionDef) or not node.params.params:
+        return False
+    checker = _Checker(index, cls, node, node.params.params[0].name.value, fixed, set())
+    return _pure_body(checker, node, node.params.params[0].name.value)
 
 
 def _pure_body(caller: "_Checker", node: cst.FunctionDef, self_name: str) -> bool:

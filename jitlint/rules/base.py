@@ -161,6 +161,9 @@ class RuleContext:
             return q.startswith("jax.") or (q.startswith(jax_api.ECOSYSTEM_PACKAGES) and ".random" not in q) \
                 or q in ("functools.partial", "dataclasses.replace") \
                 or self.facts.names_class(call.func)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in jax_api.ARRAY_METHODS:
+            # a method of a JAX array (immutable: `mesh_x.ravel()`, `jnp.stack(parts).sum(0)`) gives a new array
+            return self._jax_array(call.func.value, self.index.owner_of(call))
         if not isinstance(call.func, cst.Name):
             return False
         owner = self.index.owner_of(call)
@@ -176,6 +179,21 @@ class RuleContext:
             function = module_function(self.index, call.func.value)
             return function is not None and scope in (None, "global") and pure_function(self.index, function)
         return scope is None or scope == "global"
+
+    def _jax_array(self, node: cst.BaseExpression, owner) -> bool:
+        """``node`` is a JAX array made where it is: a call of a ``jax.numpy`` / ``jax.random`` function, or a
+        local of the function ``owner`` bound once (also by unpacking) to one."""
+        if isinstance(node, cst.Name):
+            scope = owner.scope if isinstance(owner, FunctionInfo) else None
+            bindings = scope.bindings.get(node.value, ()) if scope is not None else ()
+            if len(bindings) != 1 or bindings[0].loops or scope.declares(node.value):
+                return False
+            holder = bindings[0].node
+            node = holder.value if isinstance(holder, cst.Assign) else None
+        if not isinstance(node, cst.Call):
+            return False
+        q = self.qualify(node.func) or ""
+        return q.startswith(("jax.numpy.", "jax.random.")) and jax_api.is_array_function(q)
 
     def traced_mask(self, index: cst.BaseExpression) -> bool:
         """Whether the index ``index`` is a traced boolean array: a comparison, a name holding one,

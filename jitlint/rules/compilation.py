@@ -9,14 +9,14 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import ClassInfo, EntryPoint, FunctionInfo, ModuleIndex, Owner
 from jitlint.analysis.fields import stores_to
-from jitlint.analysis.idempotence import assigns_attribute, built_from_self, unpacked_into
+from jitlint.analysis.idempotence import assigns_attribute, built_from_self, pure_method, unpacked_into
 from jitlint.analysis.iterations import (GROWING_ASSIGN_OPERATORS, GROWING_OPERATORS, iteration_of,
                                          new_key_each_iteration)
 from jitlint.analysis.scopes import Binding, BindingKind, Scope, names_bound_in
 from jitlint.analysis.values import Reason
 from jitlint.analysis.syntax import (any_node, assigned_names, bind_arguments, call_argument, calls_in, flat_targets,
-                                     int_value, iter_children, name_references, own_small_statements, params_of,
-                                     path_to, returned_values, short_code, string_value)
+                                     int_value, is_docstring, iter_children, name_references, own_small_statements,
+                                     params_of, path_to, returned_values, same_expression, short_code, string_value)
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.rules.base import Rule
 
@@ -2760,6 +2760,7 @@ class MutableStaticSelf(Rule):
             outside = {attr: sorted(m for m in methods - traced if not self._rebuilds_same(cls, m, attr, changes)
                                     and not self._set_once_before_wrapped(fn, cls, m, attr)
                                     and not self._initialiser_run_first(entry, cls, m, changes)
+                                    and not self._runs_once_per_object(cls, m, attr)
                                     and not self._other_test_instance(entry, cls, m)
                                     and not self._wrapped_again_after(entry, cls, m, attr)
                                     and not self._set_up_once_by_script(cls, m))
@@ -2822,38 +2823,172 @@ class MutableStaticSelf(Rule):
         every write of it there stores a value built from the object and constants only, from no
         attribute a method changes (idempotence.built_from_self): each run stores an equivalent value
         (``self._step = lambda x: self._update(x, grad_fn)``), so a trace that kept an older one
-        computes the same."""
-        writers = [name for name, m in cls.methods.items() if isinstance(m.node, cst.FunctionDef)
-                   and m.node.params.params and assigns_attribute(m.node.body, m.node.params.params[0].name.value, attr)]
-        if writers != [method_name]:
+        computes the same.  An attribute the same method rebuilds the same way before it counts as fixed
+        (``self.x_freqs = self.settings["x_freqs"]``, then ``self.freqs = jnp.meshgrid(self.x_freqs, ...)``:
+        folax's ``Initialize``)."""
+        written = self._rebuilt_writes(cls, method_name)
+        if attr not in written:
             return False
+        return attr in self._rebuilt_same_set(cls, method_name, changes, written)
+
+    def _rebuilt_same_set(self, cls, method_name: str, changes: Dict[str, Set[str]],
+                          written: Dict[str, Tuple[int, int, List[cst.BaseExpression]]]) -> Set[str]:
+        """The attributes ``method_name`` alone binds, each to values built from the object, constants and the
+        attributes of this set that it binds in earlier statements (a least fixed point: a cycle between two
+        attributes rebuilds neither)."""
+        method = cls.methods[method_name]
+        self_name = method.node.params.params[0].name.value
+        stable: Set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for attr, (first, _last, values) in written.items():
+                if attr in stable:
+                    continue
+                before = {other for other in stable if written[other][1] < first}
+                moving = set(changes) - {attr} - before
+
+                def calls_ok(call: cst.Call, moving=moving) -> bool:
+                    # (a method of the class that computes from its arguments and attributes nothing changes)
+                    func = call.func
+                    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                            and func.value.value == self_name and func.attr.value in cls.methods:
+                        return pure_method(self.ctx.index, cls, func.attr.value, self._fixed_attributes(cls) - moving)
+                    return self.ctx.builds_purely(call)
+
+                if values and all(built_from_self(method.scope, v, attr, moving, calls_ok) for v in values):
+                    stable.add(attr)
+                    grew = True
+        return stable
+
+    def _fixed_attributes(self, cls) -> Set[str]:
+        """The attributes of ``self`` the class's methods bind, less those a method binds after construction."""
+        out: Set[str] = set()
+        for m in cls.methods.values():
+            node = m.node
+            if not (isinstance(node, cst.FunctionDef) and node.params.params):
+                continue
+            me = node.params.params[0].name.value
+
+            def note(item: cst.CSTNode, me: str = me) -> bool:
+                if isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    targets = [t.target for t in item.targets] if isinstance(item, cst.Assign) else [item.target]
+                    out.update(a.attr.value for t in targets for a in flat_targets(t) if isinstance(a, cst.Attribute)
+                               and isinstance(a.value, cst.Name) and a.value.value == me)
+                return False
+
+            any_node([node.body], note)
+        return out - set(self.ctx.index.changed_after_construction(cls))
+
+    def _rebuilt_writes(self, cls, method_name: str) -> Dict[str, Tuple[int, int, List[cst.BaseExpression]]]:
+        """The attributes of ``self`` that ``method_name`` alone of the class binds, each with where its first and
+        last writes stand in the method (in source order) and the values they store; an attribute written by
+        ``+=``, a chained assignment or ``del`` is left out (it is no rebuild)."""
         method = cls.methods.get(method_name)
         node = method.node if method is not None else None
         if not isinstance(node, cst.FunctionDef) or not node.params.params:
-            return False
+            return {}
         self_name = node.params.params[0].name.value
-        values = []
+        found: Dict[str, Tuple[int, int, List[cst.BaseExpression]]] = {}
+        broken: Set[str] = set()
+        order = 0
         stack: List[cst.CSTNode] = [node.body]
         while stack:
             n = stack.pop()
+            order += 1
             if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
             if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)):
                 targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
                 for t in targets:
-                    if any(isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name)
-                           and a.value.value == self_name and a.attr.value == attr for a in flat_targets(t)):
+                    for a in flat_targets(t):
+                        if not (isinstance(a, cst.Attribute) and isinstance(a.value, cst.Name)
+                                and a.value.value == self_name):
+                            continue
+                        attr = a.attr.value
                         unpacked = unpacked_into(n, self_name, attr)
                         if unpacked is not None:
-                            values.append(unpacked)  # `init, self.update, get = self.opt`: a part of that value
+                            value = unpacked  # `init, self.update, get = self.opt`: a part of that value
+                        elif isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(t, cst.Attribute):
+                            value = n.value
+                        else:
+                            broken.add(attr)  # `+=`, a chained assignment, `del`
                             continue
-                        if not (isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(t, cst.Attribute)):
-                            return False  # `+=`, a chained assignment, `del`
-                        values.append(n.value)
-            stack.extend(iter_children(n))
-        moving = set(changes) - {attr}
-        return bool(values) and all(built_from_self(method.scope, v, attr, moving, self.ctx.builds_purely)
-                                    for v in values)
+                        first, _last, values = found.get(attr, (order, order, []))
+                        found[attr] = (first, order, values + [value])
+            stack.extend(reversed(list(iter_children(n))))
+        out = {}
+        for attr, facts in found.items():
+            if attr in broken:
+                continue
+            writers = [name for name, m in cls.methods.items() if isinstance(m.node, cst.FunctionDef)
+                       and m.node.params.params and assigns_attribute(m.node.body, m.node.params.params[0].name.value,
+                                                                       attr)]
+            if writers == [method_name]:
+                out[attr] = facts
+        return out
+
+    def _runs_once_per_object(self, cls, method_name: str, attr: str) -> bool:
+        """The method alone binds ``self.<attr>`` (``__init__`` does not) and runs once per object: it starts with
+        ``if self.<flag>: return`` (or ``if self.<flag> and not <rerun>: return``, with a parameter ``rerun`` that
+        no call in the module passes), later binds ``self.<flag> = True``, and no other method of the class but
+        ``__init__`` binds the flag.  A trace of the jitted method before it runs finds no attribute (an
+        ``AttributeError``, nothing kept); every trace after it reads the one value it stored (folax's
+        ``Initialize(reinitialize=False)``; JAX 0.10.2: jit equals eager, 1 compile)."""
+        method = cls.methods.get(method_name)
+        node = method.node if method is not None else None
+        if not isinstance(node, cst.FunctionDef) or not node.params.params or method_name == "__init__" \
+                or not isinstance(node.body, cst.IndentedBlock):
+            return False
+        me = node.params.params[0].name.value
+        body = [stmt for stmt in node.body.body if not is_docstring(stmt)]
+        guard = body[0] if body else None
+        if not (isinstance(guard, cst.If) and guard.orelse is None and isinstance(guard.body, cst.IndentedBlock)
+                and len(guard.body.body) == 1 and isinstance(guard.body.body[0], cst.SimpleStatementLine)
+                and isinstance(guard.body.body[0].body[0], cst.Return) and guard.body.body[0].body[0].value is None):
+            return False
+        test, rerun = guard.test, None
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) \
+                and isinstance(test.right, cst.UnaryOperation) and isinstance(test.right.operator, cst.Not) \
+                and isinstance(test.right.expression, cst.Name):
+            test, rerun = test.left, test.right.expression.value
+        if not (isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == me):
+            return False
+        flag = test.attr.value
+        sets_true = any(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                        and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
+                        and same_expression(stmt.body[0].targets[0].target, test)
+                        and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "True"
+                        for stmt in body[1:])
+        if not sets_true:
+            return False
+        for name, other in cls.methods.items():
+            other_node = other.node
+            if name in (method_name, "__init__") or not isinstance(other_node, cst.FunctionDef) \
+                    or not other_node.params.params:
+                continue
+            if assigns_attribute(other_node.body, other_node.params.params[0].name.value, flag):
+                return False
+            if assigns_attribute(other_node.body, other_node.params.params[0].name.value, attr):
+                return False
+        init = cls.methods.get("__init__")
+        if init is not None and isinstance(init.node, cst.FunctionDef) and init.node.params.params \
+                and assigns_attribute(init.node.body, init.node.params.params[0].name.value, attr):
+            return False
+        if rerun is not None:
+            params = [p for p, _ in method.params]
+            if not any(p.name.value == rerun for p in params):
+                return False
+            position = next(i for i, p in enumerate(params) if p.name.value == rerun) - 1
+            for call in calls_in(self.ctx.module):
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value == method_name):
+                    continue
+                positional = [a for a in call.args if a.keyword is None]
+                if any(a.star for a in call.args) or len(positional) > position \
+                        or any(a.keyword is not None and a.keyword.value == rerun for a in call.args):
+                    return False  # (a call that may ask for the rerun)
+        return True
 
     def _set_once_before_wrapped(self, fn: FunctionInfo, cls, method_name: str, attr: str) -> bool:
         """The method binds ``self.<attr>`` and then makes every jit wrapper of ``fn``, so no wrapper
