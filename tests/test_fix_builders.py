@@ -49,6 +49,13 @@ def fixed(body: str, prefer=None, header: str = HEADER, unsafe: bool = True) -> 
 # ------------------------------------------------------------------ no fix
 
 NO_FIX = {
+    "static name left by a rename, two string parameters it starts": ("""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("mode",))
+        def f(x, mode_a="a", mode_b="b"):
+            return x
+        """, "JIT502"),
     "print to a file": ("""
         import sys
 
@@ -388,6 +395,23 @@ def test_branches_returning_dicts_of_different_keys_get_advice_only():
             if p < 0.05:
                 return {"winner": x > 0, "p": p}
             return {"p": p, "needed": jnp.ceil(1.0 / p)}
+        """, "JIT201")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
+
+
+def test_a_branch_returning_a_module_function_of_other_keys_gets_advice_only():
+    # `reset()` returns a dict of one key, the other branch a dict of two: lax.cond rejects them (TypeError on
+    # JAX 0.10.2), so the rewrite is shown, not applied
+    _, diag = only("""
+        def reset():
+            return {"pos": jnp.zeros(2)}
+
+        @jax.jit
+        def f(state, x):
+            done = jnp.all(x > 0)
+            if done:
+                return reset()
+            return {"pos": x, "t": state}
         """, "JIT201")
     assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
 

@@ -47,7 +47,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import iter_children, name_references, stored_values, string_value, substitute_names
+from jitlint.analysis.syntax import (iter_children, name_references, returned_values, stored_values, string_value,
+                                     substitute_names)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
@@ -162,6 +163,13 @@ class _Builder:
                 and not any(_not_a_number(side, self.ctx) for side in _sides(e)):
             return True  # `float(x) > c`, compared as `x > c`: x traced, c a number
         value = self.ctx.facts.value(e)
+        if isinstance(e, cst.Name) and value.kind is Kind.TRACED and not value.is_bool:
+            # a local bound once to such a test (`reached = jnp.all(pos == goal)`)
+            function = self.ctx.enclosing_def(e)
+            info = self.ctx.index.infos.get(function) if function is not None else None
+            bound = info.scope.single_value(e.value) if info is not None else None
+            if isinstance(bound, (cst.Call, cst.Comparison)) and not info.scope.bindings[e.value][0].loops:
+                return self.bool_array(bound)
         if isinstance(e, cst.Call) and value.kind is Kind.TRACED and not value.container and value.items is None:
             q = self.ctx.index.qualify(e.func)
             if q in _BOOL_REDUCTIONS:
@@ -843,6 +851,9 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
         return "str"
     if bld.names_function(e):
         return "function"
+    made = _returned_by_module_function(bld, e)
+    if made is not None:
+        return made
     if _traced_slice(bld, e):
         return "dynamic"
     value = bld.ctx.facts.value(e)
@@ -851,6 +862,25 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
     if value.container:
         return "container"
     return "?"
+
+
+def _returned_by_module_function(bld: "_Builder", e: cst.BaseExpression, depth: int = 0):
+    """The structure a call of a module-level function of this module gives, where every ``return`` of it gives
+    one display structure (``initial_state()`` returning ``{"pos": ..., "t": ...}``); None otherwise."""
+    if depth > 2 or not (isinstance(e, cst.Call) and isinstance(e.func, cst.Name)):
+        return None
+    info = bld.ctx.index.globals.get(e.func.value)
+    node = info.node if info is not None and info.kind == "function" and info.assignments == 1 else None
+    if not isinstance(node, cst.FunctionDef) or node.decorators or bld.ctx.facts.read_scope.get(e.func) != "global":
+        return None
+    returned = returned_values(node.body)
+    if not returned or any(r is None for r in returned):
+        return None
+    shapes = {_structure(bld, r) for r in returned}  # (in the function's own terms: its displays' structure)
+    if len(shapes) != 1:
+        return None
+    shape = shapes.pop()
+    return shape if isinstance(shape, tuple) else None
 
 
 def _traced_slice(bld: "_Builder", e: cst.BaseExpression) -> bool:

@@ -811,6 +811,8 @@ def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionD
         return True
     if info.parent is None and info.cls is not None and not entries:
         return _method_called_only_traced(info, ctx, is_float, depth)
+    if info.parent is not None and not entries and _lax_body_only(info, function, ctx):
+        return True
     if info.parent is not None or info.cls is not None:
         return False
     if not entries:
@@ -822,6 +824,38 @@ def _returned_from_jit(ret: cst.Return, ctx: FixContext, function: cst.FunctionD
     made_from = {id(arg.value) for entry in entries if isinstance(entry.site, cst.Call)
                  for arg in entry.site.args[:1]}
     return all(ref is function.name or id(ref) in made_from for ref in name_references(ctx.index.module, info.name))
+
+
+#: the lax loops whose function's results become arrays (a carry, stacked outputs), and where it is passed
+_LOOP_BODIES = {"jax.lax.scan": (0, "f"), "jax.lax.fori_loop": (2, "body_fun"),
+                "jax.lax.while_loop": (1, "body_fun"), "jax.lax.map": (0, "f")}
+
+
+def _lax_body_only(info, function: cst.FunctionDef, ctx: FixContext) -> bool:
+    """The nested function is read, in the function around it, only as the body of a lax loop (``lax.scan(step,
+    ...)``): what it returns becomes the loop's carry or stacked outputs, arrays (JAX 0.10.2 converts a Python
+    number there, and takes an int32 array for a weak-typed carry alike)."""
+    parent = info.parent.node if info.parent is not None else None
+    if parent is None:
+        return False
+    refs = [ref for ref in name_references(parent, info.name) if ref is not function.name]
+    if not refs:
+        return False
+    for ref in refs:
+        arg = ctx.parent(ref)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or arg.star:  # type: ignore[union-attr]
+            return False
+        where = _LOOP_BODIES.get(ctx.index.qualify(call.func) or "")
+        if where is None:
+            return False
+        position, keyword = where
+        if arg.keyword is not None:  # type: ignore[union-attr]
+            if arg.keyword.value != keyword:  # type: ignore[union-attr]
+                return False
+        elif [a for a in call.args if a.keyword is None].index(arg) != position:  # type: ignore[arg-type]
+            return False
+    return True
 
 
 def _called_only_traced(info, function: cst.FunctionDef, ctx: FixContext, is_float: bool, depth: int) -> bool:

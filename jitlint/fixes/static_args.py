@@ -1204,10 +1204,14 @@ def _one_edit_apart(a: str, b: str) -> bool:
 
 
 def _needs_static(fn: FunctionInfo, name: str, ctx: FixContext) -> bool:
-    """A read of parameter ``name`` in ``fn``'s own body sits where a static value is needed."""
+    """A read of parameter ``name`` in ``fn``'s own body sits where a static value is needed, or its default is a
+    string (a string is no JAX type: jit raises ``TypeError`` for one passed as a traced argument)."""
     node = fn.node
     if not isinstance(node, cst.FunctionDef):
         return False
+    if any(p.name.value == name and p.default is not None and string_value(p.default) is not None
+           for p, _ in fn.params):
+        return True
     return any(ctx.facts.read_scope.get(ref) == "local" and is_static_use(ref, ctx)
                for ref in name_references(node.body, name))
 
