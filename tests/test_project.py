@@ -1,5 +1,7 @@
 """Cross-module analysis: helpers imported from another module of the checked folder."""
 import json
+import subprocess
+import sys
 import os
 import re
 
@@ -694,3 +696,31 @@ def test_flags_of_a_package_module():
     """A package module's public `DEBUG = False` may be set from outside before the first trace: its
     branch stays traced code; a private flag of a module nothing imports is known False there."""
     _check_package(FLAGS, ("ops.py", "__init__.py"))
+
+
+HOOKS = os.path.join(os.path.dirname(__file__), "fixtures", "project", "hooks_pkg")
+
+
+def test_a_construction_hook_that_a_base_class_of_another_module_runs():
+    """A subclass overrides `_build_heads`, which the base class's `__init__` (another module) calls: what the
+    override binds is construction state, not a change a jitted method with `self` static misses; a subclass
+    that also calls the hook from a later method (`reset`) changes it after construction (JIT503)."""
+    _check_package(HOOKS, ("dqn.py", "base.py", "__init__.py"))
+
+
+def test_an_import_of_a_namespace_package_under_the_scripts_folder(tmp_path):
+    """`src/algorithms/nn/dqn.py` imports `algorithms.nn.base` (no `__init__.py`: a namespace package of the
+    scripts' folder `src/`, on `sys.path` when they run): the base class is found, and its construction hook
+    with it."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    nn = tmp_path / "src" / "algorithms" / "nn"
+    nn.mkdir(parents=True)
+    with open(os.path.join(HOOKS, "base.py"), encoding="utf-8") as fh:
+        (nn / "base.py").write_text(fh.read())
+    with open(os.path.join(HOOKS, "dqn.py"), encoding="utf-8") as fh:
+        (nn / "dqn.py").write_text(fh.read().replace("from hooks_pkg.base import", "from algorithms.nn.base import"))
+    found = subprocess.run([sys.executable, "-m", "jitlint", "check", "--no-cache", "--format", "json", str(tmp_path)],
+                           capture_output=True, text=True, cwd=tmp_path)
+    rows = json.loads(found.stdout)
+    assert sorted((os.path.basename(r["path"]), r["line"], r["code"]) for r in rows) == [("dqn.py", 29, "JIT503")]
+

@@ -882,7 +882,8 @@ class ModuleIndex:
 
     def __init__(self, module: cst.Module, extra_jit: Sequence[str] = (),
                  resolve_function: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None,
-                 never_imported: bool = False, in_package: bool = False) -> None:
+                 never_imported: bool = False, in_package: bool = False,
+                 resolve_class: Optional[Callable[[str], Optional[Tuple["ModuleIndex", str]]]] = None) -> None:
         self.module = module
         #: nothing imports the module (a notebook; a script nothing in its project imports): its functions run
         #: where its own statements call them, or after all of them ran
@@ -893,6 +894,8 @@ class ModuleIndex:
         #: the module (its index) and name of a module-level function of another module of the
         #: checked code, by qualified name (given by the project); None when checked alone
         self.resolve_function_elsewhere = resolve_function
+        #: the same for a class of another module of the checked code
+        self.resolve_class_elsewhere = resolve_class
         self.imports = ImportTable()
         #: the import tables of functions that import names themselves, by the function node's id
         self._local_imports: Dict[int, ImportTable] = {}
@@ -4296,18 +4299,40 @@ class ModuleIndex:
             made = self.single_value(func.value.value, scope) if scope is not None else None
             return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value == cls.name
 
+        self._construction_helpers[cls] = set()  # (while the bases are asked: a cycle of modules finds none)
+        hooks = self._inherited_construction_hooks(cls)
         changed = True
         while changed:
             changed = False
             for name in sorted(helpers):
                 calls = {call.func for call in self.calls_by_name.get("self." + name, ()) if in_construction(call)}
                 calls |= {call.func for call in self.calls_by_name.get("." + name, ()) if on_new_instance(call)}
-                if not calls or any(node not in calls and not elsewhere(name, node, owner)
+                if (not calls and name not in hooks) or any(node not in calls and not elsewhere(name, node, owner)
                                     for node, owner in references.get(name, ())):
                     helpers.discard(name)
                     changed = True
         self._construction_helpers[cls] = helpers
         return helpers
+
+    def _inherited_construction_hooks(self, cls: ClassInfo) -> Set[str]:
+        """The private methods that a base class of ``cls`` defined in another module of the checked code runs
+        only while an instance is built (its ``__init__`` calls ``self._build_heads(...)``, a hook the subclass
+        overrides): the override runs then too, whatever this module shows of its calls."""
+        out: Set[str] = set()
+        if self.resolve_class_elsewhere is None:
+            return out
+        for base, node in zip(cls.bases, cls.base_nodes):
+            if base.split(".")[-1] in self.classes or node is None:
+                continue
+            qualified = self.qualify(node)
+            found = self.resolve_class_elsewhere(qualified) if qualified is not None else None
+            if found is None:
+                continue
+            index, name = found
+            base_cls = index.classes.get(name)
+            if base_cls is not None and index is not self:
+                out |= index.construction_helpers(base_cls)
+        return out
 
     def ancestors(self, cls: ClassInfo) -> List[ClassInfo]:
         """``cls`` and the classes of this module it derives from, by base name."""

@@ -60,6 +60,7 @@ class Project:
         # where its own statements call them, or after it has run (a caller in another project)
         alone = is_notebook(path) or self.importers.get(os.path.realpath(path), None) == ()
         index = ModuleIndex(module, self.extra_jit, lambda qualified: self._function_index(path, qualified),
+                            resolve_class=lambda qualified: self._class_index(path, qualified),
                             never_imported=alone,
                             in_package=os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)),
                                                                    "__init__.py")))
@@ -141,6 +142,11 @@ class Project:
     def _function_index(self, from_path: str, qualified: str) -> Optional[Tuple[ModuleIndex, str]]:
         """The index of the project module that defines the function ``qualified``, and its name there."""
         found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.functions)
+        return None if found is None else (found[0].index, found[1])
+
+    def _class_index(self, from_path: str, qualified: str) -> Optional[Tuple[ModuleIndex, str]]:
+        """The index of the project module that defines the class ``qualified``, and its name there."""
+        found = self._defining_module(from_path, qualified, lambda state, name: name in state.index.classes)
         return None if found is None else (found[0].index, found[1])
 
     def _defining_module(self, from_path: Optional[str], qualified: str, defines,
@@ -249,6 +255,16 @@ class Project:
                     out.append(state)
         return out
 
+    def _folders_up_to_root(self, directory: str) -> List[str]:
+        """The folders from ``directory``'s parent up to the project root holding it (none outside every root)."""
+        root = max((os.path.abspath(r) for r in self.roots if _within(directory, os.path.abspath(r))), key=len,
+                   default=None)
+        out: List[str] = []
+        while root is not None and directory != root and _within(directory, root):
+            directory = os.path.dirname(directory)
+            out.append(directory)
+        return out
+
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
         directory = os.path.dirname(os.path.abspath(from_path))
         if module_name.startswith("."):
@@ -258,7 +274,10 @@ class Project:
             bases = [directory]
             parts = [p for p in module_name.lstrip(".").split(".") if p]
         else:
-            bases = package_roots(directory) + self.roots
+            # the package roots, the project roots, then the folders between the file and its project root: a
+            # script run from one has it on `sys.path`, and its folders may be namespace packages (no
+            # `__init__.py`: `src/algorithms/nn/DQN.py` importing `algorithms.nn.NNAgent`)
+            bases = package_roots(directory) + self.roots + self._folders_up_to_root(directory)
             parts = module_name.split(".")
         out = []
         for base in bases:
@@ -267,6 +286,10 @@ class Project:
                 if exists(candidate) and candidate not in out:
                     out.append(candidate)
         return out
+
+
+def _within(directory: str, root: str) -> bool:
+    return directory == root or directory.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def package_roots(directory: str) -> List[str]:
