@@ -3527,6 +3527,22 @@ class ModuleIndex:
                                 self._names_read.setdefault(t.target.value, set()).update(read)
         return self._names_read
 
+    def globals_read_by(self, name: str, depth: int = 4) -> Set[str]:
+        """The module's names that the module-level function ``name`` reads, and those the module-level functions
+        it reads read in turn (``depth`` levels): what a trace of it may find in the module's globals."""
+        readers = self._readers()
+        out: Set[str] = set()
+        todo = [(name, 0)]
+        while todo:
+            current, level = todo.pop()
+            for read in readers.get(current, ()):
+                if read in out:
+                    continue
+                out.add(read)
+                if level < depth and read in self.functions and read in readers:
+                    todo.append((read, level + 1))
+        return out
+
     def _plain_result(self, value: cst.BaseExpression) -> bool:
         """``value`` is a call of a module-level function of this module that returns no function: no
         ``def`` or lambda in its body, and no ``return`` that gives a parameter as it is or a call of a

@@ -609,7 +609,7 @@ class RecompilationHazard(Rule):
             and not entry.partial_positional and not entry.partial_keywords
         if site in index.calls_in_loops:
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
-                if scope is not None and self._runs_once(scope) and self._configured_per_iteration(site, scope):
+                if (scope is None or self._runs_once(scope)) and self._configured_per_iteration(site, scope):
                     return
                 if self._method_of_item_object(site, site.args[0].value if site.args else None, scope):
                     return
@@ -806,7 +806,7 @@ class RecompilationHazard(Rule):
             return inner.value in _derived_from(items, assignments)
         return False
 
-    def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
+    def _configured_per_iteration(self, node: cst.CSTNode, scope: Optional[FunctionInfo]) -> bool:
         """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
         (or a comprehension) uses a name whose value the innermost loop around it changes (see
         _varying_names), so each iteration compiles a different function on purpose (a sweep over
@@ -818,7 +818,19 @@ class RecompilationHazard(Rule):
         if comprehension is not None:  # the element of a comprehension: its targets change
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
-        return bool(loops) and bool(used & self._varying_names(loops[-1], scope.scope))
+        if not loops:
+            return False
+        own = scope.scope if scope is not None else index.scope_model.module_scope
+        varying = self._varying_names(loops[-1], own)
+        if used & varying:
+            return True
+        if own is index.scope_model.module_scope:
+            # a module function the callable wraps reads globals the loop rebinds (`config, env =
+            # make_config_env(config, name)`, then `jax.jit(jax.vmap(make_train))`): each trace reads that
+            # iteration's values, a program of its own (a wrapper made before the loop would keep the first)
+            functions = {name for name in used if name in index.functions and index.functions[name].parent is None}
+            return any(index.globals_read_by(name) & varying for name in functions)
+        return False
 
     def _method_of_item_object(self, site: cst.CSTNode, inner: Optional[cst.BaseExpression],
                                scope: Optional[FunctionInfo]) -> bool:
@@ -882,9 +894,28 @@ class RecompilationHazard(Rule):
         for name, b in in_loop:
             if b.node is loop or b.kind not in (BindingKind.ASSIGNMENT, BindingKind.FUNCTION):
                 varying.add(name)  # the loop's own targets, and bindings whose value is not read here
+        # `config["STEP_INTERVAL"] = step_int`: an item or attribute of a name stored from a varying value
+        # changes what the name holds (a dict configured per iteration)
+        stored: List[Tuple[str, cst.BaseExpression]] = []
+
+        def note(item: cst.CSTNode) -> bool:
+            if isinstance(item, cst.Assign):
+                for t in item.targets:
+                    root = t.target
+                    while isinstance(root, (cst.Subscript, cst.Attribute)):
+                        root = root.value
+                    if root is not t.target and isinstance(root, cst.Name):
+                        stored.append((root.value, item.value))
+            return isinstance(item, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+        _walk_until(loop.body if isinstance(loop, (cst.For, cst.While)) else loop, note)
         changed = True
         while changed:
             changed = False
+            for name, value in stored:
+                if name not in varying and _names_read(value) & varying:
+                    varying.add(name)
+                    changed = True
             for name, b in in_loop:
                 if name in varying:
                     continue
@@ -1310,9 +1341,9 @@ class RecompilationHazard(Rule):
             if site in index.calls_in_loops:
                 if self._method_of_item_object(site, inner, scope):
                     continue
-                if not (per_evaluation or in_loop) or scope is not None and self._runs_once(scope) and (
+                if not (per_evaluation or in_loop) or (scope is None or self._runs_once(scope)) and (
                         self._configured_per_iteration(site, scope)):
-                    continue
+                    continue  # (module-level code runs once: a script's loop over its configurations)
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
                     continue  # one wrapper per item, kept to be called later
                 if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
@@ -3798,6 +3829,15 @@ def _stored_name(site: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> Optional
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             return target.attr.value
     return None
+
+
+def _walk_until(root: cst.CSTNode, visit: Callable[[cst.CSTNode], bool]) -> None:
+    """Every node under ``root``, each given to ``visit``; the children of one it answers True for are skipped."""
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if not visit(node):
+            stack.extend(iter_children(node))
 
 
 def _calls_method(node: cst.CSTNode, me: str, name: str) -> bool:
