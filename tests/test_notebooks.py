@@ -407,6 +407,16 @@ def test_a_script_helper_read_by_a_trace_made_only_after_the_rebinding_is_not_st
     assert bool([d for d in found if d["code"] == "JIT101"]) is stale, found
 
 
+def test_a_script_loop_that_reconfigures_what_the_jitted_function_reads_compiles_on_purpose(tmp_path):
+    """A script (nothing in its project imports it) jits `jax.vmap(make_train)` in each iteration of loops that set
+    the globals `make_train` reads: one program per configuration, no JIT501; and each trace reads the values of
+    its own iteration, no JIT101 (tests/fixtures/project/script_loop_reconfigures_globals.py, run on JAX 0.10.2)."""
+    source = Path(__file__).parent / "fixtures" / "project" / "script_loop_reconfigures_globals.py"
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "script.py").write_text(source.read_text())
+    assert json.loads(_check(tmp_path, "--format", "json", "script.py").stdout) == []
+
+
 @pytest.mark.parametrize("cell", [
     "", "\n", "x = 1", "x = 1\n\n\n", "%%time\n\n", "%%bash\n", "%%timeit -n 3\n  f(x)\n\n", " a = 1\n\n b = 2\n",
     "x = 1\r\ny = 2\r\n", "a = (1,\n%timeit\n)\n", "!ls\n?x\nx?\n", "timeit f(x)\n\n", "!ls \\\n -l\n", "s = '''\nline?\n'''\n",

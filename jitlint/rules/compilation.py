@@ -609,8 +609,10 @@ class RecompilationHazard(Rule):
             and not entry.partial_positional and not entry.partial_keywords
         if site in index.calls_in_loops:
             if (made_per_call and not same_lambda) or fn.defined_in_loop:
-                if (scope is None or self._runs_once(scope)) and self._configured_per_iteration(site, scope):
+                if scope is not None and self._runs_once(scope) and self._configured_per_iteration(site, scope):
                     return
+                if scope is None and self._reconfigured_globals(site):
+                    return  # (a script's loop over its configurations)
                 if self._method_of_item_object(site, site.args[0].value if site.args else None, scope):
                     return
                 if self._options_per_iteration(site, scope):
@@ -806,7 +808,7 @@ class RecompilationHazard(Rule):
             return inner.value in _derived_from(items, assignments)
         return False
 
-    def _configured_per_iteration(self, node: cst.CSTNode, scope: Optional[FunctionInfo]) -> bool:
+    def _configured_per_iteration(self, node: cst.CSTNode, scope: FunctionInfo) -> bool:
         """In code run once by design (a test, a benchmark, ``main``): the callable made in a loop
         (or a comprehension) uses a name whose value the innermost loop around it changes (see
         _varying_names), so each iteration compiles a different function on purpose (a sweep over
@@ -818,19 +820,21 @@ class RecompilationHazard(Rule):
         if comprehension is not None:  # the element of a comprehension: its targets change
             return any(where is not None and where.kind == Scope.COMPREHENSION
                        for where in map(comprehension.resolve, used))
+        return bool(loops) and bool(used & self._varying_names(loops[-1], scope.scope))
+
+    def _reconfigured_globals(self, node: cst.CSTNode) -> bool:
+        """A module-level loop (a script's, run once) makes the callable of a module function that reads globals
+        the loop changes (`config["STEP_INTERVAL"] = step_int`, then `config, env = make_config_env(config, name)`,
+        then `jax.jit(jax.vmap(make_train))`): each trace reads that iteration's values, a program of its own,
+        and a wrapper made before the loop would keep the first."""
+        index = self.ctx.index
+        loops = index.loops_of.get(node)
         if not loops:
             return False
-        own = scope.scope if scope is not None else index.scope_model.module_scope
-        varying = self._varying_names(loops[-1], own)
-        if used & varying:
-            return True
-        if own is index.scope_model.module_scope:
-            # a module function the callable wraps reads globals the loop rebinds (`config, env =
-            # make_config_env(config, name)`, then `jax.jit(jax.vmap(make_train))`): each trace reads that
-            # iteration's values, a program of its own (a wrapper made before the loop would keep the first)
-            functions = {name for name in used if name in index.functions and index.functions[name].parent is None}
-            return any(index.globals_read_by(name) & varying for name in functions)
-        return False
+        varying = self._varying_names(loops[-1], index.scope_model.module_scope)
+        used = _names_read(node) - _own_names(node, index)
+        functions = {name for name in used if name in index.functions and index.functions[name].parent is None}
+        return any(index.globals_read_by(name) & varying for name in functions)
 
     def _method_of_item_object(self, site: cst.CSTNode, inner: Optional[cst.BaseExpression],
                                scope: Optional[FunctionInfo]) -> bool:
@@ -1341,9 +1345,11 @@ class RecompilationHazard(Rule):
             if site in index.calls_in_loops:
                 if self._method_of_item_object(site, inner, scope):
                     continue
-                if not (per_evaluation or in_loop) or (scope is None or self._runs_once(scope)) and (
+                if not (per_evaluation or in_loop) or scope is not None and self._runs_once(scope) and (
                         self._configured_per_iteration(site, scope)):
-                    continue  # (module-level code runs once: a script's loop over its configurations)
+                    continue
+                if scope is None and self._reconfigured_globals(site):
+                    continue  # (a script's loop over its configurations)
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
                     continue  # one wrapper per item, kept to be called later
                 if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
