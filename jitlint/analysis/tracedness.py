@@ -594,6 +594,8 @@ class Analyzer:
         self.compile_time_eval = 0
         #: the code being analysed runs in a trace that is kept (see BodyInfo.cached)
         self._cached = True
+        #: whether the transform whose function is analysed next stages it out (grad and the like do not)
+        self._boundary_stages = True
         #: the code being analysed runs in the trace of a lambda made where it is traced (EntryPoint.fresh):
         #: staged as any trace, but never reused, so what it reads from outside is read at each evaluation
         self._fresh = False
@@ -672,7 +674,10 @@ class Analyzer:
                 continue  # every call raises before the trace starts; or no call can happen
             env = self.entry_signature(entry)
             t = entry.transform
-            self._cached = t is None or t.name not in jax_api.RETRACES_EVERY_CALL or entry.under_cache
+            # (vmap retraces every call; grad and the other transforms that stage nothing run eagerly: neither keeps
+            # a trace, and an operation there on what is not traced gives a concrete array)
+            self._cached = t is None or (t.name not in jax_api.RETRACES_EVERY_CALL and t.name not in jax_api.NON_STAGING) \
+                or entry.under_cache
             self._fresh = entry.fresh and not entry.under_cache
             self._per_call = self._wrapper_dies_with_call(entry)
             self._guards = self.index.guards_at(entry.site, entry.scope)
@@ -1619,7 +1624,9 @@ class Analyzer:
         if fn in self._jit_flag_readers:
             closure_key = (closure_key, self._jit_on)
         outer_cached = self._cached
-        if boundary and depth > 0 and (transform is None or transform.name not in jax_api.RETRACES_EVERY_CALL):
+        stages, self._boundary_stages = self._boundary_stages, True
+        if boundary and depth > 0 and stages and (transform is None or (transform.name not in jax_api.RETRACES_EVERY_CALL
+                                                                        and transform.name not in jax_api.NON_STAGING)):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._kept
         body.staged = body.staged or self._cached
@@ -4138,6 +4145,8 @@ class Analyzer:
                               "with tracers"), is_array=q == "jax.lax.fori_loop" and index == 0))
                 else:
                     env[name] = MAYBE
+            # (grad, jvp and the like trace without staging: outside a jit their operations run eagerly)
+            self._boundary_stages = q not in jax_api.NON_STAGING
             result = self.analyse(fn, env, closure, boundary=tracing, label=label, transform=transform,
                                   depth=frame.depth + 1)
             if fn in self.index.custom_rules and q in jax_api.DIFFERENTIATING_TRANSFORMS \
