@@ -894,6 +894,7 @@ class ModuleIndex:
         #: the module (its index) and name of a module-level function of another module of the
         #: checked code, by qualified name (given by the project); None when checked alone
         self.resolve_function_elsewhere = resolve_function
+        self._jit_disabled: Optional[bool] = None
         #: the same for a class of another module of the checked code
         self.resolve_class_elsewhere = resolve_class
         self.imports = ImportTable()
@@ -3526,6 +3527,43 @@ class ModuleIndex:
                             if isinstance(t.target, cst.Name):
                                 self._names_read.setdefault(t.target.value, set()).update(read)
         return self._names_read
+
+    @property
+    def jit_disabled_at_import(self) -> bool:
+        """The module runs ``jax.config.update("jax_disable_jit", True)`` as a statement of its own at import, and
+        nothing in it sets the flag otherwise: its functions run only once it is imported, with jit disabled for
+        the whole process, so ``jax.jit`` and the lax loops and branches run them eagerly on concrete values
+        (JAX 0.10.2; ``vmap``, ``grad`` and ``pmap`` still trace)."""
+        if self._jit_disabled is None:
+            at_import = False
+            for stmt in self.module.body:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                            and self._sets_disable_jit(small.value) is True:
+                        at_import = True
+            others: List[cst.Call] = []
+
+            def note(node: cst.CSTNode) -> bool:
+                if isinstance(node, cst.Call) and (self.qualify(node.func) or "") in (
+                        "jax.config.update", "jax.disable_jit") and self._sets_disable_jit(node) is not True:
+                    others.append(node)
+                return False
+
+            if at_import:
+                any_node([self.module], note)
+            self._jit_disabled = at_import and not others
+        return self._jit_disabled
+
+    def _sets_disable_jit(self, call: cst.Call) -> Optional[bool]:
+        """``jax.config.update("jax_disable_jit", True)`` -> True; another value, or ``jax.disable_jit(...)``
+        -> False; any other call -> None."""
+        q = self.qualify(call.func) or ""
+        if q == "jax.disable_jit":
+            return False
+        if q != "jax.config.update" or len(call.args) != 2 or string_value(call.args[0].value) != "jax_disable_jit":
+            return None
+        value = call.args[1].value
+        return isinstance(value, cst.Name) and value.value == "True"
 
     def globals_read_by(self, name: str, depth: int = 4) -> Set[str]:
         """The module's names that the module-level function ``name`` reads, and those the module-level functions

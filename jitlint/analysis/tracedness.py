@@ -672,6 +672,9 @@ class Analyzer:
                 continue
             if self.rejected_argument(entry) is not None or self.index.never_called(entry):
                 continue  # every call raises before the trace starts; or no call can happen
+            if self.index.jit_disabled_at_import and (entry.transform is None or (
+                    entry.transform.name in jax_api.COMPILING_TRANSFORMS and "pmap" not in entry.transform.name)):
+                continue  # (jit disabled for the process once the module is imported: jit and lax run it eagerly)
             env = self.entry_signature(entry)
             t = entry.transform
             # (vmap retraces every call; grad and the other transforms that stage nothing run eagerly: neither keeps
