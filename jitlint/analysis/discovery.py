@@ -5219,8 +5219,8 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
             inner_missing, inner_all = set(missing), all_missing
             if miss is not None and miss[0] == "miss":
                 inner_missing.add(miss[1])
-            if miss is not None and miss[0] == "empty":
-                inner_all = True
+            if (miss is not None and miss[0] == "empty") or (miss is None and _latched_block(stmt, module)):
+                inner_all = True  # (under `if not D:`, or under a latch the block sets: filled once)
             if not _memo_block(stmt.body, name, inner_missing, inner_all, module, whole):
                 return False
             orelse = stmt.orelse
@@ -5267,8 +5267,9 @@ def _memo_block(block: cst.CSTNode, name: str, missing: Set[str], all_missing: b
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == name \
                     and call.func.attr.value not in _DROPPING and call.func.attr.value not in ("get", "keys",
-                                                                                               "values", "items"):
-                return False
+                                                                                               "values", "items") \
+                    and not (all_missing and call.func.attr.value == "update"):
+                return False  # (`D.update(table)` while `D` is still to fill: filled once, as a whole)
     return True
 
 
@@ -5311,12 +5312,30 @@ def _once_guard(stmt: cst.If, rest: Sequence[cst.CSTNode], module: cst.Module) -
     flag, key = found
     if not any(stores_state(small, flag, key, module) for small in top_small_statements(rest)):
         return None
-    return "" if key is None else key
+    return "" if key is None or _flag_item(test) is not None else key  # (`DONE[0]`: a latch, once in all)
+
+
+def _latched_block(stmt: cst.If, module: cst.Module) -> bool:
+    """``if not FLAG:`` / ``if not FLAG[0]:`` whose block sets the latch (``FLAG = True``, ``FLAG[0] = True``) in a
+    statement of its own: the block runs once."""
+    if stmt.orelse is not None or not isinstance(stmt.test, cst.UnaryOperation) \
+            or not isinstance(stmt.test.operator, cst.Not):
+        return False
+    inner = stmt.test.expression
+    found = (inner.value, None) if isinstance(inner, cst.Name) else state_test(stmt.test, module, unset=True)
+    if found is None:
+        return False
+    return any(stores_state(small, found[0], found[1], module) for small in top_small_statements(stmt.body.body))
 
 
 def state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Optional[Tuple[str, Optional[str]]]:
     """``G is None`` / ``key not in G`` (``unset``), ``G is not None`` / ``key in G`` (not): the name
     ``G`` and the code of the key (None for the first form); None for any other test."""
+    # `if DONE[0]: return` / `if not DONE[0]:` -- a flag kept in a module list or dict (set by `DONE[0] = True`)
+    flag = _flag_item(test.expression) if unset and isinstance(test, cst.UnaryOperation) \
+        and isinstance(test.operator, cst.Not) else (None if unset else _flag_item(test))
+    if flag is not None:
+        return flag[0], module.code_for_node(flag[1])
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     op, right = test.comparisons[0].operator, test.comparisons[0].comparator
@@ -5325,6 +5344,15 @@ def state_test(test: cst.BaseExpression, module: cst.Module, unset: bool) -> Opt
         return test.left.value, None
     if isinstance(op, cst.NotIn if unset else cst.In) and isinstance(right, cst.Name):
         return right.value, module.code_for_node(test.left)
+    return None
+
+
+def _flag_item(test: cst.BaseExpression) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """``G[0]`` / ``G["done"]``: a module container's item at a literal key, tested for its truth."""
+    if isinstance(test, cst.Subscript) and isinstance(test.value, cst.Name) and len(test.slice) == 1 \
+            and isinstance(test.slice[0].slice, cst.Index) \
+            and isinstance(test.slice[0].slice.value, (cst.Integer, cst.SimpleString)):
+        return test.value.value, test.slice[0].slice.value
     return None
 
 
@@ -5396,10 +5424,11 @@ def _missing_key(test: cst.BaseExpression, name: str, gets: Dict[str, str],
 
 
 def _stores_into(node: cst.CSTNode, name: str) -> bool:
-    """``name[key] = value`` (or, of a set, ``name.add(key)``) somewhere in ``node``."""
+    """``name[key] = value`` (or, of a set, ``name.add(key)``; ``name.update(...)``) somewhere in ``node``."""
     return any_node([node], lambda n: (isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Subscript)
                                        and isinstance(n.target.value, cst.Name) and n.target.value.value == name)
-                    or _adds_to(n, name) is not None)
+                    or _adds_to(n, name) is not None
+                    or (isinstance(n, cst.Call) and _is_method_of(n, name, "update")))
 
 
 def _added_keys(node: cst.CSTNode, name: str) -> List[cst.BaseExpression]:

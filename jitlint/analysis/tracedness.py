@@ -1999,6 +1999,11 @@ class Analyzer:
             # `if not G: ...; G = True`: a latch, set on the first run (a warn-once flag)
             name = test.expression.value
             return self._guarded_global(name, frame) and self._sets_global(stmt.body, frame.fn, name, None, depth=0)
+        if isinstance(test, cst.UnaryOperation):
+            # `if not DONE[0]: ...; DONE[0] = True`: the latch kept in a module list or dict
+            found = state_test(test, self.index.module, unset=True)
+            return found is not None and self._guarded_global(found[0], frame) \
+                and self._sets_global(stmt.body, frame.fn, found[0], found[1], depth=0)
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return False
         op, right = test.comparisons[0].operator, test.comparisons[0].comparator

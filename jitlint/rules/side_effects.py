@@ -492,7 +492,26 @@ class MutableGlobalRead(Rule):
         test = ctx.parent(node)
         if isinstance(test, cst.ComparisonTarget):
             test = ctx.parent(test)  # `key not in G`
-        guard = ctx.parent(test) if isinstance(test, cst.Comparison) else None
+        if isinstance(test, cst.Subscript) and test.value is node:
+            # `if G[0]: return` / `if not G["ready"]:` -- a latch kept in a module list or dict, that the code
+            # after (or under) the test sets True and no function sets otherwise: once set it stays set, so the
+            # test only decides whether the one-time initialisation runs, at the first trace as at the first call
+            item = test
+            test = ctx.parent(test)
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = ctx.parent(test)
+            guard = test if isinstance(test, cst.If) else None
+            if guard is None or not self._latch_only_set_true(item):
+                return False
+            body = guard.body.body if isinstance(guard.body, cst.IndentedBlock) else []
+            holder = ctx.parent(guard)
+            block = holder if isinstance(holder, cst.IndentedBlock) else getattr(holder, "body", None)
+            siblings = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+            after = siblings[siblings.index(guard) + 1:] if guard in siblings else []
+            return guard.body in ctx.facts.initialising or any(stmt in ctx.facts.initialising for stmt in after) \
+                or any(stmt in ctx.facts.initialising for stmt in body)
+        else:
+            guard = ctx.parent(test) if isinstance(test, cst.Comparison) else None
         if not (isinstance(guard, cst.If) and guard.test is test and guard.body in ctx.facts.initialising):
             return False
         if not ctx.body.outside_initialisation:
@@ -504,6 +523,38 @@ class MutableGlobalRead(Rule):
                 return True
             current = ctx.parent(current)
         return False
+
+    def _latch_only_set_true(self, item: cst.Subscript) -> bool:
+        """Every store into ``G[...]`` (``item``'s container, a module global) in the module's functions stores
+        ``True``, and nothing else changes ``G`` there (no ``clear``, ``pop``, ``del``, no rebinding)."""
+        name = item.value.value  # type: ignore[attr-defined]
+        index = self.ctx.index
+        if index.global_writers.get(name):
+            return False
+        for fn in index.mutated_in_functions.get(name, set()):
+            stores: List[cst.CSTNode] = []
+
+            def note(node: cst.CSTNode) -> bool:
+                if isinstance(node, (cst.Assign, cst.AugAssign, cst.Del)) or (
+                        isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                        and isinstance(node.func.value, cst.Name) and node.func.value.value == name):
+                    stores.append(node)
+                return False
+
+            any_node([fn.node], note)
+            for store in stores:
+                if isinstance(store, cst.Call):
+                    return False  # `G.clear()`, `G.append(...)`
+                targets = [t.target for t in store.targets] if isinstance(store, cst.Assign) else (
+                    [store.target] if isinstance(store, cst.AugAssign) else [e.target for e in store.target.elements]
+                    if isinstance(store.target, (cst.Tuple, cst.List)) else [store.target])
+                for target in targets:
+                    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
+                            and target.value.value == name and not (
+                                isinstance(store, cst.Assign) and isinstance(store.value, cst.Name)
+                                and store.value.value == "True"):
+                        return False
+        return True
 
     def _only_shown(self, node: cst.Name) -> bool:
         """The read is part of what a host ``print`` or log call shows (``print(f"{G.shape}")``): that
