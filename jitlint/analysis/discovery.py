@@ -4466,6 +4466,10 @@ class ModuleIndex:
             self._overrides[key] = found
         return found
 
+    def derives(self, sub: ClassInfo, cls: ClassInfo) -> bool:
+        """``sub`` is a subclass of ``cls`` through classes of this module."""
+        return self._derives(sub, cls)
+
     def _derives(self, sub: ClassInfo, cls: ClassInfo, depth: int = 0) -> bool:
         """``sub`` is a subclass of ``cls`` through classes of this module."""
         if depth > 10:

@@ -3718,6 +3718,25 @@ class Analyzer:
             # the subclasses' own definitions run too, on their instances (`Base.process` jitted, calling
             # `self._apply` that each subclass defines)
             owner = frame.fn.cls
+            known = self_value.instance if func.value.value == "self" else None
+            if owner is not None and self.index.classes.get(owner.name) is owner and func.value.value == "self" \
+                    and known is None and self_value.kind is Kind.STATIC and fn is not None and fn.cls is not None \
+                    and fn.cls is not owner and self.index.derives(owner, fn.cls):
+                # a method of a base class called on `self` (an instance of `owner` or of a subclass of it): the
+                # base's method runs on that object, so its own `self.<name>` calls dispatch from `owner` down
+                self_value = replace(self_value, instance=owner)
+            if known is not None and owner is not None and known is not owner \
+                    and self.index.classes.get(known.name) is known and self.index.derives(known, owner):
+                # the object is known to be of a subclass (the jitted method's own class, `uccsd.get_init_walkers`
+                # calling the base's `get_rdm1`): `self._calc_rdm1` is that class's or one of its subclasses', never
+                # a sibling's (`multislater._calc_rdm1`)
+                mine = self.index.find_method(known, method)
+                below = [sub.methods[method] for sub in self.index.classes.values()
+                         if sub is not known and method in sub.methods and self.index.derives(sub, known)]
+                found = [f for f in ([mine] if mine is not None else []) + below if f.cls is not None]
+                if found:
+                    return join_all([self._call_user(call, f, None, args, frame,
+                                                     None if f.is_static_method else self_value) for f in found])
             overrides = self.index.overrides(owner, method, frame.fn) if owner is not None and (
                 fn is None or not fn.is_static_method) else []
             if fn is not None and not overrides:
