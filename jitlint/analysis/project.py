@@ -256,13 +256,19 @@ class Project:
         return out
 
     def _folders_up_to_root(self, directory: str) -> List[str]:
-        """The folders from ``directory``'s parent up to the project root holding it (none outside every root)."""
+        """For a file outside any regular package (its folder has no ``__init__.py``: a script's), the folders
+        from its folder's parent up to the project root holding it that are no package either (a folder a script
+        is run from, on ``sys.path``); none inside a package, whose imports Python resolves from above its
+        outermost package only (``import warp`` in ``mujoco/mjx/warp/`` is the installed library, not the folder)."""
+        if os.path.isfile(os.path.join(directory, "__init__.py")):
+            return []
         root = max((os.path.abspath(r) for r in self.roots if _within(directory, os.path.abspath(r))), key=len,
                    default=None)
         out: List[str] = []
         while root is not None and directory != root and _within(directory, root):
             directory = os.path.dirname(directory)
-            out.append(directory)
+            if not os.path.isfile(os.path.join(directory, "__init__.py")):
+                out.append(directory)
         return out
 
     def _module_files(self, from_path: str, module_name: str, exists=os.path.isfile) -> List[str]:
