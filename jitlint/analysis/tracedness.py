@@ -679,8 +679,8 @@ class Analyzer:
             t = entry.transform
             # (vmap retraces every call; grad and the other transforms that stage nothing run eagerly: neither keeps
             # a trace, and an operation there on what is not traced gives a concrete array)
-            self._cached = t is None or (t.name not in jax_api.RETRACES_EVERY_CALL and t.name not in jax_api.NON_STAGING) \
-                or entry.under_cache
+            self._cached = t is None or entry.under_cache or (
+                t.name not in jax_api.RETRACES_EVERY_CALL and t.name not in jax_api.NON_STAGING)
             self._fresh = entry.fresh and not entry.under_cache
             self._per_call = self._wrapper_dies_with_call(entry)
             self._guards = self.index.guards_at(entry.site, entry.scope)
@@ -1628,8 +1628,8 @@ class Analyzer:
             closure_key = (closure_key, self._jit_on)
         outer_cached = self._cached
         stages, self._boundary_stages = self._boundary_stages, True
-        if boundary and depth > 0 and stages and (transform is None or (transform.name not in jax_api.RETRACES_EVERY_CALL
-                                                                        and transform.name not in jax_api.NON_STAGING)):
+        if boundary and depth > 0 and stages and (transform is None or (
+                transform.name not in jax_api.RETRACES_EVERY_CALL and transform.name not in jax_api.NON_STAGING)):
             self._cached = True  # a lax body or a jit inside traced code: cached with the trace around it
         body.cached = body.cached or self._kept
         body.staged = body.staged or self._cached
