@@ -49,6 +49,36 @@ def fixed(body: str, prefer=None, header: str = HEADER, unsafe: bool = True) -> 
 # ------------------------------------------------------------------ no fix
 
 NO_FIX = {
+    "jit of a method made per call in an equinox module: no attribute can be added in __init__": ("""
+        import equinox as eqx
+
+        class Op(eqx.Module):
+            scale: float
+
+            def __init__(self, scale):
+                self.scale = scale
+
+            def forward(self, x):
+                return x * self.scale
+
+            def __call__(self, x):
+                f = jax.jit(self.forward)
+                return f(x)
+        """, "JIT501"),
+    "jit of a method made per call in a class with __slots__": ("""
+        class Op:
+            __slots__ = ("gain",)
+
+            def __init__(self, gain):
+                self.gain = gain
+
+            def forward(self, x):
+                return x * self.gain
+
+            def __call__(self, x):
+                f = jax.jit(self.forward)
+                return f(x)
+        """, "JIT501"),
     "static name left by a rename, two string parameters it starts": ("""
         from functools import partial
 
@@ -451,6 +481,24 @@ def test_static_is_not_offered_for_a_step_counter(name, static):
             if {name} < 100:
                 x = x * 2
             return x
+        """, "JIT201")
+    assert diag.fix is not None
+    assert ("static_argnames" in diag.fix.title) is static, diag.fix.title
+
+
+@pytest.mark.parametrize("caller, static", [("f(x, 3)", True), ("f(*args)", False)])
+def test_static_is_not_offered_where_a_starred_call_fills_the_parameter(caller, static):
+    # what `f(*args)` passes is not seen: a dict or an array made static raises ValueError (ofdft_nflows'
+    # `Nuclei_potential(*args)`, whose callers pass the molecule as a dict)
+    _, diag = only(f"""
+        @jax.jit
+        def f(x, mode_id):
+            if mode_id < 100:
+                x = x * 2
+            return x
+
+        def call(x, args):
+            return {caller}
         """, "JIT201")
     assert diag.fix is not None
     assert ("static_argnames" in diag.fix.title) is static, diag.fix.title

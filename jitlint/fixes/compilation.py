@@ -906,8 +906,10 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     at the end of the class's own ``__init__``: the wrapper goes with the object, as a bound method
     does, and its trace is kept.
 
-    Preconditions: the wrapper wraps a method of the class (no property), given no other argument
-    than constant options; ``__init__`` is defined in the class and has no ``return``; the new
+    Preconditions: the class is a plain one, which takes a new attribute in ``__init__`` (no equinox or flax
+    module, no decorator, no ``__slots__``, every base such a class); the wrapper wraps a method of the class (no
+    property), given no other argument than constant options; ``__init__`` is defined in the class and has no
+    ``return``; the new
     attribute's name is used nowhere in the module; and nothing changes, once the object is built,
     an attribute the method reads -- directly or through the methods it calls on ``self`` --
     (``changed_after_construction``), nor does code outside the class store an attribute of that
@@ -936,6 +938,12 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             or not isinstance(init.node.body, cst.IndentedBlock) or not init.params:
         return None
     if _returns(init.node.body):
+        return None
+    if not ctx.index.plain_class(cls.name, not_a_pytree=True) or any_node(
+            [cls.node.body], lambda n: isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name)
+            and n.target.value == "__slots__"):
+        # an attribute stored in `__init__` needs a class that takes new attributes: not an equinox or flax
+        # module, a frozen dataclass, a record or a class with `__slots__` (equinox 0.13.8: FrozenInstanceError)
         return None
     changed = ctx.index.changed_after_construction(cls)
     read = _attributes_read(cls, method, set())

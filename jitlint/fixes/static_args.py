@@ -185,6 +185,10 @@ def static_argnames_fix(fn: FunctionInfo, params: List[str], ctx: FixContext,
         if any(param is not None and param.name.value in params and array_valued(arg.value, ctx.index, scope)
                for arg, param in entry.bind_args(call)):
             return None  # (`board(jnp.float32(length), ...)`: an array made static is unhashable: ValueError)
+        if any(arg.star for arg in call.args):
+            # (`Nuclei_potential(*args)`: what reaches the parameter is not seen -- a dict there, made static,
+            # raises `ValueError: Non-hashable static arguments`)
+            return None
     edit = _edit_site(entry, params, indices, positional, ctx, dropped)
     if edit is None:
         return None
