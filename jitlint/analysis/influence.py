@@ -121,6 +121,9 @@ def summarize(statement: cst.CSTNode) -> Summary:
                 changed.add(func.value.value)
             if at_module and type(func) is Attribute and func.attr.value in _SWITCHES:
                 dynamic = True
+            if at_module and type(func) is Attribute and func.attr.value == "update" and node.args \
+                    and type(node.args[0].value) is SimpleString and "jax_disable_jit" in node.args[0].value.value:
+                dynamic = True  # (`jax.config.update("jax_disable_jit", True)`: how every traced body runs)
         if kind in BINDING_NODES:
             for name, how, _value, _qualified in node_bindings(node):
                 if how is BindingKind.GLOBAL:
