@@ -2776,6 +2776,7 @@ class MutableStaticSelf(Rule):
     name = "mutable-static-self"
 
     def check_module(self) -> None:
+        self._rebuilt: Dict[tuple, Tuple[Set[str], Set[str]]] = {}
         for entry in self.ctx.index.entries:
             if not _compiling(entry):
                 continue
@@ -2863,10 +2864,14 @@ class MutableStaticSelf(Rule):
         computes the same.  An attribute the same method rebuilds the same way before it counts as fixed
         (``self.x_freqs = self.settings["x_freqs"]``, then ``self.freqs = jnp.meshgrid(self.x_freqs, ...)``:
         folax's ``Initialize``)."""
-        written = self._rebuilt_writes(cls, method_name)
-        if attr not in written:
-            return False
-        return attr in self._rebuilt_same_set(cls, method_name, changes, written)
+        # (asked once per attribute the method binds: its writes and the fixed point are worked out once)
+        key = (id(cls), method_name, tuple(sorted((a, tuple(sorted(m))) for a, m in changes.items())))
+        found = self._rebuilt.get(key)
+        if found is None:
+            written = self._rebuilt_writes(cls, method_name)
+            found = self._rebuilt[key] = (set(written), self._rebuilt_same_set(cls, method_name, changes, written)
+                                          if written else set())
+        return attr in found[0] and attr in found[1]
 
     def _rebuilt_same_set(self, cls, method_name: str, changes: Dict[str, Set[str]],
                           written: Dict[str, Tuple[int, int, List[cst.BaseExpression]]]) -> Set[str]:

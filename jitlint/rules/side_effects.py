@@ -11,9 +11,9 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, state_test
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, iter_children,
-                                     name_references, none_test, own_small_statements, path_to, result_discarded,
-                                     returned_values, string_value)
+from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, flat_targets,
+                                     iter_children, name_references, none_test, own_small_statements, path_to,
+                                     result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -545,10 +545,8 @@ class MutableGlobalRead(Rule):
             for store in stores:
                 if isinstance(store, cst.Call):
                     return False  # `G.clear()`, `G.append(...)`
-                targets = [t.target for t in store.targets] if isinstance(store, cst.Assign) else (
-                    [store.target] if isinstance(store, cst.AugAssign) else [e.target for e in store.target.elements]
-                    if isinstance(store.target, (cst.Tuple, cst.List)) else [store.target])
-                for target in targets:
+                roots = [t.target for t in store.targets] if isinstance(store, cst.Assign) else [store.target]
+                for target in (single for root in roots for single in flat_targets(root)):
                     if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
                             and target.value.value == name and not (
                                 isinstance(store, cst.Assign) and isinstance(store.value, cst.Name)
