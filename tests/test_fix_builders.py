@@ -405,6 +405,24 @@ NO_FIX = {
                 idx.append(j)
             return jnp.zeros(sum(idx))
         """, "JIT203"),
+    "an early return before an update of an object that is not an optax transformation (it may keep state)": ("""
+        class Tracker:
+            def __init__(self):
+                self.seen = []
+
+            def update(self, g, state, w):
+                self.seen.append(g)
+                return g, state
+
+        TRACKER = Tracker()
+
+        @jax.jit
+        def step(w, state, g):
+            if not jnp.isfinite(g).all():
+                return w, state
+            updates, state2 = TRACKER.update(g, state, w)
+            return w - updates, state2
+        """, "JIT201"),
 }
 
 

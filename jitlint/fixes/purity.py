@@ -236,6 +236,10 @@ class Purity:
                 return self._expr(func.value.value.value, scope, staged) and all(
                     self._expr(el.slice.value, scope, staged) for el in func.value.slice
                     if isinstance(el.slice, cst.Index)) and self._function_args_pure(call, scope)
+            if method in ("init", "update") and isinstance(func.value, cst.Name) and self._optax_made(func.value, scope):
+                # `OPTIMIZER.update(grads, state, params)`: an optax GradientTransformation is a pair of pure
+                # functions (its state goes in and comes out; nothing is kept on the object)
+                return self._function_args_pure(call, scope)
             if method in jax_api.MUTATING_METHODS:
                 return isinstance(root, cst.Name) and root.value in set(local_containers)
             if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls") and scope is not None:
@@ -253,6 +257,13 @@ class Purity:
             # `jax.grad(residual)(y)`: the transform of a pure function, called: pure when what it wraps is
             return self._call(func, scope, staged, local_containers) and self._function_args_pure(call, scope)
         return False
+
+    def _optax_made(self, name: cst.Name, scope: Optional[FunctionInfo]) -> bool:
+        """``name`` is bound once, to the result of a call of an ``optax`` function (``optax.adam(1e-3)``,
+        ``optax.chain(...)``): a GradientTransformation."""
+        home = scope.scope.resolve(name.value) if scope is not None else None
+        value = home.single_value(name.value) if home is not None else None
+        return isinstance(value, cst.Call) and (self.index.qualify(value.func) or "").startswith("optax.")
 
     def _made_wrapper(self, func: cst.Name, scope: Optional[FunctionInfo]) -> Optional[cst.Call]:
         """The call a local of ``scope`` bound once is the result of, where that call makes a wrapper of a
