@@ -65,6 +65,18 @@ NO_FIX = {
                 f = jax.jit(self.forward)
                 return f(x)
         """, "JIT501"),
+    "jit of a vmapped method made per call with axes the call passes: each call may make another wrapper": ("""
+        class Op:
+            def __init__(self, gain):
+                self.gain = gain
+
+            def forward(self, x):
+                return x * self.gain
+
+            def __call__(self, x, axes):
+                f = jax.jit(jax.vmap(self.forward, in_axes=axes))
+                return f(x)
+        """, "JIT501"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

@@ -927,8 +927,8 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if target is None or any(a is not target and (a.star or a.keyword is None or not _constant(a.value))
                              for a in node.args):
         return None
-    bound = target.value
-    if not (isinstance(bound, cst.Attribute) and isinstance(bound.value, cst.Name) and bound.value.value == me):
+    bound = _bound_method_within(target.value, me, ctx)
+    if bound is None:
         return None
     cls = function.cls
     method = cls.methods.get(bound.attr.value)
@@ -954,8 +954,7 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
                                                   and n.attr.value == attr):
         return None
     init_self = cst.Name(init.params[0][0].name.value)
-    wrapper = node.with_changes(args=[a if a is not target else a.with_changes(
-        value=bound.with_changes(value=init_self)) for a in node.args], lpar=[], rpar=[])
+    wrapper = node.deep_replace(bound, bound.with_changes(value=init_self)).with_changes(lpar=[], rpar=[])
     made = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Attribute(init_self, cst.Name(attr)))],
                                                     value=wrapper)])
     last = init.node.body.body[-1]
@@ -966,6 +965,28 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Make `{ctx.code(node)}` once, in `__init__`, as `{me}.{attr}`: "
                    "nothing changes what the method reads once the object is built", (edit,))
+
+
+#: transforms that make a new function of the one they wrap and keep nothing else: one made once is as good
+#: as one made per call
+_REMADE_THE_SAME = frozenset({"jax.vmap", "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev",
+                              "jax.hessian", "jax.checkpoint", "jax.remat"})
+
+
+def _bound_method_within(expr: cst.BaseExpression, me: str, ctx: FixContext) -> Optional[cst.Attribute]:
+    """``self.method`` where ``expr`` is it, or it wrapped by transforms of constant options
+    (``jax.vmap(self._chain)``, ``jax.grad(self.loss, argnums=1)``); None otherwise."""
+    for _ in range(4):
+        if isinstance(expr, cst.Attribute):
+            return expr if isinstance(expr.value, cst.Name) and expr.value.value == me else None
+        if not isinstance(expr, cst.Call) or ctx.index.qualify(expr.func) not in _REMADE_THE_SAME:
+            return None
+        inner = _function_argument(expr)
+        if inner is None or any(a is not inner and (a.star or a.keyword is None or not _constant(a.value))
+                                for a in expr.args):
+            return None
+        expr = inner.value
+    return None
 
 
 def _stored_outside(attributes: set, cls, ctx: FixContext) -> bool:
