@@ -77,6 +77,50 @@ NO_FIX = {
                 f = jax.jit(jax.vmap(self.forward, in_axes=axes))
                 return f(x)
         """, "JIT501"),
+    "a changing attribute the jitted method tests (a traced argument there would raise)": ("""
+        class Gate:
+            def __init__(self):
+                self.open = True
+                self.f = jax.jit(self._f)
+
+            def _f(self, x):
+                if self.open:
+                    return x
+                return -x
+
+            def toggle(self):
+                self.open = not self.open
+        """, "JIT503"),
+    "a changing attribute read by a method the jitted method calls": ("""
+        class Scaler:
+            def __init__(self):
+                self.k = jnp.ones(())
+                self.f = jax.jit(self._f)
+
+            def _gain(self):
+                return self.k * 2
+
+            def _f(self, x):
+                return self._gain() * x
+
+            def set_k(self, k):
+                self.k = k
+        """, "JIT503"),
+    "a jitted method handed on by name (a call through it would miss the new arguments)": ("""
+        class Scaler:
+            def __init__(self):
+                self.k = jnp.ones(())
+                self.f = jax.jit(self._f)
+
+            def _f(self, x):
+                return self.k * x
+
+            def set_k(self, k):
+                self.k = k
+
+            def over(self, xs):
+                return jax.lax.map(self.f, xs)
+        """, "JIT503"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

@@ -212,6 +212,11 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 call_sites += [span for span in spans if any(
                     re.search(rf"\b{callee}\(", held)
                     for callee in re.findall(r"^def (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
+                # and a fix that gives a method of the class parameters edits the calls of that method
+                methods = {m for first, last in holder for m in re.findall(
+                    r"^\s+def (\w+)", "".join(old_lines[first - 1:last]), re.MULTILINE)}
+                call_sites += [span for span in spans if any(
+                    re.search(rf"\.{m}\(", "".join(old_lines[span[0] - 1:span[1]])) for m in methods)]
                 # and a fix that freezes a dataclass the statement constructs edits that class's decorator
                 call_sites += [span for span in spans if any(
                     re.search(rf"\b{cls}\(", held)

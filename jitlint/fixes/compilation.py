@@ -1304,3 +1304,194 @@ def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext
     kwonly = [cst.Param(name=cst.Name(names[code])) for code in held]
     return inner.with_changes(body=body, params=inner.params.with_changes(star_arg=cst.ParamStar(),
                                                                           kwonly_params=kwonly))
+
+
+# ------------------------------------------------------------------ changing attributes passed as arguments
+
+
+#: methods and properties of an array value that keep it an array operand (or read its static shape)
+_ARRAY_MEMBERS = frozenset({"shape", "dtype", "ndim", "size", "T", "sum", "mean", "max", "min", "std", "var",
+                            "astype", "reshape", "ravel", "at", "real", "imag", "conj", "transpose", "squeeze"})
+
+
+@rewrites("JIT503")
+def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """A jitted method with ``self`` static (``self._f = jax.jit(self._impl)`` in ``__init__``, or
+    ``@partial(jax.jit, static_argnums=0)``) that reads attributes other methods change -> those attributes
+    become keyword-only parameters of the method, read in its body under their own names, and every call of
+    the jitted method (and of the method itself) passes the object's current values
+    (``self._f(x, mean=self.mean)``): they are traced arguments, so a changed value is computed with, and a
+    value of the same shape compiles nothing new.
+
+    Preconditions: every changing attribute the traced code reads is read in the method's own body (not in
+    a method it calls), where an array goes (arithmetic, a ``jnp`` function's argument, indexing, a member
+    of an array: not a test, a shape, a call, an attribute of an object); ``__init__`` binds it to no
+    function or instance of a class of the module; ``self`` appears in the body only to read attributes or
+    call methods; every mention of the jitted name and of the method in the module is a call on a plain
+    name (``self._f(...)``, ``norm._f(...)``) with no ``*``/``**`` argument.
+    UNSAFE: a changed value of another shape or dtype compiles again (as a new object would), and an
+    attribute holding something that is not an array (``None``, an object) set later would not trace."""
+    entry = next((e for e in ctx.index.entries if e.site is node), None)
+    if entry is None or not _compiling_entry(entry):
+        return None
+    fn = entry.function
+    cls = fn.cls
+    if cls is None or not fn.is_method or not isinstance(fn.node, cst.FunctionDef) or not fn.params:
+        return None
+    params = fn.node.params
+    if params.star_kwarg is not None or params.posonly_params:
+        return None
+    me = fn.params[0][0].name.value
+    changed = ctx.index.changed_after_construction(cls)
+    read_anywhere = _attributes_read(cls, fn, set())
+    stale = sorted(a for a in read_anywhere if a in changed)
+    if not stale:
+        return None
+    reads_here: dict = {}
+    for n in _walk_body(fn.node.body):
+        if isinstance(n, cst.Name) and n.value == me:
+            holder = ctx.parent(n)
+            if not (isinstance(holder, cst.Attribute) and holder.value is n):
+                return None  # `self` handed on whole: what it reads there is not seen
+            called = cls.methods.get(holder.attr.value)
+            if called is not None and set(stale) & _attributes_read(cls, called, set()):
+                return None  # a changing attribute read by a method it calls
+            if holder.attr.value in stale:
+                if not _array_operand(holder, ctx):
+                    return None
+                reads_here.setdefault(holder.attr.value, []).append(holder)
+    if set(reads_here) != set(stale) or not _array_bound_in_init(cls, stale, ctx):
+        return None
+    # the names the object is called through: the jitted attribute (made in __init__) or the method itself
+    names = {fn.name}
+    stored = isinstance(node, cst.Call) and isinstance(ctx.parent(node), cst.Assign)
+    if stored:
+        store = ctx.parent(node)
+        if not isinstance(ctx.parent(store), cst.SimpleStatementLine) or len(store.targets) != 1:
+            return None
+        target = store.targets[0].target
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)):
+            return None
+        names.add(target.attr.value)
+        wrapped = _function_argument(node)
+        if wrapped is None or not (isinstance(wrapped.value, cst.Attribute) and wrapped.value.attr.value == fn.name):
+            return None
+    taken = set(names_in(fn.node))
+    new_names = {}
+    for attr in stale:
+        base = attr.lstrip("_") or "value"
+        if base in taken or keyword.iskeyword(base) or base in dir(builtins):
+            return None
+        new_names[attr] = base
+        taken.add(base)
+    changes: dict = {}
+    for n in _walk_body(ctx.module):
+        if isinstance(n, cst.Attribute) and n.attr.value in names and n not in changes:
+            holder = ctx.parent(n)
+            if stored and n is _function_argument(node).value:
+                continue  # the method wrapped at the site
+            if stored and isinstance(holder, cst.AssignTarget):
+                if holder is ctx.parent(node).targets[0]:
+                    continue  # the store of the wrapper
+                return None
+            if not (isinstance(holder, cst.Call) and holder.func is n and isinstance(n.value, cst.Name)) \
+                    or any(a.star for a in holder.args):
+                return None
+            receiver = n.value.value
+            args = list(holder.args)
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for i, attr in enumerate(stale):
+                args.append(cst.Arg(cst.Attribute(cst.Name(receiver), cst.Name(attr)), keyword=cst.Name(new_names[attr]),
+                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                          whitespace_after=cst.SimpleWhitespace("")),
+                                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                                    if i < len(stale) - 1 else cst.MaybeSentinel.DEFAULT))
+            changes[holder] = holder.with_changes(args=args)
+        elif isinstance(n, cst.Name) and n.value in names and not isinstance(ctx.parent(n), cst.Attribute) \
+                and n is not fn.node.name:
+            return None  # the method or the wrapper named bare (handed on, or another binding of the name)
+    added = [cst.Param(cst.Name(new_names[a])) for a in stale]
+    if params.star_arg is None or isinstance(params.star_arg, cst.ParamStar):
+        new_params = params.with_changes(star_arg=params.star_arg if params.star_arg is not None else cst.ParamStar(),
+                                         kwonly_params=list(params.kwonly_params) + added)
+    else:
+        new_params = params.with_changes(kwonly_params=list(params.kwonly_params) + added)
+    renamed = {id(read): cst.Name(new_names[attr]).with_changes(lpar=read.lpar, rpar=read.rpar)
+               for attr, nodes in reads_here.items() for read in nodes}
+    body = fn.node.body.visit(_Substitution(renamed))
+    changes[fn.node] = fn.node.with_changes(params=new_params, body=body)
+    if any(any_node([c], lambda m: m is fn.node) for c in changes if c is not fn.node):
+        return None  # (a call inside the method itself: one edit would overwrite the other)
+    edits = ctx.replace_per_statement(changes)
+    if edits is None:
+        return None
+    passed = ", ".join(f"`{me}.{a}`" for a in stale)
+    return ctx.fix(Applicability.UNSAFE, f"Pass {passed} to `{fn.name}` as arguments: traced, a changed value is "
+                   "used instead of the one the first trace kept", tuple(edits))
+
+
+class _Substitution(cst.CSTTransformer):
+    """Replaces nodes (by identity) in one pass."""
+
+    def __init__(self, by_id: dict) -> None:
+        super().__init__()
+        self.by_id = by_id
+
+    def on_leave(self, original_node, updated_node):
+        return self.by_id.get(id(original_node), updated_node)
+
+
+def _compiling_entry(entry) -> bool:
+    return entry.transform is not None and entry.transform.name in COMPILING_TRANSFORMS and not entry.all_traced
+
+
+def _walk_body(root: cst.CSTNode):
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(iter_children(n))
+
+
+def _array_operand(read: cst.Attribute, ctx: FixContext) -> bool:
+    """``self.mean`` sits where an array goes: an operand of arithmetic, an argument of a ``jax`` function,
+    indexed, a member of an array, returned or bound to a name (not a test, a shape, a callee)."""
+    if is_static_use(read, ctx):  # type: ignore[arg-type]
+        return False
+    parent = ctx.parent(read)
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(parent, cst.Attribute):
+        return parent.value is read and parent.attr.value in _ARRAY_MEMBERS
+    if isinstance(parent, cst.Subscript):
+        return parent.value is read
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and (ctx.index.qualify(call.func) or "").startswith("jax.")
+    return isinstance(parent, (cst.Return, cst.Assign)) and parent.value is read
+
+
+def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> bool:
+    """``__init__`` binds each of ``attributes`` (``self.mean = jnp.zeros(n)``) to no function, lambda or
+    instance of a class of the module: a value that can go into a trace as an argument."""
+    init = cls.methods.get("__init__")
+    if init is None or not isinstance(init.node, cst.FunctionDef) or not init.params:
+        return False
+    me = init.params[0][0].name.value
+    bound = set()
+    for n in _walk_body(init.node.body):
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                for target in flat_targets(t.target):
+                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                            and target.value.value == me and target.attr.value in attributes:
+                        value = n.value
+                        if isinstance(value, cst.Lambda) or (isinstance(value, cst.Call) and isinstance(
+                                value.func, cst.Name) and value.func.value in ctx.index.classes):
+                            return False
+                        if isinstance(value, cst.Name) and value.value in ctx.index.globals and ctx.index.globals[
+                                value.value].kind in ("function", "class"):
+                            return False
+                        bound.add(target.attr.value)
+    return bound == set(attributes)

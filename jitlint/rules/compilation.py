@@ -2766,7 +2766,14 @@ class MutableStaticSelf(Rule):
     (`jax.tree_util.register_dataclass`) whose data fields are traced.
 
     ## Fix safety
-    No automatic fix.
+    UNSAFE: the attributes other methods change, when the jitted method reads
+    them itself where an array goes (arithmetic, a `jnp` argument, indexing),
+    become keyword-only parameters of the method, and every call of it passes
+    the object's current values (`self._f(x, mean=self.mean)`): traced, a
+    changed value is used. A value of another shape or dtype compiles again,
+    and an attribute later set to something that is not an array would not
+    trace. Not offered when such an attribute is tested, used as a shape,
+    called, read by another method, or when the method is handed on by name.
 
     ## References
     - [FAQ: how to use jit with methods](https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods)
