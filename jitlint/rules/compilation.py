@@ -727,17 +727,28 @@ class RecompilationHazard(Rule):
             return False
         targets = {n.value for n in name_references(loop.target)}
         own = scope.scope if scope is not None else index.scope_model.module_scope
+        # what the iteration computes from the size (`shape = (n, n)`, `npix = 12 * n * n`) sizes as it does
+        derived = self._varying_names(loop, own)
 
         def selected(value: cst.BaseExpression, depth: int = 0) -> bool:
             if isinstance(value, cst.Name) and depth < 3:
-                # (every binding of it in the loop, each one selected: `x = X1[dim]` ... `x = X3[dim]`)
+                # (every binding of it in the loop, each one selected: `x = X1[dim]` ... `x = X3[dim]`; one in
+                # another loop of the function, `for nside in sizes: m = ...` twice, cannot reach this one)
                 bindings = [b for b in own.bindings_of(value.value) if b.binds_value]
-                return bool(bindings) and all(loop in b.loops and b.node is not None
-                                              and selected(_bound_value(b.node), depth + 1) for b in bindings)
+                inside = [b for b in bindings if loop in b.loops]
+                if any(not b.loops for b in bindings if b not in inside):
+                    return False  # (bound before the loop too: the first iteration may read that value)
+                return bool(inside) and all(b.node is not None and selected(_bound_value(b.node), depth + 1)
+                                            for b in inside)
             if isinstance(value, cst.Subscript):
                 # `X[n]`, or an item or a view of an input so selected (`x[None]`)
                 return bool(value.slice) and bool(_names_read(value.slice[0]) & targets) or selected(value.value, depth)
-            return isinstance(value, cst.Call) and any(_names_read(a.value) & targets for a in value.args)
+            if isinstance(value, cst.BinaryOperation):
+                # arithmetic broadcasts: an operand of the iteration's size gives the result that size
+                return selected(value.left, depth) or selected(value.right, depth)
+            if isinstance(value, cst.UnaryOperation):
+                return selected(value.expression, depth)
+            return isinstance(value, cst.Call) and any(_names_read(a.value) & (targets | derived) for a in value.args)
 
         return all(loop in index.loops_of.get(use, ()) and any(selected(a.value) for a in use.args if not a.star)
                    for use in uses)
@@ -1352,7 +1363,8 @@ class RecompilationHazard(Rule):
                     continue  # (a script's loop over its configurations)
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
                     continue  # one wrapper per item, kept to be called later
-                if self._compiles_anyway(site, self._wrapper_uses(site, scope, names), self._entry_at.get(site)) \
+                uses = self._wrapper_uses(site, scope, names)
+                if self._compiles_anyway(site, uses, self._entry_at.get(site)) or self._inputs_sized_by_loop(site, uses) \
                         or (scope is not None and self._reused_per_configuration(site, scope, names)) \
                         or self._called_only_in_traces(scope, names) or self._caches_cleared(site) \
                         or self._remade_on_change(site, names):
@@ -2452,6 +2464,81 @@ def _bound_value(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
     return node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None else None
 
 
+def _unpacked_display_item(name: str, index: ModuleIndex, scope: Optional[FunctionInfo]
+                           ) -> Optional[cst.BaseExpression]:
+    """The item of a display that the one binding of ``name`` unpacks (``sizes, runs = [32, 64], 5``:
+    ``[32, 64]`` for ``sizes``); None for anything else."""
+    home = (scope.scope if scope is not None else index.scope_model.module_scope).resolve(name)
+    bindings = home.bindings_of(name) if home is not None else []
+    if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGNMENT or home.declares(name):
+        return None
+    node = bindings[0].node
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0].target, node.value
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)) \
+            or len(target.elements) != len(value.elements) \
+            or any(isinstance(e, cst.StarredElement) for e in list(target.elements) + list(value.elements)):
+        return None
+    for t, v in zip(target.elements, value.elements):
+        if isinstance(t.value, cst.Name) and t.value.value == name:
+            return v.value
+    return None
+
+
+def _computed_over_range(comp: cst.ListComp, index: ModuleIndex) -> Optional[List[int]]:
+    """The ints ``[2 ** (i + 1) for i in range(5)]`` holds: one ``for`` over ``range`` of int constants, no
+    condition, an element of integer arithmetic on the target and constants (at most 10,000 of them)."""
+    loop = comp.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None \
+            or not isinstance(loop.target, cst.Name) or not isinstance(loop.iter, cst.Call) \
+            or not (isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
+                    and "range" not in index.globals) \
+            or not 1 <= len(loop.iter.args) <= 3 or any(a.star or a.keyword for a in loop.iter.args):
+        return None
+    bounds = [int_value(a.value) for a in loop.iter.args]
+    if any(b is None for b in bounds) or len(range(*bounds)) > 10_000:  # type: ignore[misc]
+        return None
+    name = loop.target.value
+    out = []
+    for i in range(*bounds):  # type: ignore[misc]
+        value = _int_arithmetic(comp.elt, name, i)
+        if value is None:
+            return None
+        out.append(value)
+    return out
+
+
+def _int_arithmetic(expr: cst.BaseExpression, name: str, value: int, depth: int = 0) -> Optional[int]:
+    """``expr`` worked out with ``name`` = ``value``: ints, ``+ - * // % **`` (small powers), unary minus."""
+    if depth > 8:
+        return None
+    if isinstance(expr, cst.Name):
+        return value if expr.value == name else None
+    if isinstance(expr, cst.Integer):
+        return int_value(expr)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _int_arithmetic(expr.expression, name, value, depth + 1)
+        return -inner if inner is not None else None
+    if isinstance(expr, cst.BinaryOperation):
+        a = _int_arithmetic(expr.left, name, value, depth + 1)
+        b = _int_arithmetic(expr.right, name, value, depth + 1)
+        if a is None or b is None:
+            return None
+        op = expr.operator
+        if isinstance(op, cst.Add):
+            return a + b
+        if isinstance(op, cst.Subtract):
+            return a - b
+        if isinstance(op, cst.Multiply):
+            return a * b
+        if isinstance(op, (cst.FloorDivide, cst.Modulo)) and b != 0:
+            return a // b if isinstance(op, cst.FloorDivide) else a % b
+        if isinstance(op, cst.Power) and 0 <= b <= 64 and abs(a) <= 1 << 16:
+            return a ** b
+    return None
+
+
 def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[FunctionInfo],
                depth: int = 0, sizes: bool = False) -> Optional[List[object]]:
     """The constants a display of constants holds, through names bound once and ``+``; None for anything else.
@@ -2463,7 +2550,12 @@ def _constants(expr: cst.BaseExpression, index: ModuleIndex, scope: Optional[Fun
             reaching = index.module_reaching(expr.value, expr)
             value = reaching.value if isinstance(reaching, Binding) and reaching.kind is BindingKind.ASSIGNMENT \
                 else None
+        if value is None:
+            value = _unpacked_display_item(expr.value, index, scope)
         return _constants(value, index, scope, depth + 1, sizes) if value is not None else None
+    if isinstance(expr, cst.ListComp):
+        computed = _computed_over_range(expr, index)
+        return [(v, None) for v in computed] if computed is not None else None
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
         left = _constants(expr.left, index, scope, depth, sizes)
         right = _constants(expr.right, index, scope, depth, sizes)
