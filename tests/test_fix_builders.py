@@ -1628,14 +1628,16 @@ def test_every_builder_declares_what_it_fixes():
 
 
 def test_static_alternative_order_is_declared_and_can_be_overridden():
-    from jitlint.fixes.masks import to_dynamic_window, to_masked_slice_sum, to_static_size
+    from jitlint.fixes.masks import to_dynamic_window, to_masked_rows_reductions, to_masked_slice_sum, to_static_size
     from jitlint.fixes.registry import builders_for, static_alternative
     from jitlint.fixes.static_args import to_static_argnames
 
     assert builders_for("JIT201")[0] is to_static_argnames  # a mode flag: static first
     assert builders_for("JIT202")[-1] is to_static_argnames  # a loop bound: the loop first
-    assert builders_for("JIT402") == [to_masked_slice_sum, to_dynamic_window, to_static_size]
-    assert builders_for("JIT402", prefer_static=True) == [to_static_size, to_masked_slice_sum, to_dynamic_window]
+    assert builders_for("JIT402") == [to_masked_slice_sum, to_masked_rows_reductions, to_dynamic_window,
+                                      to_static_size]
+    assert builders_for("JIT402", prefer_static=True) == [to_static_size, to_masked_slice_sum,
+                                                          to_masked_rows_reductions, to_dynamic_window]
     assert builders_for("JIT203", prefer_static=True)[0] is not to_static_argnames  # none declared
     with pytest.raises(ValueError, match="already has a static alternative"):
         static_alternative("JIT402", first=True)(to_static_argnames)

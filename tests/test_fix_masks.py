@@ -190,12 +190,39 @@ def test_safety(body, safety):
     assert diag.fix is not None and diag.fix.applicability is safety
 
 
-def test_a_slice_bound_outside_a_sum_is_made_static_instead():
+def test_a_mean_of_rows_is_taken_under_the_rows_mask():
     diag = finding("""
         @jax.jit
         def f(x, k):
             return x[:k].mean()
         """, "JIT402")
+    assert diag.fix is not None and "where=" in diag.fix.title
+    assert "jnp.mean(x, where=jnp.indices(x.shape)[0] < k" in diag.fix.edits[0].replacement
+
+
+@pytest.mark.parametrize("body", [
+    # a count of the rows: the mask counts elements, the slice rows
+    """
+    @jax.jit
+    def f(rec, length):
+        valid = rec[:length]
+        return valid.sum() / len(valid)
+    """,
+    # a reduction along axis 0 keeps columns the mask of every element would not
+    """
+    @jax.jit
+    def f(rec, length):
+        return jnp.max(rec[:length], axis=0)
+    """,
+    # the rows read whole, not reduced
+    """
+    @jax.jit
+    def f(x, k):
+        return x[:k] * 2
+    """,
+])
+def test_rows_read_otherwise_are_made_static_instead(body):
+    diag = finding(body, "JIT402")
     assert diag.fix is not None and "static_argnames" in diag.fix.title
 
 

@@ -1063,7 +1063,7 @@ def _masked_reduction(subscript: cst.Subscript, mask: cst.BaseExpression, ctx: F
 
 
 def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Optional[bool],
-                    ctx: FixContext) -> Optional[Fix]:
+                    ctx: FixContext, rows: bool = False) -> Optional[Fix]:
     """``sel = x[m]`` (a name bound once in the function, by this simple statement) whose every read is a
     reduction (``sel.sum()``, ``jnp.max(sel)``, ...) or its count (``len(sel)``, ``sel.shape[0]``), in
     later simple statements of the same block, none of the statements from the assignment to the last
@@ -1092,6 +1092,8 @@ def _held_selection(subscript: cst.Subscript, mask: cst.BaseExpression, fits: Op
     for use in uses:
         reduced = _through_elementwise(use, ctx)
         found = _reduction_call(reduced, ctx)
+        if rows and (found is None or found[2]):
+            return None  # (rows kept whole: a count or a reduction along axis 0 is not the mask's)
         if found is not None:
             # (`jnp.mean(sel ** 2)`: the same element-wise work on the whole array, reduced under the mask)
             whole = base if reduced is use else reduced.deep_replace(use, base)
@@ -1181,6 +1183,63 @@ def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, title, (edit,) + imports)
+
+
+@rewrites("JIT402")
+def to_masked_rows_reductions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT402: the rows ``x[j:k]`` (a traced bound) read only by reductions over all their elements --
+    ``x[:k].mean()``, ``jnp.max(jnp.abs(x[:k]))``, or a name bound once to them (or to element-wise work on
+    them) whose every read is one (``valid = rec[:length]``, then ``jnp.mean(valid)``,
+    ``jnp.sqrt(jnp.mean(valid ** 2))``) -> the same reductions of the whole array under the mask of those rows,
+    ``jnp.indices(x.shape)[0] < k``: the rows left out get the reduction's identity, a mean divides by the
+    number of elements kept.  Not for a count of the rows or a reduction along an axis (the mask covers every
+    element, the slice keeps rows whole).  UNSAFE: a slice of no row gives the identity (a mean: nan) where
+    ``max`` of it raised, and a bound past the end or negative reads differently (a slice clips it or counts
+    from the end)."""
+    sliced = _slice_of(node)
+    if sliced is None:
+        return None
+    base, lower, upper = sliced
+    if not _is_pure_reference(base) or (lower is None and upper is None):
+        return None
+    direct = _reduction_call(_through_elementwise(node, ctx), ctx)  # type: ignore[arg-type]
+    if direct is not None and (direct[1] == "sum" or direct[2]):
+        return None  # (a sum of the rows: to_masked_slice_sum)
+    spelled = _jnp(ctx)
+    if spelled is None:
+        return None
+    jnp, imports = spelled
+    places = f"{jnp}.indices({ctx.code(bare(base))}.shape)[0]"
+    tests = []
+    holes: Dict[str, cst.BaseExpression] = {}
+    if lower is not None:
+        tests.append(f"({{j}} <= {places})" if upper is not None else f"{places} >= {{j}}")
+        holes["j"] = lower
+    if upper is not None:
+        tests.append(f"({places} < {{k}})" if lower is not None else f"{places} < {{k}}")
+        holes["k"] = upper
+    mask = ctx.expr(" & ".join(tests), **holes)
+    if direct is not None:
+        call, reduction, _ = direct
+        top = _through_elementwise(node, ctx)  # type: ignore[arg-type]
+        whole = base if top is node else top.deep_replace(node, base)
+        if reduction == "mean":
+            # (the mask written once: `jnp.mean(x, where=m)` averages the elements it keeps)
+            new = _expr(ctx, f"{jnp}.mean({{x}}, where={{m}})", x=whole, m=mask).with_changes(
+                lpar=call.lpar, rpar=call.rpar)
+            edit = ctx.replace(call, new)
+            return ctx.fix(Applicability.UNSAFE, f"`{jnp}.mean` with `where=` the mask of the rows: the mean of "
+                           "those kept, of fixed shape", (edit,) + tuple(imports)) if edit else None
+        made = _reduced(call, reduction, False, mask, whole, True, ctx)
+        if made is None:
+            return None
+        new, title, _, more = made
+        edit = ctx.replace(call, new)
+        return ctx.fix(Applicability.UNSAFE, title, (edit,) + tuple(more) + tuple(imports)) if edit else None
+    fix = _held_selection(node, mask, True, ctx, rows=True)  # type: ignore[arg-type]
+    if fix is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, fix.title, tuple(fix.edits) + tuple(imports))
 
 
 @rewrites("JIT402")

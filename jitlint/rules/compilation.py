@@ -2873,6 +2873,7 @@ class MutableStaticSelf(Rule):
 
     code = "JIT503"
     name = "mutable-static-self"
+    fix_title = "Pass the attributes other methods change to the method as arguments"
 
     def check_module(self) -> None:
         self._rebuilt: Dict[tuple, Tuple[Set[str], Set[str]]] = {}

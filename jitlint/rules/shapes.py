@@ -254,7 +254,15 @@ class TracedShape(Rule):
     (`x[j:]`: `>= j`; `x[j:k]`: both; `jnp.indices(x.shape)[0]` is the
     position along the first axis, of `x`'s shape, so any rank fits), when
     the slice has no step and `x` is a name. UNSAFE: a negative bound counts
-    from the end in a slice but not in the mask. A window of static width
+    from the end in a slice but not in the mask. Rows read only by
+    reductions over all their elements -- `x[:k].mean()`, `jnp.max(x[:k])`, or
+    a name bound once to them (or to element-wise work on them) whose every
+    read is one (`valid = rec[:length]`, then `jnp.mean(valid ** 2)`) -- are
+    reduced whole under the mask of the rows: the rows left out get the
+    reduction's identity, a mean divides by the number kept
+    (`jnp.mean(x, where=mask)`). UNSAFE: a slice of no row gives the identity
+    (a mean: nan) where `max` of it raised. Not for a count of the rows or a
+    reduction along an axis. A window of static width
     at a traced place (`x[s:s + w]`, `x[:, s - p:s + q]`, `x[s - p:s]`, every
     other index a full `:`, no step) becomes
     `lax.dynamic_slice_in_dim(x, s - p, p + q, axis=1)`. UNSAFE: where the
