@@ -1144,15 +1144,22 @@ def _slice_of(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[
     return node.value, part.lower, part.upper
 
 
+def _bounded_rows(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, Optional[cst.BaseExpression],
+                                                       Optional[cst.BaseExpression]]]:
+    """``x[j:k]`` of a name ``x``, with a bound: (x, j, k)."""
+    sliced = _slice_of(node)
+    if sliced is None or not _is_pure_reference(sliced[0]) or (sliced[1] is None and sliced[2] is None):
+        return None
+    return sliced
+
+
 @rewrites("JIT402")
 def to_masked_slice_sum(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT402: ``x[:k].sum()`` -> ``jnp.where(jnp.arange(x.shape[0]) < k, x, 0).sum()``."""
-    sliced = _slice_of(node)
+    sliced = _bounded_rows(node)
     if sliced is None:
         return None
     base, lower, upper = sliced
-    if not _is_pure_reference(base) or (lower is None and upper is None):
-        return None
     found = _reduction_call(node, ctx)  # type: ignore[arg-type]
     if found is None or found[1] != "sum":
         return None
@@ -1196,12 +1203,10 @@ def to_masked_rows_reductions(node: cst.CSTNode, ctx: FixContext) -> Optional[Fi
     element, the slice keeps rows whole).  UNSAFE: a slice of no row gives the identity (a mean: nan) where
     ``max`` of it raised, and a bound past the end or negative reads differently (a slice clips it or counts
     from the end)."""
-    sliced = _slice_of(node)
+    sliced = _bounded_rows(node)
     if sliced is None:
         return None
     base, lower, upper = sliced
-    if not _is_pure_reference(base) or (lower is None and upper is None):
-        return None
     direct = _reduction_call(_through_elementwise(node, ctx), ctx)  # type: ignore[arg-type]
     if direct is not None and (direct[1] == "sum" or direct[2]):
         return None  # (a sum of the rows: to_masked_slice_sum)
