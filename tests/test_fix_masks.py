@@ -226,6 +226,18 @@ def test_rows_read_otherwise_are_made_static_instead(body):
     assert diag.fix is not None and "static_argnames" in diag.fix.title
 
 
+def test_a_size_the_data_decides_is_not_made_static():
+    # only the step `width` is a parameter: made static, the stop `energies.max() + width` stays traced
+    # (JAX 0.10.2: ConcretizationTypeError either way)
+    diag = finding("""
+        @jax.jit
+        def f(energies, width):
+            edges = jnp.arange(0.0, energies.max() + width, width)
+            return jnp.histogram(energies, bins=edges)[0]
+        """, "JIT402")
+    assert diag.fix is None, diag.fix
+
+
 def test_a_slice_with_a_step_is_not_masked():
     diag = finding("""
         @jax.jit

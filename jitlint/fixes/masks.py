@@ -71,7 +71,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import call_argument, chain_root, int_value, name_references
+from jitlint.analysis.syntax import call_argument, chain_root, int_value, iter_children, name_references
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
@@ -296,8 +296,6 @@ def _module_number(name: cst.Name, ctx: FixContext) -> bool:
 
 
 def _walk(root: cst.CSTNode):
-    from jitlint.analysis.syntax import iter_children
-
     stack = [root]
     while stack:
         node = stack.pop()
@@ -1342,13 +1340,30 @@ def to_static_size(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
             candidates += [a.value for a in found if a is not None]
         else:
             candidates += [a.value for a in node.args]
-    for candidate in candidates:
-        if ctx.facts.value(candidate).kind is not Kind.TRACED:
-            continue
+    traced = [c for c in candidates if ctx.facts.value(c).kind is Kind.TRACED]
+    if any(_reads_traced_data(c, ctx) for c in traced):
+        # (`jnp.arange(0.0, energies.max() + w, w)`: a bound the data decides stays traced whatever
+        # parameter is made static)
+        return None
+    for candidate in traced:
         fix = static_parameters_fix(candidate, ctx, through_locals=True) or _static_in_callers(candidate, ctx)
         if fix is not None:
             return fix
     return None
+
+
+def _reads_traced_data(size: cst.CSTNode, ctx: FixContext) -> bool:
+    """``size`` computes from array data: a call, an attribute or an item of a traced value
+    (``energies.max()``, ``jnp.sum(mask)``, ``lengths[i]``) -- not a name or arithmetic on names."""
+    stack: List[cst.CSTNode] = [size]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Call, cst.Attribute, cst.Subscript)) and ctx.facts.value(n).kind is Kind.TRACED:
+            return True
+        if isinstance(n, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(iter_children(n))
+    return False
 
 
 def _static_in_callers(size: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
