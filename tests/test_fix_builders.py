@@ -2696,3 +2696,57 @@ def test_an_update_after_other_work_moves_after_the_call_only_where_the_body_lea
             return y
         """, "JIT102")
     assert diag.fix is None or not diag.fix.title.startswith("Update the state in a plain"), diag.fix
+
+
+# ------------------------------------------------------------ loops under reverse-mode differentiation
+
+@pytest.mark.parametrize("body, code", [
+    ("""
+    def solve(z, tol):
+        delta = jnp.inf
+        while delta > tol:
+            z_next = jnp.tanh(z)
+            delta = jnp.max(jnp.abs(z_next - z))
+            z = z_next
+        return z
+
+    def loss(z):
+        return solve(z, 1e-4).sum()
+
+    @jax.jit
+    def step(z):
+        return jax.value_and_grad(loss)(z)
+    """, "JIT203"),
+    ("""
+    @jax.jit
+    @jax.grad
+    def energy(x):
+        total = 0.0
+        for i in range((x > 0).sum()):
+            total = total + jnp.sum(x ** 2) / (i + 1)
+        return total
+    """, "JIT202"),
+])
+def test_a_loop_reverse_mode_differentiates_gets_advice_only(body, code):
+    # JAX 0.10.2: `ValueError: Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop
+    # with dynamic start/stop values` -- the rewrite would trade one error for another
+    _, diag = only(body, code)
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY, diag.fix
+    assert "reverse mode" in diag.fix.title
+
+
+def test_a_loop_differentiated_forward_is_still_rewritten():
+    _, diag = only("""
+    def solve(z, tol):
+        delta = jnp.inf
+        while delta > tol:
+            z_next = jnp.tanh(z)
+            delta = jnp.max(jnp.abs(z_next - z))
+            z = z_next
+        return z
+
+    @jax.jit
+    def step(z):
+        return jax.jvp(lambda v: solve(v, 1e-4), (z,), (jnp.ones_like(z),))
+    """, "JIT203")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.UNSAFE

@@ -47,7 +47,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import (iter_children, name_references, returned_values, stored_values, string_value,
+from jitlint.analysis.syntax import (calls_in, iter_children, name_references, returned_values, stored_values, string_value,
                                      substitute_names)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -2007,6 +2007,52 @@ def _length_of(count: cst.BaseExpression, array: str, ctx: FixContext, depth: in
     return False
 
 
+#: transforms that differentiate in reverse mode: a ``lax.while_loop`` (or a ``fori_loop`` with a traced bound)
+#: under them raises ``ValueError: Reverse-mode differentiation does not work for lax.while_loop``
+_REVERSE_MODE = frozenset({"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.jacrev", "jax.hessian",
+                           "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_vjp"})
+_REVERSE_ADVICE = ("The loop is differentiated in reverse mode (`jax.grad` reaches it), which `lax.while_loop` "
+                   "does not support: bound it (`lax.scan` over a fixed number of steps) or give it a "
+                   "`jax.custom_vjp` (implicit differentiation)")
+
+
+def _reverse_differentiated(fn_node: cst.CSTNode, ctx: FixContext) -> bool:
+    """The function ``fn_node`` runs under reverse-mode differentiation: it is, or a function of the module
+    that one calls (a few levels deep) is, the function of a ``jax.grad`` / ``value_and_grad`` / ``vjp`` /
+    ``jacrev`` of the module -- not through a ``custom_vjp`` / ``custom_jvp`` function, whose rule differentiates
+    instead."""
+    index = ctx.index
+    todo = [e.function for e in index.entries if e.transform is not None and e.transform.name in _REVERSE_MODE]
+    for call in calls_in(ctx.module):
+        if call.args and not call.args[0].star and call.args[0].keyword is None \
+                and index.qualify(call.func) in _REVERSE_MODE:
+            scope, cls = index.call_scopes.get(call, (None, None))
+            target, _ = index.resolve_function(call.args[0].value, scope, cls)
+            if target is not None:
+                todo.append(target)
+    for info in index.infos.values():
+        if isinstance(info.node, cst.FunctionDef) and any(
+                index.qualify(d.decorator) in _REVERSE_MODE for d in info.node.decorators):
+            todo.append(info)
+    seen: Set[int] = set()
+    while todo and len(seen) < 200:
+        fn = todo.pop()
+        if id(fn) in seen or not isinstance(fn.node, (cst.FunctionDef, cst.Lambda)):
+            continue
+        seen.add(id(fn))
+        if isinstance(fn.node, cst.FunctionDef) and any(
+                (index.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                in ("jax.custom_vjp", "jax.custom_jvp") for d in fn.node.decorators):
+            continue
+        if fn.node is fn_node:
+            return True
+        for call in calls_in(fn.node):
+            callee, _ = index.resolve_function(call.func, fn, fn.cls)
+            if callee is not None:
+                todo.append(callee)
+    return False
+
+
 @rewrites("JIT202")
 def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT202: ``for i in range(a, b): ...`` -> ``lax.fori_loop(a, b, body_fun, init)``."""
@@ -2027,6 +2073,9 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     index = loop.target.value
     if _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
+    if _reverse_differentiated(fn_node, ctx):
+        return Fix(Applicability.DISPLAY_ONLY, _REVERSE_ADVICE.replace("`lax.while_loop`", "`lax.fori_loop` with a "
+                                                                        "traced bound"), ())
     if index in Liveness(fn_node, [loop]).live_after(loop):
         return None  # Python leaves the index bound after the loop
     if _index_used_as_int(body, index, ctx):
@@ -2096,6 +2145,8 @@ def to_while_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     scope = ctx.index.infos.get(fn_node)
     if not ctx.purity.expression(loop.test, scope, walrus=True) or _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
+    if _reverse_differentiated(fn_node, ctx):
+        return Fix(Applicability.DISPLAY_ONLY, _REVERSE_ADVICE, ())
     carry = _carry(loop, fn_node, body)
     if carry is None or _static_carry_escapes(loop, carry, ctx):
         return None

@@ -300,7 +300,10 @@ class RangeOverTracer(Rule):
     `for i in range(a, b)` -> `lax.fori_loop(a, b, body_fun, carry)`: with a
     traced bound `fori_loop` lowers to a `while_loop`, which reverse-mode
     autodiff (`jax.grad`) rejects, and the carried values must keep their
-    shapes and dtypes from one iteration to the next. A bound that is a
+    shapes and dtypes from one iteration to the next. Where a `jax.grad`,
+    `value_and_grad`, `vjp` or `jacrev` of the module reaches the loop's
+    function (not through a `custom_vjp`), the loop gets display-only advice
+    instead (a bounded `lax.scan`, or a `custom_vjp`). A bound that is a
     parameter used only as a static value -> `static_argnames`: JAX compiles
     again for every new value, and a caller passing a traced one fails. A
     parameter that also sets the length of a slice (`x[:n]`, or through a
@@ -366,7 +369,11 @@ class WhileOnTracer(Rule):
     UNSAFE (applied with `--unsafe-fixes` only): `lax.while_loop` is not
     reverse-mode differentiable, where the Python loop was under plain
     `jax.grad`, and the carried values must keep their shapes and dtypes
-    from one iteration to the next. The condition and the body must be free
+    from one iteration to the next. Where a `jax.grad`, `value_and_grad`,
+    `vjp` or `jacrev` of the module reaches the loop's function (not through
+    a `custom_vjp`), display-only advice replaces the rewrite (JAX 0.10.2:
+    `ValueError: Reverse-mode differentiation does not work for
+    lax.while_loop`). The condition and the body must be free
     of Python side effects (they are traced once): a function they call must
     be pure, and a function passed in as a parameter counts as pure only
     where every call of its function in the module passes a pure function of
