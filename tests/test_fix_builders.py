@@ -121,6 +121,13 @@ NO_FIX = {
             def over(self, xs):
                 return jax.lax.map(self.f, xs)
         """, "JIT503"),
+    ".item() compared with a parameter that defaults to a string (not a number that meets an array)": ("""
+        @jax.jit
+        def f(w, mode="fast"):
+            ess = 1.0 / jnp.sum(w ** 2)
+            low = ess.item() < mode
+            return jnp.where(low, 1, 0)
+        """, "JIT301"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

@@ -65,7 +65,8 @@ import libcst as cst
 
 from jitlint.analysis.discovery import init_fields
 from jitlint.analysis.syntax import key_parts, name_references
-from jitlint.analysis.values import Kind
+from jitlint.analysis.scopes import BindingKind
+from jitlint.analysis.values import NO_CONSTANT, Kind
 from jitlint.diagnostics import Applicability, Fix
 from jitlint.fixes.common import literal_value
 from jitlint.fixes.context import FixContext
@@ -697,6 +698,11 @@ def operand_kind(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> 
     facts = ctx.facts.value(other)
     if facts.traced_array:
         return "array"
+    alternative = facts.alternative if facts.alternative is not NO_CONSTANT else _number_default(other, ctx)
+    if facts.kind is Kind.MAYBE and isinstance(alternative, (int, float)) and not isinstance(alternative, bool):
+        # (a defaulted parameter of a jitted function: its number, or a tracer a call passes -- either way an
+        # operand that meets a 0-d array as a number does)
+        return "float" if isinstance(alternative, float) else "int"
     if facts.kind is Kind.TRACED and not facts.container and not facts.mapping and facts.items is None:
         return "array"  # (a traced operand of arithmetic or an order test that runs is an array, not a pytree)
     if facts.kind is Kind.STATIC and _size_of_array(other, ctx):
@@ -720,6 +726,18 @@ def operand_kind(other: cst.BaseExpression, ctx: FixContext, depth: int = 0) -> 
             return "array"
         return "float" if "float" in kinds or isinstance(other.operator, cst.Divide) else "int"
     return None
+
+
+def _number_default(name: cst.BaseExpression, ctx: FixContext):
+    """The number a parameter (of this function or one around it, never rebound) defaults to, where ``name``
+    reads one (``ess_threshold=0.5``, read in a ``lax.scan`` body the function defines); None otherwise."""
+    fn = ctx.enclosing_function(name) if isinstance(name, cst.Name) else None
+    home = fn.scope.resolve(name.value) if fn is not None else None  # type: ignore[union-attr]
+    bindings = home.bindings_of(name.value) if home is not None else []  # type: ignore[union-attr]
+    if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAMETER:
+        return None
+    param = bindings[0].node
+    return literal_value(param.default) if isinstance(param, cst.Param) and param.default is not None else None
 
 
 def _global_number(name: cst.Name, ctx: FixContext):
@@ -749,6 +767,12 @@ def _size_of_array(node: cst.BaseExpression, ctx: FixContext) -> bool:
     if isinstance(node, cst.Attribute) and node.attr.value in ("ndim", "size") \
             and ctx.facts.value(node.value).kind is Kind.TRACED:
         return True
+    if isinstance(node, cst.Name) and ctx.facts.value(node).kind is Kind.STATIC:
+        # (`n = weights.shape[1]`, bound once in this function or one around it)
+        fn = ctx.enclosing_function(node)
+        home = fn.scope.resolve(node.value) if fn is not None else None
+        value = home.single_value(node.value) if home is not None else None
+        return value is not None and not isinstance(value, cst.Name) and _size_of_array(value, ctx)
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
         and ctx.facts.read_scope.get(node.func) == "builtin" and len(node.args) == 1
 
