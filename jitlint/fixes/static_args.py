@@ -317,6 +317,14 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
                 if _static_arithmetic(n, ctx):
                     neutral = True  # (`t / (n - 1)` with a loop index `t`: Python numbers once `n` is static)
                     continue
+                passed = _passed_to_helper(n, ctx) if depth < 3 else None
+                if passed is not None:
+                    # (`anti_alias(audio, factor)`: what the helper does with it, as a Python number)
+                    inner = _static_reads(passed[0], passed[1], ctx, depth + 1)
+                    if inner is None:
+                        return None
+                    found, sized, data = found or inner[0], sized or inner[1], data or inner[2]
+                    continue
                 if not number_use(n, ctx):
                     return None
                 data = True
@@ -336,6 +344,23 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
     # arithmetic with Python numbers is the value's own only for a count (a range bound, a size): of a
     # value tested by an `if` (`x * 2` of `if x > 0`) it is data
     return found, sized, data or (neutral and not (ranged or sized))
+
+
+def _passed_to_helper(name: cst.Name, ctx: FixContext) -> Optional[Tuple[cst.FunctionDef, str]]:
+    """``name`` is an argument of a call of a function of the module (``anti_alias(audio, factor)``): that
+    function's definition and the parameter the argument fills (a plain one: not ``*args`` / ``**kwargs``)."""
+    arg = ctx.parent(name)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) and not arg.star else None
+    if not isinstance(call, cst.Call) or arg not in call.args:
+        return None
+    scope, cls = ctx.index.call_scopes.get(call, (None, None))
+    fn, _ = ctx.index.resolve_function(call.func, scope, cls)
+    if fn is None or not isinstance(fn.node, cst.FunctionDef) or fn.is_method:
+        return None
+    for given, param in bind_arguments(fn.params, call.args):
+        if given is arg and param is not None:
+            return fn.node, param.name.value
+    return None
 
 
 def _in_raise(node: cst.CSTNode, ctx: FixContext) -> bool:
@@ -465,7 +490,7 @@ def number_use(name: cst.Name, ctx: FixContext, float_operand: bool = False) -> 
 
 def _size_use(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> bool:
     """A static use of ``name`` that needs one Python int and that nothing traced can stand for: a shape,
-    or the length of a slice (``x[:n]``, ``x[k:k + n]``: the result's shape) -- a ``range()`` bound has
+    the length of a slice (``x[:n]``, ``x[k:k + n]``: the result's shape) or its stride -- a ``range()`` bound has
     ``lax.fori_loop`` and a slice of fixed length at a traced start ``lax.dynamic_slice``, which keep the
     value traced."""
     slot = static_slot(name, ctx)
@@ -477,8 +502,11 @@ def _size_use(name: cst.Name, fn_node: cst.FunctionDef, ctx: FixContext) -> bool
     cut = ctx.parent(bound)
     while cut is not None and not isinstance(cut, cst.Slice):
         bound, cut = cut, ctx.parent(cut)
-    if not isinstance(cut, cst.Slice) or cut.step is not None:
+    if not isinstance(cut, cst.Slice):
         return False
+    if cut.step is not None:
+        # a stride (`x[:, ::factor]`) sets how many elements are kept: no traced value stands for it
+        return bound is cut.step
     lower, upper = cut.lower, cut.upper
     if lower is None or upper is None:
         return True

@@ -272,7 +272,9 @@ class TracedShape(Rule):
     bound that is a parameter used only where a static value is needed
     (`jax.random.normal(key, (n,))`, the `k` of `lax.top_k(x, k)`) is made
     static (`static_argnames`): UNSAFE, it recompiles for every new value;
-    also through a local bound once to arithmetic on it (`extra = target_len -
+    a slice's stride (`x[:, ::factor]`) counts as a size, and a helper of
+    the module it is passed to counts by what the helper does with it; also
+    through a local bound once to arithmetic on it (`extra = target_len -
     x.shape[1]`, then `jnp.pad(x, ((0, 0), (0, extra)))`). Only the size
     arguments of the call count (`jnp.linspace(0.0, length, n)` makes `n`
     static, not the traced stop `length`), and not where a call seen passes
