@@ -958,6 +958,41 @@ def _frozen(cls: ClassInfo, ctx: FixContext) -> Optional[Fix]:
                                          "must be hashable, and a frozen dataclass hashes by its fields", (edit,))
 
 
+@rewrites("JIT502")
+def to_static_frozen_self(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT502: ``@jax.jit`` on a method of a frozen standard-library dataclass (``self`` is no JAX type: every
+    call raises ``TypeError``) -> ``self`` static (``static_argnums=0``): a frozen dataclass hashes and compares
+    by its fields, so an equal instance finds the compiled code and another compiles its own.  Where every
+    field is annotated with a hashable type (numbers, strings, tuples, ``Optional`` of them) with no
+    ``field(...)`` default, and no class of the module subclasses it.  UNSAFE: each distinct instance compiles
+    once (as a static argument does)."""
+    fn_node = ctx.parent(node)
+    if not isinstance(fn_node, cst.FunctionDef) or fn_node.name is not node:
+        return None
+    fn = ctx.index.infos.get(fn_node)
+    cls = fn.cls if fn is not None else None
+    if cls is None or not fn.params or len(cls.decorators) != 1 or not isinstance(cls.decorators[0], cst.Call) \
+            or ctx.index.qualify(cls.decorators[0].func) != "dataclasses.dataclass":
+        return None
+    frozen = {a.keyword.value: a.value for a in cls.decorators[0].args if a.keyword is not None}.get("frozen")
+    if not (isinstance(frozen, cst.Name) and frozen.value == "True"):
+        return None
+    fields = 0
+    for line in cls.node.body.body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if not _hashable_annotation(small.annotation.annotation, ctx) or isinstance(small.value, cst.Call):
+                    return None
+                fields += 1
+    if not fields or any(cls.name in other.bases for other in ctx.index.classes.values()):
+        return None
+    fix = static_argnames_fix(fn, [fn.params[0][0].name.value], ctx)
+    if fix is None:
+        return None
+    return ctx.fix(Applicability.UNSAFE, f"Make `{fn.params[0][0].name.value}` static: "
+                   f"a frozen `{cls.name}` hashes and compares by its fields", fix.edits)
+
+
 def _hashable_annotation(annotation: cst.BaseExpression, ctx: FixContext) -> bool:
     if isinstance(annotation, cst.Subscript):
         return _hashable_annotation(annotation.value, ctx) and all(

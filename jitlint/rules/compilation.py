@@ -41,6 +41,20 @@ _FROZEN_DECORATORS = ("frozen=True", "struct.dataclass", "register_static", "reg
                       "register_pytree_node_class", "register_pytree_with_keys_class")
 
 
+def _frozen_dataclass(cls: ClassInfo, index: ModuleIndex) -> bool:
+    """``cls`` is decorated by the standard library's ``dataclass`` with ``frozen=True`` (and ``eq`` left on): its
+    instances hash and compare by their fields."""
+    if len(cls.decorators) != 1 or not isinstance(cls.decorators[0], cst.Call):
+        return False
+    call = cls.decorators[0]
+    if index.qualify(call.func) != "dataclasses.dataclass":
+        return False
+    options = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    frozen, eq = options.get("frozen"), options.get("eq")
+    return isinstance(frozen, cst.Name) and frozen.value == "True" and (
+        eq is None or isinstance(eq, cst.Name) and eq.value == "True")
+
+
 def _compiling(entry: EntryPoint) -> bool:
     return entry.transform is not None and entry.transform.name in jax_api.COMPILING_TRANSFORMS and not entry.all_traced
 
@@ -1776,8 +1790,9 @@ class BadStaticArguments(Rule):
     a lambda or a function (of this module, or of `jax.numpy` and the like)
     passed to a traced parameter of a `jax.jit` / `jax.pmap` function, and
     `self` of a method decorated with `@jax.jit` whose class is plain (no
-    decorator, no metaclass, no base but `object` or such classes, never
-    given to `register_pytree_node` or any other call): JAX raises
+    decorator but the standard library's `dataclass`, which registers
+    nothing with JAX, no metaclass, no base but `object` or such classes,
+    never given to `register_pytree_node` or any other call): JAX raises
     `TypeError: Error interpreting argument to ... as an abstract array`
     on every such call. `None` is an empty pytree, not flagged;
     `equinox.filter_jit` holds non-array leaves static itself.
@@ -1906,6 +1921,12 @@ class BadStaticArguments(Rule):
       may iterate its members in another order than the set. A set the
       function changes (`add`), compares or hands to another function
       keeps DISPLAY_ONLY advice.
+    - `self` of a `@jax.jit` method of a frozen standard-library dataclass
+      (no JAX type: every call raises `TypeError`) is made static
+      (`static_argnames=("self",)`), where every field is annotated with a
+      hashable type and has no `field(...)` default and no class of the
+      module subclasses it. UNSAFE: each distinct instance compiles once; an
+      equal one (by its fields) reuses it. Any other class gets advice.
     - An instance of a module `@dataclass` that is unhashable makes the
       dataclass `frozen=True`, which hashes it by its fields' values, where
       every field is annotated with a hashable type (numbers, strings,
@@ -2020,9 +2041,12 @@ class BadStaticArguments(Rule):
             return
         first = fn.params[0][0].name.value
         index = self.ctx.index
-        if first in entry.static_params() or not index.plain_class(fn.cls.name, not_a_pytree=True):
+        # (the standard library's `dataclass`, frozen or not, registers nothing with JAX: `self` is no JAX type)
+        if first in entry.static_params() or not index.plain_class(fn.cls.name, not_a_pytree=True,
+                                                                    dataclasses_too=True):
             return
-        if any(fn.cls.name in other.bases and not index.plain_class(other.name, not_a_pytree=True)
+        if any(fn.cls.name in other.bases and not index.plain_class(other.name, not_a_pytree=True,
+                                                                    dataclasses_too=True)
                for other in index.classes.values()):
             return  # a mixin: `self` may be an instance of a subclass that is a pytree (`@chex.dataclass`)
         # the first parameter holds an instance only on a call through one (`obj.method(x)`); a
@@ -2034,11 +2058,13 @@ class BadStaticArguments(Rule):
             return
         if first != "self" and not any(not (isinstance(r, cst.Name) and r.value == fn.cls.name) for r in through):
             return  # (not named as the instance, and no call through an instance seen)
+        # (a frozen dataclass hashes and compares by its fields: the fix layer may make `self` static)
+        advice = None if _frozen_dataclass(fn.cls, index) else Fix(
+            Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance must be hashable, "
+            "and is compared by identity unless it defines `__eq__`), register "
+            f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ())
         self.report(fn.node.name, f"`{first}` of `{fn.label}` is traced: `{fn.cls.name}` is not a pytree, so every "
-                                  "call raises `TypeError`",
-                    fix=Fix(Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance "
-                            "must be hashable, and is compared by identity unless it defines `__eq__`), register "
-                            f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ()), subject=first)
+                                  "call raises `TypeError`", fix=advice, subject=first)
 
     def _check_rejected_argument(self, entry: EntryPoint) -> None:
         """A required parameter, not static, annotated with a class of the checked code that is no JAX type
