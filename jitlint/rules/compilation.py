@@ -94,7 +94,7 @@ def _is_number(node: cst.BaseExpression) -> bool:
 
 
 def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool,
-                recurrence: Optional[str] = None) -> bool:
+                recurrence: Optional[str] = None, numbers: FrozenSet[str] = frozenset()) -> bool:
     """Arithmetic (``+ - * / // ** <<``) that uses a name of ``varying``: it changes when that name does.
 
     Other operands may be names, attributes and items (numbers only, with ``numbers_only``); a call,
@@ -129,8 +129,8 @@ def _grows_with(expr: cst.BaseExpression, varying: Set[str], numbers_only: bool,
             stack.append(node.expression)
         elif isinstance(node, cst.Name) and node.value in varying:
             found = True
-        elif isinstance(node, (cst.Integer, cst.Float)):
-            continue
+        elif isinstance(node, (cst.Integer, cst.Float)) or isinstance(node, cst.Name) and node.value in numbers:
+            continue  # (a Python number: a literal, or a parameter only ever given one)
         elif numbers_only or not isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
             return False
     return found
@@ -1760,8 +1760,9 @@ class RecompilationHazard(Rule):
                 number = _is_number(b.node.value) or _grows_with(b.node.value, varying, True)
                 grows = isinstance(b.node.operator, GROWING_ASSIGN_OPERATORS)
             elif b.value is not None:
-                number = _is_number(b.value) or _grows_with(b.value, varying, True, name)
-                grows = _grows_with(b.value, varying, numbers_only, name)
+                numbers = self._number_parameters(scope) if numbers_only else frozenset()
+                number = _is_number(b.value) or _grows_with(b.value, varying, True, name, numbers)
+                grows = _grows_with(b.value, varying, numbers_only, name, numbers)
             else:
                 number = grows = False
             if numbers_only and not number:
@@ -1769,6 +1770,31 @@ class RecompilationHazard(Rule):
             if grows and changing is None and loops.intersection(b.loops):
                 changing = f"`{name}` is reassigned in the loop: `{code(b.node)}`"
         return changing
+
+
+    def _number_parameters(self, scope: Optional[FunctionInfo]) -> FrozenSet[str]:
+        """The parameters of ``scope`` that hold a Python number on every call the module makes: a number
+        default (``base_lr=0.05``), never rebound, and each visible call of the function -- there is one
+        at least -- leaves it out or passes a number literal."""
+        if scope is None or not isinstance(scope.node, cst.FunctionDef) or scope.is_method or scope.parent is not None:
+            return frozenset()
+        index = self.ctx.index
+        calls = [c for c in index.calls_by_name.get(scope.name, ())
+                 if index.resolve_function(c.func, *index.call_scopes.get(c, (None, None)))[0] is scope]
+        if not calls or len(calls) != len(index.calls_by_name.get(scope.name, ())) \
+                or any(m is not scope.node.name and not any(m is c.func for c in calls)
+                       for m in index.mentions(scope.name)):
+            return frozenset()  # (called through a reference too, or by calls the module does not show)
+        out = set()
+        for param, kind in scope.params:
+            name = param.name.value
+            if param.default is None or not _is_number(param.default) or len(scope.scope.bindings_of(name)) != 1:
+                continue
+            if all(arg.star is None or arg.star == "" for c in calls for arg in c.args) and all(
+                    _is_number(arg.value) for c in calls for arg, p in bind_arguments(scope.params, c.args)
+                    if p is param):
+                out.add(name)
+        return frozenset(out)
 
 
 #: transforms whose traced arguments must be arrays (or pytrees of them): a string or a function is
