@@ -11,7 +11,8 @@ from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import FunctionInfo, state_test
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
-from jitlint.analysis.syntax import (any_node, assigned_names, call_argument, calls_in, dotted_name, flat_targets,
+from jitlint.analysis.syntax import (any_node, assigned_names, bind_arguments, call_argument, calls_in, dotted_name,
+                                     flat_targets,
                                      iter_children, name_references, none_test, own_small_statements, path_to,
                                      result_discarded, returned_values, string_value)
 from jitlint.analysis.values import Kind, Reason
@@ -109,6 +110,16 @@ class MutableGlobalRead(Rule):
     later, one that a function rebinds with `global`, or a module-level list,
     dict, set or object that a function of the module changes (item
     assignment, `append` / `update` / ..., attribute assignment).
+
+    Also flagged: an item or attribute of a parameter of a module function
+    that returns the jitted closure reading it (a factory: `make_objective(
+    hparams)` returning a jitted `objective` that reads `hparams["l2"]`),
+    where code that makes it with a container of its own changes that
+    container (`hparams["l2"] = l2`, `config.factor = 5.0`, `.update(...)`)
+    and uses the jitted function again: after a use that traced it, or in
+    one loop that the making is outside of. A container changed before the
+    first use, a factory called again after the change, or a new container
+    per call is fine.
 
     Constants are not flagged, nor are tables that are only filled while the
     module is imported (by module-level code, or by a registration API that
@@ -345,6 +356,80 @@ class MutableGlobalRead(Rule):
     code = "JIT101"
     name = "mutable-global-in-traced-code"
     fix_title = "Pass the value to the jitted function as an argument, at every call"
+
+    def check_module(self) -> None:
+        """A jitted closure that a module function returns (a factory) and that reads an item or an attribute of
+        one of the factory's parameters (``hparams["l2"]``), where code that makes it with a container of its
+        own (``objective = make_objective(hparams)``) changes that container (``hparams["l2"] = l2``) and uses
+        the jitted function again -- a later use in the order the code runs, or both in one loop: the trace
+        kept the value it first read (JAX 0.10.2: an l2 sweep scores every run with the first l2)."""
+        index = self.ctx.index
+        for entry in index.entries:
+            t = entry.transform
+            fn = entry.function
+            factory = fn.parent
+            if t is None or t.name not in jax_api.COMPILING_TRANSFORMS or factory is None \
+                    or not isinstance(factory.node, cst.FunctionDef) or factory.parent is not None or factory.is_method \
+                    or not isinstance(fn.node, cst.FunctionDef) or not _returned_wrapper(factory, fn, entry):
+                continue
+            params = {p.name.value: p for p, kind in factory.params if kind in ("positional", "kwonly", "posonly")}
+            reads = {}
+            for node in _walk_within(fn.node.body):
+                if isinstance(node, (cst.Subscript, cst.Attribute)) and isinstance(node.value, cst.Name) \
+                        and node.value.value in params and node.value.value not in fn.local_names \
+                        and len(factory.scope.bindings_of(node.value.value)) == 1 \
+                        and not isinstance(index.parents.get(id(node)), (cst.AssignTarget, cst.Call)):
+                    reads.setdefault(node.value.value, []).append(node)
+            if not reads:
+                continue
+            for call in index.calls_by_name.get(factory.name, ()):
+                found = self._changed_after_made(call, factory, reads)
+                if found is not None:
+                    read, write = found
+                    self.report(read, f"`{self.ctx.code(read)}` is read from `{read.value.value}`, a container the "
+                                      f"caller of `{factory.name}` changes after making the jitted "
+                                      f"`{fn.name}`: the trace keeps the value it first read",
+                                Reason(write, "`{code}` (line {line}) changes it, and the jitted function is used "
+                                              "again"))
+                    break
+
+    def _changed_after_made(self, call: cst.Call, factory: FunctionInfo, reads: dict):
+        """The read of ``reads`` whose container the code around ``call`` (``v = factory(d)``) changes
+        (``d[k] = ...``, ``d.k = ...``) and then uses ``v`` again; with the write."""
+        index = self.ctx.index
+        assign = index.parents.get(id(call))
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+                or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        scope, cls = index.call_scopes.get(call, (None, None))
+        if index.resolve_function(call.func, scope, cls)[0] is not factory:
+            return None
+        made = assign.targets[0].target.value
+        given = {}
+        for arg, param in bind_arguments(factory.params, call.args):
+            if param is not None and param.name.value in reads and isinstance(arg.value, cst.Name):
+                given[arg.value.value] = param.name.value
+        if not given:
+            return None
+        body = scope.node.body if scope is not None else index.module
+        events = _run_order_events(body, assign, made, set(given))
+        start = next((i for i, e in enumerate(events) if e[0] == "made"), None)
+        if start is None:
+            return None
+        end = next((i for i in range(start + 1, len(events)) if events[i][0] == "rebind"), len(events))
+        window = events[start + 1:end]
+        make_loops = set(events[start][2])
+        uses = [(i, set(loops)) for i, (what, _, loops, _) in enumerate(window) if what == "use"]
+        for i, (what, name, loops, node) in enumerate(window):
+            if what != "write":
+                continue
+            # traced before the change and used after it, or changed and used in one loop that the making is
+            # outside of (the next iteration runs the trace of the last)
+            traced_before = any(j < i for j, _ in uses) and any(j > i for j, _ in uses)
+            in_one_loop = any((set(loops) & use_loops) - make_loops for _, use_loops in uses)
+            if traced_before or in_one_loop:
+                return _same_part(reads[given[name]], node, self.ctx.code), node
+        return None
 
     def visit_Name(self, node: cst.Name) -> None:
         ctx = self.ctx
@@ -2947,3 +3032,70 @@ def _variable_class(func: cst.BaseExpression, index, depth: int = 0) -> bool:
         if _variable_class(value, index, depth + 1):
             return True
     return False
+
+
+def _walk_within(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes under ``root``, in source order."""
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(iter_children(node))))
+
+
+def _same_part(reads: List[cst.CSTNode], write: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> cst.CSTNode:
+    """Of ``reads`` (items or attributes of the container, in source order), the one of the part ``write``
+    stores (``hparams["l2"]`` for ``hparams["l2"] = l2``), else the first."""
+    targets = [t.target for t in write.targets] if isinstance(write, cst.Assign) else []
+    for target in (leaf for t in targets for leaf in flat_targets(t)):
+        for read in reads:
+            if type(read) is type(target) and code(read) == code(target):
+                return read
+    return reads[0]
+
+
+def _returned_wrapper(factory: FunctionInfo, fn: FunctionInfo, entry) -> bool:
+    """``factory`` returns the jitted ``fn``: ``return fn`` of the decorated def, or ``return jax.jit(fn)``."""
+    for value in returned_values(factory.node.body):
+        if isinstance(value, cst.Name) and value.value == fn.name and isinstance(entry.site, cst.Decorator):
+            return True
+        if value is entry.site:
+            return True
+    return False
+
+
+def _run_order_events(body: cst.CSTNode, made_at: cst.Assign, made: str, containers: Set[str]
+                      ) -> List[Tuple[str, str, Tuple[cst.CSTNode, ...], cst.CSTNode]]:
+    """In the order Python runs ``body`` (not the functions it defines): "made" (``made_at``), "rebind" (another
+    binding of ``made``), "use" (``made`` read: called or handed on) and "write" (an item or attribute of a name
+    of ``containers`` stored, or ``.update(...)`` on it), each with the loops around it."""
+    events: List[Tuple[str, str, Tuple[cst.CSTNode, ...], cst.CSTNode]] = []
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.CSTNode, ...], bool]] = [(body, (), False)]
+    while stack:
+        node, loops, after = stack.pop()
+        if after:
+            if node is made_at:
+                events.append(("made", made, loops, node))
+                continue
+            for target in node.targets:
+                for t in flat_targets(target.target):
+                    if isinstance(t, cst.Name) and t.value == made:
+                        events.append(("rebind", made, loops, node))
+                    elif isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name) \
+                            and t.value.value in containers:
+                        events.append(("write", t.value.value, loops, node))
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Name) and node.value == made:
+            events.append(("use", made, loops, node))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update" \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value in containers:
+            events.append(("write", node.func.value.value, loops, node))
+        inner = loops + (node,) if isinstance(node, (cst.For, cst.While)) else loops
+        children = list(iter_children(node))
+        if isinstance(node, cst.Assign):
+            stack.append((node, loops, True))  # its targets, once its value is computed
+            children = [node.value]
+        stack.extend((child, inner, False) for child in reversed(children))
+    return events
