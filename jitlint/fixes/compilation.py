@@ -48,7 +48,7 @@ import libcst as cst
 from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
-from jitlint.analysis.syntax import (any_node, chain_root, flat_targets, iter_children, name_references,
+from jitlint.analysis.syntax import (any_node, chain_root, dotted_name, flat_targets, iter_children, name_references,
                                      returned_values)
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keyword_arg, literal_value, string_literal
@@ -1385,7 +1385,7 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
         new_names[attr] = base
         taken.add(base)
     changes: dict = {}
-    for n in _walk_body(ctx.module):
+    for n in _walk_body(ctx.module) if stored else ():
         if isinstance(n, cst.Attribute) and n.attr.value in names and n not in changes:
             holder = ctx.parent(n)
             if stored and n is _function_argument(node).value:
@@ -1420,14 +1420,34 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
     renamed = {id(read): cst.Name(new_names[attr]).with_changes(lpar=read.lpar, rpar=read.rpar)
                for attr, nodes in reads_here.items() for read in nodes}
     body = fn.node.body.visit(_Substitution(renamed))
-    changes[fn.node] = fn.node.with_changes(params=new_params, body=body)
+    if stored:
+        changes[fn.node] = fn.node.with_changes(params=new_params, body=body)
+    else:
+        # a decorated method keeps its name and signature as a plain method that passes the object's current
+        # values on to the jitted one (callers in other modules keep working)
+        jitted = f"_{fn.name.lstrip('_')}_jit"
+        if jitted in ctx.module_names() or any_node([ctx.module], lambda n: isinstance(n, cst.Attribute)
+                                                       and n.attr.value == jitted):
+            return None
+        forwarded = []
+        for p, kind in fn.params[1:]:
+            name = p.name.value
+            forwarded.append(f"*{name}" if kind == "vararg" else f"{name}={name}" if kind == "kwonly" else name)
+        forwarded += [f"{new_names[a]}={me}.{a}" for a in stale]
+        wrapper = cst.parse_statement(f"def {fn.name}({ctx.code(params)}):\n"
+                                      f"    return {me}.{jitted}({', '.join(forwarded)})\n")
+        wrapper = wrapper.with_changes(leading_lines=fn.node.leading_lines)
+        twin = fn.node.with_changes(name=cst.Name(jitted), params=new_params, body=body,
+                                    leading_lines=[cst.EmptyLine(indent=False)])
+        changes[fn.node] = cst.FlattenSentinel([wrapper, twin])
     if any(any_node([c], lambda m: m is fn.node) for c in changes if c is not fn.node):
         return None  # (a call inside the method itself: one edit would overwrite the other)
     edits = ctx.replace_per_statement(changes)
     if edits is None:
         return None
     passed = ", ".join(f"`{me}.{a}`" for a in stale)
-    return ctx.fix(Applicability.UNSAFE, f"Pass {passed} to `{fn.name}` as arguments: traced, a changed value is "
+    how = "as arguments" if stored else f"as arguments of a jitted `{jitted}` that `{fn.name}` calls"
+    return ctx.fix(Applicability.UNSAFE, f"Pass {passed} to `{fn.name}` {how}: traced, a changed value is "
                    "used instead of the one the first trace kept", tuple(edits))
 
 
@@ -1476,6 +1496,8 @@ def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> boo
     """``__init__`` binds each of ``attributes`` (``self.mean = jnp.zeros(n)``) to no function, lambda or
     instance of a class of the module: a value that can go into a trace as an argument."""
     init = cls.methods.get("__init__")
+    if init is None and ctx.index.record_class(cls.name):
+        return _number_fields(cls, attributes)
     if init is None or not isinstance(init.node, cst.FunctionDef) or not init.params:
         return False
     me = init.params[0][0].name.value
@@ -1495,3 +1517,24 @@ def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> boo
                             return False
                         bound.add(target.attr.value)
     return bound == set(attributes)
+
+
+#: annotations of a field that holds a number or an array
+_NUMBER_ANNOTATIONS = frozenset({"float", "int", "complex", "jax.Array", "jax.numpy.ndarray", "numpy.ndarray"})
+
+
+def _number_fields(cls, attributes: Sequence[str]) -> bool:
+    """Each of ``attributes`` is a field of the dataclass ``cls`` annotated as a number or an array, with no
+    default or a number default (what the generated ``__init__`` binds)."""
+    found = set()
+    for line in cls.node.body.body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                    and small.target.value in attributes:
+                annotation = (dotted_name(small.annotation.annotation) or "").replace("jnp.", "jax.numpy.")
+                if annotation not in _NUMBER_ANNOTATIONS:
+                    return False
+                if small.value is not None and not isinstance(literal_value(small.value), (int, float)):
+                    return False
+                found.add(small.target.value)
+    return found == set(attributes)

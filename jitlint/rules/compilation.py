@@ -2914,7 +2914,10 @@ class MutableStaticSelf(Rule):
     them itself where an array goes (arithmetic, a `jnp` argument, indexing),
     become keyword-only parameters of the method, and every call of it passes
     the object's current values (`self._f(x, mean=self.mean)`): traced, a
-    changed value is used. A value of another shape or dtype compiles again,
+    changed value is used. A decorated method keeps its name and signature
+    as a plain method that passes them on to a jitted twin
+    (`return self._f_jit(x, mean=self.mean)`), so callers elsewhere keep
+    working; a dataclass's fields count when annotated as numbers or arrays. A value of another shape or dtype compiles again,
     and an attribute later set to something that is not an array would not
     trace. Not offered when such an attribute is tested, used as a shape,
     called, read by another method, or when the method is handed on by name.
