@@ -128,6 +128,24 @@ NO_FIX = {
             low = ess.item() < mode
             return jnp.where(low, 1, 0)
         """, "JIT301"),
+    "a factory's container part read as a flag (a traced argument there would raise)": ("""
+        def make(cfg):
+            @jax.jit
+            def f(x):
+                if cfg["clip"]:
+                    return jnp.clip(x, -1, 1)
+                return x
+            return f
+
+        def run(x):
+            cfg = {"clip": True}
+            f = make(cfg)
+            out = []
+            for flag in (True, False):
+                cfg["clip"] = flag
+                out.append(f(x))
+            return out
+        """, "JIT101"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

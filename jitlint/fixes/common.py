@@ -202,3 +202,14 @@ def template_format(call: cst.Call) -> bool:
     func = call.func
     return isinstance(func, cst.Attribute) and func.attr.value == "format" \
         and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+class ById(cst.CSTTransformer):
+    """Replaces nodes, found by identity, in one pass (``node.visit(ById({id(old): new}))``)."""
+
+    def __init__(self, by_id: dict) -> None:
+        super().__init__()
+        self.by_id = by_id
+
+    def on_leave(self, original_node, updated_node):
+        return self.by_id.get(id(original_node), updated_node)

@@ -51,7 +51,7 @@ from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import (any_node, chain_root, dotted_name, flat_targets, iter_children, name_references,
                                      returned_values)
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import comments_in, keyword_arg, literal_value, string_literal
+from jitlint.fixes.common import ById, comments_in, keyword_arg, literal_value, string_literal
 from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
@@ -1419,7 +1419,7 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
         new_params = params.with_changes(kwonly_params=list(params.kwonly_params) + added)
     renamed = {id(read): cst.Name(new_names[attr]).with_changes(lpar=read.lpar, rpar=read.rpar)
                for attr, nodes in reads_here.items() for read in nodes}
-    body = fn.node.body.visit(_Substitution(renamed))
+    body = fn.node.body.visit(ById(renamed))
     if stored:
         changes[fn.node] = fn.node.with_changes(params=new_params, body=body)
     else:
@@ -1451,15 +1451,6 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
                    "used instead of the one the first trace kept", tuple(edits))
 
 
-class _Substitution(cst.CSTTransformer):
-    """Replaces nodes (by identity) in one pass."""
-
-    def __init__(self, by_id: dict) -> None:
-        super().__init__()
-        self.by_id = by_id
-
-    def on_leave(self, original_node, updated_node):
-        return self.by_id.get(id(original_node), updated_node)
 
 
 def _compiling_entry(entry) -> bool:

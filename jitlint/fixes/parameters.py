@@ -66,7 +66,7 @@ from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.scopes import names_bound_in
 from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import appended, calls_by_name, keyword_arg, literal_value
+from jitlint.fixes.common import ById, appended, calls_by_name, keyword_arg, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
@@ -1355,3 +1355,113 @@ def _static_decorator(entry, param: str, fn: FunctionInfo, ctx: FixContext):
             return None
         return d, d.with_changes(args=head + merged), ()
     return None
+
+
+@rewrites("JIT101")
+def to_container_read_at_call(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """JIT101: a jitted closure that its factory returns reads items or attributes of the factory's parameter
+    (``hparams["l2"]``), which the caller changes after making it -> the closure keeps its name and signature
+    as a plain function that reads those parts when called and passes them to a jitted twin
+    (``return _objective_jit(params, batch, hparams_l2=hparams["l2"])``): each call computes with the
+    container's current values, traced.
+
+    Preconditions: the closure is decorated with ``@jax.jit`` (or ``@partial(jax.jit, ...)``), defined in a
+    module-level function that returns it by name and names it nowhere else; every read of the container in
+    it is an item with a literal key or an attribute, where an array goes (an operand of arithmetic, an
+    argument of a ``jax`` function), never stored; it has no ``**kwargs``.  UNSAFE: a part that holds
+    something other than a number or an array (a string, a function) would not trace, and a part of another
+    shape compiles again."""
+    if not isinstance(node, (cst.Subscript, cst.Attribute)) or not isinstance(node.value, cst.Name):
+        return None
+    fn = ctx.enclosing_function(node)
+    factory = fn.parent if fn is not None else None
+    if fn is None or factory is None or not isinstance(fn.node, cst.FunctionDef) \
+            or not isinstance(factory.node, cst.FunctionDef) or factory.parent is not None \
+            or fn.node.params.star_kwarg is not None or fn.node.params.posonly_params:
+        return None
+    entries = [e for e in ctx.index.entries if e.function is fn]
+    if len(entries) != 1 or not isinstance(entries[0].site, cst.Decorator) or entries[0].transform is None \
+            or entries[0].transform.name not in jax_api.COMPILING_TRANSFORMS:
+        return None
+    container = node.value.value
+    if container not in {p.name.value for p, _ in factory.params} or container in fn.local_names:
+        return None
+    mentions = [n for n in name_references(factory.node.body, fn.name) if n is not fn.node.name]
+    returned = [n for n in mentions if isinstance(ctx.parent(n), cst.Return)]
+    if not returned or len(mentions) != len(returned):
+        return None  # (handed on or called in the factory: a call there would miss the new arguments)
+    parts: Dict[str, str] = {}  # the code of a part read -> its parameter's name
+    reads: List[cst.BaseExpression] = []
+    taken = set(names_in(factory.node)) | set(ctx.module_names())
+    for ref in (n for n in _in_order(fn.node.body) if isinstance(n, cst.Name) and n.value == container):
+        read = ctx.parent(ref)
+        if not isinstance(read, (cst.Subscript, cst.Attribute)) or read.value is not ref \
+                or not _array_operand_read(read, ctx):
+            return None
+        if isinstance(read, cst.Subscript):
+            if len(read.slice) != 1 or not isinstance(read.slice[0].slice, cst.Index):
+                return None
+            key = literal_value(read.slice[0].slice.value)
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                return None
+            suffix = str(key)
+        else:
+            suffix = read.attr.value
+        code = ctx.code(read)
+        if code not in parts:
+            name = f"{container}_{suffix}".replace("-", "_")
+            if not name.isidentifier() or keyword.iskeyword(name) or name in taken:
+                return None
+            parts[code] = name
+            taken.add(name)
+        reads.append(read)
+    twin = f"_{fn.name.lstrip('_')}_jit"
+    if not parts or twin in taken:
+        return None
+    params = fn.node.params
+    added = [cst.Param(cst.Name(n)) for n in parts.values()]
+    star = params.star_arg if params.star_arg is not None else cst.ParamStar()
+    new_params = params.with_changes(star_arg=star, kwonly_params=list(params.kwonly_params) + added)
+    body = fn.node.body.visit(ById({id(r): cst.Name(parts[ctx.code(r)]).with_changes(lpar=r.lpar, rpar=r.rpar)
+                                     for r in reads}))
+    forwarded = []
+    for p, kind in [(p, "positional") for p in params.params] + (
+            [(params.star_arg, "vararg")] if isinstance(params.star_arg, cst.Param) else []) + [
+            (p, "kwonly") for p in params.kwonly_params]:
+        name = p.name.value
+        forwarded.append(f"*{name}" if kind == "vararg" else f"{name}={name}" if kind == "kwonly" else name)
+    forwarded += [f"{n}={code}" for code, n in parts.items()]
+    plain = cst.parse_statement(f"def {fn.name}({ctx.code(params)}):\n    return {twin}({', '.join(forwarded)})\n")
+    jitted = fn.node.with_changes(name=cst.Name(twin), params=new_params, body=body)
+    plain = plain.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    edit = ctx.replace(fn.node, cst.FlattenSentinel([jitted, plain]))
+    if edit is None:
+        return None
+    shown = ", ".join(f"`{code}`" for code in parts)
+    return ctx.fix(Applicability.UNSAFE, f"Read {shown} when `{fn.name}` is called and pass it to a jitted "
+                   f"`{twin}`: the trace no longer keeps the first value", (edit,))
+
+
+def _in_order(root: cst.CSTNode):
+    """The nodes under ``root`` in source order."""
+    stack: List[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(node.children)))
+
+
+
+
+def _array_operand_read(read: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``read`` sits where an array goes: an operand of arithmetic, an argument of a ``jax`` function (not a
+    test, a shape, a callee, a store)."""
+    if is_static_use(read, ctx):  # type: ignore[arg-type]
+        return False
+    parent = ctx.parent(read)
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and (ctx.index.qualify(call.func) or "").startswith("jax.")
+    return False

@@ -240,6 +240,14 @@ class MutableGlobalRead(Rule):
     ```
 
     ## Fix safety
+    A factory's container read by its jitted closure (UNSAFE): the closure
+    keeps its name and signature as a plain function that reads the parts
+    when called and passes them to a jitted twin
+    (`return _objective_jit(w, hparams_l2=hparams["l2"])`), where every part
+    is an item with a literal key or an attribute read where an array goes
+    (arithmetic, a `jax` function's argument) and the factory only returns
+    the closure; a part that holds no number or array would not trace.
+
     The fix passes the value in: the jitted function gets a keyword-only
     parameter that replaces the read (`def softmax(logits, *, temperature)`),
     and every call in the module passes the global
