@@ -2492,6 +2492,42 @@ class ModuleIndex:
                     return found, found is not None and not found.is_static_method
         return None, False
 
+    def optax_parts(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> List[FunctionInfo]:
+        """``tx.update`` / ``tx.init`` where ``tx`` is bound once to an optax transformation built from ones this
+        module defines (``optax.chain(adaptive_grad_clip(0.05), optax.sgd(0.1))``, or the module function's
+        result itself): the ``update_fn`` / ``init_fn`` of each function of the module whose every return is
+        ``optax.GradientTransformation(init_fn, update_fn)`` (optax 0.2: chain's ``update`` calls each
+        part's ``update`` with the updates, its state and the params)."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.attr.value in ("update", "init")):
+            return []
+        value = self.single_value(expr.value.value, scope)
+        position = 1 if expr.attr.value == "update" else 0
+        found: List[FunctionInfo] = []
+        todo = [value] if isinstance(value, cst.Call) else []
+        while todo and len(found) < 16:
+            call = todo.pop()
+            q = self.qualify(call.func) or ""
+            if q.startswith("optax."):
+                todo.extend(a.value for a in call.args if isinstance(a.value, cst.Call) and not a.star)
+                continue
+            maker, _ = self.resolve_function(call.func, scope, None)
+            if maker is None or not isinstance(maker.node, cst.FunctionDef):
+                continue
+            made = returned_values(maker.node.body)
+            if not made or not all(isinstance(r, cst.Call) and (self.qualify(r.func) or "") in (
+                    "optax.GradientTransformation", "optax.GradientTransformationExtraArgs") for r in made):
+                continue
+            for r in made:
+                keyword = "update" if position == 1 else "init"
+                given = next((a.value for a in r.args if a.keyword is not None and a.keyword.value == keyword), None)
+                plain = [a.value for a in r.args if a.keyword is None and not a.star]
+                given = given if given is not None else plain[position] if len(plain) > position else None
+                fn, _ = self.resolve_function(given, maker, None) if given is not None else (None, False)
+                if fn is not None and fn not in found:
+                    found.append(fn)
+        return found
+
     def haiku_transformed(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]
                           ) -> Optional[Tuple[cst.BaseExpression, int]]:
         """``model.apply`` / ``model.init`` where ``model`` is a Haiku transform (``hk.transform(f)``, with

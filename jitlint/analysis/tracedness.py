@@ -3712,6 +3712,9 @@ class Analyzer:
             if fn is not None and len(lead) == transformed[1] and all(
                     a.keyword is None and not a.star for a, _ in lead):
                 return self._call_user(call, fn, None, args[transformed[1]:], frame, None)
+        for part in self.index.optax_parts(func, frame.fn):
+            # (a transformation of this module inside an optax chain: its update_fn runs here, in the trace)
+            self._call_user(call, part, None, args, frame, None)
         fn, bound = self.index.resolve_function(func, frame.fn, frame.fn.cls)
         if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             self_value = frame.env.get(func.value.value, STATIC)
