@@ -1327,8 +1327,10 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
     a method it calls), where an array goes (arithmetic, a ``jnp`` function's argument, indexing, a member
     of an array: not a test, a shape, a call, an attribute of an object); ``__init__`` binds it to no
     function or instance of a class of the module; ``self`` appears in the body only to read attributes or
-    call methods; every mention of the jitted name and of the method in the module is a call on a plain
-    name (``self._f(...)``, ``norm._f(...)``) with no ``*``/``**`` argument.
+    call methods.  A wrapper made in ``__init__`` (``self._f = jax.jit(self._impl)``): every mention of its
+    name and of the method in the module is a call on a plain name inside the class (``self._f(...)``) with no
+    ``*``/``**`` argument, and each gets the new arguments.  A decorated method keeps its name and signature
+    as a plain method that passes the values on to a jitted twin: no call is edited.
     UNSAFE: a changed value of another shape or dtype compiles again (as a new object would), and an
     attribute holding something that is not an array (``None``, an object) set later would not trace."""
     entry = next((e for e in ctx.index.entries if e.site is node), None)
@@ -1395,8 +1397,8 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
                     continue  # the store of the wrapper
                 return None
             if not (isinstance(holder, cst.Call) and holder.func is n and isinstance(n.value, cst.Name)) \
-                    or any(a.star for a in holder.args):
-                return None
+                    or any(a.star for a in holder.args) or not any_node([cls.node], lambda m: m is holder):
+                return None  # (a call from outside the class: the fix stays within the class statement)
             receiver = n.value.value
             args = list(holder.args)
             if args:
