@@ -146,6 +146,18 @@ NO_FIX = {
                 out.append(f(x))
             return out
         """, "JIT101"),
+    "a changing attribute given to lax as a sharding, not array data (traced, it would raise)": ("""
+        class Engine:
+            def __init__(self, sharding):
+                self.sharding = sharding
+                self.step = jax.jit(self._step)
+
+            def _step(self, x):
+                return jax.lax.with_sharding_constraint(x * 2, self.sharding)
+
+            def reshard(self, sharding):
+                self.sharding = sharding
+        """, "JIT503"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

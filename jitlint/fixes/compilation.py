@@ -56,7 +56,7 @@ from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import is_static_use, number_use
+from jitlint.fixes.static_args import array_argument, is_static_use, number_use
 from jitlint.fixes.templates import PathReplacer
 
 _TRANSFORMS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
@@ -1480,8 +1480,7 @@ def _array_operand(read: cst.Attribute, ctx: FixContext) -> bool:
     if isinstance(parent, cst.Subscript):
         return parent.value is read
     if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        return isinstance(call, cst.Call) and (ctx.index.qualify(call.func) or "").startswith("jax.")
+        return array_argument(parent, ctx)
     return isinstance(parent, (cst.Return, cst.Assign)) and parent.value is read
 
 

@@ -70,7 +70,7 @@ from jitlint.fixes.common import ById, appended, calls_by_name, keyword_arg, lit
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import number_use, is_static_use, merged_static_args
+from jitlint.fixes.static_args import array_argument, number_use, is_static_use, merged_static_args
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -1461,7 +1461,4 @@ def _array_operand_read(read: cst.BaseExpression, ctx: FixContext) -> bool:
     parent = ctx.parent(read)
     if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
         return True
-    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
-        call = ctx.parent(parent)
-        return isinstance(call, cst.Call) and (ctx.index.qualify(call.func) or "").startswith("jax.")
-    return False
+    return array_argument(parent, ctx)

@@ -346,6 +346,21 @@ def _static_reads(fn_node: cst.FunctionDef, name: str, ctx: FixContext, depth: i
     return found, sized, data or (neutral and not (ranged or sized))
 
 
+def array_argument(arg: cst.CSTNode, ctx: FixContext) -> bool:
+    """``arg`` is a positional argument that takes array data: of a ``jax.numpy`` / ``jax.nn`` /
+    ``jax.scipy`` function, or the first of a ``jax.lax`` one (``lax.with_sharding_constraint(x, sharding)``
+    takes a sharding second, ``lax.dynamic_slice(x, starts, sizes)`` sizes third: not array data)."""
+    if not isinstance(arg, cst.Arg) or arg.keyword is not None or arg.star:
+        return False
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        return False
+    q = ctx.index.qualify(call.func) or ""
+    if q.startswith(("jax.numpy.", "jax.nn.", "jax.scipy.")):
+        return True
+    return q.startswith("jax.lax.") and call.args[0] is arg
+
+
 def _passed_to_helper(name: cst.Name, ctx: FixContext) -> Optional[Tuple[cst.FunctionDef, str]]:
     """``name`` is an argument of a call of a function of the module (``anti_alias(audio, factor)``): that
     function's definition and the parameter the argument fills (a plain one: not ``*args`` / ``**kwargs``)."""
