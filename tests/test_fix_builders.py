@@ -158,6 +158,14 @@ NO_FIX = {
             def reshard(self, sharding):
                 self.sharding = sharding
         """, "JIT503"),
+    "an item write on a module dict that traced code also reads (it would still see the trace's value)": ("""
+        STATS = {"norm": 0.0}
+
+        @jax.jit
+        def f(x):
+            STATS["norm"] = jnp.linalg.norm(x)
+            return x / (STATS["norm"] + 1.0)
+        """, "JIT102"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

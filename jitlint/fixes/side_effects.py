@@ -1180,10 +1180,8 @@ def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     waits for it); under ``vmap`` one call stores the batch."""
     if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name):
         return None
-    holder = ctx.parent(node)
-    assign = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
-            or not isinstance(ctx.parent(assign), cst.SimpleStatementLine):
+    assign = _sole_store(node, ctx)
+    if assign is None:
         return None
     root, attr = node.value, node.attr.value
     if ctx.facts.read_scope.get(root) != "global" or ctx.facts.value(assign.value).kind is not Kind.TRACED:
@@ -1195,12 +1193,29 @@ def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
 
     if not _host_only(root.value, not_this_attribute, ctx):
         return None  # read in traced code: the value it sees is the trace's
+    return _stored_by_callback(assign, root.value, f"setattr({root.value}, \"{attr}\", {{value}})",
+                               f"{root.value}.{attr}", ctx)
+
+
+def _sole_store(target: cst.CSTNode, ctx: FixContext) -> Optional[cst.Assign]:
+    """The assignment whose one target ``target`` is, a statement of its own."""
+    holder = ctx.parent(target)
+    assign = ctx.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(ctx.parent(assign), cst.SimpleStatementLine):
+        return None
+    return assign
+
+
+def _stored_by_callback(assign: cst.Assign, root: str, store: str, shown: str, ctx: FixContext) -> Optional[Fix]:
+    """``assign`` (a store of a traced value on host state) -> ``jax.debug.callback(lambda value: <store>,
+    <value>)``; ``store`` writes ``{value}``."""
     spelled = ctx.import_name("jax.debug.callback")
     if spelled is None:
         return None
     func_text, import_edits = spelled
-    parameter = "value" if root.value != "value" else "new_value"
-    setter = cst.parse_expression(f"lambda {parameter}: setattr({root.value}, \"{attr}\", {parameter})")
+    parameter = "value" if root != "value" else "new_value"
+    setter = cst.parse_expression(f"lambda {parameter}: " + store.replace("{value}", parameter))
     call = cst.Call(func=cst.parse_expression(func_text),
                     args=[cst.Arg(setter, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                           cst.Arg(assign.value)])
@@ -1208,7 +1223,36 @@ def to_host_attribute(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if edit is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Store from `jax.debug.callback`, which runs on every call with the value "
-                   f"(`{root.value}.{attr}` gets a NumPy array)", (edit,) + import_edits)
+                   f"(`{shown}` gets a NumPy array)", (edit,) + import_edits)
+
+
+@rewrites("JIT102")
+def to_host_item(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
+    """``METRICS["grad_norm"] = gnorm`` in traced code (a module-level dict, a literal key, a traced value) ->
+    ``jax.debug.callback(lambda value: METRICS.__setitem__("grad_norm", value), gnorm)``: the host dict gets
+    the value on every call instead of a tracer once.
+
+    Preconditions: a statement of its own with one target, the dict a global bound once to a dict display,
+    and no traced code reading the dict.  UNSAFE: the item gets a NumPy array when the compiled call runs
+    (``jax.effects_barrier()`` waits for it); under ``vmap`` one call stores the batch."""
+    if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or len(node.slice) != 1 \
+            or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if not isinstance(literal_value(key), (str, int)) or isinstance(literal_value(key), bool):
+        return None
+    assign = _sole_store(node, ctx)
+    if assign is None:
+        return None
+    root = node.value
+    info = ctx.index.globals.get(root.value)
+    if ctx.facts.read_scope.get(root) != "global" or ctx.facts.value(assign.value).kind is not Kind.TRACED \
+            or info is None or not isinstance(info.node, cst.Assign) or not isinstance(info.node.value, cst.Dict):
+        return None
+    if not _host_only(root.value, lambda ref: ref is root, ctx):
+        return None  # read in traced code: the value it sees is the trace's
+    return _stored_by_callback(assign, root.value, f"{root.value}.__setitem__({ctx.code(key)}, {{value}})",
+                               f"{root.value}[{ctx.code(key)}]", ctx)
 
 
 def _host_only(name: str, harmless: Callable[[cst.Name], bool], ctx: FixContext) -> bool:

@@ -849,7 +849,10 @@ class OuterStateWrite(Rule):
     attribute of a module-level object bound once, that no traced code reads
     (`TRACKER.last_grad_norm = gnorm`), is stored from one:
     `jax.debug.callback(lambda value: setattr(TRACKER, "last_grad_norm",
-    value), gnorm)`. The host then gets NumPy arrays, not `jax.Array`s; they
+    value), gnorm)` -- as is one stored under a literal key of a module-level
+    dict display that no traced code reads (`METRICS["grad_norm"] = gnorm`:
+    `METRICS.__setitem__("grad_norm", value)` from the callback). The host
+    then gets NumPy arrays, not `jax.Array`s; they
     arrive when the compiled call runs, which may finish after it returns
     (`jax.effects_barrier()` waits for them); under `vmap` one call appends
     or stores the whole batch. A jitted function that opens by updating
