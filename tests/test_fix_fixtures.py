@@ -221,6 +221,11 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 call_sites += [span for span in spans if any(
                     re.search(rf"\b{cls}\(", held)
                     for cls in re.findall(r"^class (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
+                # or the dataclass a static parameter of the jitted function is annotated with (`cfg: Config`)
+                jitted = "".join("".join(old_lines[a - 1:b]) for a, b in call_sites)
+                call_sites += [span for span in spans if any(
+                    re.search(rf":\s*{cls}\b", jitted)
+                    for cls in re.findall(r"^class (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
                 assert any(changed <= set(range(a, b + 1)) for a, b in call_sites), (diag, tag, i1, i2)
         checked += 1
     assert checked

@@ -1807,7 +1807,8 @@ class BadStaticArguments(Rule):
     compares by value and is not frozen -- `dataclass` sets its `__hash__` to
     None -- or what a module function returns when every `return` gives one
     of these) passed to a static parameter -- written at the call or held by
-    a variable whose only assignment gives it one -- and a
+    a variable whose only assignment gives it one, or passed to a static
+    parameter annotated with such a dataclass (`cfg: SimConfig`) -- and a
     parameter passed by keyword when both `static_argnums` and
     `static_argnames` are given (JAX then does not map one onto the other, so
     it is silently traced).
@@ -2164,7 +2165,7 @@ class BadStaticArguments(Rule):
                         self.report(call, f"`{name}` is passed by keyword, but it is static only by position "
                                           "(`static_argnums` and `static_argnames` are both given): it is traced")
                         break  # one finding per call
-                found = unhashable_argument(arg.value, call, self.ctx.index) if name in static else None
+                found = unhashable_argument(arg.value, call, self.ctx.index, param) if name in static else None
                 if found is not None:
                     # (its fix -- a tuple for a list display, or advice -- is the fix layer's)
                     self.report(call, f"unhashable value {found[0]} passed to static argument `{name}`")
@@ -2179,18 +2180,25 @@ def unhashable_static_argument(entry: EntryPoint, call: cst.Call, index: ModuleI
     for arg, param in entry.bind_args(call):
         name = _argument_name(arg, param)
         if name in static:
-            found = unhashable_argument(arg.value, call, index)
+            found = unhashable_argument(arg.value, call, index, param)
             if found is not None:
                 return arg, name, found[1]
     return None
 
 
-def unhashable_argument(value: cst.BaseExpression, call: cst.Call,
-                        index: ModuleIndex) -> Optional[Tuple[str, cst.BaseExpression]]:
+def unhashable_argument(value: cst.BaseExpression, call: cst.Call, index: ModuleIndex,
+                        param: Optional[cst.Param] = None) -> Optional[Tuple[str, cst.BaseExpression]]:
     """How a message shows an unhashable argument of ``call`` -- the expression, or a name certainly
-    bound to one (by its only binding) -- and that value; None if it may be hashable."""
+    bound to one (by its only binding) -- and that value; None if it may be hashable.  A parameter
+    annotated with a dataclass of the module whose instances are unhashable (``cfg: SimConfig``) receives
+    one: the value is shown as that class's construction."""
     def code(node: cst.CSTNode) -> str:
         return short_code(index.module, node)
+
+    annotation = param.annotation.annotation if param is not None and param.annotation is not None else None
+    if isinstance(annotation, cst.Name) and unhashable_dataclass(annotation.value, index) is not None:
+        return (f"`{code(value)}` (annotated `{annotation.value}`, a dataclass whose `__hash__` is None)",
+                cst.Call(cst.Name(annotation.value)))
 
     if isinstance(value, cst.Name):
         scope, cls = index.call_scopes.get(call, (None, None))
