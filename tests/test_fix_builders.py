@@ -166,6 +166,16 @@ NO_FIX = {
             STATS["norm"] = jnp.linalg.norm(x)
             return x / (STATS["norm"] + 1.0)
         """, "JIT102"),
+    "`not` of a traced flag handed to a function that may test it (an array there raises as the tracer did)": ("""
+        def dropout(x, deterministic):
+            if deterministic:
+                return x
+            return x * 0.5
+
+        @jax.jit
+        def f(x, train):
+            return dropout(x, deterministic=not train)
+        """, "JIT201"),
     "jit of a method made per call in a class with __slots__": ("""
         class Op:
             __slots__ = ("gain",)

@@ -1027,6 +1027,13 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)) and \
             getattr(parent, "test", None) is top:
         return None  # the statement's own finding
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        if not (isinstance(call, cst.Call)
+                and (ctx.index.qualify(call.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn."))):
+            # (`nn.Dropout(rate, deterministic=not train)`: a callee that may test it as a Python bool,
+            # where an array would raise as the tracer did)
+            return None
     scope = ctx.enclosing_function(top)
     if scope is None or not ctx.purity.expression(top, scope):
         return None  # a split comparison evaluates its middle operand twice

@@ -145,7 +145,11 @@ class PythonBranchOnTracer(Rule):
       what follows it (not where a branch returns: the statements after the
       whole `if` would be needed).
     - `and` / `or` / `not` / a chained comparison used as a value, on
-      boolean arrays -> `&` / `|` / `~` / `(a < x) & (x < b)`.
+      boolean arrays -> `&` / `|` / `~` / `(a < x) & (x < b)`; not where
+      the value is an argument of a function other than `jax.numpy` /
+      `jax.lax` / `jax.nn` ones (`nn.Dropout(rate, deterministic=not
+      train)`: a callee that tests it as a Python bool raises on an array
+      as it did on the tracer).
     - `a or b` / `a and b` used as a value, `a` a traced number and `b` a
       number literal (`span = (hi - lo) or 1.0`) -> `jnp.where(a, a, b)` /
       `jnp.where(a, b, a)`: the same truth (non-zero) picks the same
