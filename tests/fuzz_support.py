@@ -427,7 +427,12 @@ def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
     for a, b in holders:
         for m in re.finditer(r"^(?:(?:def|class)\s+(\w+)|(\w+)\s*=)", text[a:b], re.MULTILINE):
             bound.add(m.group(1) or m.group(2))
-    return any(re.search(rf"\b{name}\b", text[a:b]) for a, b in finding_spans for name in bound)
+    # (or the definition of a function the finding's statement calls reads it: `def run(x, cfg: Config)`, the
+    # static parameter's annotation, whose dataclass is made frozen)
+    called = {name for a, b in finding_spans for name in re.findall(r"\b(\w+)\(", text[a:b])}
+    callee_spans = [(a, b) for a, b in spans if any(re.search(rf"^def {c}\(", text[a:b], re.MULTILINE)
+                                                    for c in called)]
+    return any(re.search(rf"\b{name}\b", text[a:b]) for a, b in finding_spans + callee_spans for name in bound)
 
 
 @contextmanager
