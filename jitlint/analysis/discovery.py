@@ -286,6 +286,12 @@ class EntryPoint:
         parameters are static is not known until the spec is corrected."""
         return bool(self.unknown_static_names() or self.out_of_range_static_nums())
 
+    @property
+    def compiles(self) -> bool:
+        """A compiling transform (``jax.jit``, ``pmap``, ...) traces the function, not only a tracing one."""
+        return self.transform is not None and self.transform.name in jax_api.COMPILING_TRANSFORMS \
+            and not self.all_traced
+
     def static_params(self) -> Set[str]:
         """The parameters the transform holds static: by ``static_argnames`` or ``static_argnums``."""
         return set(self.static_names or ()) | self.static_by_position()

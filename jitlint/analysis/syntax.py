@@ -66,6 +66,15 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it that can hold code, in source order (a parent before its children)."""
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        here = stack.pop()
+        yield here
+        stack.extend(reversed(list(iter_children(here))))
+
+
 def any_between(parents: Dict[int, cst.CSTNode], node: cst.CSTNode, outer: Optional[cst.CSTNode],
                 kinds: Tuple[type, ...]) -> bool:
     """Whether a node of one of ``kinds`` stands between ``node`` and its ancestor ``outer`` (neither

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 import libcst as cst
 
-from jitlint.analysis.syntax import name_references
+from jitlint.analysis.syntax import name_references, params_of
 from jitlint.analysis.values import Kind
 from jitlint.fixes.context import FixContext
 
@@ -213,3 +213,15 @@ class ById(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         return self.by_id.get(id(original_node), updated_node)
+
+
+def forwarding_def(name: str, params: cst.Parameters, callee: str, extra: Sequence[str], module: cst.Module,
+                   skip_first: bool = False) -> cst.FunctionDef:
+    """``def name(<params>): return callee(<each parameter passed on as it came>, <extra>)``: a plain function
+    of the same signature that hands its arguments to ``callee`` (``skip_first``: not the first, ``self``)."""
+    forwarded = []
+    for param, kind in params_of(params)[1 if skip_first else 0:]:
+        given = param.name.value
+        forwarded.append({"vararg": f"*{given}", "varkw": f"**{given}", "kwonly": f"{given}={given}"}.get(kind, given))
+    text = f"def {name}({module.code_for_node(params)}):\n    return {callee}({', '.join(forwarded + list(extra))})\n"
+    return cst.ensure_type(cst.parse_statement(text), cst.FunctionDef)

@@ -49,14 +49,14 @@ from jitlint.analysis.discovery import FunctionInfo, is_property
 from jitlint.analysis.jax_api import COMPILING_TRANSFORMS, FRESH_FUNCTION_TRANSFORMS
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.syntax import (any_node, chain_root, dotted_name, flat_targets, iter_children, name_references,
-                                     returned_values)
+                                     returned_values, walk)
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import ById, comments_in, keyword_arg, literal_value, string_literal
+from jitlint.fixes.common import ById, comments_in, forwarding_def, keyword_arg, literal_value, string_literal
 from jitlint.fixes.context import FixContext, names_in
 from jitlint.fixes.dataflow import assigned_in, reads
 from jitlint.fixes.imports import removal
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import array_argument, is_static_use, number_use
+from jitlint.fixes.static_args import array_operand, is_static_use, number_use
 from jitlint.fixes.templates import PathReplacer
 
 _TRANSFORMS = COMPILING_TRANSFORMS | FRESH_FUNCTION_TRANSFORMS | frozenset({"jax.checkpoint", "jax.remat"})
@@ -955,7 +955,8 @@ def to_wrapper_in_init(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     init_self = cst.Name(init.params[0][0].name.value)
     wrapper = node.deep_replace(bound, bound.with_changes(value=init_self)).with_changes(lpar=[], rpar=[])
-    made = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Attribute(init_self, cst.Name(attr)))],
+    made = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Attribute(init_self,
+                                                                                            cst.Name(attr)))],
                                                     value=wrapper)])
     last = init.node.body.body[-1]
     changes = {node: cst.Attribute(cst.Name(me), cst.Name(attr)).with_changes(lpar=node.lpar, rpar=node.rpar),
@@ -1309,11 +1310,6 @@ def _lifted_def(inner: cst.FunctionDef, held: dict, names: dict, ctx: FixContext
 # ------------------------------------------------------------------ changing attributes passed as arguments
 
 
-#: methods and properties of an array value that keep it an array operand (or read its static shape)
-_ARRAY_MEMBERS = frozenset({"shape", "dtype", "ndim", "size", "T", "sum", "mean", "max", "min", "std", "var",
-                            "astype", "reshape", "ravel", "at", "real", "imag", "conj", "transpose", "squeeze"})
-
-
 @rewrites("JIT503")
 def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """A jitted method with ``self`` static (``self._f = jax.jit(self._impl)`` in ``__init__``, or
@@ -1334,7 +1330,7 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
     UNSAFE: a changed value of another shape or dtype compiles again (as a new object would), and an
     attribute holding something that is not an array (``None``, an object) set later would not trace."""
     entry = next((e for e in ctx.index.entries if e.site is node), None)
-    if entry is None or not _compiling_entry(entry):
+    if entry is None or not entry.compiles:
         return None
     fn = entry.function
     cls = fn.cls
@@ -1350,7 +1346,7 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
     if not stale:
         return None
     reads_here: dict = {}
-    for n in _walk_body(fn.node.body):
+    for n in walk(fn.node.body):
         if isinstance(n, cst.Name) and n.value == me:
             holder = ctx.parent(n)
             if not (isinstance(holder, cst.Attribute) and holder.value is n):
@@ -1359,7 +1355,7 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
             if called is not None and set(stale) & _attributes_read(cls, called, set()):
                 return None  # a changing attribute read by a method it calls
             if holder.attr.value in stale:
-                if not _array_operand(holder, ctx):
+                if not array_operand(holder, ctx):
                     return None
                 reads_here.setdefault(holder.attr.value, []).append(holder)
     if set(reads_here) != set(stale) or not _array_bound_in_init(cls, stale, ctx):
@@ -1387,12 +1383,12 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
         new_names[attr] = base
         taken.add(base)
     changes: dict = {}
-    for n in _walk_body(ctx.module) if stored else ():
+    for n in walk(ctx.module) if stored else ():
         if isinstance(n, cst.Attribute) and n.attr.value in names and n not in changes:
             holder = ctx.parent(n)
-            if stored and n is _function_argument(node).value:
+            if n is _function_argument(node).value:
                 continue  # the method wrapped at the site
-            if stored and isinstance(holder, cst.AssignTarget):
+            if isinstance(holder, cst.AssignTarget):
                 if holder is ctx.parent(node).targets[0]:
                     continue  # the store of the wrapper
                 return None
@@ -1404,7 +1400,8 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
             if args:
                 args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             for i, attr in enumerate(stale):
-                args.append(cst.Arg(cst.Attribute(cst.Name(receiver), cst.Name(attr)), keyword=cst.Name(new_names[attr]),
+                args.append(cst.Arg(cst.Attribute(cst.Name(receiver), cst.Name(attr)),
+                                    keyword=cst.Name(new_names[attr]),
                                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                           whitespace_after=cst.SimpleWhitespace("")),
                                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -1431,14 +1428,8 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
         if jitted in ctx.module_names() or any_node([ctx.module], lambda n: isinstance(n, cst.Attribute)
                                                        and n.attr.value == jitted):
             return None
-        forwarded = []
-        for p, kind in fn.params[1:]:
-            name = p.name.value
-            forwarded.append(f"*{name}" if kind == "vararg" else f"{name}={name}" if kind == "kwonly" else name)
-        forwarded += [f"{new_names[a]}={me}.{a}" for a in stale]
-        wrapper = cst.parse_statement(f"def {fn.name}({ctx.code(params)}):\n"
-                                      f"    return {me}.{jitted}({', '.join(forwarded)})\n")
-        wrapper = wrapper.with_changes(leading_lines=fn.node.leading_lines)
+        wrapper = forwarding_def(fn.name, params, f"{me}.{jitted}", [f"{new_names[a]}={me}.{a}" for a in stale],
+                                 ctx.module, skip_first=True).with_changes(leading_lines=fn.node.leading_lines)
         twin = fn.node.with_changes(name=cst.Name(jitted), params=new_params, body=body,
                                     leading_lines=[cst.EmptyLine(indent=False)])
         changes[fn.node] = cst.FlattenSentinel([wrapper, twin])
@@ -1453,37 +1444,6 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
                    "used instead of the one the first trace kept", tuple(edits))
 
 
-
-
-def _compiling_entry(entry) -> bool:
-    return entry.transform is not None and entry.transform.name in COMPILING_TRANSFORMS and not entry.all_traced
-
-
-def _walk_body(root: cst.CSTNode):
-    stack: List[cst.CSTNode] = [root]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(iter_children(n))
-
-
-def _array_operand(read: cst.Attribute, ctx: FixContext) -> bool:
-    """``self.mean`` sits where an array goes: an operand of arithmetic, an argument of a ``jax`` function,
-    indexed, a member of an array, returned or bound to a name (not a test, a shape, a callee)."""
-    if is_static_use(read, ctx):  # type: ignore[arg-type]
-        return False
-    parent = ctx.parent(read)
-    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        return True
-    if isinstance(parent, cst.Attribute):
-        return parent.value is read and parent.attr.value in _ARRAY_MEMBERS
-    if isinstance(parent, cst.Subscript):
-        return parent.value is read
-    if isinstance(parent, cst.Arg):
-        return array_argument(parent, ctx)
-    return isinstance(parent, (cst.Return, cst.Assign)) and parent.value is read
-
-
 def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> bool:
     """``__init__`` binds each of ``attributes`` (``self.mean = jnp.zeros(n)``) to no function, lambda or
     instance of a class of the module: a value that can go into a trace as an argument."""
@@ -1494,7 +1454,7 @@ def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> boo
         return False
     me = init.params[0][0].name.value
     bound = set()
-    for n in _walk_body(init.node.body):
+    for n in walk(init.node.body):
         if isinstance(n, cst.Assign):
             for t in n.targets:
                 for target in flat_targets(t.target):

@@ -47,7 +47,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import (calls_in, iter_children, name_references, returned_values, stored_values, string_value,
+from jitlint.analysis.syntax import (calls_in, iter_children, name_references, returned_values, stored_values,
+                                     string_value,
                                      substitute_names)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
@@ -1015,6 +1016,8 @@ def _elementwise(expr: cst.BaseExpression, var: str, ctx: FixContext, scalars: S
 def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     """JIT201 outside a test: ``a and b`` / ``a or b`` / ``not a`` / ``a < x < b`` used as a value
     -> ``a & b`` / ``a | b`` / ``~a`` (or ``jnp.logical_not(a)``) / ``(a < x) & (x < b)``."""
+    from jitlint.fixes.static_args import array_argument
+
     top = node
     parent = ctx.parent(top)
     if isinstance(parent, cst.BooleanOperation) and parent.left is node:
@@ -1027,13 +1030,10 @@ def _logical_value(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)) and \
             getattr(parent, "test", None) is top:
         return None  # the statement's own finding
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        if not (isinstance(call, cst.Call)
-                and (ctx.index.qualify(call.func) or "").startswith(("jax.numpy.", "jax.lax.", "jax.nn."))):
-            # (`nn.Dropout(rate, deterministic=not train)`: a callee that may test it as a Python bool,
-            # where an array would raise as the tracer did)
-            return None
+    if isinstance(parent, cst.Arg) and not array_argument(parent, ctx):
+        # (`nn.Dropout(rate, deterministic=not train)`: a callee that may test it as a Python bool, where an
+        # array would raise as the tracer did)
+        return None
     scope = ctx.enclosing_function(top)
     if scope is None or not ctx.purity.expression(top, scope):
         return None  # a split comparison evaluates its middle operand twice
@@ -2027,7 +2027,16 @@ def _reverse_differentiated(fn_node: cst.CSTNode, ctx: FixContext) -> bool:
     """The function ``fn_node`` runs under reverse-mode differentiation: it is, or a function of the module
     that one calls (a few levels deep) is, the function of a ``jax.grad`` / ``value_and_grad`` / ``vjp`` /
     ``jacrev`` of the module -- not through a ``custom_vjp`` / ``custom_jvp`` function, whose rule differentiates
-    instead."""
+    instead.  (Worked out once per module.)"""
+    key = ("control_flow.reverse_differentiated",)
+    if key not in ctx.memo:
+        ctx.memo[key] = _reverse_differentiated_functions(ctx)
+    return fn_node in ctx.memo[key]  # type: ignore[operator]
+
+
+def _reverse_differentiated_functions(ctx: FixContext) -> Set[cst.CSTNode]:
+    """The definitions :func:`_reverse_differentiated` finds: every function a reverse-mode transform of the
+    module reaches."""
     index = ctx.index
     todo = [e.function for e in index.entries if e.transform is not None and e.transform.name in _REVERSE_MODE]
     for call in calls_in(ctx.module):
@@ -2041,23 +2050,21 @@ def _reverse_differentiated(fn_node: cst.CSTNode, ctx: FixContext) -> bool:
         if isinstance(info.node, cst.FunctionDef) and any(
                 index.qualify(d.decorator) in _REVERSE_MODE for d in info.node.decorators):
             todo.append(info)
-    seen: Set[int] = set()
-    while todo and len(seen) < 200:
+    reached: Set[cst.CSTNode] = set()
+    while todo and len(reached) < 200:
         fn = todo.pop()
-        if id(fn) in seen or not isinstance(fn.node, (cst.FunctionDef, cst.Lambda)):
+        if fn.node in reached or not isinstance(fn.node, (cst.FunctionDef, cst.Lambda)):
             continue
-        seen.add(id(fn))
         if isinstance(fn.node, cst.FunctionDef) and any(
                 (index.qualify(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
                 in ("jax.custom_vjp", "jax.custom_jvp") for d in fn.node.decorators):
             continue
-        if fn.node is fn_node:
-            return True
+        reached.add(fn.node)
         for call in calls_in(fn.node):
             callee, _ = index.resolve_function(call.func, fn, fn.cls)
             if callee is not None:
                 todo.append(callee)
-    return False
+    return reached
 
 
 @rewrites("JIT202")
@@ -2081,8 +2088,8 @@ def to_fori_loop(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if _uses_global_state(ctx, fn_node, assigned_in(body)):
         return None
     if _reverse_differentiated(fn_node, ctx):
-        return Fix(Applicability.DISPLAY_ONLY, _REVERSE_ADVICE.replace("`lax.while_loop`", "`lax.fori_loop` with a "
-                                                                        "traced bound"), ())
+        advice = _REVERSE_ADVICE.replace("`lax.while_loop`", "`lax.fori_loop` with a traced bound")
+        return Fix(Applicability.DISPLAY_ONLY, advice, ())
     if index in Liveness(fn_node, [loop]).live_after(loop):
         return None  # Python leaves the index bound after the loop
     if _index_used_as_int(body, index, ctx):

@@ -71,7 +71,7 @@ import libcst as cst
 
 from jitlint.analysis import jax_api
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import call_argument, chain_root, int_value, iter_children, name_references
+from jitlint.analysis.syntax import call_argument, chain_root, int_value, iter_children, name_references, walk
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import calls_by_name, literal_value
@@ -288,19 +288,11 @@ def _module_number(name: cst.Name, ctx: FixContext) -> bool:
     key = ("masks.declared_global",)
     if key not in ctx.memo:
         declared = set()
-        for node in _walk(ctx.module):
+        for node in walk(ctx.module):
             if isinstance(node, cst.Global):
                 declared |= {item.name.value for item in node.names}
         ctx.memo[key] = declared
     return name.value not in ctx.memo[key]  # type: ignore[operator]
-
-
-def _walk(root: cst.CSTNode):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(iter_children(node))
 
 
 def _written_value(value: cst.BaseExpression, mask: cst.BaseExpression,

@@ -64,13 +64,13 @@ import libcst as cst
 from jitlint.analysis import jax_api
 from jitlint.analysis.discovery import EntryPoint, FunctionInfo
 from jitlint.analysis.scopes import names_bound_in
-from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to
+from jitlint.analysis.syntax import any_node, is_docstring, name_references, path_to, walk
 from jitlint.diagnostics import Applicability, Edit, Fix
-from jitlint.fixes.common import ById, appended, calls_by_name, keyword_arg, literal_value
+from jitlint.fixes.common import ById, appended, calls_by_name, forwarding_def, keyword_arg, literal_value
 from jitlint.fixes.context import FixContext, Replacement, names_in
 from jitlint.fixes.imports import listed_in_all
 from jitlint.fixes.registry import rewrites
-from jitlint.fixes.static_args import array_argument, number_use, is_static_use, merged_static_args
+from jitlint.fixes.static_args import array_operand, number_use, is_static_use, merged_static_args
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
@@ -1380,8 +1380,7 @@ def to_container_read_at_call(node: cst.CSTNode, ctx: FixContext) -> Optional[Fi
             or fn.node.params.star_kwarg is not None or fn.node.params.posonly_params:
         return None
     entries = [e for e in ctx.index.entries if e.function is fn]
-    if len(entries) != 1 or not isinstance(entries[0].site, cst.Decorator) or entries[0].transform is None \
-            or entries[0].transform.name not in jax_api.COMPILING_TRANSFORMS:
+    if len(entries) != 1 or not isinstance(entries[0].site, cst.Decorator) or not entries[0].compiles:
         return None
     container = node.value.value
     if container not in {p.name.value for p, _ in factory.params} or container in fn.local_names:
@@ -1393,10 +1392,10 @@ def to_container_read_at_call(node: cst.CSTNode, ctx: FixContext) -> Optional[Fi
     parts: Dict[str, str] = {}  # the code of a part read -> its parameter's name
     reads: List[cst.BaseExpression] = []
     taken = set(names_in(factory.node)) | set(ctx.module_names())
-    for ref in (n for n in _in_order(fn.node.body) if isinstance(n, cst.Name) and n.value == container):
+    for ref in (n for n in walk(fn.node.body) if isinstance(n, cst.Name) and n.value == container):
         read = ctx.parent(ref)
         if not isinstance(read, (cst.Subscript, cst.Attribute)) or read.value is not ref \
-                or not _array_operand_read(read, ctx):
+                or not array_operand(read, ctx):
             return None
         if isinstance(read, cst.Subscript):
             if len(read.slice) != 1 or not isinstance(read.slice[0].slice, cst.Index):
@@ -1422,43 +1421,14 @@ def to_container_read_at_call(node: cst.CSTNode, ctx: FixContext) -> Optional[Fi
     added = [cst.Param(cst.Name(n)) for n in parts.values()]
     star = params.star_arg if params.star_arg is not None else cst.ParamStar()
     new_params = params.with_changes(star_arg=star, kwonly_params=list(params.kwonly_params) + added)
-    body = fn.node.body.visit(ById({id(r): cst.Name(parts[ctx.code(r)]).with_changes(lpar=r.lpar, rpar=r.rpar)
-                                     for r in reads}))
-    forwarded = []
-    for p, kind in [(p, "positional") for p in params.params] + (
-            [(params.star_arg, "vararg")] if isinstance(params.star_arg, cst.Param) else []) + [
-            (p, "kwonly") for p in params.kwonly_params]:
-        name = p.name.value
-        forwarded.append(f"*{name}" if kind == "vararg" else f"{name}={name}" if kind == "kwonly" else name)
-    forwarded += [f"{n}={code}" for code, n in parts.items()]
-    plain = cst.parse_statement(f"def {fn.name}({ctx.code(params)}):\n    return {twin}({', '.join(forwarded)})\n")
-    jitted = fn.node.with_changes(name=cst.Name(twin), params=new_params, body=body)
+    renamed = {id(r): cst.Name(parts[ctx.code(r)]).with_changes(lpar=r.lpar, rpar=r.rpar) for r in reads}
+    body = fn.node.body.visit(ById(renamed))
+    plain = forwarding_def(fn.name, params, twin, [f"{n}={code}" for code, n in parts.items()], ctx.module)
     plain = plain.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    jitted = fn.node.with_changes(name=cst.Name(twin), params=new_params, body=body)
     edit = ctx.replace(fn.node, cst.FlattenSentinel([jitted, plain]))
     if edit is None:
         return None
     shown = ", ".join(f"`{code}`" for code in parts)
     return ctx.fix(Applicability.UNSAFE, f"Read {shown} when `{fn.name}` is called and pass it to a jitted "
                    f"`{twin}`: the trace no longer keeps the first value", (edit,))
-
-
-def _in_order(root: cst.CSTNode):
-    """The nodes under ``root`` in source order."""
-    stack: List[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(list(node.children)))
-
-
-
-
-def _array_operand_read(read: cst.BaseExpression, ctx: FixContext) -> bool:
-    """``read`` sits where an array goes: an operand of arithmetic, an argument of a ``jax`` function (not a
-    test, a shape, a callee, a store)."""
-    if is_static_use(read, ctx):  # type: ignore[arg-type]
-        return False
-    parent = ctx.parent(read)
-    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-        return True
-    return array_argument(parent, ctx)

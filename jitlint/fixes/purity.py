@@ -236,7 +236,8 @@ class Purity:
                 return self._expr(func.value.value.value, scope, staged) and all(
                     self._expr(el.slice.value, scope, staged) for el in func.value.slice
                     if isinstance(el.slice, cst.Index)) and self._function_args_pure(call, scope)
-            if method in ("init", "update") and isinstance(func.value, cst.Name) and self._optax_made(func.value, scope):
+            if method in ("init", "update") and isinstance(func.value, cst.Name) \
+                    and self._optax_made(func.value, scope):
                 # `OPTIMIZER.update(grads, state, params)`: an optax GradientTransformation is a pair of pure
                 # functions (its state goes in and comes out; nothing is kept on the object)
                 return self._function_args_pure(call, scope)
@@ -261,8 +262,7 @@ class Purity:
     def _optax_made(self, name: cst.Name, scope: Optional[FunctionInfo]) -> bool:
         """``name`` is bound once, to the result of a call of an ``optax`` function (``optax.adam(1e-3)``,
         ``optax.chain(...)``): a GradientTransformation."""
-        home = scope.scope.resolve(name.value) if scope is not None else None
-        value = home.single_value(name.value) if home is not None else None
+        value = self.index.single_value(name.value, scope)
         return isinstance(value, cst.Call) and (self.index.qualify(value.func) or "").startswith("optax.")
 
     def _made_wrapper(self, func: cst.Name, scope: Optional[FunctionInfo]) -> Optional[cst.Call]:

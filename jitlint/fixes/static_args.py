@@ -35,7 +35,7 @@ from jitlint.fixes.common import appended, literal_value, template_format
 from jitlint.fixes.context import FixContext
 from jitlint.fixes.dataflow import assigned_in, block_statements, reads
 from jitlint.fixes.registry import rewrites, static_alternative
-from jitlint.rules.compilation import (array_valued, unhashable_argument, unhashable_dataclass,
+from jitlint.rules.compilation import (array_valued, frozen_dataclass, unhashable_argument, unhashable_dataclass,
                                        unhashable_static_argument)
 
 #: keyword arguments that need static values
@@ -359,6 +359,29 @@ def array_argument(arg: cst.CSTNode, ctx: FixContext) -> bool:
     if q.startswith(("jax.numpy.", "jax.nn.", "jax.scipy.")):
         return True
     return q.startswith("jax.lax.") and call.args[0] is arg
+
+
+#: methods and properties of an array value that keep it an array operand (or read its static shape)
+_ARRAY_MEMBERS = frozenset({"shape", "dtype", "ndim", "size", "T", "sum", "mean", "max", "min", "std", "var",
+                            "astype", "reshape", "ravel", "at", "real", "imag", "conj", "transpose", "squeeze"})
+
+
+def array_operand(read: cst.BaseExpression, ctx: FixContext) -> bool:
+    """``read`` (``self.mean``, ``hparams["l2"]``) sits where an array goes: an operand of arithmetic, array data
+    of a ``jax`` function (:func:`array_argument`), indexed, a member of an array, returned or bound to a name --
+    not a test, a shape, a callee: a traced argument serves there as the value did."""
+    if is_static_use(read, ctx):  # type: ignore[arg-type]
+        return False
+    parent = ctx.parent(read)
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(parent, cst.Attribute):
+        return parent.value is read and parent.attr.value in _ARRAY_MEMBERS
+    if isinstance(parent, cst.Subscript):
+        return parent.value is read
+    if isinstance(parent, cst.Arg):
+        return array_argument(parent, ctx)
+    return isinstance(parent, (cst.Return, cst.Assign)) and parent.value is read
 
 
 def _passed_to_helper(name: cst.Name, ctx: FixContext) -> Optional[Tuple[cst.FunctionDef, str]]:
@@ -941,16 +964,7 @@ def _frozen(cls: ClassInfo, ctx: FixContext) -> Optional[Fix]:
     that sets an attribute of an instance now raises, and equal configurations share one compile.
     Otherwise None (advice)."""
     decorator = cls.decorators[0]  # (its one decorator: see unhashable_dataclass)
-    fields: List[str] = []
-    for line in cls.node.body.body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if not _hashable_annotation(small.annotation.annotation, ctx) or (
-                        small.value is not None and isinstance(small.value, cst.Call)):
-                    return None
-                fields.append(small.target.value)
+    fields = _hashable_fields(cls, ctx)
     if not fields:
         return None
     if any(cls.name in other.bases for other in ctx.index.classes.values()):
@@ -986,26 +1000,27 @@ def to_static_frozen_self(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
         return None
     fn = ctx.index.infos.get(fn_node)
     cls = fn.cls if fn is not None else None
-    if cls is None or not fn.params or len(cls.decorators) != 1 or not isinstance(cls.decorators[0], cst.Call) \
-            or ctx.index.qualify(cls.decorators[0].func) != "dataclasses.dataclass":
-        return None
-    frozen = {a.keyword.value: a.value for a in cls.decorators[0].args if a.keyword is not None}.get("frozen")
-    if not (isinstance(frozen, cst.Name) and frozen.value == "True"):
-        return None
-    fields = 0
-    for line in cls.node.body.body:
-        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if not _hashable_annotation(small.annotation.annotation, ctx) or isinstance(small.value, cst.Call):
-                    return None
-                fields += 1
-    if not fields or any(cls.name in other.bases for other in ctx.index.classes.values()):
+    if cls is None or not fn.params or not frozen_dataclass(cls, ctx.index) or not _hashable_fields(cls, ctx) \
+            or any(cls.name in other.bases for other in ctx.index.classes.values()):
         return None
     fix = static_argnames_fix(fn, [fn.params[0][0].name.value], ctx)
     if fix is None:
         return None
     return ctx.fix(Applicability.UNSAFE, f"Make `{fn.params[0][0].name.value}` static: "
                    f"a frozen `{cls.name}` hashes and compares by its fields", fix.edits)
+
+
+def _hashable_fields(cls: ClassInfo, ctx: FixContext) -> Optional[List[str]]:
+    """The fields of the dataclass ``cls``, where each is annotated with a hashable type and none has a
+    ``field(...)`` default (a ``default_factory`` gives a list or a dict); None otherwise."""
+    fields: List[str] = []
+    for line in cls.node.body.body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if not _hashable_annotation(small.annotation.annotation, ctx) or isinstance(small.value, cst.Call):
+                    return None
+                fields.append(small.target.value)
+    return fields
 
 
 def _hashable_annotation(annotation: cst.BaseExpression, ctx: FixContext) -> bool:

@@ -41,22 +41,18 @@ _FROZEN_DECORATORS = ("frozen=True", "struct.dataclass", "register_static", "reg
                       "register_pytree_node_class", "register_pytree_with_keys_class")
 
 
-def _frozen_dataclass(cls: ClassInfo, index: ModuleIndex) -> bool:
+def frozen_dataclass(cls: ClassInfo, index: ModuleIndex) -> bool:
     """``cls`` is decorated by the standard library's ``dataclass`` with ``frozen=True`` (and ``eq`` left on): its
     instances hash and compare by their fields."""
     if len(cls.decorators) != 1 or not isinstance(cls.decorators[0], cst.Call):
         return False
     call = cls.decorators[0]
-    if index.qualify(call.func) != "dataclasses.dataclass":
+    if not _stdlib_dataclass(call, index):
         return False
     options = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     frozen, eq = options.get("frozen"), options.get("eq")
     return isinstance(frozen, cst.Name) and frozen.value == "True" and (
         eq is None or isinstance(eq, cst.Name) and eq.value == "True")
-
-
-def _compiling(entry: EntryPoint) -> bool:
-    return entry.transform is not None and entry.transform.name in jax_api.COMPILING_TRANSFORMS and not entry.all_traced
 
 
 def _positional(fn: FunctionInfo) -> List[cst.Param]:
@@ -521,9 +517,9 @@ class RecompilationHazard(Rule):
     def check_module(self) -> None:
         index = self.ctx.index
         traced_scopes = _TracedScopes(self.ctx.facts.bodies, self.ctx.index)
-        self._entry_at = {entry.site: entry for entry in index.entries if _compiling(entry)}
+        self._entry_at = {entry.site: entry for entry in index.entries if entry.compiles}
         for entry in index.entries:
-            if not _compiling(entry):
+            if not entry.compiles:
                 continue
             if entry.scope is not None and entry.scope in traced_scopes:
                 continue  # inside traced code jit is inlined, not compiled per call
@@ -1378,7 +1374,8 @@ class RecompilationHazard(Rule):
                 if self._outlives_iteration(site, names, scope.node if scope is not None else index.module):
                     continue  # one wrapper per item, kept to be called later
                 uses = self._wrapper_uses(site, scope, names)
-                if self._compiles_anyway(site, uses, self._entry_at.get(site)) or self._inputs_sized_by_loop(site, uses) \
+                if self._compiles_anyway(site, uses, self._entry_at.get(site)) \
+                        or self._inputs_sized_by_loop(site, uses) \
                         or (scope is not None and self._reused_per_configuration(site, scope, names)) \
                         or self._called_only_in_traces(scope, names) or self._caches_cleared(site) \
                         or self._remade_on_change(site, names):
@@ -1771,7 +1768,6 @@ class RecompilationHazard(Rule):
                 changing = f"`{name}` is reassigned in the loop: `{code(b.node)}`"
         return changing
 
-
     def _number_parameters(self, scope: Optional[FunctionInfo]) -> FrozenSet[str]:
         """The parameters of ``scope`` that hold a Python number on every call the module makes: a number
         default (``base_lr=0.05``), never rebound, and each visible call of the function -- there is one
@@ -1790,7 +1786,7 @@ class RecompilationHazard(Rule):
             name = param.name.value
             if param.default is None or not _is_number(param.default) or len(scope.scope.bindings_of(name)) != 1:
                 continue
-            if all(arg.star is None or arg.star == "" for c in calls for arg in c.args) and all(
+            if not any(arg.star for c in calls for arg in c.args) and all(
                     _is_number(arg.value) for c in calls for arg, p in bind_arguments(scope.params, c.args)
                     if p is param):
                 out.add(name)
@@ -2086,7 +2082,7 @@ class BadStaticArguments(Rule):
         if first != "self" and not any(not (isinstance(r, cst.Name) and r.value == fn.cls.name) for r in through):
             return  # (not named as the instance, and no call through an instance seen)
         # (a frozen dataclass hashes and compares by its fields: the fix layer may make `self` static)
-        advice = None if _frozen_dataclass(fn.cls, index) else Fix(
+        advice = None if frozen_dataclass(fn.cls, index) else Fix(
             Applicability.DISPLAY_ONLY, f"Make `{first}` static (`static_argnums=0`: the instance must be hashable, "
             "and is compared by identity unless it defines `__eq__`), register "
             f"`{fn.cls.name}` as a pytree, or jit a function of its fields", ())
@@ -2925,8 +2921,9 @@ class MutableStaticSelf(Rule):
     changed value is used. A decorated method keeps its name and signature
     as a plain method that passes them on to a jitted twin
     (`return self._f_jit(x, mean=self.mean)`), so callers elsewhere keep
-    working; a dataclass's fields count when annotated as numbers or arrays. A value of another shape or dtype compiles again,
-    and an attribute later set to something that is not an array would not
+    working; a dataclass's fields count when annotated as numbers or
+    arrays. A value of another shape or dtype compiles again, and an
+    attribute later set to something that is not an array would not
     trace. Not offered when such an attribute is tested, used as a shape,
     called, read by another method, or when the method is handed on by name.
 
@@ -2941,7 +2938,7 @@ class MutableStaticSelf(Rule):
     def check_module(self) -> None:
         self._rebuilt: Dict[tuple, Tuple[Set[str], Set[str]]] = {}
         for entry in self.ctx.index.entries:
-            if not _compiling(entry):
+            if not entry.compiles:
                 continue
             fn = entry.function
             cls = fn.cls
@@ -3741,7 +3738,7 @@ class DonatedBufferUsed(Rule):
     def check_module(self) -> None:
         index = self.ctx.index
         traced_scopes = _TracedScopes(self.ctx.facts.bodies, index)
-        self._makers = {name for entry in index.entries if _compiling(entry) for name in entry.call_names}
+        self._makers = {name for entry in index.entries if entry.compiles for name in entry.call_names}
         for entry in index.entries:
             donated = _donated_params(entry)
             if not donated:

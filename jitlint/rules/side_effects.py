@@ -12,9 +12,9 @@ from jitlint.analysis.discovery import FunctionInfo, state_test
 from jitlint.analysis.scopes import BindingKind, names_bound_in
 from jitlint.analysis.idempotence import built_from_self
 from jitlint.analysis.syntax import (any_node, assigned_names, bind_arguments, call_argument, calls_in, dotted_name,
-                                     flat_targets,
-                                     iter_children, name_references, none_test, own_small_statements, path_to,
-                                     result_discarded, returned_values, string_value)
+                                     flat_targets, iter_children, name_references, none_test, own_small_statements,
+                                     path_to,
+                                     result_discarded, returned_values, string_value, walk)
 from jitlint.analysis.values import Kind, Reason
 from jitlint.rules.base import Rule, RuleContext, count_once
 
@@ -373,16 +373,16 @@ class MutableGlobalRead(Rule):
         kept the value it first read (JAX 0.10.2: an l2 sweep scores every run with the first l2)."""
         index = self.ctx.index
         for entry in index.entries:
-            t = entry.transform
             fn = entry.function
             factory = fn.parent
-            if t is None or t.name not in jax_api.COMPILING_TRANSFORMS or factory is None \
-                    or not isinstance(factory.node, cst.FunctionDef) or factory.parent is not None or factory.is_method \
+            if not entry.compiles or factory is None \
+                    or not isinstance(factory.node, cst.FunctionDef) or factory.parent is not None \
+                    or factory.is_method \
                     or not isinstance(fn.node, cst.FunctionDef) or not _returned_wrapper(factory, fn, entry):
                 continue
             params = {p.name.value: p for p, kind in factory.params if kind in ("positional", "kwonly", "posonly")}
             reads = {}
-            for node in _walk_within(fn.node.body):
+            for node in walk(fn.node.body):
                 if isinstance(node, (cst.Subscript, cst.Attribute)) and isinstance(node.value, cst.Name) \
                         and node.value.value in params and node.value.value not in fn.local_names \
                         and len(factory.scope.bindings_of(node.value.value)) == 1 \
@@ -3043,15 +3043,6 @@ def _variable_class(func: cst.BaseExpression, index, depth: int = 0) -> bool:
         if _variable_class(value, index, depth + 1):
             return True
     return False
-
-
-def _walk_within(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The nodes under ``root``, in source order."""
-    stack: List[cst.CSTNode] = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(list(iter_children(node))))
 
 
 def _same_part(reads: List[cst.CSTNode], write: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> cst.CSTNode:
