@@ -724,3 +724,15 @@ def test_an_import_of_a_namespace_package_under_the_scripts_folder(tmp_path):
     rows = json.loads(found.stdout)
     assert sorted((os.path.basename(r["path"]), r["line"], r["code"]) for r in rows) == [("dqn.py", 29, "JIT503")]
 
+
+
+LATCH = os.path.join(os.path.dirname(__file__), "fixtures", "project", "latch_pkg")
+
+
+def test_a_run_once_initialiser_whose_latch_a_base_class_in_another_module_sets():
+    """`if self.initialized and not reinitialize: return`, then `super().Initialize()`: the latch is set by the
+    base class's `Initialize`, two modules up through a middle class's own `super()` call -- the initialiser runs
+    once per object and the jitted method with `self` static reads the one table it drew; a guard on a flag that
+    no class sets keeps its finding (run on JAX 0.10.2: equal to eager after a second `Initialize()`; the other
+    stale after a second `prepare()`)."""
+    _check_package(LATCH, ("transient.py", "thermal.py", "base.py", "__init__.py"))

@@ -53,17 +53,50 @@ class Definition:
                 continue
             seen.add((id(here.index), here.name))
             for name in here._local_classes():
-                for base in here.index.classes[name].bases:
-                    if base in here.index.classes or not base:
-                        continue
-                    try:
-                        expr = cst.parse_expression(base)
-                    except Exception:  # noqa: BLE001 - not a name
-                        continue
-                    found = class_named(expr, here.index, here.path, self.project) if self.project else None
-                    if found is not None and found.index is not here.index:
+                for found in here._bases_of(name):
+                    if found.index is not here.index:
                         out.append(found)
                         todo.append(found)
+        return out
+
+    def _bases_of(self, name: str) -> List["Definition"]:
+        """The base classes of the checked code that class ``name`` of this module names, in the order
+        written: of this module, or of another one its imports name (with a project)."""
+        out: List[Definition] = []
+        for base in self.index.classes[name].bases:
+            if not base:
+                continue
+            if base in self.index.classes:
+                out.append(Definition(self.index, self.path, base, self.project))
+                continue
+            try:
+                expr = cst.parse_expression(base)
+            except Exception:  # noqa: BLE001 - not a name
+                continue
+            found = class_named(expr, self.index, self.path, self.project) if self.project else None
+            if found is not None:
+                out.append(found)
+        return out
+
+    def method_owners(self, method: str) -> List["Definition"]:
+        """The base classes of the checked code that define ``method`` (the class itself left out), nearest
+        first, bases taken depth first in the order written: where ``super().<method>()`` in the class leads,
+        and where that method's own ``super()`` call leads in turn (``class TransientThermalLoss(ThermalLoss)``
+        with ``ThermalLoss`` imported from another module)."""
+        out: List[Definition] = []
+        todo: List[Definition] = [self]
+        seen: Set[Tuple[int, str]] = set()
+        while todo and len(seen) < 32:
+            here = todo.pop(0)
+            if (id(here.index), here.name) in seen:
+                continue
+            seen.add((id(here.index), here.name))
+            info = here.index.classes.get(here.name)
+            if info is None:
+                continue
+            if here is not self and method in info.methods:
+                out.append(here)
+            todo[:0] = here._bases_of(here.name)  # (depth first: a base's own bases before the next base)
         return out
 
     def external_bases(self) -> Set[str]:

@@ -3157,12 +3157,7 @@ class MutableStaticSelf(Rule):
         if not (isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == me):
             return False
         flag = test.attr.value
-        sets_true = any(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                        and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
-                        and same_expression(stmt.body[0].targets[0].target, test)
-                        and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "True"
-                        for stmt in body[1:])
-        if not sets_true:
+        if not _sets_flag(body[1:], me, flag) and not self._base_sets_flag(cls, method_name, body[1:], flag):
             return False
         for name, other in cls.methods.items():
             other_node = other.node
@@ -3191,6 +3186,25 @@ class MutableStaticSelf(Rule):
                         or any(a.keyword is not None and a.keyword.value == rerun for a in call.args):
                     return False  # (a call that may ask for the rerun)
         return True
+
+    def _base_sets_flag(self, cls, method_name: str, body, flag: str) -> bool:
+        """The method calls ``super().<method_name>()`` without arguments, and the base class's method it reaches
+        binds ``self.<flag> = True`` -- itself, or through its own ``super()`` call of the same method: the latch
+        is set by the initialiser it extends (folax's ``TransientThermalLoss.Initialize`` over ``ThermalLoss``'s
+        over ``FiniteElementLoss``'s, each in its own module)."""
+        if not any(_calls_super(stmt, method_name) for stmt in body):
+            return False
+        for base in self.ctx.facts.base_methods(cls.name, method_name):
+            node = base.node
+            if not isinstance(node, cst.FunctionDef) or not node.params.params \
+                    or not isinstance(node.body, cst.IndentedBlock):
+                return False
+            own = [stmt for stmt in node.body.body if not is_docstring(stmt)]
+            if _sets_flag(own, node.params.params[0].name.value, flag):
+                return True
+            if not any(_calls_super(stmt, method_name) for stmt in own):
+                return False
+        return False
 
     def _set_once_before_wrapped(self, fn: FunctionInfo, cls, method_name: str, attr: str) -> bool:
         """The method binds ``self.<attr>`` and then makes every jit wrapper of ``fn``, so no wrapper
@@ -3990,6 +4004,29 @@ def _derived_from(items: Set[str], assignments) -> Set[str]:
                 derived.add(name)
                 changed = True
     return derived
+
+
+def _sets_flag(body, me: str, flag: str) -> bool:
+    """A statement of ``body`` (not nested) is ``<me>.<flag> = True``."""
+    return any(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+               and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
+               and isinstance(stmt.body[0].targets[0].target, cst.Attribute)
+               and isinstance(stmt.body[0].targets[0].target.value, cst.Name)
+               and stmt.body[0].targets[0].target.value.value == me
+               and stmt.body[0].targets[0].target.attr.value == flag
+               and isinstance(stmt.body[0].value, cst.Name) and stmt.body[0].value.value == "True"
+               for stmt in body)
+
+
+def _calls_super(stmt: cst.CSTNode, method_name: str) -> bool:
+    """``super().<method_name>()`` as a statement of its own, passing nothing."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    call = stmt.body[0].value
+    return isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute) \
+        and call.func.attr.value == method_name and isinstance(call.func.value, cst.Call) \
+        and isinstance(call.func.value.func, cst.Name) and call.func.value.func.value == "super" \
+        and not call.func.value.args
 
 
 def _stored_name(site: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> Optional[str]:
