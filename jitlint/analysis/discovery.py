@@ -25,6 +25,7 @@ from jitlint.analysis.scopes import (
     names_bound_in,
 )
 from jitlint.analysis.syntax import (
+    walk,
     flat_targets,
     stored_values,
     substitute_names,
@@ -3039,6 +3040,8 @@ class ModuleIndex:
                 return False
             if made is not None and info.last_statement >= made and self._replaced_before_use(name, holder, made):
                 return False
+            if made is not None and isinstance(holder, cst.For) and self._collected_then_used(name, node, holder):
+                return False
             if made is not None and info.last_statement >= made and self.never_imported \
                     and self._wrapper_unused_after(holder, min(r for r in info.statements if r >= made)):
                 return False
@@ -3281,6 +3284,119 @@ class ModuleIndex:
                     return False  # handed on: the old wrapper may outlive its name
         first = rebound[0]
         return first > replaced or not any_node(body[first:replaced], lambda n: isinstance(n, cst.Call))
+
+    def _collected_then_used(self, name: str, made: cst.CSTNode, top: cst.For) -> bool:
+        """A lambda whose wrapper a module-level loop collects (``f.append(jax.jit(lambda x: x @ Qi @ x))``), where
+        ``name`` is bound only by statements of that loop's body before the append and the loop reads the list
+        only to append to it: no wrapper is called, so none traced, before the loop is done, and every trace
+        reads the value ``name`` ends with -- as eager code does (Python's late binding), so the trace holds
+        nothing stale.  The loop may stand in an outer module-level loop (a sweep that solves with the wrappers
+        it collected) when what can hold the wrappers dies with the outer iteration: the list is made again in
+        it before the collecting loop, and every name bound from a holder there is bound again in each
+        iteration before it is read, nothing stores a holder elsewhere, and no function reads one (nashopt's
+        solve per test: an old wrapper is never called after the next iteration rebinds ``name``; JAX 0.10.2:
+        jit equals eager)."""
+        wrapper = self.parents.get(id(made))
+        while isinstance(wrapper, cst.Arg):
+            wrapper = self.parents.get(id(wrapper))  # (the call whose argument it is: `jax.jit(lambda ...)`)
+            if not isinstance(wrapper, cst.Call):
+                return False
+            wrapper = self.parents.get(id(wrapper))
+            if isinstance(wrapper, cst.Arg):
+                append = self.parents.get(id(wrapper))
+                if isinstance(append, cst.Call) and isinstance(append.func, cst.Attribute) \
+                        and append.func.attr.value == "append" and isinstance(append.func.value, cst.Name) \
+                        and len(append.args) == 1:
+                    break
+        else:
+            return False
+        listed = append.func.value.value  # type: ignore[union-attr]
+        stmt = self.parents.get(id(append))
+        line = self.parents.get(id(stmt)) if isinstance(stmt, cst.Expr) else None
+        block = self.parents.get(id(line)) if isinstance(line, cst.SimpleStatementLine) else None
+        loop = self.parents.get(id(block)) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(loop, cst.For) or loop.orelse is not None:
+            return False
+        at = self._place_in(loop.body, append)
+        for binding in self.scope_model.module_scope.bindings.get(name, ()):
+            place = self._place_in(loop.body, binding.node)
+            if place is None or at is None or place >= at \
+                    or not isinstance(loop.body.body[place], cst.SimpleStatementLine):  # type: ignore[union-attr]
+                return False  # (bound elsewhere, after the append, or under a condition)
+        for ref in name_references(self.module, listed):
+            top_of = self._top_statement(ref)
+            if self._in_function(ref, top_of) and not self._names_a_local(ref, top_of) \
+                    and not isinstance(self.parents.get(id(ref)), cst.Param):
+                return False  # a function reading the list may call an old wrapper at any time
+            if self._place_in(loop.body, ref) is not None and not (
+                    isinstance(self.parents.get(id(ref)), cst.Attribute) and self.parents.get(id(ref)) is append.func):
+                return False  # read in the loop: a wrapper may be called before `name` takes its last value
+        if loop is top:
+            return True  # (every binding of `name` is in the loop: after it, the value stays)
+        outer = self.parents.get(id(self.parents.get(id(loop))))
+        if outer is not top or self.parents.get(id(loop)) is not top.body or top.orelse is not None:
+            return False
+        return self._dies_with_iteration(top, loop, {listed})
+
+    def _dies_with_iteration(self, top: cst.For, collecting: cst.For, holders: Set[str]) -> bool:
+        """Every name of ``holders`` -- and every name bound in the body of ``top`` from an expression reading
+        one -- is bound in the body again on each iteration before it is read there (by a statement of the
+        body itself, not under a condition), is stored nowhere else (no ``lst.append(h)``, ``d[k] = h``,
+        ``obj.a = h``) and is read by no function: what one iteration makes is gone when the next one starts."""
+        holders = set(holders)
+        bound: Set[str] = set()
+        body = list(top.body.body) if isinstance(top.body, cst.IndentedBlock) else []
+        for stmt in body:
+            if stmt is collecting:
+                if not holders <= bound:
+                    return False  # (the list must be made anew before the loop that fills it)
+                continue
+            for node in walk(stmt):  # (a function reading a holder is ruled out below)
+                if isinstance(node, cst.Name) and node.value in holders \
+                        and not isinstance(self.parents.get(id(node)), cst.AssignTarget):
+                    if node.value not in bound or not self._holder_read_ok(node, holders):
+                        return False
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    names = [t for target in targets for t in flat_targets(target)]
+                    reads_holder = small.value is not None and any(
+                        n.value in holders for n in name_references(small.value))
+                    for t in names:
+                        if isinstance(t, cst.Name):
+                            bound.add(t.value)
+                            if reads_holder:
+                                holders.add(t.value)
+                        elif reads_holder:
+                            return False  # (`d[k] = h`, `obj.a = h`: stored where it may outlive the iteration)
+        for name in holders:
+            for ref in name_references(self.module, name):
+                top_of = self._top_statement(ref)
+                if self._in_function(ref, top_of) and not self._names_a_local(ref, top_of) \
+                        and not isinstance(self.parents.get(id(ref)), cst.Param):
+                    return False
+        return True
+
+    def _holder_read_ok(self, read: cst.Name, holders: Set[str]) -> bool:
+        """A read of a holder that keeps it in the iteration: called or a method of it called, an attribute of
+        it read, passed to a function named plainly or to one of an imported module, or assigned to names (which
+        become holders) -- not handed to a method of another object (``results.append(h)``), which may keep it."""
+        node: cst.CSTNode = read
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, cst.BaseSmallStatement):
+            if isinstance(parent, cst.Arg):
+                call = self.parents.get(id(parent))
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+                    root = call.func.value
+                    while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+                        root = root.value if not isinstance(root, cst.Call) else root.func
+                    if not (isinstance(root, cst.Name) and (root.value in holders or all(
+                            b.kind is BindingKind.IMPORT
+                            for b in self.scope_model.module_scope.bindings_of(root.value)) and
+                            self.scope_model.module_scope.bindings_of(root.value))):
+                        return False  # (a module's function, `jnp.linalg.norm(h)`, keeps nothing)
+            node, parent = parent, self.parents.get(id(parent))
+        return isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Expr)) or parent is None
 
     def _fresh_each_iteration(self, name: str, made: cst.CSTNode, loop: cst.For) -> bool:
         """A lambda made in a module-level ``for`` loop, whose every binding of ``name`` is a statement of the
