@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -3340,35 +3340,45 @@ class ModuleIndex:
 
     def _dies_with_iteration(self, top: cst.For, collecting: cst.For, holders: Set[str]) -> bool:
         """Every name of ``holders`` -- and every name bound in the body of ``top`` from an expression reading
-        one -- is bound in the body again on each iteration before it is read there (by a statement of the
-        body itself, not under a condition), is stored nowhere else (no ``lst.append(h)``, ``d[k] = h``,
-        ``obj.a = h``) and is read by no function: what one iteration makes is gone when the next one starts."""
+        one (an assignment, a ``for`` over one) -- is bound in the body before it is read there, in the order
+        the body is written, is stored nowhere else (no ``lst.append(h)``, ``d[k] = h``, ``obj.a = h``) and is
+        read by no function: what one iteration makes is gone when the next one starts."""
         holders = set(holders)
         bound: Set[str] = set()
+        targets: Set[int] = set()  # the names that statements of the body bind (not reads)
         body = list(top.body.body) if isinstance(top.body, cst.IndentedBlock) else []
+
+        def bind(names: Iterable[cst.BaseExpression], from_holder: bool) -> bool:
+            for t in names:
+                if isinstance(t, cst.Name):
+                    targets.add(id(t))
+                    bound.add(t.value)
+                    if from_holder:
+                        holders.add(t.value)
+                elif from_holder:
+                    return False  # (`d[k] = h`, `obj.a = h`: stored where it may outlive the iteration)
+            return True
+
         for stmt in body:
             if stmt is collecting:
                 if not holders <= bound:
                     return False  # (the list must be made anew before the loop that fills it)
                 continue
             for node in walk(stmt):  # (a function reading a holder is ruled out below)
-                if isinstance(node, cst.Name) and node.value in holders \
+                if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                    value = node.value
+                    reads = value is not None and any(n.value in holders for n in name_references(value))
+                    written = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    if not bind([t for w in written for t in flat_targets(w)], reads):
+                        return False
+                elif isinstance(node, (cst.For, cst.CompFor)):
+                    reads = any(n.value in holders for n in name_references(node.iter))
+                    if not bind(flat_targets(node.target), reads):
+                        return False
+                elif isinstance(node, cst.Name) and node.value in holders and id(node) not in targets \
                         and not isinstance(self.parents.get(id(node)), cst.AssignTarget):
                     if node.value not in bound or not self._holder_read_ok(node, holders):
                         return False
-            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-                if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                    names = [t for target in targets for t in flat_targets(target)]
-                    reads_holder = small.value is not None and any(
-                        n.value in holders for n in name_references(small.value))
-                    for t in names:
-                        if isinstance(t, cst.Name):
-                            bound.add(t.value)
-                            if reads_holder:
-                                holders.add(t.value)
-                        elif reads_holder:
-                            return False  # (`d[k] = h`, `obj.a = h`: stored where it may outlive the iteration)
         for name in holders:
             for ref in name_references(self.module, name):
                 top_of = self._top_statement(ref)
