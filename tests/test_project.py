@@ -736,3 +736,14 @@ def test_a_run_once_initialiser_whose_latch_a_base_class_in_another_module_sets(
     no class sets keeps its finding (run on JAX 0.10.2: equal to eager after a second `Initialize()`; the other
     stale after a second `prepare()`)."""
     _check_package(LATCH, ("transient.py", "thermal.py", "base.py", "__init__.py"))
+
+
+CONSTRUCT = os.path.join(os.path.dirname(__file__), "fixtures", "project", "construct_pkg")
+
+
+def test_an_initialiser_the_base_class_in_another_module_calls_with_the_construction_values():
+    """`self._initialize_(*self.args, **self.kwargs)` in the base class's `train` (another module), with `args` and
+    `kwargs` bound only by `__init__`: each run stores the same data, so the jitted method with `self` static is
+    not stale; a subclass whose own method calls the initialiser with new data keeps the finding (run on JAX
+    0.10.2: jit equals eager after a second `train()`; the refit is stale)."""
+    _check_package(CONSTRUCT, ("lasso.py", "basemodel.py", "__init__.py"))

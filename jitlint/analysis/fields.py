@@ -78,23 +78,19 @@ class Definition:
                 out.append(found)
         return out
 
-    def method_owners(self, method: str) -> List["Definition"]:
-        """The base classes of the checked code that define ``method`` (the class itself left out), nearest
-        first, bases taken depth first in the order written: where ``super().<method>()`` in the class leads,
-        and where that method's own ``super()`` call leads in turn (``class TransientThermalLoss(ThermalLoss)``
-        with ``ThermalLoss`` imported from another module)."""
+    def base_classes(self) -> List["Definition"]:
+        """The base classes of the checked code (the class itself left out), nearest first, bases taken depth
+        first in the order written, in this module or another one its imports name: where ``super()`` and
+        ``self.<method>`` lead from the class's code."""
         out: List[Definition] = []
         todo: List[Definition] = [self]
         seen: Set[Tuple[int, str]] = set()
         while todo and len(seen) < 32:
             here = todo.pop(0)
-            if (id(here.index), here.name) in seen:
+            if (id(here.index), here.name) in seen or here.name not in here.index.classes:
                 continue
             seen.add((id(here.index), here.name))
-            info = here.index.classes.get(here.name)
-            if info is None:
-                continue
-            if here is not self and method in info.methods:
+            if here is not self:
                 out.append(here)
             todo[:0] = here._bases_of(here.name)  # (depth first: a base's own bases before the next base)
         return out

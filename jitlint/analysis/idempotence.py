@@ -508,7 +508,8 @@ def assigns_attribute(node: cst.CSTNode, self_name: str, attr: str) -> bool:
     return False
 
 
-def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changing: Set[str], calls_ok) -> bool:
+def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changing: Set[str], calls_ok,
+                    fixed_params: bool = False) -> bool:
     """Whether ``value`` (stored to ``self.<attr>`` in the function whose scope is ``scope``) is
     computed from the object and constants only: ``self`` (but not ``self.<attr>`` itself: an
     accumulator), globals and builtins, lambdas over those, and locals bound once (``name = value``)
@@ -519,7 +520,8 @@ def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changi
     between runs: not built from the object then. What runs when the value is made may call only
     what ``calls_ok`` accepts (a JAX function, a class of the module): a builtin such as ``len`` may
     read a container that changes in place, ``np.random`` draws; a lambda's body runs later, on the
-    object as it is then, and is not restricted."""
+    object as it is then, and is not restricted.  With ``fixed_params`` every call of the function passes the
+    same values (what the object was constructed with): its parameters count as the object's."""
     function = scope.node
     if not isinstance(function, cst.FunctionDef):
         return False
@@ -531,8 +533,9 @@ def built_from_self(scope: "Scope", value: cst.BaseExpression, attr: str, changi
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             others.add(star.name.value)
-    return _from_self(value, every[0].name.value, {attr} | set(changing), others, scope, frozenset(), calls_ok,
-                      False, frozenset())
+    fixed = frozenset(others) if fixed_params else frozenset()  # (read as the object's own values)
+    return _from_self(value, every[0].name.value, {attr} | set(changing), others - fixed, scope, frozenset(),
+                      calls_ok, False, fixed)
 
 
 def _local_values(scope: "Scope", name: str) -> Optional[List[cst.CSTNode]]:

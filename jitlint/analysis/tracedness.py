@@ -147,10 +147,9 @@ class Facts:
         #: whether functions of this module that change a global are called, in the project, only
         #: while the program starts, before anything can trace (set by the analysis: startup.py)
         self.set_at_startup: Callable[[Set[FunctionInfo]], bool] = lambda writers: False
-        #: where ``super().<method>()`` in a class of this module leads: the definitions of the method in its base
-        #: classes of the checked code, in this module or another module of the project, nearest first (set by
-        #: the analysis)
-        self.base_methods: Callable[[str, str], List[FunctionInfo]] = lambda cls, method: []
+        #: the base classes of the checked code of a class of this module, in this module or another module of
+        #: the project, nearest first: where ``super().<method>()`` leads (set by the analysis)
+        self.base_classes: Callable[[str], List[ClassInfo]] = lambda cls: []
 
     def why_traced(self, fn: FunctionInfo, limit: int = 6) -> Optional[Reason]:
         """Why the body of ``fn`` runs in a trace, as a chain of calls up to what traces it: "`inner` is
@@ -586,7 +585,7 @@ class Analyzer:
         self.facts = Facts(index)
         self.facts.names_class = self.names_class
         self.facts.set_at_startup = self._set_at_startup
-        self.facts.base_methods = self._base_methods
+        self.facts.base_classes = self._base_classes
         self._startup: Dict[FrozenSet[int], bool] = {}
         self.memo: Dict[tuple, Value] = {}
         self.active: Set[tuple] = set()
@@ -1674,9 +1673,9 @@ class Analyzer:
         of this module, or of another module of the project it imports."""
         return class_named(expr, self.index, self.path, self.project) is not None
 
-    def _base_methods(self, cls: str, method: str) -> List[FunctionInfo]:
-        return [owner.index.classes[owner.name].methods[method]
-                for owner in Definition(self.index, self.path, cls, self.project).method_owners(method)]
+    def _base_classes(self, cls: str) -> List[ClassInfo]:
+        return [base.index.classes[base.name] for base in Definition(self.index, self.path, cls, self.project)
+                .base_classes()]
 
     def _owner_of(self, fn: FunctionInfo) -> "Analyzer":
         """The analyzer of the module that defines ``fn``: this one, or another module's of the project."""
