@@ -3150,6 +3150,10 @@ class Analyzer:
             return STATIC
         base = self.ev(node.value, frame)
         attr = node.attr.value
+        if base.fields is not None:
+            stored = dict(base.fields).get(attr)
+            if stored is not None:
+                return stored  # (a record built here: the field holds what its construction was given)
         if attr in jax_api.STATIC_ATTRIBUTES or attr in jax_api.STATIC_LOOKING_ATTRIBUTES \
                 or attr in base.static_attrs:
             if attr == "dtype" and base.kind is Kind.TRACED and base.traced_array:
@@ -3622,7 +3626,13 @@ class Analyzer:
                 return traced(Reason(call, "`{code}` returns traced values, of the structure its branches give",
                                      best.reason))
         if q is not None:
-            return self._call_qualified(call, q, args, best)
+            out = self._call_qualified(call, q, args, best)
+            if self.project is not None and out.fields is None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
+                found = class_named(func, self.index, self.path, self.project)
+                fields = self._record_fields(found.index, found.name, args) if found is not None else None
+                if fields is not None:
+                    out = replace(out, fields=fields)  # (a record of another module of the project)
+            return out
         by_callee = self._CALLEES.get(type(func))
         if by_callee is None:
             return self._call_value(call, callee, args, best, frame)
@@ -3702,7 +3712,8 @@ class Analyzer:
             cls = self.index.classes[name]
             if best.kind is Kind.TRACED:
                 self._construct(call, cls, args, frame)
-            return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=cls, fresh=True)
+            return Value(Kind.MAYBE if best.kind else Kind.STATIC, instance=cls, fresh=True,
+                         fields=self._record_fields(self.index, name, args))
         if self.facts.read_scope.get(func) == "builtin":
             return self._call_builtin(call, name, args, best)
         return self._unknown_call(call, name, best)
@@ -3843,6 +3854,25 @@ class Analyzer:
                 return []
             out.append(self.index.functions[v.value])
         return list(dict.fromkeys(out))
+
+    @staticmethod
+    def _record_fields(index: ModuleIndex, name: str, args) -> Optional[Tuple[Tuple[str, Value], ...]]:
+        """What ``C(...)`` stores in each field it is given, where ``C`` is a record of the module ``index`` (a
+        dataclass or NamedTuple whose construction only stores its arguments: ``ModuleIndex.record_class``):
+        the value of the argument at the field's position or under its name.  None for any other class, or a
+        call with ``*``/``**`` arguments."""
+        if not index.record_class(name) or any(arg.star for arg, _ in args):
+            return None
+        order = [field for field, _ in init_fields(index.classes[name])]
+        given: Dict[str, Value] = {}
+        for position, (arg, value) in enumerate(args):
+            if arg.keyword is not None:
+                given[arg.keyword.value] = value
+            elif position < len(order):
+                given[order[position]] = value
+            else:
+                return None  # (more arguments than fields: the call raises)
+        return tuple(given.items())
 
     def _construct(self, call: cst.Call, cls, args, frame: Frame) -> None:
         """``C(...)`` of a class of this module given traced values, in traced code: its ``__init__``

@@ -135,6 +135,9 @@ class Value:
     #: function that no visible call is seen to pass or to leave out (the caller's argument is traced,
     #: the default is this constant)
     alternative: Any = NO_CONSTANT
+    #: a record (a dataclass or NamedTuple whose construction only stores its arguments) built in the analysed
+    #: code: the values its fields were given, by name -- reading one gives that value
+    fields: Optional[Tuple[Tuple[str, "Value"], ...]] = None
 
     @property
     def traced(self) -> bool:
@@ -242,6 +245,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         out = replace(out, not_none=False)
     if not out.optional and out.traced_array and any(v is not None and v.optional for v in (a, b)):
         out = replace(out, optional=True)
+    if out.fields is not None and not (a is not None and b is not None and a.fields is b.fields):
+        out = replace(out, fields=None)  # (known only where every path built the same record)
     if out.yields_tracer and not (a is not None and b is not None and a.yields_tracer and b.yields_tracer):
         out = replace(out, yields_tracer=False)
     if out.foreign and not (a is not None and b is not None and a.foreign and b.foreign):
