@@ -576,6 +576,18 @@ def dtype_kind_of(dtype: cst.BaseExpression, qualify, read_scope) -> Optional[st
     return None
 
 
+def _with_bound(callee: Value, args):
+    """The arguments a call of ``callee`` gives its function: for a ``functools.partial`` value, the positional
+    arguments it binds first, then the call's, then the keywords it binds that the call does not give again."""
+    if not callee.bound:
+        return args
+    given = {arg.keyword.value for arg, _ in args if arg.keyword is not None}
+    positional = [(arg, value) for arg, value in callee.bound if arg.keyword is None]
+    keywords = [(arg, value) for arg, value in callee.bound if arg.keyword is not None
+                and arg.keyword.value not in given]
+    return positional + list(args) + keywords
+
+
 class Analyzer:
     def __init__(self, index: ModuleIndex, project=None, path: Optional[str] = None) -> None:
         self.index = index
@@ -3625,6 +3637,11 @@ class Analyzer:
                 # they return may be any pytree (a dict, a tuple), not known to be one array
                 return traced(Reason(call, "`{code}` returns traced values, of the structure its branches give",
                                      best.reason))
+        if q == "functools.partial" and call.args and not call.args[0].star and call.args[0].keyword is None:
+            target = self._function_of(call.args[0].value, frame)
+            if target is not None and target[2] is None and not isinstance(call.args[0].value, cst.Call):
+                # `fn = partial(energy, box=box)`: calling it later calls `energy` with these first
+                return Value(func=target[0], closure=target[1], bound=tuple(args[1:]))
         if q is not None:
             out = self._call_qualified(call, q, args, best)
             if self.project is not None and out.fields is None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
@@ -3700,7 +3717,7 @@ class Analyzer:
         if local.made_by is not None:
             return self._call_transformed(call, local, args, best, frame)
         if local.func is not None:
-            return self._call_user(call, local.func, local.closure, args, frame, None)
+            return self._call_user(call, local.func, local.closure, _with_bound(local, args), frame, None)
         if local.instance is not None:
             return self._call_method(call, local.instance, "__call__", local, args, frame)
         owner = local.pytree_class
@@ -3810,7 +3827,7 @@ class Analyzer:
         """A callee that is neither a name nor an attribute, of value ``callee``."""
         func = call.func
         if callee.func is not None:
-            return self._call_user(call, callee.func, callee.closure, args, frame, None)
+            return self._call_user(call, callee.func, callee.closure, _with_bound(callee, args), frame, None)
         if callee.instance is not None:
             return self._call_method(call, callee.instance, "__call__", callee, args, frame)
         if isinstance(func, cst.Subscript):
@@ -3938,8 +3955,10 @@ class Analyzer:
                 # `lax.cond` inside it): what the closure holds
                 v = self.read_name(expr, frame, record=False)
                 v = v if v.func is not None else None
-            if v is not None and v.func is not None:
+            if v is not None and v.func is not None and v.bound is None:
                 return v.func, v.closure, None
+            if v is not None and v.bound is not None:
+                return None  # (a partial bound to a name: what it binds is not followed where it is handed on)
             if v is None and expr.value in self.index.functions and not _bound_around(frame.fn, expr.value):
                 return self.index.def_seen_from(expr.value, frame.fn), None, None
             return None

@@ -820,6 +820,8 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     removed when none does (advice only when several might be meant)."""
     if isinstance(node, cst.Call):
         fix = _untraceable_argument(node, ctx)
+        if fix is None:
+            fix = _names_for_both(node, ctx)
         return fix if fix is not None else _hashable_value(node, ctx)
     if not isinstance(node, cst.Arg) or node.keyword is None:
         return None  # (a keyword call: nothing)
@@ -837,6 +839,49 @@ def to_valid_static_spec(node: cst.CSTNode, ctx: FixContext) -> Optional[Fix]:
     if node.keyword.value in t.static_argnums_kw:
         return _valid_numbers(node, entry, ctx)
     return None
+
+
+def _names_for_both(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
+    """A call passing by keyword a parameter that ``static_argnums`` makes static where ``static_argnames`` is
+    given too (JAX then infers neither from the other: the keyword argument is traced) -> one
+    ``static_argnames`` naming every static parameter, ``static_argnums`` dropped: JAX infers the positions
+    from the names, so each of them is static passed either way.  SAFE: the same parameters are static at
+    every call that passed them by position, and the keyword calls get what the spec meant."""
+    entries = [e for e in ctx.index.entries if e.both_static_kinds and call in e.visible_calls()]
+    if len(entries) != 1 or entries[0].shared_spec or entries[0].transform is None:
+        return None
+    entry = entries[0]
+    t = entry.transform
+    fn = entry.function.node
+    if not isinstance(fn, cst.FunctionDef) or isinstance(fn.params.star_arg, cst.Param):
+        return None  # (an index may fall in `*args`, which no name can make static)
+    keyword = [a.keyword.value for a, _ in entry.bind_args(call) if a.keyword is not None]
+    if not set(keyword) & (entry.static_by_position() - set(entry.static_names or ())):
+        return None
+    site = entry.site.decorator if isinstance(entry.site, cst.Decorator) else entry.site
+    if not isinstance(site, cst.Call):
+        return None
+    spec = site.func if isinstance(site.func, cst.Call) else site
+    args = list(spec.args)
+    nums_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnums_kw), None)
+    names_arg = next((a for a in args if a.keyword is not None and a.keyword.value in t.static_argnames_kw), None)
+    if nums_arg is None or names_arg is None:
+        return None
+    positional = [p.name.value for p in entry.positional_params()]
+    nums = _literal_spec(nums_arg.value, True)
+    names = _literal_spec(names_arg.value, False)
+    if nums is None or names is None or any(not -len(positional) <= n < len(positional) for n in nums):
+        return None
+    merged = [positional[n] for n in nums] + [n for n in names if n not in {positional[n] for n in nums}]
+    out = [a for a in args if a is not nums_arg]
+    out = [a.with_changes(value=cst.parse_expression(_spec_text(merged, False))) if a is names_arg else a
+           for a in out]
+    out[-1] = out[-1].with_changes(comma=args[-1].comma if args[-1] is not nums_arg else cst.MaybeSentinel.DEFAULT)
+    edit = ctx.replace(spec, spec.with_changes(args=out))
+    if edit is None:
+        return None
+    return ctx.fix(Applicability.SAFE, f"Name every static parameter: `static_argnames={_spec_text(merged, False)}`, "
+                                       "static either way it is passed", (edit,))
 
 
 def _untraceable_argument(call: cst.Call, ctx: FixContext) -> Optional[Fix]:

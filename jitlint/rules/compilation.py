@@ -1994,6 +1994,13 @@ class BadStaticArguments(Rule):
       reported). When several parameters might be meant, or several
       indices are out of range while one is, the fix is DISPLAY_ONLY: it
       names the candidates and their indices.
+    - A parameter passed by keyword that only `static_argnums` makes
+      static, where `static_argnames` is given too: `static_argnums` goes
+      and `static_argnames` names every static parameter
+      (`static_argnums=(2,), static_argnames=("levels",)` ->
+      `static_argnames=("mode", "levels")`). SAFE: JAX infers the
+      positions from the names, so each parameter static before is static
+      passed by position as before, and now by keyword too.
     - A list display of literal items passed to a static parameter
       (`sizes=[4, 3]`) becomes the tuple of the same items (`(4, 3)`,
       `[4]` -> `(4,)`, lines and comments inside kept), and `list(x)` of a
