@@ -957,7 +957,8 @@ def _hashable_value(call: cst.Call, ctx: FixContext) -> Optional[Fix]:
         cls = unhashable_dataclass(value.func.value, ctx.index) \
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
         fix = _frozen(cls, ctx) if cls is not None else \
-            _traced_instead(entry, name, ctx) if array_valued(value, ctx.index, scope) else None
+            _traced_instead(entry, name, ctx) if array_valued(value, ctx.index, scope) \
+            or _numbers_dict(value, ctx) else None
         if fix is None and _integer_scalar(value, ctx):
             fix = _as_python_int(arg, name, call, ctx)
         return fix or Fix(Applicability.DISPLAY_ONLY, _hashable_advice(value, ctx.code(value), name), ())
@@ -1104,6 +1105,25 @@ def _attribute_writes(node: cst.CSTNode) -> Iterator[str]:
             literal = string_value(n.args[1].value) if len(n.args) > 1 else None
             yield literal if literal is not None else "__dict__"
         stack.extend(iter_children(n))
+
+
+def _numbers_dict(value: cst.BaseExpression, ctx: FixContext) -> bool:
+    """A dict display whose values are all number literals (``{"pde": 1.0, "bc": 10.0}``), or a module name bound
+    once to one: a pytree of numbers, which passed traced gives the function the same numbers as arrays."""
+    if isinstance(value, cst.Name):
+        held = ctx.index.single_value(value.value, None)
+        value = held if isinstance(held, cst.Dict) else value
+    if not isinstance(value, cst.Dict) or not value.elements:
+        return False
+    numbers = []
+    for element in value.elements:
+        if not isinstance(element, cst.DictElement):
+            return False
+        item = element.value
+        if isinstance(item, cst.UnaryOperation) and isinstance(item.operator, cst.Minus):
+            item = item.expression
+        numbers.append(isinstance(item, (cst.Integer, cst.Float)))
+    return all(numbers)
 
 
 def _traced_instead(entry: EntryPoint, name: str, ctx: FixContext) -> Optional[Fix]:
@@ -1559,7 +1579,11 @@ def _data_in_helper(ref: cst.Name, ctx: FixContext, depth: int) -> bool:
     if depth >= 2 or not isinstance(call, cst.Call):
         return False
     here, cls = ctx.index.call_scopes.get(call, (None, None))
-    callee, bound_self = ctx.index.resolve_function(call.func, here, cls)
+    func = call.func
+    if isinstance(func, cst.Call) and func.args and func.args[0].keyword is None and not func.args[0].star \
+            and ctx.index.qualify(func.func) in jax_api.FRESH_FUNCTION_TRANSFORMS:
+        func = func.args[0].value  # `jax.value_and_grad(loss, has_aux=True)(params, xs, w)`: `loss` gets them
+    callee, bound_self = ctx.index.resolve_function(func, here, cls)
     if callee is None or bound_self or callee.is_method or not isinstance(callee.node, cst.FunctionDef):
         return False
     params = [param for a, param in bind_arguments(callee.params, call.args) if a is arg]

@@ -2040,13 +2040,16 @@ class BadStaticArguments(Rule):
       frozen instance raises `FrozenInstanceError`), and no class of the
       module subclasses it. UNSAFE: code elsewhere that sets a field now
       raises, and equal configurations share one compile. Otherwise advice.
-    - An array passed to a static parameter (every such call raises
-      `ValueError`) takes the parameter out of the static arguments where
-      the function never rebinds it and reads it only as array data (an
-      operand of arithmetic, an argument of a `jax.numpy` / `jax.lax`
-      function, also through an item or a slice of it: `strikes[:, None]`;
-      never as a shape, an `if` test or a loop bound, nor an item of it
-      so: `jnp.zeros(strikes[0])`). UNSAFE: a
+    - An array, or a dict of number literals (`{"pde": 1.0, "bc": 10.0}`,
+      a pytree of numbers), passed to a static parameter (every such call
+      raises `ValueError`) takes the parameter out of the static arguments
+      where the function never rebinds it and reads it only as array data
+      (an operand of arithmetic, an argument of a `jax.numpy` / `jax.lax`
+      function, also through an item or a slice of it: `strikes[:, None]`,
+      `weights["bc"] * bc`, and in the function a transform of it is given,
+      `jax.value_and_grad(loss)(params, weights)`; never as a shape, an
+      `if` test or a loop bound, nor an item of it so:
+      `jnp.zeros(strikes[0])`). UNSAFE: a
       caller that passed a hashable value there now has it traced.
     - One integer held in an array (`best = jnp.argmin(aic) + 1`, or
       `jnp.argmax(x)` written at the call) passed to a static parameter the
