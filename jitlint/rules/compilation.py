@@ -347,6 +347,10 @@ class RecompilationHazard(Rule):
     this module calls it in a loop or a comprehension (directly or through a
     function that is) -- a function by its bare name, a method through an
     object (`CartPole.render(s)` in a loop is no call of a function `render`).
+    A factory returning the jitted function counts when a loop calls what it
+    returns at once, binds it to a name only called in that iteration, or
+    hands it to a module function that only calls it
+    (`neg_log_marginal(make_kernel(ls, var), X, y)` for each grid point).
     A wrapper it stores under a key of a container that outlives the call
     (`cache[sharding] = fn` in a module dict, a dict of the function around
     it, or one on the object) is a cache: one compile per key.
@@ -733,9 +737,32 @@ class RecompilationHazard(Rule):
                     and not _local_in(scope.name, caller):
                 return f"call of `{scope.name}`"
             if isinstance(func, cst.Name) and func.value == scope.name and not _local_in(scope.name, caller) \
-                    and self._called_in_its_iteration(call, caller):
+                    and (self._called_in_its_iteration(call, caller) or self._handed_to_a_caller(call, caller)):
                 return f"call of `{scope.name}`"
         return None
+
+    def _handed_to_a_caller(self, call: cst.Call, caller: Optional[FunctionInfo]) -> bool:
+        """``score(make_kernel(ls, var), X, y)`` in a loop: the function got is an argument of a call of a
+        module function that only calls the parameter it binds (never stores, returns or hands it on): it is
+        used in that call, in that iteration, and gone after it."""
+        index = self.ctx.index
+        arg = index.parents.get(id(call))
+        outer = index.parents.get(id(arg)) if isinstance(arg, cst.Arg) and arg.value is call and not arg.star \
+            else None
+        if not isinstance(outer, cst.Call) or outer.func is call:
+            return False
+        callee, bound = index.resolve_function(outer.func, caller, caller.cls if caller is not None else None)
+        if callee is None or bound or callee.is_method or not isinstance(callee.node, cst.FunctionDef):
+            return False
+        params = [param for a, param in bind_arguments(callee.params, outer.args) if a is arg]
+        if len(params) != 1 or params[0] is None:
+            return False
+        name = params[0].name.value
+        if len(callee.scope.bindings_of(name)) != 1:
+            return False  # (bound again in the function)
+        uses = list(name_references(callee.node.body, name))
+        return bool(uses) and all(isinstance(index.parents.get(id(ref)), cst.Call)
+                                  and index.parents.get(id(ref)).func is ref for ref in uses)
 
     def _called_in_its_iteration(self, call: cst.Call, caller: Optional[FunctionInfo]) -> bool:
         """``update = make_update(lr)`` in a loop, ``update`` bound nowhere else in the function and every
