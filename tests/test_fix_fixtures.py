@@ -221,6 +221,12 @@ def test_each_fix_changes_only_its_statement_and_imports(name):
                 call_sites += [span for span in spans if any(
                     re.search(rf"\b{cls}\(", held)
                     for cls in re.findall(r"^class (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE))]
+                # or the class of the object whose bound method the statement jits (`W = jax.jit(OBJ.method)`:
+                # the method passes the values that change to a jitted twin)
+                call_sites += [span for span in spans if any(
+                    re.search(rf"jax\.jit\({obj}\.", held)
+                    for cls in re.findall(r"^class (\w+)", "".join(old_lines[span[0] - 1:span[1]]), re.MULTILINE)
+                    for obj in re.findall(rf"^(\w+) = {cls}\(", "".join(old_lines), re.MULTILINE))]
                 # or the dataclass a static parameter of the jitted function is annotated with (`cfg: Config`)
                 jitted = "".join("".join(old_lines[a - 1:b]) for a, b in call_sites)
                 call_sites += [span for span in spans if any(

@@ -1363,6 +1363,12 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
     # the names the object is called through: the jitted attribute (made in __init__) or the method itself
     names = {fn.name}
     stored = isinstance(node, cst.Call) and isinstance(ctx.parent(node), cst.Assign)
+    site_edit = None
+    if stored and _module_wrapper_of_object(node, fn, ctx):
+        # `win_probability = jax.jit(LEAGUE.win_probability)`: the name gets the plain bound method, whose body
+        # passes the object's current values to a jitted twin, as for a decorated method
+        stored = False
+        site_edit = _function_argument(node).value
     if stored:
         store = ctx.parent(node)
         if not isinstance(ctx.parent(store), cst.SimpleStatementLine) or len(store.targets) != 1:
@@ -1429,19 +1435,47 @@ def to_changing_attributes_as_arguments(node: cst.CSTNode, ctx: FixContext) -> O
                                                        and n.attr.value == jitted):
             return None
         wrapper = forwarding_def(fn.name, params, f"{me}.{jitted}", [f"{new_names[a]}={me}.{a}" for a in stale],
-                                 ctx.module, skip_first=True).with_changes(leading_lines=fn.node.leading_lines)
+                                 ctx.module, skip_first=True).with_changes(leading_lines=fn.node.leading_lines,
+                                                                          decorators=[])
         twin = fn.node.with_changes(name=cst.Name(jitted), params=new_params, body=body,
                                     leading_lines=[cst.EmptyLine(indent=False)])
+        if site_edit is not None:
+            spelled = ctx.import_name("functools.partial", at=fn.node)
+            if spelled is None or fn.node.decorators:
+                return None
+            partial_name, imports = spelled
+            twin = twin.with_changes(decorators=[cst.Decorator(cst.parse_expression(
+                f"{partial_name}({ctx.code(node.func)}, static_argnums=0)"))])
+            changes[node] = site_edit
         changes[fn.node] = cst.FlattenSentinel([wrapper, twin])
     if any(any_node([c], lambda m: m is fn.node) for c in changes if c is not fn.node):
         return None  # (a call inside the method itself: one edit would overwrite the other)
     edits = ctx.replace_per_statement(changes)
     if edits is None:
         return None
+    if site_edit is not None:
+        edits = list(edits) + list(imports)
     passed = ", ".join(f"`{me}.{a}`" for a in stale)
     how = "as arguments" if stored else f"as arguments of a jitted `{jitted}` that `{fn.name}` calls"
     return ctx.fix(Applicability.UNSAFE, f"Pass {passed} to `{fn.name}` {how}: traced, a changed value is "
                    "used instead of the one the first trace kept", tuple(edits))
+
+
+def _module_wrapper_of_object(node: cst.Call, fn: FunctionInfo, ctx: FixContext) -> bool:
+    """``W = jax.jit(OBJ.method)`` as a module statement, the transform given only the bound method: ``OBJ`` a
+    module name bound once, to an instance of the method's class, ``W`` a plain name."""
+    store = ctx.parent(node)
+    if not (isinstance(store, cst.Assign) and len(store.targets) == 1 and isinstance(store.targets[0].target, cst.Name)
+            and isinstance(ctx.parent(store), cst.SimpleStatementLine) and ctx.top_index(store) is not None
+            and not isinstance(ctx.index.owner_of(node), FunctionInfo)) or len(node.args) != 1:
+        return False
+    wrapped = _function_argument(node)
+    target = wrapped.value if wrapped is not None else None
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value == fn.name):
+        return False
+    made = ctx.index.single_value(target.value.value, None)
+    return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and fn.cls is not None \
+        and made.func.value == fn.cls.name
 
 
 def _array_bound_in_init(cls, attributes: Sequence[str], ctx: FixContext) -> bool:

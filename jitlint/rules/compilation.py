@@ -3042,7 +3042,9 @@ class MutableStaticSelf(Rule):
     changed value is used. A decorated method keeps its name and signature
     as a plain method that passes them on to a jitted twin
     (`return self._f_jit(x, mean=self.mean)`), so callers elsewhere keep
-    working; a dataclass's fields count when annotated as numbers or
+    working; so does a method a module statement jits through an object
+    (`W = jax.jit(OBJ.method)` becomes `W = OBJ.method`, the twin jitted
+    with `self` static); a dataclass's fields count when annotated as numbers or
     arrays. A value of another shape or dtype compiles again, and an
     attribute later set to something that is not an array would not
     trace. Not offered when such an attribute is tested, used as a shape,
