@@ -432,7 +432,12 @@ def _calls_a_function_of(text: str, holders, spans, starts) -> bool:
     called = {name for a, b in finding_spans for name in re.findall(r"\b(\w+)\(", text[a:b])}
     callee_spans = [(a, b) for a, b in spans if any(re.search(rf"^def {c}\(", text[a:b], re.MULTILINE)
                                                     for c in called)]
-    return any(re.search(rf"\b{name}\b", text[a:b]) for a, b in finding_spans + callee_spans for name in bound)
+    # (or the class of a module object whose bound method the finding's statement jits, `W = jax.jit(OBJ.m)`:
+    # the method passes what changes to a jitted twin)
+    objects = {name for a, b in finding_spans for name in re.findall(r"jax\.jit\((\w+)\.", text[a:b])}
+    made_of = {cls for name in objects for cls in re.findall(rf"^{name} = (\w+)\(", text, re.MULTILINE)}
+    return bool(bound & made_of) or any(re.search(rf"\b{name}\b", text[a:b])
+                                        for a, b in finding_spans + callee_spans for name in bound)
 
 
 @contextmanager
