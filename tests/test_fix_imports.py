@@ -252,3 +252,41 @@ def test_math_import_of_the_first_block_goes_with_the_blank_lines_after_it():
 def test_math_import_still_used_elsewhere_stays():
     out = fixed("import math\n\nimport jax\n\nTAU = 2 * math.pi\n\n\n@jax.jit\ndef f(x):\n    return math.exp(x)\n")
     assert out.startswith("import math\n") and "jnp.exp(x)" in out
+
+
+# ------------------------------------------------------------------ imports made under a condition
+
+OPTIONAL_JAX = """\
+HAS_JAX = True
+
+if HAS_JAX:
+    import jax
+    import jax.numpy as jnp
+    from jax import jit
+
+
+@jit
+def step(error, dt):
+    if error == 0:
+        factor = 2.0
+    else:
+        factor = 0.9 * jnp.power(1e-6 / error, 0.2)
+    return dt * factor
+"""
+
+
+def test_a_module_importing_jax_under_a_condition_is_spelled_through_those_imports():
+    """`if HAS_JAX: import jax` (an optional backend, MFG_PDE's): the fix spells `jax.lax.cond` through the import
+    in the block, and adds no import at the top, which would run, and fail, where JAX is not installed."""
+    out = fixed(OPTIONAL_JAX)
+    assert "jax.lax.cond(" in out
+    assert out.split("if HAS_JAX:")[0] == "HAS_JAX = True\n\n"
+
+
+def test_no_top_level_import_of_a_module_imported_only_under_a_condition():
+    """The block imports `jax.numpy` and `jit` but not `jax` itself: `lax` cannot be spelled through them, and an
+    import added at the top would run where the condition is false -- the `lax.cond` rewrite is not made."""
+    source = OPTIONAL_JAX.replace("    import jax\n", "")
+    out = fixed(source)
+    assert out.split("if HAS_JAX:")[0] == "HAS_JAX = True\n\n"
+    assert "lax.cond(" not in out

@@ -401,15 +401,20 @@ class FixContext:
         via_parent = self._via_parent(qualified, aliases)
         if via_parent is not None and qualified in _PARENT_FIRST:
             return via_parent, ()
-        if conventional is not None:
+        root = qualified.split(".")[0]
+        # (a module imported only under a condition, `if HAS_JAX:`: an import added at the top would run where
+        # that condition is false, and fail there)
+        conditional = root not in {full.split(".")[0] for full in
+                                   _aliases_of(self.module.body, nested=False).values()} \
+            and root in {full.split(".")[0] for full in every.values()}
+        if conventional is not None and not conditional:
             local, text = conventional
             free = local not in self.module_names() and local not in every
             if free or (local not in aliases and every.get(local) == qualified):
                 return local, (self._insert_import(text),)
         if via_parent is not None:
             return via_parent, ()
-        root = qualified.split(".")[0]
-        if root in self.module_names() or root in every:
+        if conditional or root in self.module_names() or root in every:
             return None
         return qualified, (self._insert_import(f"import {root}"),)
 
@@ -461,18 +466,36 @@ _CONVENTIONAL = {
 }
 
 
-def _aliases_of(statements: Sequence[cst.BaseStatement]) -> Dict[str, str]:
+def _aliases_of(statements: Sequence[cst.BaseStatement], nested: bool = True) -> Dict[str, str]:
+    """Local name -> qualified name for the imports of ``statements``; with ``nested``, also those in the blocks of
+    a module-level ``if``/``try``/``with`` (``if HAS_JAX: import jax.numpy as jnp``): code that uses the name runs
+    where the block ran, so it spells the module so (not in functions or classes)."""
     from jitlint.analysis.names import ImportTable
 
     table = ImportTable()
+    for stmt in _import_statements(statements, nested):
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                table.add_import(small)
+            elif isinstance(small, cst.ImportFrom):
+                table.add_import_from(small)
+    return dict(table.aliases)
+
+
+def _import_statements(statements: Sequence[cst.BaseStatement], nested: bool) -> Iterator[cst.SimpleStatementLine]:
     for stmt in statements:
         if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Import):
-                    table.add_import(small)
-                elif isinstance(small, cst.ImportFrom):
-                    table.add_import_from(small)
-    return dict(table.aliases)
+            yield stmt
+        elif nested and isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            blocks: List[cst.BaseSuite] = [stmt.body]
+            if isinstance(stmt, cst.If) and stmt.orelse is not None:
+                blocks.append(stmt.orelse.body if isinstance(stmt.orelse, cst.Else) else cst.IndentedBlock([stmt.orelse]))
+            if isinstance(stmt, cst.Try):
+                blocks += [h.body for h in stmt.handlers]
+                blocks += [part.body for part in (stmt.orelse, stmt.finalbody) if part is not None]
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    yield from _import_statements(block.body, nested)
 
 
 def names_in(node: cst.CSTNode) -> Set[str]:
