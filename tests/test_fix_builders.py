@@ -575,6 +575,20 @@ def test_a_branch_returning_a_module_function_of_other_keys_gets_advice_only():
     assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
 
 
+@pytest.mark.parametrize("empty", ["jnp.zeros(0)", "jnp.empty((0,))", "jnp.array([])"])
+def test_an_empty_array_against_one_the_data_sizes_gets_advice_only(empty):
+    # `jnp.zeros(0) if n == 0 else A @ x - b` (cvxjax's residuals): lax.cond needs both branches of one shape
+    # (TypeError: cond branches must have equal output types, JAX 0.10.2) -- equal only when the other is empty
+    _, diag = only(f"""
+        @jax.jit
+        def f(A, x, b, n):
+            r = {empty} if n == 0 else A @ x - b
+            return r
+        """, "JIT201")
+    assert diag.fix is not None and diag.fix.applicability is Applicability.DISPLAY_ONLY
+    assert "empty array" in diag.fix.title
+
+
 def test_branches_returning_dicts_of_the_same_keys_are_joined():
     _, diag = only("""
         @jax.jit

@@ -47,9 +47,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from jitlint.analysis.syntax import (calls_in, iter_children, name_references, returned_values, stored_values,
-                                     string_value,
-                                     substitute_names)
+from jitlint.analysis.syntax import (calls_in, int_value, iter_children, literal_elements, name_references,
+                                     returned_values, stored_values, string_value, substitute_names)
 from jitlint.analysis.values import Kind
 from jitlint.diagnostics import Applicability, Edit, Fix
 from jitlint.fixes.common import comments_in, keep_comments, kind_of, literal_value, template_format, with_leading_lines
@@ -104,6 +103,8 @@ _FUNCTION_ADVICE = ("Choose the function where it is called: `lax.cond(c, f, g, 
                     "*args)`); `lax.cond` and `jnp.where` give arrays, not functions")
 _SHAPE_ADVICE = ("A slice with a traced bound has a shape known only at run time: keep the full array and mask "
                  "it (`jnp.where(jnp.arange(n) < k, x, 0)`), or make the bound static")
+_EMPTY_ADVICE = ("One branch gives an empty array and the other an array the data sizes: `lax.cond` needs both of "
+                 "one shape -- make the test static (a size is known when tracing), or keep the full array")
 
 
 class _NoFix(Exception):
@@ -857,6 +858,8 @@ def _structure(bld: "_Builder", e: cst.BaseExpression):
         return made
     if _traced_slice(bld, e):
         return "dynamic"
+    if _empty_array(bld, e):
+        return "empty"
     value = bld.ctx.facts.value(e)
     if value.items is not None:
         return ("tuple",) + ("?",) * len(value.items)
@@ -903,6 +906,21 @@ def _traced_slice(bld: "_Builder", e: cst.BaseExpression) -> bool:
     return False
 
 
+def _empty_array(bld: "_Builder", e: cst.BaseExpression) -> bool:
+    """``jnp.zeros(0)``, ``jnp.empty((0,))``, ``jnp.array([])``: an array of no element, whose shape a branch
+    computing an array from the data (``A @ x - b``) matches only when that one is empty too."""
+    if not isinstance(e, cst.Call) or not e.args or e.args[0].keyword is not None:
+        return False
+    q = bld.ctx.index.qualify(e.func) or ""
+    first = e.args[0].value
+    if q in ("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.full"):
+        sizes = literal_elements(first) if isinstance(first, (cst.Tuple, cst.List)) else [first]
+        return sizes is not None and any(int_value(size) == 0 for size in sizes)
+    if q in ("jax.numpy.array", "jax.numpy.asarray"):
+        return isinstance(first, (cst.List, cst.Tuple)) and not first.elements
+    return False
+
+
 def _same_structure(bld: "_Builder", outputs: Sequence[cst.BaseExpression]) -> None:
     """Every output has one structure (the same tuple length, no tuple against an array)."""
     shapes = {_structure(bld, e) for e in outputs}
@@ -910,6 +928,8 @@ def _same_structure(bld: "_Builder", outputs: Sequence[cst.BaseExpression]) -> N
         raise _Advice(_FUNCTION_ADVICE)
     if "dynamic" in shapes:
         raise _Advice(_SHAPE_ADVICE)
+    if "empty" in shapes and len(shapes) > 1:
+        raise _Advice(_EMPTY_ADVICE)  # (an empty array against one the data sizes: equal only when that is empty)
     if len(shapes) > 1 or "*" in shapes:
         raise _Advice(_STRUCTURE_ADVICE)
 

@@ -136,6 +136,9 @@ class PythonBranchOnTracer(Rule):
     - otherwise -> `lax.cond(test, true_fn, false_fn)`: both branches are
       traced, so their trace-time Python runs for both; they must return the
       same shapes and dtypes; under `jax.vmap` a batched test runs both.
+      Branches of other structures (dicts of other keys, a tuple against an
+      array, an empty array such as `jnp.zeros(0)` against one the data
+      sizes) get the rewrite as advice only.
       A branch may update an array with `x.at[i].add(...)` (or `.set`,
       `.multiply`, ...): JAX's functional update gives a new array and
       leaves `x` as it was, so the branch is pure.
