@@ -3641,7 +3641,13 @@ class Analyzer:
             target = self._function_of(call.args[0].value, frame)
             if target is not None and target[2] is None and not isinstance(call.args[0].value, cst.Call):
                 # `fn = partial(energy, box=box)`: calling it later calls `energy` with these first
-                return Value(func=target[0], closure=target[1], bound=tuple(args[1:]))
+                bound = []
+                for a, v in args[1:]:
+                    if a.keyword is not None and not v.not_none and isinstance(a.value, cst.Attribute) \
+                            and self._never_none_expression(a.value, frame.fn, depth=1):
+                        v = replace(v, not_none=True)  # (a field its class declares `int`)
+                    bound.append((a, v))
+                return Value(func=target[0], closure=target[1], bound=tuple(bound))
         if q is not None:
             out = self._call_qualified(call, q, args, best)
             if self.project is not None and out.fields is None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
@@ -4173,6 +4179,11 @@ class Analyzer:
             return returns
         for arg, _value in args:
             target = self._function_of(arg.value, frame)
+            held = _value if _value.bound is not None and _value.func is not None else None
+            if target is None and held is not None:
+                # `energy_fn = partial(lj_energy, box=box)`, then `jax.grad(energy_fn)(x)`: the function, with
+                # the arguments the partial holds bound first
+                target = (held.func, held.closure, None)
             if target is None:
                 continue
             fn, closure, self_value = target
@@ -4185,7 +4196,17 @@ class Analyzer:
                 params = params[1:]
                 if applies_module(arg.value, fn):
                     params = [(_APPLY_VARIABLES, "positional")] + params  # (the variables come first)
-            if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
+            if held is not None and not isinstance(arg.value, cst.Call):
+                bound_values = [v for a, v in held.bound if a.keyword is None and not a.star]
+                for (p, _), v in zip(params, bound_values):
+                    env[p.name.value] = v
+                params = params[len(bound_values):]
+                for a, v in held.bound:
+                    if a.keyword is not None:
+                        env[a.keyword.value] = v
+                    elif a.star == "**":
+                        tracing = tree_map = False
+            elif isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
                 inner_args = arg.value.args[1:]
                 bound_pos = [a for a in inner_args if a.keyword is None and not a.star]
                 for (p, _), a in zip(params, bound_pos):
