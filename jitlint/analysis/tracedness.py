@@ -576,6 +576,24 @@ def dtype_kind_of(dtype: cst.BaseExpression, qualify, read_scope) -> Optional[st
     return None
 
 
+def _empty_class(node: cst.ClassDef) -> bool:
+    """A class whose body holds nothing but ``pass``, ``...`` or a docstring: it defines no field or method an
+    instance could carry, so an annotation naming it marks a kind of argument rather than the type of one."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else (node.body,)
+    for stmt in body:
+        small = stmt.body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+        if small is None:
+            return False
+        for part in small:
+            if isinstance(part, cst.Pass):
+                continue
+            if isinstance(part, cst.Expr) and isinstance(part.value, (cst.Ellipsis, cst.SimpleString,
+                                                                       cst.ConcatenatedString)):
+                continue
+            return False
+    return True
+
+
 def _with_bound(callee: Value, args):
     """The arguments a call of ``callee`` gives its function: for a ``functools.partial`` value, the positional
     arguments it binds first, then the call's, then the keywords it binds that the call does not give again."""
@@ -811,6 +829,8 @@ class Analyzer:
             if annotation is None or allows_none(annotation):
                 continue
             found = class_named(annotation, self.index, self.path, self.project)
+            if found is not None and _empty_class(found.index.classes[found.name].node):
+                continue  # (`class Animal: pass`, a name for a kind of argument: what is passed is another type)
             if found is not None and found.index.plain_class(found.name, not_a_pytree=True, dataclasses_too=True) \
                     and found.index.concrete_final_class(found.name) \
                     and not found.index.class_defines(found.name, "__jax_array__") \

@@ -1931,7 +1931,9 @@ class BadStaticArguments(Rule):
     once, where the wrapper is made (at the parameter for a decorator); the
     function's body is not analysed as traced code there, since it never runs
     in that trace (a solver taking a parsed input file, jitted beside its
-    eager use, is one finding, not one per line of the solver).
+    eager use, is one finding, not one per line of the solver). A class
+    with nothing in it (`class Animal: pass`) names a kind of argument, not
+    the type of what is passed: not reported.
 
     An unhashable default is not flagged: a default that is not passed is
     never hashed.
