@@ -3661,13 +3661,7 @@ class Analyzer:
             target = self._function_of(call.args[0].value, frame)
             if target is not None and target[2] is None and not isinstance(call.args[0].value, cst.Call):
                 # `fn = partial(energy, box=box)`: calling it later calls `energy` with these first
-                bound = []
-                for a, v in args[1:]:
-                    if a.keyword is not None and not v.not_none and isinstance(a.value, cst.Attribute) \
-                            and self._never_none_expression(a.value, frame.fn, depth=1):
-                        v = replace(v, not_none=True)  # (a field its class declares `int`)
-                    bound.append((a, v))
-                return Value(func=target[0], closure=target[1], bound=tuple(bound))
+                return Value(func=target[0], closure=target[1], bound=self._partial_bound(args[1:], frame))
         if q is not None:
             out = self._call_qualified(call, q, args, best)
             if self.project is not None and out.fields is None and not q.startswith(jax_api.EXTERNAL_PACKAGES):
@@ -4169,6 +4163,17 @@ class Analyzer:
             return None
         return Value(func=target[0], closure=target[1], made_by=(call, q, tuple(args)))
 
+    def _partial_bound(self, pairs, frame: Frame) -> Tuple[Tuple[cst.Arg, Value], ...]:
+        """What a ``functools.partial`` holds: its arguments after the function with their values, a keyword given
+        a field its class declares ``int`` known not to be None (``max_occupancy=nbrs.max_occupancy``)."""
+        out = []
+        for a, v in pairs:
+            if a.keyword is not None and not v.not_none and isinstance(a.value, cst.Attribute) \
+                    and self._never_none_expression(a.value, frame.fn, depth=1):
+                v = replace(v, not_none=True)
+            out.append((a, v))
+        return tuple(out)
+
     def _call_transformed(self, call: cst.Call, callee: Value, args, best: Value, frame: Frame) -> Value:
         """A call of a function a transform made (see ``_transformed_function``): traced as the
         transform called at once, ``jax.grad(f, argnums=0)(params, cfg=cfg)``, is."""
@@ -4216,31 +4221,19 @@ class Analyzer:
                 params = params[1:]
                 if applies_module(arg.value, fn):
                     params = [(_APPLY_VARIABLES, "positional")] + params  # (the variables come first)
-            if held is not None and not isinstance(arg.value, cst.Call):
-                bound_values = [v for a, v in held.bound if a.keyword is None and not a.star]
-                for (p, _), v in zip(params, bound_values):
-                    env[p.name.value] = v
-                params = params[len(bound_values):]
-                for a, v in held.bound:
-                    if a.keyword is not None:
-                        env[a.keyword.value] = v
-                    elif a.star == "**":
-                        tracing = tree_map = False
-            elif isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
-                inner_args = arg.value.args[1:]
-                bound_pos = [a for a in inner_args if a.keyword is None and not a.star]
-                for (p, _), a in zip(params, bound_pos):
-                    env[p.name.value] = self.ev(a.value, frame)
-                params = params[len(bound_pos):]
-                for a in inner_args:
-                    if a.keyword is not None:
-                        bound = self.ev(a.value, frame)
-                        if not bound.not_none and isinstance(a.value, cst.Attribute) \
-                                and self._never_none_expression(a.value, frame.fn, depth=1):
-                            bound = replace(bound, not_none=True)  # (a field its class declares `int`)
-                        env[a.keyword.value] = bound
-                    elif a.star == "**":
-                        tracing = tree_map = False
+            if isinstance(arg.value, cst.Call):  # functools.partial(f, a, b=...)
+                bound_args = self._partial_bound([(a, self.ev(a.value, frame)) for a in arg.value.args[1:]], frame)
+            else:
+                bound_args = held.bound if held is not None else ()
+            bound_values = [v for a, v in bound_args if a.keyword is None and not a.star]
+            for (p, _), v in zip(params, bound_values):
+                env[p.name.value] = v
+            params = params[len(bound_values):]
+            for a, v in bound_args:
+                if a.keyword is not None:
+                    env[a.keyword.value] = v
+                elif a.star == "**":
+                    tracing = tree_map = False
             label = f"`{q.replace('jax.lax.', 'lax.')}`" if q else "a call"
             if tracing and arg is (plain[0][0] if plain else None):
                 self._pass_through(call, q, params, env, frame, label, later)
